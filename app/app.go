@@ -1,0 +1,121 @@
+// Package app wires Waymark together: subcommands and flags, building the
+// engine, the store and the window. It stays thin; the work is done by
+// engine, dataset and ui.
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"waymark/dataset"
+)
+
+// Env is what every subcommand gets.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// DBPath is the store chosen by --db, WAYMARK_DB or the default.
+	DBPath string
+}
+
+// OpenStore opens the store chosen by --db / WAYMARK_DB / the default.
+func (e *Env) OpenStore() (*dataset.Store, error) { return dataset.Open(e.DBPath) }
+
+type command struct {
+	name, usage, summary string
+	run                  func(env *Env, args []string) error
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; each lives in its own file.
+func register(name, usage, summary string, run func(env *Env, args []string) error) {
+	commands[name] = command{name: name, usage: usage, summary: summary, run: run}
+}
+
+// errUsage marks an error whose message is a usage hint (exit code 2).
+var errUsage = errors.New("usage")
+
+// Main runs Waymark with the given arguments (without the program name) and
+// returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	global := flag.NewFlagSet("waymark", flag.ContinueOnError)
+	global.SetOutput(stderr)
+	db := global.String("db", "", "database file (default $WAYMARK_DB or "+dataset.DefaultPath()+")")
+	global.Usage = func() { usage(stderr) }
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	env.DBPath = *db
+	if env.DBPath == "" {
+		env.DBPath = dataset.DefaultPath()
+	}
+	rest := global.Args()
+	name := "gui"
+	if len(rest) > 0 {
+		name, rest = rest[0], rest[1:]
+	}
+	if name == "help" {
+		usage(stdout)
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "waymark: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	if err := cmd.run(env, rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "waymark %s: %v\n", name, err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Waymark records human demonstrations of browser tasks and labels them into datasets.")
+	fmt.Fprintln(w, "\nUsage: waymark [--db FILE] [command] [options]")
+	fmt.Fprintln(w, "\nWith no command, the desktop app opens. Commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := commands[n]
+		fmt.Fprintf(w, "  %-40s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'waymark COMMAND -h' for a command's options.")
+}
+
+// newFlags makes a flag set for a subcommand that prints to env.Stderr.
+func newFlags(env *Env, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("waymark "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return fs
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// Exit is what main calls.
+func Exit() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,84 @@
+package dataset
+
+// migrations[i] upgrades a store from schema version i to i+1. Append only:
+// never edit a migration that has shipped.
+var migrations = []string{
+	// 0 → 1: the data model of shared/design.md.
+	`
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE tasks (
+	id          TEXT PRIMARY KEY,            -- UUID
+	goal        TEXT NOT NULL,
+	category    TEXT NOT NULL CHECK (category IN ('information','navigation','interaction')),
+	start_url   TEXT NOT NULL,
+	source      TEXT NOT NULL DEFAULT '',    -- "builtin", a file name, "adhoc", …
+	check_json  TEXT,                        -- action.Check as JSON, or NULL
+	archived    INTEGER NOT NULL DEFAULT 0,
+	created_at  TEXT NOT NULL,               -- UTC, see timeFormat
+	updated_at  TEXT NOT NULL,
+	UNIQUE (goal, start_url)
+);
+CREATE INDEX tasks_category ON tasks (category, archived);
+CREATE INDEX tasks_source ON tasks (source);
+
+CREATE TABLE episodes (
+	id            TEXT PRIMARY KEY,          -- UUID
+	task_id       TEXT NOT NULL REFERENCES tasks (id),
+	annotator     TEXT NOT NULL,             -- a person's name, or "agent:<name>"
+	action_set    TEXT NOT NULL,             -- "default" or "extended"
+	engine_json   TEXT NOT NULL DEFAULT '{}',-- engine.Info as JSON
+	status        TEXT NOT NULL CHECK (status IN ('recording','finished','interrupted','discarded')),
+	end_reason    TEXT NOT NULL DEFAULT '',  -- action.End* constants
+	final_answer  TEXT NOT NULL DEFAULT '',
+	final_url     TEXT NOT NULL DEFAULT '',
+	auto_reward   REAL,                      -- automatic check result, a hint
+	num_steps     INTEGER NOT NULL DEFAULT 0,-- actions taken (step 0 not counted)
+	started_at    TEXT NOT NULL,
+	ended_at      TEXT
+);
+CREATE INDEX episodes_task ON episodes (task_id);
+CREATE INDEX episodes_status ON episodes (status, started_at);
+CREATE INDEX episodes_annotator ON episodes (annotator);
+
+CREATE TABLE steps (
+	episode_id   TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	idx          INTEGER NOT NULL,           -- 0 = the reset observation
+	action_json  TEXT,                       -- exact action JSON the engine received; NULL for step 0
+	op           TEXT NOT NULL DEFAULT '',
+	url          TEXT NOT NULL DEFAULT '',
+	title        TEXT NOT NULL DEFAULT '',
+	error        TEXT NOT NULL DEFAULT '',
+	done         INTEGER NOT NULL DEFAULT 0,
+	screenshot   BLOB,                       -- PNG 800×600, the "after" of this step
+	thumb        BLOB,                       -- cached thumbnail (PNG), filled lazily
+	action_ms    INTEGER NOT NULL DEFAULT 0,
+	settle_ms    INTEGER NOT NULL DEFAULT 0,
+	capture_ms   INTEGER NOT NULL DEFAULT 0,
+	total_ms     INTEGER NOT NULL DEFAULT 0,
+	created_at   TEXT NOT NULL,
+	PRIMARY KEY (episode_id, idx)
+);
+
+CREATE TABLE reviews (
+	id              TEXT PRIMARY KEY,        -- UUID
+	episode_id      TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	reviewer        TEXT NOT NULL,
+	outcome         TEXT NOT NULL CHECK (outcome IN ('success','failure','not_executable','invalid_task')),
+	failure_step    INTEGER,
+	failure_type    TEXT NOT NULL DEFAULT '',
+	reason          TEXT NOT NULL DEFAULT '',
+	step_flags_json TEXT NOT NULL DEFAULT '{}', -- {"3":["mistake"],"5":["unnecessary"]}
+	settles         INTEGER NOT NULL DEFAULT 0, -- 1: a settling label for a conflict
+	created_at      TEXT NOT NULL,
+	superseded_by   TEXT REFERENCES reviews (id) -- history: an edit adds a row and points the old one here
+);
+CREATE INDEX reviews_episode ON reviews (episode_id, superseded_by);
+CREATE INDEX reviews_reviewer ON reviews (reviewer);
+`,
+}
+
+// SchemaVersion is the newest schema this program understands.
+var SchemaVersion = len(migrations)

@@ -1,0 +1,101 @@
+package dataset
+
+import (
+	"time"
+
+	"waymark/engine/action"
+)
+
+// Categories of tasks.
+const (
+	Information = "information"
+	Navigation  = "navigation"
+	Interaction = "interaction"
+)
+
+// Categories lists the three categories in their canonical (ClassLabel) order.
+var Categories = []string{Information, Navigation, Interaction}
+
+// Episode statuses.
+const (
+	StatusRecording   = "recording"
+	StatusFinished    = "finished" // ended by the engine: see EndReason
+	StatusInterrupted = "interrupted"
+	StatusDiscarded   = "discarded"
+)
+
+// Review outcomes, in their canonical (ClassLabel) order.
+const (
+	OutcomeSuccess       = "success"
+	OutcomeFailure       = "failure"
+	OutcomeNotExecutable = "not_executable"
+	OutcomeInvalidTask   = "invalid_task"
+)
+
+// Outcomes lists the outcomes in ClassLabel order.
+var Outcomes = []string{OutcomeSuccess, OutcomeFailure, OutcomeNotExecutable, OutcomeInvalidTask}
+
+// FailureTypes is the fixed list of failure types.
+var FailureTypes = []string{"wrong_element", "wrong_text", "missed_step", "wrong_answer", "gave_up", "site_error", "other"}
+
+// Task is something to demonstrate.
+type Task struct {
+	ID        string
+	Goal      string
+	Category  string
+	StartURL  string
+	Source    string
+	Check     *action.Check
+	Archived  bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Episode is one attempt at a task.
+type Episode struct {
+	ID          string
+	TaskID      string
+	Annotator   string
+	ActionSet   action.Set
+	EngineJSON  string
+	Status      string
+	EndReason   string
+	FinalAnswer string
+	FinalURL    string
+	AutoReward  *float64
+	NumSteps    int
+	StartedAt   time.Time
+	EndedAt     *time.Time
+}
+
+// Step is one stored observation: index 0 is the reset, k ≥ 1 the result of
+// the k-th action. Its screenshot is the "after" of step k and the "before"
+// of step k+1.
+type Step struct {
+	EpisodeID  string
+	Index      int
+	Action     *action.Action // nil for step 0
+	ActionJSON string         // exact JSON the engine received ("" for step 0)
+	URL        string
+	Title      string
+	Error      string
+	Done       bool
+	Screenshot []byte // PNG; may be left out by list queries
+	Timings    action.Timings
+	CreatedAt  time.Time
+}
+
+// Review is one reviewer's label of an episode.
+type Review struct {
+	ID          string
+	EpisodeID   string
+	Reviewer    string
+	Outcome     string
+	FailureStep *int
+	FailureType string
+	Reason      string
+	// StepFlags maps a step index to flags ("mistake", "unnecessary").
+	StepFlags map[int][]string
+	Settles   bool
+	CreatedAt time.Time
+}

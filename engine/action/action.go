@@ -1,0 +1,203 @@
+// Package action defines Waymark's action vocabulary and the observation that
+// answers it. It is a leaf package: it imports only the standard library, so the
+// store, the UI and the OpenEnv server share one definition of what an action is
+// without pulling in a browser.
+//
+// The default action set ("helium") is exactly the reference browser
+// environment's: op, x, y, text, dy and an accepted-and-ignored metadata object,
+// with the same limits and validation messages. The extended set adds
+// operations a person needs that the default lacks.
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Viewport size in CSS pixels at device scale 1. Every x,y lives in this space.
+const (
+	ViewportWidth  = 800
+	ViewportHeight = 600
+	MaxTextLen     = 2000
+	MaxScroll      = 1200
+)
+
+// Op names an operation.
+type Op = string
+
+// The default (reference) operations.
+const (
+	Click  Op = "click"
+	Type   Op = "type"
+	Key    Op = "key"
+	Scroll Op = "scroll"
+	Back   Op = "back"
+	Wait   Op = "wait"
+	Finish Op = "finish"
+)
+
+// The extended operations.
+const (
+	Goto        Op = "goto"
+	DoubleClick Op = "double_click"
+	Move        Op = "move"
+	Drag        Op = "drag"
+)
+
+// Set names an action set. An engine is opened with one set and refuses the others.
+type Set string
+
+const (
+	// SetDefault is the reference environment's vocabulary.
+	SetDefault Set = "default"
+	// SetExtended adds goto, double_click, move, drag and more keys.
+	SetExtended Set = "extended"
+)
+
+// ParseSet turns a set name into a Set ("" means the default).
+func ParseSet(s string) (Set, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "default", "helium":
+		return SetDefault, nil
+	case "extended":
+		return SetExtended, nil
+	}
+	return "", fmt.Errorf("unknown action set %q: use \"default\" or \"extended\"", s)
+}
+
+var defaultOps = []Op{Click, Type, Key, Scroll, Back, Wait, Finish}
+var extendedOps = []Op{Goto, DoubleClick, Move, Drag}
+
+// DefaultKeys are the keys of the reference environment, in its order.
+var DefaultKeys = []string{"ENTER", "TAB", "ESCAPE", "BACKSPACE", "CTRL+A", "UP", "DOWN", "LEFT", "RIGHT"}
+
+// ExtendedKeys are the keys the extended set adds.
+var ExtendedKeys = []string{"PAGE_UP", "PAGE_DOWN", "HOME", "END", "DELETE", "SPACE", "SHIFT+TAB"}
+
+// Ops lists the operations of a set.
+func (s Set) Ops() []Op {
+	if s == SetExtended {
+		return append(slices.Clone(defaultOps), extendedOps...)
+	}
+	return slices.Clone(defaultOps)
+}
+
+// Keys lists the key names of a set.
+func (s Set) Keys() []string {
+	if s == SetExtended {
+		return append(slices.Clone(DefaultKeys), ExtendedKeys...)
+	}
+	return slices.Clone(DefaultKeys)
+}
+
+// HasOp reports whether op belongs to the set.
+func (s Set) HasOp(op Op) bool { return slices.Contains(s.Ops(), op) }
+
+// HasKey reports whether key belongs to the set.
+func (s Set) HasKey(key string) bool { return slices.Contains(s.Keys(), key) }
+
+// Action is one typed action. X and Y are pointers because the reference sends
+// null for "not given"; 0 is a valid coordinate.
+type Action struct {
+	Op   Op     `json:"op"`
+	X    *int   `json:"x"`
+	Y    *int   `json:"y"`
+	Text string `json:"text"`
+	DY   int    `json:"dy"`
+	// Extended fields: the end point of a drag and the URL of goto.
+	X2  *int   `json:"x2,omitempty"`
+	Y2  *int   `json:"y2,omitempty"`
+	URL string `json:"url,omitempty"`
+	// Metadata is accepted and ignored by the engine (the reference inherits it
+	// from OpenEnv's Action). Agents may put hints in it.
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Int returns a pointer to v, for building actions.
+func Int(v int) *int { return &v }
+
+// ClickAt, TypeText and the like build common actions.
+func ClickAt(x, y int) Action      { return Action{Op: Click, X: Int(x), Y: Int(y)} }
+func TypeText(text string) Action  { return Action{Op: Type, Text: text} }
+func PressKey(key string) Action   { return Action{Op: Key, Text: key} }
+func ScrollBy(dy int) Action       { return Action{Op: Scroll, DY: dy} }
+func FinishWith(ans string) Action { return Action{Op: Finish, Text: ans} }
+
+// String renders the action the way people read it in a timeline:
+// `click 312,188`, `type "red shoes"`, `key ENTER`, `scroll 300`.
+func (a Action) String() string {
+	xy := func(x, y *int) string {
+		if x == nil || y == nil {
+			return "?,?"
+		}
+		return fmt.Sprintf("%d,%d", *x, *y)
+	}
+	switch a.Op {
+	case Click, DoubleClick, Move:
+		return a.Op + " " + xy(a.X, a.Y)
+	case Drag:
+		return "drag " + xy(a.X, a.Y) + "→" + xy(a.X2, a.Y2)
+	case Type:
+		return "type " + strconv.Quote(a.Text)
+	case Key:
+		return "key " + a.Text
+	case Scroll:
+		return "scroll " + strconv.Itoa(a.DY)
+	case Goto:
+		return "goto " + a.URL
+	case Finish:
+		if a.Text == "" {
+			return "finish"
+		}
+		return "finish " + strconv.Quote(a.Text)
+	}
+	return a.Op
+}
+
+// MarshalJSON writes the reference's shape for default actions (all of
+// metadata, op, x, y, text, dy, as pydantic's model_dump does) and adds the
+// extended fields only when they are set.
+func (a Action) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	md := a.Metadata
+	if md == nil {
+		md = map[string]any{}
+	}
+	m, err := json.Marshal(md)
+	if err != nil {
+		return nil, err
+	}
+	op, _ := json.Marshal(a.Op)
+	text, _ := json.Marshal(a.Text)
+	b.WriteString(`{"metadata":`)
+	b.Write(m)
+	b.WriteString(`,"op":`)
+	b.Write(op)
+	b.WriteString(`,"x":` + intOrNull(a.X) + `,"y":` + intOrNull(a.Y) + `,"text":`)
+	b.Write(text)
+	b.WriteString(`,"dy":` + strconv.Itoa(a.DY))
+	if a.X2 != nil {
+		b.WriteString(`,"x2":` + intOrNull(a.X2))
+	}
+	if a.Y2 != nil {
+		b.WriteString(`,"y2":` + intOrNull(a.Y2))
+	}
+	if a.URL != "" {
+		u, _ := json.Marshal(a.URL)
+		b.WriteString(`,"url":`)
+		b.Write(u)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func intOrNull(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Itoa(*p)
+}

@@ -1,0 +1,50 @@
+package action
+
+// Timings of one step, in milliseconds.
+type Timings struct {
+	ActionMS  int64 `json:"action_ms"`
+	SettleMS  int64 `json:"settle_ms"`
+	CaptureMS int64 `json:"capture_ms"`
+	TotalMS   int64 `json:"total_ms"`
+}
+
+// Observation is what comes back from a reset (Step 0) or a step.
+type Observation struct {
+	Step       int    `json:"step"`
+	Screenshot []byte `json:"-"` // lossless 800×600 PNG; may be empty after a renderer timeout
+	URL        string `json:"url"`
+	Title      string `json:"title"`
+	// Error is "" or a short code: page_load_timeout, renderer_timeout,
+	// renderer_crashed, blocked_by_bot_verification, or a short description of
+	// why the action failed (the episode goes on).
+	Error string `json:"error"`
+	Done  bool   `json:"done"`
+	// EndReason says why Done is true (see the End* constants).
+	EndReason string `json:"end_reason,omitempty"`
+	// Answer is the text of a finish action.
+	Answer string `json:"answer,omitempty"`
+	// Reward is the automatic check's result at the end of an episode whose
+	// task has a check; nil otherwise. It is a hint, not a label.
+	Reward  *float64 `json:"reward,omitempty"`
+	Timings Timings  `json:"timings"`
+}
+
+// Why an episode ended.
+const (
+	EndFinished        = "finished"
+	EndStepLimit       = "step_limit"
+	EndBotVerification = "bot_verification"
+	EndCrashed         = "crashed"
+	EndTimeout         = "timeout"
+	EndDiscarded       = "discarded"
+	EndInterrupted     = "interrupted"
+)
+
+// Observation error codes, as the reference's (plus renderer_crashed).
+const (
+	ErrPageLoadTimeout     = "page_load_timeout"
+	ErrRendererTimeout     = "renderer_timeout"
+	ErrBotVerification     = "blocked_by_bot_verification"
+	ErrRendererCrashed     = "renderer_crashed"
+	MsgResetBeforeStepping = "reset before stepping"
+)

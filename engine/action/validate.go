@@ -1,0 +1,329 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// FieldError is one validation error in pydantic's shape, so the OpenEnv
+// server can send it as is in a VALIDATION_ERROR's "errors" list.
+type FieldError struct {
+	Type  string         `json:"type"`
+	Loc   []any          `json:"loc"`
+	Msg   string         `json:"msg"`
+	Input any            `json:"input"`
+	Ctx   map[string]any `json:"ctx,omitempty"`
+	URL   string         `json:"url,omitempty"`
+}
+
+// ValidationError lists every reason an action was refused.
+type ValidationError struct {
+	Errors []FieldError
+	// Hint, when set, is a friendlier summary than the field errors.
+	Hint string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Hint != "" {
+		return e.Hint
+	}
+	parts := make([]string, 0, len(e.Errors))
+	for _, fe := range e.Errors {
+		msg := strings.TrimPrefix(fe.Msg, "Value error, ")
+		if len(fe.Loc) == 0 {
+			parts = append(parts, msg)
+			continue
+		}
+		locs := make([]string, len(fe.Loc))
+		for i, l := range fe.Loc {
+			locs[i] = fmt.Sprint(l)
+		}
+		parts = append(parts, strings.Join(locs, ".")+": "+msg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+const pydanticURL = "https://errors.pydantic.dev/2.13/v/"
+
+func fieldErr(typ string, loc []any, msg string, input any, ctx map[string]any) FieldError {
+	return FieldError{Type: typ, Loc: loc, Msg: msg, Input: input, Ctx: ctx, URL: pydanticURL + typ}
+}
+
+// The reference's custom-validator messages.
+const (
+	MsgClickNeedsXY   = "click needs x and y"
+	MsgTypeNeedsText  = "type needs text"
+	MsgUnsupportedKey = "unsupported key"
+)
+
+func valueErr(msg string, input any) FieldError {
+	return fieldErr("value_error", []any{}, "Value error, "+msg, input, map[string]any{"error": msg})
+}
+
+func literalExpected(ops []Op) string {
+	q := make([]string, len(ops))
+	for i, o := range ops {
+		q[i] = "'" + o + "'"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// Parse decodes and validates one action JSON object against the set, with
+// the reference's rules: unknown keys are refused, metadata is accepted, x and
+// y may be null, and the cross-field rules run once the fields are valid.
+func Parse(data []byte, set Set) (Action, error) {
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return Action{}, &ValidationError{Errors: []FieldError{fieldErr("json_invalid", []any{},
+			"Invalid JSON: "+err.Error(), string(data), map[string]any{"error": err.Error()})}}
+	}
+	return FromValue(raw, set)
+}
+
+// FromValue validates an already-decoded JSON value (numbers as json.Number or
+// float64). The OpenEnv server uses it for the "data" of a step message.
+func FromValue(raw any, set Set) (Action, error) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return Action{}, &ValidationError{Errors: []FieldError{fieldErr("model_attributes_type", []any{},
+			"Input should be a valid dictionary or object to extract fields from", plain(raw), nil)}}
+	}
+	var a Action
+	var errs []FieldError
+	allowed := map[string]bool{"metadata": true, "op": true, "x": true, "y": true, "text": true, "dy": true}
+	if set == SetExtended {
+		allowed["x2"], allowed["y2"], allowed["url"] = true, true, true
+	}
+	ops := set.Ops()
+
+	if v, present := obj["op"]; !present {
+		errs = append(errs, fieldErr("missing", []any{"op"}, "Field required", plain(obj), nil))
+	} else if s, ok := v.(string); !ok || !set.HasOp(s) {
+		exp := literalExpected(ops)
+		errs = append(errs, fieldErr("literal_error", []any{"op"}, "Input should be "+exp, plain(v),
+			map[string]any{"expected": exp}))
+	} else {
+		a.Op = s
+	}
+	intField := func(name string, lo, hi int, hiExclusive, nullable bool) *int {
+		v, present := obj[name]
+		if !present || (v == nil && nullable) {
+			return nil
+		}
+		n, fe, ok := toInt(v, name)
+		if !ok {
+			errs = append(errs, fe)
+			return nil
+		}
+		if fe, bad := rangeErr(name, n, v, lo, hi, hiExclusive); bad {
+			errs = append(errs, fe)
+			return nil
+		}
+		return &n
+	}
+	a.X = intField("x", 0, ViewportWidth, true, true)
+	a.Y = intField("y", 0, ViewportHeight, true, true)
+	if set == SetExtended {
+		a.X2 = intField("x2", 0, ViewportWidth, true, true)
+		a.Y2 = intField("y2", 0, ViewportHeight, true, true)
+	}
+	if v, present := obj["text"]; present {
+		if s, ok := v.(string); !ok {
+			errs = append(errs, fieldErr("string_type", []any{"text"}, "Input should be a valid string", plain(v), nil))
+		} else if n := len([]rune(s)); n > MaxTextLen {
+			errs = append(errs, fieldErr("string_too_long", []any{"text"},
+				fmt.Sprintf("String should have at most %d characters", MaxTextLen), s, map[string]any{"max_length": MaxTextLen}))
+		} else {
+			a.Text = s
+		}
+	}
+	if _, present := obj["dy"]; present {
+		if p := intField("dy", -MaxScroll, MaxScroll, false, false); p != nil {
+			a.DY = *p
+		}
+	}
+	if v, present := obj["url"]; present && set == SetExtended {
+		if s, ok := v.(string); !ok {
+			errs = append(errs, fieldErr("string_type", []any{"url"}, "Input should be a valid string", plain(v), nil))
+		} else {
+			a.URL = s
+		}
+	}
+	if v, present := obj["metadata"]; present {
+		if m, ok := v.(map[string]any); !ok {
+			errs = append(errs, fieldErr("dict_type", []any{"metadata"}, "Input should be a valid dictionary", plain(v), nil))
+		} else {
+			a.Metadata = plain(m).(map[string]any)
+		}
+	}
+	for _, k := range sortedKeys(obj) {
+		if !allowed[k] {
+			errs = append(errs, fieldErr("extra_forbidden", []any{k}, "Extra inputs are not permitted", plain(obj[k]), nil))
+		}
+	}
+	if len(errs) > 0 {
+		ve := &ValidationError{Errors: errs}
+		if op, ok := obj["op"].(string); ok && set == SetDefault && SetExtended.HasOp(op) {
+			ve.Hint = fmt.Sprintf("%q is an extended action; this episode uses the default action set", op)
+		}
+		return Action{}, ve
+	}
+	if fe, bad := crossField(a, set, plain(obj)); bad {
+		return Action{}, &ValidationError{Errors: []FieldError{fe}}
+	}
+	return a, nil
+}
+
+// Validate checks a typed action against the set (ranges and cross-field
+// rules), as Parse would have.
+func (a Action) Validate(set Set) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	_, err = Parse(b, set)
+	return err
+}
+
+func crossField(a Action, set Set, input any) (FieldError, bool) {
+	switch a.Op {
+	case Click:
+		if a.X == nil || a.Y == nil {
+			return valueErr(MsgClickNeedsXY, input), true
+		}
+	case Type:
+		if a.Text == "" {
+			return valueErr(MsgTypeNeedsText, input), true
+		}
+	case Key:
+		if !set.HasKey(a.Text) {
+			return valueErr(MsgUnsupportedKey, input), true
+		}
+	case DoubleClick, Move:
+		if a.X == nil || a.Y == nil {
+			return valueErr(a.Op+" needs x and y", input), true
+		}
+	case Drag:
+		if a.X == nil || a.Y == nil || a.X2 == nil || a.Y2 == nil {
+			return valueErr("drag needs x, y, x2 and y2", input), true
+		}
+	case Goto:
+		if err := CheckURL(a.URL); err != nil {
+			return valueErr("goto needs "+err.Error(), input), true
+		}
+	}
+	return FieldError{}, false
+}
+
+func toInt(v any, name string) (int, FieldError, bool) {
+	bad := func(typ, msg string) (int, FieldError, bool) {
+		return 0, fieldErr(typ, []any{name}, msg, plain(v), nil), false
+	}
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+			return clampInt(i), FieldError{}, true
+		}
+		f, err := t.Float64()
+		if err != nil {
+			return bad("int_type", "Input should be a valid integer")
+		}
+		return floatInt(f, v, name)
+	case float64:
+		return floatInt(t, v, name)
+	case int:
+		return t, FieldError{}, true
+	case string:
+		if i, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
+			return clampInt(i), FieldError{}, true
+		}
+		return bad("int_parsing", "Input should be a valid integer, unable to parse string as an integer")
+	}
+	return bad("int_type", "Input should be a valid integer")
+}
+
+func floatInt(f float64, v any, name string) (int, FieldError, bool) {
+	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, fieldErr("int_from_float", []any{name}, "Input should be a valid integer, got a number with a fractional part", plain(v), nil), false
+	}
+	return clampInt(int64(f)), FieldError{}, true
+}
+
+func clampInt(i int64) int {
+	if i > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	if i < math.MinInt32 {
+		return math.MinInt32
+	}
+	return int(i)
+}
+
+func rangeErr(name string, n int, input any, lo, hi int, hiExclusive bool) (FieldError, bool) {
+	in := plain(input)
+	if n < lo {
+		return fieldErr("greater_than_equal", []any{name}, fmt.Sprintf("Input should be greater than or equal to %d", lo), in, map[string]any{"ge": lo}), true
+	}
+	if hiExclusive && n >= hi {
+		return fieldErr("less_than", []any{name}, fmt.Sprintf("Input should be less than %d", hi), in, map[string]any{"lt": hi}), true
+	}
+	if !hiExclusive && n > hi {
+		return fieldErr("less_than_equal", []any{name}, fmt.Sprintf("Input should be less than or equal to %d", hi), in, map[string]any{"le": hi}), true
+	}
+	return FieldError{}, false
+}
+
+// plain converts json.Number values into int64 or float64 so errors marshal
+// as the numbers they were.
+func plain(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = plain(x)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, x := range t {
+			s[i] = plain(x)
+		}
+		return s
+	}
+	return v
+}
+
+func sortedKeys(m map[string]any) []string {
+	order := []string{"metadata", "op", "x", "y", "text", "dy", "x2", "y2", "url"}
+	var keys []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		if _, ok := m[k]; ok {
+			keys = append(keys, k)
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sortStrings(rest)
+	return append(keys, rest...)
+}

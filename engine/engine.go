@@ -1,0 +1,80 @@
+// Package engine is the step engine's contract: one episode at a time, typed
+// actions in, observations out. Implementations live in sub-packages: the
+// local browser (engine/browser: Chromium on a private Xvfb display or
+// headless) and the OpenEnv client (engine/openenv). This package imports no
+// browser code, so the store and the UI can depend on it cheaply.
+package engine
+
+import (
+	"context"
+	"time"
+
+	"waymark/engine/action"
+)
+
+// Re-exported so callers can write engine.Action and engine.Observation.
+type (
+	Action      = action.Action
+	Observation = action.Observation
+)
+
+// Engine runs one episode at a time.
+type Engine interface {
+	// Reset closes any episode in progress, opens opts.StartURL in a fresh
+	// browser profile and returns the first observation (Step 0).
+	Reset(ctx context.Context, opts ResetOptions) (Observation, error)
+	// Step performs one action and returns the observation after it. Invalid
+	// actions return an *action.ValidationError and change nothing.
+	Step(ctx context.Context, a Action) (Observation, error)
+	// State reports the episode's id and step count.
+	State() State
+	// Info describes the engine for the episode record.
+	Info() Info
+	// Close ends the episode and releases every resource (browser, display,
+	// profile). It is safe to call more than once.
+	Close() error
+}
+
+// LiveFrames is implemented by engines that stream the page as it changes.
+// The channel holds at most the newest frame: a slow reader never stalls the
+// engine. It is closed when the engine closes.
+type LiveFrames interface {
+	Frames() <-chan Frame
+}
+
+// Frame is one live picture of the viewport (JPEG from the screencast).
+type Frame struct {
+	JPEG []byte
+	// Width and Height of the viewport in CSS pixels the frame shows.
+	Width, Height int
+	At            time.Time
+	Seq           uint64
+}
+
+// ResetOptions start an episode.
+type ResetOptions struct {
+	StartURL  string
+	EpisodeID string // generated when empty
+	Seed      *int64 // accepted and ignored, as the reference
+	// Check, when set, is run at the end of the episode; its result becomes
+	// the final observation's Reward.
+	Check *action.Check
+}
+
+// State is the OpenEnv state of an episode.
+type State struct {
+	EpisodeID string `json:"episode_id"`
+	StepCount int    `json:"step_count"`
+	Done      bool   `json:"-"`
+	MaxSteps  int    `json:"-"`
+}
+
+// Info describes an engine.
+type Info struct {
+	Kind      string     `json:"kind"`              // "local" or "openenv"
+	Display   string     `json:"display,omitempty"` // "xvfb" or "headless"
+	Browser   string     `json:"browser,omitempty"` // e.g. "Chromium 156.0.8078.73"
+	Server    string     `json:"server,omitempty"`  // OpenEnv server URL
+	ActionSet action.Set `json:"action_set"`
+	MaxSteps  int        `json:"max_steps"`
+}
