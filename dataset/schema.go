@@ -77,6 +77,41 @@ CREATE TABLE reviews (
 );
 CREATE INDEX reviews_episode ON reviews (episode_id, superseded_by);
 CREATE INDEX reviews_reviewer ON reviews (reviewer);
+
+-- The reviews in force: an edit supersedes the row it replaces.
+CREATE VIEW current_reviews AS
+	SELECT * FROM reviews WHERE superseded_by IS NULL;
+
+-- One row per reviewed episode: its outcome is the newest settling label if
+-- there is one, else the outcome all current (non-settling) reviews agree on;
+-- NULL when they disagree (a conflict). The export uses this outcome.
+CREATE VIEW episode_outcomes AS
+	WITH r AS (SELECT * FROM current_reviews WHERE settles = 0),
+	agg AS (
+		SELECT episode_id, COUNT(*) AS num_reviews, COUNT(DISTINCT outcome) AS distinct_outcomes,
+		       MIN(outcome) AS any_outcome
+		FROM r GROUP BY episode_id
+	),
+	settled AS (
+		SELECT s.* FROM current_reviews s
+		WHERE s.settles = 1 AND s.created_at = (SELECT MAX(created_at) FROM current_reviews t WHERE t.settles = 1 AND t.episode_id = s.episode_id)
+	),
+	agreed AS (
+		SELECT r.* FROM r JOIN agg USING (episode_id)
+		WHERE agg.distinct_outcomes = 1
+		  AND r.created_at = (SELECT MAX(created_at) FROM r r2 WHERE r2.episode_id = r.episode_id)
+	)
+	SELECT agg.episode_id,
+	       agg.num_reviews,
+	       CASE WHEN settled.id IS NOT NULL THEN settled.outcome WHEN agg.distinct_outcomes = 1 THEN agg.any_outcome END AS outcome,
+	       COALESCE(settled.failure_step, agreed.failure_step) AS failure_step,
+	       COALESCE(settled.failure_type, agreed.failure_type, '') AS failure_type,
+	       COALESCE(settled.reason, agreed.reason, '') AS reason,
+	       settled.id IS NOT NULL AS settled,
+	       agg.distinct_outcomes > 1 AS conflict
+	FROM agg
+	LEFT JOIN settled ON settled.episode_id = agg.episode_id
+	LEFT JOIN agreed ON agreed.episode_id = agg.episode_id;
 `,
 }
 
