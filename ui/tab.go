@@ -1,0 +1,58 @@
+// Package ui holds Waymark's Fyne widgets and screens. It talks to engine
+// and dataset only through their exported Go APIs. Screens that grow into
+// their own package (ui/review, ui/exporttab) import this package for the
+// shared Context; this package never imports them — app wires them in.
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+
+	"waymark/dataset"
+)
+
+// Context is what every screen gets.
+type Context struct {
+	App    fyne.App
+	Window fyne.Window
+	Store  *dataset.Store
+	// User is the annotator/reviewer name from Settings.
+	User func() string
+	// Notify sends a desktop notification when the window is not focused
+	// (nil-safe: screens call ctx.Notifyf).
+	Notify func(title, body string)
+}
+
+// Notifyf sends a notification if the context has a notifier.
+func (c *Context) Notifyf(title, body string) {
+	if c != nil && c.Notify != nil {
+		c.Notify(title, body)
+	}
+}
+
+// Tab is a screen of the main window.
+type Tab interface {
+	Title() string
+	Content() fyne.CanvasObject
+}
+
+// Optional interfaces a Tab may implement. The main window routes key
+// events to the tab that is showing when no widget inside has taken them.
+type (
+	// KeyHandler gets keys typed while the tab shows; it returns true when it
+	// used the key.
+	KeyHandler interface {
+		TypedKey(*fyne.KeyEvent) bool
+	}
+	// ShortcutHandler gets Ctrl combinations while the tab shows.
+	ShortcutHandler interface {
+		TypedShortcut(fyne.Shortcut) bool
+	}
+	// Shower is told when its tab becomes visible (e.g. to refresh a queue).
+	Shower interface {
+		Shown()
+	}
+	// Closer is told when the window closes.
+	Closer interface {
+		Close()
+	}
+)
