@@ -8,8 +8,8 @@ import (
 
 func rvNear(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-// cohenTable expands a 2×2 contingency table into two label lists.
-func cohenTable(yy, yn, ny, nn int) (a, b []string) {
+// rvCohenTable expands a 2×2 contingency table into two label lists.
+func rvCohenTable(yy, yn, ny, nn int) (a, b []string) {
 	add := func(n int, x, y string) {
 		for range n {
 			a = append(a, x)
@@ -41,7 +41,7 @@ func TestCohenKappaTextbook(t *testing.T) {
 		{"opposite", 0, 10, 10, 0, 0, -1},
 	}
 	for _, c := range cases {
-		a, b := cohenTable(c.yy, c.yn, c.ny, c.nn)
+		a, b := rvCohenTable(c.yy, c.yn, c.ny, c.nn)
 		po, k := CohenKappa(a, b)
 		if !rvNear(po, c.po) || !rvNear(k, c.kappa) {
 			t.Errorf("%s: p_o %.6f kappa %.6f, want %.6f %.6f", c.name, po, k, c.po, c.kappa)
@@ -80,7 +80,7 @@ func TestFleissKappaTextbook(t *testing.T) {
 func TestAgreementFromStore(t *testing.T) {
 	s := rvStore(t)
 	task := rvTask(t, s, "Is the shop open on Sunday?", Information)
-	a, b := cohenTable(20, 5, 10, 15)
+	a, b := rvCohenTable(20, 5, 10, 15)
 	out := map[string]string{"yes": OutcomeSuccess, "no": OutcomeFailure}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var eps []string
@@ -92,12 +92,12 @@ func TestAgreementFromStore(t *testing.T) {
 			if r.Outcome == OutcomeFailure {
 				r.FailureStep, r.FailureType = rvIP(1), "other"
 			}
-			mustSave(t, s, r)
+			rvSave(t, s, r)
 		}
 	}
 	// carol agrees with alice on the first 10 (all "yes").
 	for _, ep := range eps[:10] {
-		mustSave(t, s, Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
+		rvSave(t, s, Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
 	}
 	// A settling label must not count as a judgement.
 	if _, err := s.Settle(Review{EpisodeID: eps[20], Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
@@ -105,7 +105,7 @@ func TestAgreementFromStore(t *testing.T) {
 	}
 	// An episode with a single review is not compared.
 	lone := rvEpisode(t, s, task, "ann", StatusFinished, 1, start)
-	mustSave(t, s, Review{EpisodeID: lone, Reviewer: "alice", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: lone, Reviewer: "alice", Outcome: OutcomeSuccess})
 
 	ag, err := s.Agreement()
 	if err != nil {

@@ -80,7 +80,7 @@ func rvEpisode(t testing.TB, s *Store, taskID, annotator, status string, n int, 
 
 func rvIP(v int) *int { return &v }
 
-func mustSave(t testing.TB, s *Store, r Review) Review {
+func rvSave(t testing.TB, s *Store, r Review) Review {
 	t.Helper()
 	out, err := s.SaveReview(r)
 	if err != nil {
@@ -94,11 +94,11 @@ func TestReviewPersistenceAndHistory(t *testing.T) {
 	task := rvTask(t, s, "Find the price", Information)
 	ep := rvEpisode(t, s, task, "ann", StatusFinished, 4, time.Now())
 
-	first := mustSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeFailure, FailureStep: rvIP(2),
+	first := rvSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeFailure, FailureStep: rvIP(2),
 		FailureType: "wrong_element", Reason: "clicked the ad", StepFlags: map[int][]string{1: {FlagUnnecessary}, 3: {FlagMistake, FlagMistake}}})
-	second := mustSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeSuccess, Reason: "on second look it worked",
+	second := rvSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeSuccess, Reason: "on second look it worked",
 		FailureStep: rvIP(3), FailureType: "other"})
-	mustSave(t, s, Review{EpisodeID: ep, Reviewer: "bob", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "bob", Outcome: OutcomeSuccess})
 
 	// Reopen the file: everything must come from disk.
 	path := s.Path()
@@ -209,11 +209,11 @@ func TestConflictAndSettling(t *testing.T) {
 		}
 		return o, conflict
 	}
-	mustSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeSuccess})
 	if o, c := outcome(); o != OutcomeSuccess || c {
 		t.Fatalf("single review: outcome %v conflict %v", o, c)
 	}
-	mustSave(t, s, Review{EpisodeID: ep, Reviewer: "bob", Outcome: OutcomeFailure, FailureStep: rvIP(4), FailureType: "missed_step"})
+	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "bob", Outcome: OutcomeFailure, FailureStep: rvIP(4), FailureType: "missed_step"})
 	if o, c := outcome(); o != nil || !c {
 		t.Fatalf("disagreement: outcome %v conflict %v, want NULL and conflict", o, c)
 	}
@@ -277,11 +277,11 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 	rvEpisode(t, s, nav, "ann", StatusRecording, 1, t0.Add(96*time.Hour))
 	rvEpisode(t, s, nav, "ann", StatusDiscarded, 1, t0.Add(120*time.Hour))
 
-	mustSave(t, s, Review{EpisodeID: e1, Reviewer: "me", Outcome: OutcomeSuccess})
-	mustSave(t, s, Review{EpisodeID: e2, Reviewer: "x", Outcome: OutcomeSuccess})
-	mustSave(t, s, Review{EpisodeID: e2, Reviewer: "y", Outcome: OutcomeInvalidTask})
-	mustSave(t, s, Review{EpisodeID: e4, Reviewer: "x", Outcome: OutcomeNotExecutable})
-	mustSave(t, s, Review{EpisodeID: e4, Reviewer: "y", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: e1, Reviewer: "me", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "x", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "y", Outcome: OutcomeInvalidTask})
+	rvSave(t, s, Review{EpisodeID: e4, Reviewer: "x", Outcome: OutcomeNotExecutable})
+	rvSave(t, s, Review{EpisodeID: e4, Reviewer: "y", Outcome: OutcomeSuccess})
 	if _, err := s.Settle(Review{EpisodeID: e4, Reviewer: "z", Outcome: OutcomeNotExecutable}); err != nil {
 		t.Fatal(err)
 	}
@@ -356,8 +356,8 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 	if got := next(e3); got != e2 {
 		t.Errorf("next after e3 = %s, want e2 (wrap)", got)
 	}
-	mustSave(t, s, Review{EpisodeID: e2, Reviewer: "me", Outcome: OutcomeSuccess})
-	mustSave(t, s, Review{EpisodeID: e3, Reviewer: "me", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "me", Outcome: OutcomeSuccess})
+	rvSave(t, s, Review{EpisodeID: e3, Reviewer: "me", Outcome: OutcomeSuccess})
 	if got := next(e3); got != "" {
 		t.Errorf("next when all reviewed = %s, want none", got)
 	}
