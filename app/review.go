@@ -1,0 +1,95 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"waymark/dataset"
+)
+
+func init() {
+	register("review", "review stats", "print counts per outcome and category and the reviewers' agreement", runReview)
+}
+
+func runReview(env *Env, args []string) error {
+	if len(args) == 0 || args[0] != "stats" {
+		return fmt.Errorf("%w: waymark review stats", errUsage)
+	}
+	fs := newFlags(env, "review stats")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: waymark review stats takes no arguments (got %q)", errUsage, fs.Args())
+	}
+	s, err := env.OpenStore()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	st, err := s.ReviewStats()
+	if err != nil {
+		return err
+	}
+	ag, err := s.Agreement()
+	if err != nil {
+		return err
+	}
+	writeReviewStats(env.Stdout, st, ag)
+	return nil
+}
+
+// statColumns are the outcome columns in print order.
+var statColumns = append(append([]string{}, dataset.Outcomes...), dataset.StatConflict, dataset.StatUnreviewed)
+
+func writeReviewStats(w io.Writer, st dataset.ReviewStats, ag dataset.Agreement) {
+	fmt.Fprintf(w, "Reviewable episodes: %d (finished or interrupted); current reviews: %d; settled conflicts: %d\n\n", st.Episodes, st.Reviews, st.Settled)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "category\t")
+	for _, c := range statColumns {
+		fmt.Fprintf(tw, "%s\t", c)
+	}
+	fmt.Fprint(tw, "total\t\n")
+	row := func(name string, m map[string]int) {
+		fmt.Fprintf(tw, "%s\t", name)
+		total := 0
+		for _, c := range statColumns {
+			fmt.Fprintf(tw, "%d\t", m[c])
+			total += m[c]
+		}
+		fmt.Fprintf(tw, "%d\t\n", total)
+	}
+	for _, c := range dataset.Categories {
+		row(c, st.ByCategory[c])
+	}
+	row("all", st.ByOutcome)
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nAgreement on the outcome (episodes with 2 or more reviews: %d)\n", ag.Episodes)
+	if ag.Episodes == 0 {
+		fmt.Fprintln(w, "  nothing to compare yet: agreement needs two reviewers on the same episode")
+		return
+	}
+	fmt.Fprintf(w, "  overall: %s agreement over %d pairwise comparisons; Cohen's kappa %s (mean over pairs weighted by shared episodes); Fleiss' kappa %s\n",
+		dataset.FormatPercent(ag.PercentAgreement), ag.Comparisons, dataset.FormatFigure(ag.Kappa), dataset.FormatFigure(ag.FleissKappa))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  reviewer A\treviewer B\tshared\tagree\tagreement\tkappa")
+	for _, p := range ag.Pairs {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\n", p.A, p.B, p.N, p.Agree, dataset.FormatPercent(p.PercentAgreement), dataset.FormatFigure(p.Kappa))
+	}
+	tw.Flush()
+	if !hasUndefinedKappa(ag) {
+		return
+	}
+	fmt.Fprintln(w, "  kappa n/a: both reviewers gave one and the same outcome every time, so chance agreement is 1")
+}
+
+func hasUndefinedKappa(ag dataset.Agreement) bool {
+	for _, p := range ag.Pairs {
+		if dataset.FormatFigure(p.Kappa) == "n/a" {
+			return true
+		}
+	}
+	return false
+}
