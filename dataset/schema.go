@@ -113,6 +113,15 @@ CREATE VIEW episode_outcomes AS
 	LEFT JOIN settled ON settled.episode_id = agg.episode_id
 	LEFT JOIN agreed ON agreed.episode_id = agg.episode_id;
 `,
+	// 1 → 2: episode ownership (so a second program opening the store never
+	// marks a live recorder's episode interrupted), the task's id in the file it
+	// was imported from, and the filters the task and episode lists use.
+	`
+ALTER TABLE episodes ADD COLUMN owner TEXT NOT NULL DEFAULT '';  -- "host|pid|start token" of the recording process
+ALTER TABLE tasks ADD COLUMN source_id TEXT NOT NULL DEFAULT ''; -- the row's id in its source file, if any
+CREATE INDEX episodes_started ON episodes (started_at);
+CREATE INDEX episodes_task_status ON episodes (task_id, status, annotator);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

@@ -4,12 +4,15 @@
 package dataset
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -32,7 +35,13 @@ func ParseTime(s string) time.Time {
 type Store struct {
 	db   *sql.DB
 	path string
+	// owner identifies this process in episodes.owner (see processOwner).
+	owner string
 }
+
+// busyTimeoutMS is how long a write waits for another program's write to
+// finish before giving up with ErrLocked. Tests shorten it.
+var busyTimeoutMS = 5000
 
 // DefaultPath is where the store lives unless --db or WAYMARK_DB says
 // otherwise: $XDG_DATA_HOME/waymark/waymark.db (~/.local/share on Linux).
@@ -56,7 +65,31 @@ var (
 	ErrNewerSchema = errors.New("database was written by a newer Waymark")
 	ErrNotDatabase = errors.New("file is not a Waymark database")
 	ErrLocked      = errors.New("database is locked by another program")
+	// Errors of reads and writes after Open.
+	ErrDiskFull = errors.New("the disk holding the database is full")
+	ErrReadOnly = errors.New("the database cannot be written")
+	ErrNotFound = errors.New("not found")
 )
+
+// explainWriteError turns SQLite's busy, full and read-only codes into the
+// package's errors with a hint of what to do; other errors pass unchanged.
+func (s *Store) explainWriteError(err error) error {
+	var se sqlite3.Error
+	if err == nil || !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code {
+	case sqlite3.ErrBusy, sqlite3.ErrLocked:
+		return fmt.Errorf("%w (%s): another Waymark is writing to it; wait and try again, or close the other program", ErrLocked, s.path)
+	case sqlite3.ErrFull:
+		return fmt.Errorf("%w (%s): free some space and try again; nothing already saved was lost", ErrDiskFull, s.path)
+	case sqlite3.ErrReadonly, sqlite3.ErrPerm, sqlite3.ErrCantOpen:
+		return fmt.Errorf("%w (%s: %v): check the file's and folder's permissions", ErrReadOnly, s.path, se)
+	case sqlite3.ErrIoErr:
+		return fmt.Errorf("%s: the disk reported an error while writing (%v); check the disk, nothing already saved was lost", s.path, se)
+	}
+	return err
+}
 
 // Open opens (creating if needed) the store at path, runs forward migrations
 // and marks episodes left "recording" by a program that died as
@@ -72,12 +105,12 @@ func Open(path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a folder, not a database file (give a file path with --db)", path)
 	}
-	dsn := "file:" + path + "?_foreign_keys=on&_busy_timeout=5000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
+	dsn := "file:" + path + fmt.Sprintf("?_foreign_keys=on&_busy_timeout=%d&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate", busyTimeoutMS)
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, owner: processOwner()}
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, explainOpenError(path, err)
@@ -132,11 +165,119 @@ func (s *Store) migrate() error {
 	return nil
 }
 
+// staleForeignRecording is how long an episode recorded on another host may
+// stay silent before it is taken for dead (its owner cannot be checked).
+const staleForeignRecording = 24 * time.Hour
+
+// markInterrupted marks "recording" episodes whose recording process is gone
+// as interrupted. An episode of a live process (this one, or another program
+// on this machine using the same file, such as `waymark serve --record`) is
+// left alone: its owner column names the process by host, pid and a start
+// token (boot id + the process's start time), so a reused pid is not taken
+// for the original process. It writes nothing when nothing is to be marked.
 func (s *Store) markInterrupted() error {
-	_, err := s.db.Exec(`UPDATE episodes SET status='interrupted', end_reason=CASE WHEN end_reason='' THEN 'interrupted' ELSE end_reason END,
-		ended_at=COALESCE(ended_at, (SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
-		WHERE status='recording'`)
-	return err
+	rows, err := s.db.Query(`SELECT id, owner, COALESCE((SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
+		FROM episodes WHERE status='recording'`)
+	if err != nil {
+		return err
+	}
+	var dead []string
+	for rows.Next() {
+		var id, owner, last string
+		if err := rows.Scan(&id, &owner, &last); err != nil {
+			rows.Close()
+			return err
+		}
+		if !ownerAlive(owner, ParseTime(last)) {
+			dead = append(dead, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, id := range dead {
+		if _, err := tx.Exec(`UPDATE episodes SET status='interrupted', end_reason=CASE WHEN end_reason='' THEN 'interrupted' ELSE end_reason END,
+			ended_at=COALESCE(ended_at, (SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
+			WHERE id=? AND status='recording'`, id); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// processOwner names this process for episodes.owner: "host|pid|token".
+func processOwner() string {
+	host, _ := os.Hostname()
+	pid := os.Getpid()
+	return host + "|" + strconv.Itoa(pid) + "|" + startToken(pid)
+}
+
+// startToken identifies one run of process pid: the boot id and the
+// process's start time in clock ticks since boot (/proc/PID/stat field 22).
+// Where /proc is missing it is "" and only the pid is checked.
+func startToken(pid int) string {
+	st, _, ok := procStat(pid)
+	if !ok {
+		return ""
+	}
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(boot)) + ":" + st
+}
+
+// procStat reads a process's start time and state from /proc.
+func procStat(pid int) (start, state string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", "", false
+	}
+	// The command name is in parentheses and may hold spaces: fields start
+	// after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return "", "", false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return "", "", false
+	}
+	return f[19], f[0], true
+}
+
+// ownerAlive reports whether the process that owns a recording episode may
+// still be running. Unknown owners (episodes from before the owner column)
+// count as dead; owners on another host count as alive until the episode has
+// been silent for staleForeignRecording.
+func ownerAlive(owner string, lastActivity time.Time) bool {
+	parts := strings.SplitN(owner, "|", 3)
+	if len(parts) != 3 {
+		return false
+	}
+	host, _ := os.Hostname()
+	if parts[0] != host {
+		return time.Since(lastActivity) < staleForeignRecording
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		// No /proc: ask the kernel whether the pid exists.
+		return syscall.Kill(pid, 0) == nil
+	}
+	_, state, ok := procStat(pid)
+	if !ok || state == "Z" || state == "X" {
+		return false
+	}
+	return parts[2] == "" || parts[2] == startToken(pid)
 }
 
 // Path is the database file.

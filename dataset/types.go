@@ -45,6 +45,7 @@ type Task struct {
 	Category  string
 	StartURL  string
 	Source    string
+	SourceID  string // the row's id in the file it was imported from, if any
 	Check     *action.Check
 	Archived  bool
 	CreatedAt time.Time
@@ -66,6 +67,11 @@ type Episode struct {
 	NumSteps    int
 	StartedAt   time.Time
 	EndedAt     *time.Time
+	// Owner is the recording process ("host|pid|start token"); see Open.
+	Owner string
+	// Goal and Category are the task's, filled by GetEpisode and ListEpisodes.
+	Goal     string
+	Category string
 }
 
 // Step is one stored observation: index 0 is the reset, k ≥ 1 the result of

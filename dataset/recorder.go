@@ -1,0 +1,312 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// SourceAdhoc is the source of tasks the recorder makes for a start URL
+// when it is given no task.
+const SourceAdhoc = "adhoc"
+
+// RecorderOptions say what the recorder's episodes are of and by whom.
+type RecorderOptions struct {
+	// TaskID is the task of the episodes. When empty, the recorder uses (or
+	// makes) an ad-hoc task for each Reset's start URL, with Goal and
+	// Category below.
+	TaskID string
+	// Annotator is the person's name, or "agent:NAME" for an agent.
+	Annotator string
+	// Goal and Category of ad-hoc tasks (defaults: "Browse <url>" and
+	// navigation).
+	Goal, Category string
+}
+
+// ErrNotSaved wraps every error of a step or reset that was done by the
+// engine but could not be written to the store.
+var ErrNotSaved = errors.New("not saved")
+
+// Recorder wraps an engine and writes every observation to the store before
+// returning it: Reset creates the episode and commits step 0, every Step
+// commits its step, each in its own transaction. It is an engine.Engine
+// itself, so the live view and the OpenEnv server use it in place of the
+// engine, and it streams the inner engine's live frames when it has them.
+type Recorder struct {
+	store *Store
+	eng   engine.Engine
+
+	mu     sync.Mutex
+	opts   RecorderOptions
+	ep     string // current (or last) episode
+	next   int    // index of the next step
+	open   bool   // the episode is recording
+	failed error  // a write failure that stopped the episode's recording
+	closed bool
+}
+
+var (
+	_ engine.Engine     = (*Recorder)(nil)
+	_ engine.LiveFrames = (*Recorder)(nil)
+)
+
+// NewRecorder wraps eng. Nothing is written until Reset.
+func NewRecorder(s *Store, eng engine.Engine, opts RecorderOptions) *Recorder {
+	return &Recorder{store: s, eng: eng, opts: opts}
+}
+
+// SetTask changes the task of the next episode (the current one keeps its).
+func (r *Recorder) SetTask(taskID string) {
+	r.mu.Lock()
+	r.opts.TaskID = taskID
+	r.mu.Unlock()
+}
+
+// SetAnnotator changes the annotator of the next episode.
+func (r *Recorder) SetAnnotator(name string) {
+	r.mu.Lock()
+	r.opts.Annotator = name
+	r.mu.Unlock()
+}
+
+// EpisodeID is the current (or last) episode's id, "" before the first Reset.
+func (r *Recorder) EpisodeID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ep
+}
+
+// Recording reports whether an episode is open and being recorded.
+func (r *Recorder) Recording() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.open && r.failed == nil
+}
+
+// Inner is the wrapped engine.
+func (r *Recorder) Inner() engine.Engine { return r.eng }
+
+// task resolves the episode's task and fills the reset options from it.
+func (r *Recorder) task(opts *engine.ResetOptions) (Task, error) {
+	if r.opts.TaskID != "" {
+		t, err := r.store.GetTask(r.opts.TaskID)
+		if err != nil {
+			return Task{}, err
+		}
+		if strings.TrimSpace(opts.StartURL) == "" {
+			opts.StartURL = t.StartURL
+		}
+		if opts.Check == nil {
+			opts.Check = t.Check
+		}
+		return t, nil
+	}
+	if strings.TrimSpace(opts.StartURL) == "" {
+		return Task{}, errors.New("no task and no start URL: choose a task, or give a start URL")
+	}
+	goal := r.opts.Goal
+	if goal == "" {
+		goal = "Browse " + strings.TrimSpace(opts.StartURL)
+	}
+	if t, ok, err := r.store.FindTask(goal, opts.StartURL); err != nil || ok {
+		return t, err
+	}
+	cat := r.opts.Category
+	if cat == "" {
+		cat = Navigation
+	}
+	t, err := r.store.AddTask(Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
+	if errors.Is(err, ErrDuplicateTask) { // made by another program meanwhile
+		t, _, err = r.store.FindTask(goal, opts.StartURL)
+	}
+	return t, err
+}
+
+// Reset starts a new episode: the engine resets, then the episode (status
+// recording, action set and engine details) and step 0 are committed in one
+// transaction before the observation is returned. An episode still
+// recording is marked interrupted first.
+func (r *Recorder) Reset(ctx context.Context, opts engine.ResetOptions) (engine.Observation, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return engine.Observation{}, errors.New("the recorder is closed")
+	}
+	if strings.TrimSpace(r.opts.Annotator) == "" {
+		return engine.Observation{}, errors.New("no annotator: set your name before recording (or agent:NAME for an agent)")
+	}
+	r.stopCurrent()
+	t, err := r.task(&opts)
+	if err != nil {
+		return engine.Observation{}, err
+	}
+	if opts.EpisodeID == "" {
+		opts.EpisodeID = uuid.NewString()
+	} else if _, err := r.store.GetEpisode(opts.EpisodeID); err == nil {
+		opts.EpisodeID = uuid.NewString() // ids are never reused
+	}
+	obs, err := r.eng.Reset(ctx, opts)
+	if err != nil {
+		return obs, err
+	}
+	info := r.eng.Info()
+	ij, _ := json.Marshal(info)
+	set := info.ActionSet
+	if set == "" {
+		set = action.SetDefault
+	}
+	ep := Episode{ID: opts.EpisodeID, TaskID: t.ID, Annotator: r.opts.Annotator, ActionSet: set, EngineJSON: string(ij)}
+	if err := r.saveReset(ep, obs); err != nil {
+		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
+	}
+	r.ep, r.next, r.open, r.failed = ep.ID, 1, !obs.Done, nil
+	return obs, nil
+}
+
+func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
+	s := r.store
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
+	}
+	defer tx.Rollback()
+	if err := s.insertEpisode(tx, &ep); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotSaved, err)
+	}
+	if err := s.insertStep(tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotSaved, err)
+	}
+	if obs.Done {
+		if err := s.endEpisode(tx, ep.ID, endOf(obs)); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
+	}
+	return nil
+}
+
+func stepOf(ep string, idx int, a *action.Action, actionJSON string, obs engine.Observation) Step {
+	return Step{EpisodeID: ep, Index: idx, Action: a, ActionJSON: actionJSON, URL: obs.URL, Title: obs.Title,
+		Error: obs.Error, Done: obs.Done, Screenshot: obs.Screenshot, Timings: obs.Timings, CreatedAt: time.Now()}
+}
+
+func endOf(obs engine.Observation) episodeEnd {
+	reason := obs.EndReason
+	if reason == "" {
+		reason = action.EndFinished
+	}
+	return episodeEnd{status: StatusFinished, reason: reason, answer: obs.Answer, finalURL: obs.URL, reward: obs.Reward}
+}
+
+// Step performs one action and commits its step before returning. An
+// invalid action (*action.ValidationError) is returned as is and nothing is
+// recorded. When the observation ends the episode, the same transaction sets
+// the episode finished with its end reason, final answer, final URL and
+// automatic reward. If the step cannot be written (disk full, database
+// locked), the error wraps ErrNotSaved, the step is not reported, and the
+// episode's recording stops with every earlier step kept.
+func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return engine.Observation{}, errors.New("the recorder is closed")
+	}
+	if r.failed != nil {
+		return engine.Observation{}, fmt.Errorf("recording of this episode stopped after a step could not be saved (%v); its %d saved steps are kept — start a new episode", r.failed, r.next)
+	}
+	if !r.open {
+		// Nothing to record into: let the engine answer (it refuses steps
+		// before a reset and after the end).
+		return r.eng.Step(ctx, a)
+	}
+	aj, err := a.MarshalJSON()
+	if err != nil {
+		return engine.Observation{}, err
+	}
+	obs, err := r.eng.Step(ctx, a)
+	if err != nil {
+		return obs, err
+	}
+	st := stepOf(r.ep, r.next, &a, string(aj), obs)
+	var end *episodeEnd
+	if obs.Done {
+		e := endOf(obs)
+		end = &e
+	}
+	if err := r.store.appendStep(st, end); err != nil {
+		r.failed = err
+		return engine.Observation{}, fmt.Errorf("step %d (%s) was done in the browser but %w: %w; recording of this episode stopped, its %d earlier steps are kept",
+			r.next, a.String(), ErrNotSaved, err, r.next)
+	}
+	r.next++
+	if obs.Done {
+		r.open = false
+	}
+	return obs, nil
+}
+
+// stopCurrent marks a recording (or failed) episode interrupted; a failure
+// to do so is harmless: the next Open after this program ends does it.
+func (r *Recorder) stopCurrent() error {
+	if r.ep == "" || (!r.open && r.failed == nil) {
+		return nil
+	}
+	r.open = false
+	return r.store.InterruptEpisode(r.ep)
+}
+
+// Discard marks the current (or last) episode discarded; its steps are kept.
+// The next Reset starts a new episode.
+func (r *Recorder) Discard() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ep == "" {
+		return errors.New("there is no episode to discard")
+	}
+	if err := r.store.DiscardEpisode(r.ep); err != nil {
+		return err
+	}
+	r.open, r.failed = false, nil
+	return nil
+}
+
+// State is the engine's.
+func (r *Recorder) State() engine.State { return r.eng.State() }
+
+// Info is the engine's.
+func (r *Recorder) Info() engine.Info { return r.eng.Info() }
+
+// Frames forwards the inner engine's live frames; if it has none, the
+// channel is closed at once.
+func (r *Recorder) Frames() <-chan engine.Frame {
+	if lf, ok := r.eng.(engine.LiveFrames); ok {
+		return lf.Frames()
+	}
+	ch := make(chan engine.Frame)
+	close(ch)
+	return ch
+}
+
+// Close marks an episode still recording interrupted and closes the engine.
+// It is safe to call more than once.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	err := r.stopCurrent()
+	return errors.Join(err, r.eng.Close())
+}

@@ -1,0 +1,141 @@
+package dataset
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+
+	"waymark/engine/action"
+)
+
+// ErrStepExists is returned when a step index is already stored.
+var ErrStepExists = errors.New("this step is already stored")
+
+// AppendStep stores one step of a recording episode in its own transaction
+// and counts it in the episode's num_steps. The screenshot is stored as
+// given; no thumbnail work is done here (see Thumbnail).
+func (s *Store) AppendStep(st Step) error {
+	return s.appendStep(st, nil)
+}
+
+// appendStep stores st and, when end is set, ends the episode in the same
+// transaction, so a reported step and the episode's status never disagree.
+func (s *Store) appendStep(st Step, end *episodeEnd) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	defer tx.Rollback()
+	if err := s.insertStep(tx, st); err != nil {
+		return err
+	}
+	if end != nil {
+		if err := s.endEpisode(tx, st.EpisodeID, *end); err != nil {
+			return s.explainWriteError(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.explainWriteError(err)
+	}
+	return nil
+}
+
+func (s *Store) insertStep(tx *sql.Tx, st Step) error {
+	var actionJSON any
+	op := ""
+	if st.ActionJSON != "" {
+		actionJSON = st.ActionJSON
+	} else if st.Action != nil {
+		b, err := json.Marshal(*st.Action)
+		if err != nil {
+			return err
+		}
+		actionJSON = string(b)
+	}
+	if st.Action != nil {
+		op = st.Action.Op
+	}
+	created := st.CreatedAt
+	if created.IsZero() {
+		created = time.Now()
+	}
+	var shot any
+	if len(st.Screenshot) > 0 {
+		shot = st.Screenshot
+	}
+	_, err := tx.Exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
+		action_ms, settle_ms, capture_ms, total_ms, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		st.EpisodeID, st.Index, actionJSON, op, st.URL, st.Title, st.Error, st.Done, shot,
+		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created))
+	if err != nil {
+		if isPrimaryKeyViolation(err) {
+			return fmt.Errorf("%w: episode %s step %d", ErrStepExists, st.EpisodeID, st.Index)
+		}
+		if isForeignKeyViolation(err) {
+			return fmt.Errorf("episode %s: %w", st.EpisodeID, ErrNotFound)
+		}
+		return s.explainWriteError(err)
+	}
+	if st.Index > 0 {
+		if _, err := tx.Exec(`UPDATE episodes SET num_steps = MAX(num_steps, ?) WHERE id=?`, st.Index, st.EpisodeID); err != nil {
+			return s.explainWriteError(err)
+		}
+	}
+	return nil
+}
+
+// Steps lists an episode's steps in order, without their screenshots (see
+// Screenshot and Thumbnail).
+func (s *Store) Steps(episodeID string) ([]Step, error) {
+	rows, err := s.db.Query(`SELECT idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at
+		FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Step
+	for rows.Next() {
+		st := Step{EpisodeID: episodeID}
+		var created string
+		if err := rows.Scan(&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
+			&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created); err != nil {
+			return nil, err
+		}
+		st.CreatedAt = ParseTime(created)
+		if st.ActionJSON != "" {
+			// Stored actions were accepted by an engine; parse leniently
+			// (any set) so a later vocabulary change still reads them.
+			a, err := action.Parse([]byte(st.ActionJSON), action.SetExtended)
+			if err == nil {
+				st.Action = &a
+			} else {
+				var raw action.Action
+				if json.Unmarshal([]byte(st.ActionJSON), &raw) == nil {
+					st.Action = &raw
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// Screenshot returns the PNG stored with step idx of an episode (nil, nil
+// when the step has none, for example after a renderer timeout).
+func (s *Store) Screenshot(episodeID string, idx int) ([]byte, error) {
+	var b []byte
+	err := s.db.QueryRow(`SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("episode %s step %d: %w", episodeID, idx, ErrNotFound)
+	}
+	return b, err
+}
+
+func isForeignKeyViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
+}

@@ -1,0 +1,366 @@
+package dataset
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/mattn/go-sqlite3"
+
+	"waymark/engine/action"
+)
+
+// Task errors.
+var (
+	ErrInvalidTask     = errors.New("invalid task")
+	ErrDuplicateTask   = errors.New("a task with this goal and start URL already exists")
+	ErrTaskHasEpisodes = errors.New("the task has recorded episodes")
+	ErrInvalidCategory = errors.New("unknown category")
+	errEmptyGoal       = errors.New("the goal is empty")
+)
+
+const (
+	maxGoalLen = 4000
+	// demonstratedEpisodes selects a task's finished episodes by people.
+	demonstratedEpisodes = `SELECT 1 FROM episodes e WHERE e.task_id = t.id AND e.status = 'finished' AND e.annotator NOT LIKE 'agent:%'`
+)
+
+// ValidCategory reports whether c is one of Categories.
+func ValidCategory(c string) bool { return slices.Contains(Categories, c) }
+
+// ValidateTask checks a task and tidies it in place (trims the goal and the
+// URL). The error wraps ErrInvalidTask and says what to fix.
+func ValidateTask(t *Task) error {
+	t.Goal = strings.TrimSpace(t.Goal)
+	t.StartURL = strings.TrimSpace(t.StartURL)
+	t.Category = strings.TrimSpace(t.Category)
+	if t.Goal == "" {
+		return fmt.Errorf("%w: %v; write what the person should do", ErrInvalidTask, errEmptyGoal)
+	}
+	if len(t.Goal) > maxGoalLen {
+		return fmt.Errorf("%w: the goal is %d characters long, at most %d are allowed", ErrInvalidTask, len(t.Goal), maxGoalLen)
+	}
+	if !ValidCategory(t.Category) {
+		return fmt.Errorf("%w: %w %q; use one of %s", ErrInvalidTask, ErrInvalidCategory, t.Category, strings.Join(Categories, ", "))
+	}
+	if err := action.CheckURL(t.StartURL); err != nil {
+		return fmt.Errorf("%w: start URL %q: %v (for example https://example.com/)", ErrInvalidTask, t.StartURL, err)
+	}
+	if c := t.Check; c != nil {
+		switch c.Kind {
+		case action.CheckKindAnswer:
+			if strings.TrimSpace(c.Answer) == "" {
+				return fmt.Errorf("%w: the answer check has no expected answer", ErrInvalidTask)
+			}
+		case action.CheckKindURL:
+			if strings.TrimSpace(c.URL) == "" {
+				return fmt.Errorf("%w: the URL check has no pattern", ErrInvalidTask)
+			}
+			if _, err := regexp.Compile(c.URL); err != nil {
+				return fmt.Errorf("%w: the URL check's pattern %q is not a valid regular expression: %v", ErrInvalidTask, c.URL, err)
+			}
+		case action.CheckKindJS:
+			if strings.TrimSpace(c.JS) == "" {
+				return fmt.Errorf("%w: the page check has no JavaScript expression", ErrInvalidTask)
+			}
+		default:
+			return fmt.Errorf("%w: unknown check kind %q; use answer, url or js", ErrInvalidTask, c.Kind)
+		}
+	}
+	return nil
+}
+
+func checkJSON(c *action.Check) (any, error) {
+	if c == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+// AddTask validates and stores a new task and returns it with its id and
+// times. A task with the same goal and start URL is refused with
+// ErrDuplicateTask.
+func (s *Store) AddTask(t Task) (Task, error) {
+	if err := ValidateTask(&t); err != nil {
+		return Task{}, err
+	}
+	if t.ID == "" {
+		t.ID = uuid.NewString()
+	}
+	cj, err := checkJSON(t.Check)
+	if err != nil {
+		return Task{}, err
+	}
+	ts := now()
+	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, archived, created_at, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`,
+		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.Archived, ts, ts)
+	if err != nil {
+		return Task{}, s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Task{}, fmt.Errorf("%w: %q at %s", ErrDuplicateTask, t.Goal, t.StartURL)
+	}
+	t.CreatedAt, t.UpdatedAt = ParseTime(ts), ParseTime(ts)
+	return t, nil
+}
+
+// UpdateTask changes a task's goal, category, start URL, source and check.
+func (s *Store) UpdateTask(t Task) error {
+	if err := ValidateTask(&t); err != nil {
+		return err
+	}
+	cj, err := checkJSON(t.Check)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.Exec(`UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, updated_at=? WHERE id=?`,
+		t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, now(), t.ID)
+	if err != nil {
+		if isUniqueViolation(err) {
+			return fmt.Errorf("%w: %q at %s", ErrDuplicateTask, t.Goal, t.StartURL)
+		}
+		return s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("task %s: %w", t.ID, ErrNotFound)
+	}
+	return nil
+}
+
+// ArchiveTask hides a task from the lists (archived=true) or brings it back.
+// Archiving keeps the task and all its episodes.
+func (s *Store) ArchiveTask(id string, archived bool) error {
+	res, err := s.db.Exec(`UPDATE tasks SET archived=?, updated_at=? WHERE id=?`, archived, now(), id)
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteTask removes a task that has no episodes. A task with episodes is
+// refused with ErrTaskHasEpisodes: archive it instead.
+func (s *Store) DeleteTask(id string) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM episodes WHERE task_id=?`, id).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("%w (%d); archive it instead, so its episodes keep their task", ErrTaskHasEpisodes, n)
+	}
+	res, err := tx.Exec(`DELETE FROM tasks WHERE id=?`, id)
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	return s.explainWriteError(tx.Commit())
+}
+
+const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.archived, t.created_at, t.updated_at`
+
+func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
+	var t Task
+	var cj sql.NullString
+	var created, updated string
+	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.Archived, &created, &updated}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return Task{}, err
+	}
+	if cj.Valid && cj.String != "" {
+		var c action.Check
+		if err := json.Unmarshal([]byte(cj.String), &c); err == nil {
+			t.Check = &c
+		}
+	}
+	t.CreatedAt, t.UpdatedAt = ParseTime(created), ParseTime(updated)
+	return t, nil
+}
+
+// GetTask reads one task; a missing id gives an error wrapping ErrNotFound.
+func (s *Store) GetTask(id string) (Task, error) {
+	t, err := scanTask(s.db.QueryRow(`SELECT `+taskColumns+` FROM tasks t WHERE t.id=?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	return t, err
+}
+
+// FindTask returns the task with this goal and start URL, if any.
+func (s *Store) FindTask(goal, startURL string) (Task, bool, error) {
+	t, err := scanTask(s.db.QueryRow(`SELECT `+taskColumns+` FROM tasks t WHERE t.goal=? AND t.start_url=?`,
+		strings.TrimSpace(goal), strings.TrimSpace(startURL)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, false, nil
+	}
+	return t, err == nil, err
+}
+
+// TaskFilter selects tasks. Zero values select everything not archived.
+type TaskFilter struct {
+	Category string
+	Source   string
+	// Archived: false lists active tasks, true lists archived ones.
+	Archived bool
+	// NotDemonstrated keeps tasks with no finished episode by a person
+	// (agent rollouts, annotator "agent:…", do not count).
+	NotDemonstrated bool
+	// Search matches the goal, the start URL or the source (case-insensitive
+	// substring).
+	Search        string
+	Limit, Offset int
+}
+
+func (f TaskFilter) where() (string, []any) {
+	conds := []string{"t.archived = ?"}
+	args := []any{f.Archived}
+	if f.Category != "" {
+		conds = append(conds, "t.category = ?")
+		args = append(args, f.Category)
+	}
+	if f.Source != "" {
+		conds = append(conds, "t.source = ?")
+		args = append(args, f.Source)
+	}
+	if f.NotDemonstrated {
+		conds = append(conds, "NOT EXISTS ("+demonstratedEpisodes+")")
+	}
+	if q := strings.TrimSpace(f.Search); q != "" {
+		like := "%" + escapeLike(strings.ToLower(q)) + "%"
+		conds = append(conds, `(lower(t.goal) LIKE ? ESCAPE '\' OR lower(t.start_url) LIKE ? ESCAPE '\' OR lower(t.source) LIKE ? ESCAPE '\')`)
+		args = append(args, like, like, like)
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// TaskItem is a task in a list, with how often it was demonstrated.
+type TaskItem struct {
+	Task
+	// Episodes counts all the task's episodes; Demonstrations the finished
+	// ones by people.
+	Episodes, Demonstrations int
+}
+
+// ListTasks lists tasks, sorted by category (canonical order), then source
+// and goal.
+func (s *Store) ListTasks(f TaskFilter) ([]TaskItem, error) {
+	where, args := f.where()
+	q := `SELECT ` + taskColumns + `,
+		(SELECT COUNT(*) FROM episodes e WHERE e.task_id = t.id),
+		(SELECT COUNT(*) FROM episodes e WHERE e.task_id = t.id AND e.status = 'finished' AND e.annotator NOT LIKE 'agent:%')
+		FROM tasks t` + where + `
+		ORDER BY CASE t.category WHEN 'information' THEN 0 WHEN 'navigation' THEN 1 ELSE 2 END, t.source, t.goal`
+	q, args = limitOffset(q, args, f.Limit, f.Offset)
+	rows, err := s.db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TaskItem
+	for rows.Next() {
+		var it TaskItem
+		t, err := scanTask(rows, &it.Episodes, &it.Demonstrations)
+		if err != nil {
+			return nil, err
+		}
+		it.Task = t
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+func limitOffset(q string, args []any, limit, offset int) (string, []any) {
+	if limit > 0 || offset > 0 {
+		if limit <= 0 {
+			limit = -1
+		}
+		q += " LIMIT ? OFFSET ?"
+		args = append(args, limit, offset)
+	}
+	return q, args
+}
+
+// TaskCounts counts the tasks a filter selects (Limit and Offset ignored).
+type TaskCounts struct {
+	Total           int
+	ByCategory      map[string]int
+	BySource        map[string]int
+	Demonstrated    int
+	NotDemonstrated int
+}
+
+// CountTasks counts the tasks f selects by category, by source and by
+// whether a person demonstrated them.
+func (s *Store) CountTasks(f TaskFilter) (TaskCounts, error) {
+	f.Limit, f.Offset = 0, 0
+	where, args := f.where()
+	rows, err := s.db.Query(`SELECT t.category, t.source, EXISTS (`+demonstratedEpisodes+`), COUNT(*) FROM tasks t`+where+
+		` GROUP BY 1, 2, 3`, args...)
+	if err != nil {
+		return TaskCounts{}, err
+	}
+	defer rows.Close()
+	c := TaskCounts{ByCategory: map[string]int{}, BySource: map[string]int{}}
+	for rows.Next() {
+		var cat, src string
+		var demo bool
+		var n int
+		if err := rows.Scan(&cat, &src, &demo, &n); err != nil {
+			return TaskCounts{}, err
+		}
+		c.Total += n
+		c.ByCategory[cat] += n
+		c.BySource[src] += n
+		if demo {
+			c.Demonstrated += n
+		} else {
+			c.NotDemonstrated += n
+		}
+	}
+	return c, rows.Err()
+}
+
+// Sources lists the distinct task sources, for a filter menu.
+func (s *Store) Sources() ([]string, error) {
+	rows, err := s.db.Query(`SELECT DISTINCT source FROM tasks ORDER BY source`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func isUniqueViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
