@@ -127,7 +127,8 @@ func explainOpenError(path string, err error) error {
 	switch {
 	case errors.Is(err, ErrNewerSchema):
 		return fmt.Errorf("%s: %w; update Waymark to open it (the file was not changed)", path, err)
-	case errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt):
+	case errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt ||
+		strings.Contains(se.Error(), "unsupported file format") || strings.Contains(se.Error(), "malformed")):
 		return fmt.Errorf("%s: %w (%v); it was not changed — choose another file with --db, or restore a backup", path, ErrNotDatabase, se)
 	case errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked):
 		return fmt.Errorf("%s: %w; close the other Waymark using it and try again", path, ErrLocked)
