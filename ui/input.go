@@ -1,0 +1,298 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"waymark/engine/action"
+)
+
+// Default pauses of the input mapper.
+const (
+	// TypingPause is how long typing must pause before the buffered text is
+	// sent as one type action.
+	TypingPause = 600 * time.Millisecond
+	// WheelPause ends a wheel gesture: notches closer together than this
+	// become one scroll action.
+	WheelPause = 250 * time.Millisecond
+	// WheelPixelsPerUnit turns Fyne's wheel units (25 per notch on Linux)
+	// into page pixels (100 per notch, as Chrome scrolls).
+	WheelPixelsPerUnit = 4
+)
+
+// MapperEvents are what a Mapper reports. Each may be nil. They are called
+// with the mapper's lock held, on whatever goroutine fed the input or fired
+// a pause timer: they must not block and must not call back into the Mapper.
+type MapperEvents struct {
+	// Emit receives every action, in the order the person made the inputs.
+	Emit func(action.Action)
+	// Pending shows the text typed but not sent yet ("" when none), and the
+	// scroll being gathered (0 when none).
+	Pending func(text string, scrollDY int)
+	// Refused explains an input the action set cannot express.
+	Refused func(msg string)
+}
+
+// Mapper turns raw input from the live view into actions of one action set:
+// runes are buffered and sent as one type action on a pause, a click, a
+// special key or any other action; wheel notches are gathered into one
+// scroll per gesture. It is safe for concurrent use (the pause timers fire on
+// their own goroutines).
+type Mapper struct {
+	mu         sync.Mutex
+	set        action.Set
+	ev         MapperEvents
+	typePause  time.Duration
+	wheelPause time.Duration
+
+	buf       []rune
+	typeGen   int
+	wheel     float64 // page pixels, positive = down
+	wheelOn   bool
+	wheelGen  int
+	typeTimer *time.Timer
+	whTimer   *time.Timer
+}
+
+// NewMapper makes a mapper for the action set with the default pauses.
+func NewMapper(set action.Set, ev MapperEvents) *Mapper {
+	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause}
+}
+
+// SetPauses changes the typing and wheel pauses (tests shorten them).
+func (m *Mapper) SetPauses(typing, wheel time.Duration) {
+	m.mu.Lock()
+	m.typePause, m.wheelPause = typing, wheel
+	m.mu.Unlock()
+}
+
+// Set is the action set the mapper produces.
+func (m *Mapper) Set() action.Set {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.set
+}
+
+// Rune buffers one typed character.
+func (m *Mapper) Rune(r rune) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r < ' ' || r == 0x7f {
+		return // control characters arrive as keys
+	}
+	m.flushWheelLocked()
+	m.buf = append(m.buf, r)
+	if len(m.buf) >= action.MaxTextLen {
+		m.flushTextLocked()
+		return
+	}
+	m.typeGen++
+	gen := m.typeGen
+	if m.typeTimer != nil {
+		m.typeTimer.Stop()
+	}
+	m.typeTimer = time.AfterFunc(m.typePause, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.typeGen == gen {
+			m.flushTextLocked()
+		}
+	})
+	m.pendingLocked()
+}
+
+// Text types a whole string at once (a paste): pending text is kept in
+// front of it and everything goes out as soon as the pause ends.
+func (m *Mapper) Text(s string) {
+	for _, r := range s {
+		switch r {
+		case '\n':
+			m.Key(fyne.KeyReturn, false)
+		case '\t':
+			m.Key(fyne.KeyTab, false)
+		case '\r':
+		default:
+			m.Rune(r)
+		}
+	}
+}
+
+// Key handles a typed key. Action keys flush pending input and become a key
+// action; keys that type characters are ignored (their runes arrive);
+// others are refused.
+func (m *Mapper) Key(k fyne.KeyName, shift bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name, res := MapKey(k, shift, m.set)
+	switch res {
+	case KeyAction:
+		m.emitLocked(action.PressKey(name))
+	case KeyRefused:
+		m.refuseLocked(fmt.Sprintf("Key %s not sent: the %s action set has no such key.", readableKey(name), m.set))
+	}
+}
+
+// Shortcut handles a Ctrl/Alt combination. Ctrl+A becomes CTRL+A and a paste
+// types the clipboard's text; it reports false for the others, which are
+// not page input (the caller may treat them as app shortcuts).
+func (m *Mapper) Shortcut(s fyne.Shortcut) bool {
+	switch sc := s.(type) {
+	case *fyne.ShortcutSelectAll:
+		m.Do(action.PressKey("CTRL+A"))
+		return true
+	case *fyne.ShortcutPaste:
+		if sc.Clipboard != nil {
+			if txt := sc.Clipboard.Content(); txt != "" {
+				m.Text(txt)
+				return true
+			}
+		}
+		m.Refuse("Paste not sent: the clipboard holds no text.")
+		return true
+	}
+	return false
+}
+
+// Click flushes pending input, then sends a click at viewport pixel x,y.
+func (m *Mapper) Click(x, y int) { m.Do(action.ClickAt(x, y)) }
+
+// Drag is a press at x,y and a release at x2,y2 more than a few pixels
+// away: the extended set records it as a drag; the default set cannot.
+func (m *Mapper) Drag(x, y, x2, y2 int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.set.HasOp(action.Drag) {
+		m.refuseLocked("Drag not sent: the default action set has no drag (choose the extended set in Settings).")
+		return
+	}
+	m.emitLocked(action.Action{Op: action.Drag, X: action.Int(x), Y: action.Int(y), X2: action.Int(x2), Y2: action.Int(y2)})
+}
+
+// Wheel adds one wheel event. fyneDY is Fyne's ScrollEvent.Scrolled.DY:
+// positive when the wheel turns up (away from the person), which scrolls
+// the page up, so the page delta is its negation.
+func (m *Mapper) Wheel(fyneDY float32) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if fyneDY == 0 {
+		return
+	}
+	m.flushTextLocked()
+	m.wheel += -float64(fyneDY) * WheelPixelsPerUnit
+	m.wheelOn = true
+	m.wheelGen++
+	gen := m.wheelGen
+	if m.whTimer != nil {
+		m.whTimer.Stop()
+	}
+	m.whTimer = time.AfterFunc(m.wheelPause, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.wheelGen == gen {
+			m.flushWheelLocked()
+		}
+	})
+	m.pendingLocked()
+}
+
+// Do flushes pending text and scroll, then emits a.
+func (m *Mapper) Do(a action.Action) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.emitLocked(a)
+}
+
+// Flush sends pending text and scroll now.
+func (m *Mapper) Flush() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.flushTextLocked()
+	m.flushWheelLocked()
+}
+
+// Drop forgets pending text and scroll without sending them (the episode
+// was discarded).
+func (m *Mapper) Drop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.buf = nil
+	m.typeGen++
+	m.wheel, m.wheelOn = 0, false
+	m.wheelGen++
+	m.pendingLocked()
+}
+
+// Refuse reports input that cannot be sent.
+func (m *Mapper) Refuse(msg string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refuseLocked(msg)
+}
+
+func (m *Mapper) emitLocked(a action.Action) {
+	m.flushTextLocked()
+	m.flushWheelLocked()
+	m.send(a)
+}
+
+func (m *Mapper) flushTextLocked() {
+	m.typeGen++
+	if len(m.buf) == 0 {
+		return
+	}
+	text := string(m.buf)
+	m.buf = nil
+	m.send(action.TypeText(text))
+	m.pendingLocked()
+}
+
+func (m *Mapper) flushWheelLocked() {
+	m.wheelGen++
+	if !m.wheelOn {
+		return
+	}
+	dy := int(math.Round(m.wheel))
+	m.wheel, m.wheelOn = 0, false
+	dy = clamp(dy, -action.MaxScroll, action.MaxScroll)
+	if dy != 0 {
+		m.send(action.ScrollBy(dy))
+	}
+	m.pendingLocked()
+}
+
+func (m *Mapper) send(a action.Action) {
+	if m.ev.Emit != nil {
+		m.ev.Emit(a)
+	}
+}
+
+func (m *Mapper) pendingLocked() {
+	if m.ev.Pending != nil {
+		dy := 0
+		if m.wheelOn {
+			dy = clamp(int(math.Round(m.wheel)), -action.MaxScroll, action.MaxScroll)
+		}
+		m.ev.Pending(string(m.buf), dy)
+	}
+}
+
+func (m *Mapper) refuseLocked(msg string) {
+	if m.ev.Refused != nil {
+		m.ev.Refused(msg)
+	}
+}
+
+// readableKey names a key for a message.
+func readableKey(name string) string {
+	switch fyne.KeyName(name) {
+	case fyne.KeyPageUp:
+		return "Page Up"
+	case fyne.KeyPageDown:
+		return "Page Down"
+	}
+	return name
+}

@@ -1,0 +1,458 @@
+package ui
+
+import (
+	"image"
+	"image/color"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/engine/action"
+)
+
+// InputSink receives what the person does in the live view, already mapped
+// to viewport pixels. *Mapper implements it.
+type InputSink interface {
+	Click(x, y int)
+	Drag(x, y, x2, y2 int)
+	Rune(r rune)
+	Key(k fyne.KeyName, shift bool)
+	Wheel(fyneDY float32)
+	Shortcut(s fyne.Shortcut) bool
+	Refuse(msg string)
+}
+
+// dragThreshold is how far (viewport pixels) the pointer must move between
+// press and release for the gesture to be a drag rather than a click.
+const dragThreshold = 4
+
+// LiveView shows the page at exactly 800×600 logical pixels and turns mouse,
+// wheel and keyboard input into viewport-pixel input for its sink. Put it in
+// a layout that gives it its MinSize (container.NewCenter), or positions
+// stop being exact. All methods must be called on the Fyne goroutine.
+type LiveView struct {
+	widget.BaseWidget
+
+	// Sink gets the input; nil refuses everything.
+	Sink InputSink
+	// OnShortcut gets shortcuts that are not page input (toolbar keys).
+	OnShortcut func(fyne.Shortcut) bool
+	// OnTouched is called on any pointer or key input (e.g. to leave the
+	// step preview).
+	OnTouched func()
+	// Schedule runs fn on the Fyne goroutine after d (set by the bridge);
+	// without it the click marker stays until the next click.
+	Schedule func(d time.Duration, fn func())
+
+	img      *canvas.Image
+	still    *canvas.Image
+	bg       *canvas.Rectangle
+	hint     *canvas.Text
+	marker   *canvas.Circle
+	markDot  *canvas.Circle
+	overlay  []fyne.CanvasObject
+	badgeBG  *canvas.Rectangle
+	badge    *canvas.Text
+	banner   *canvas.Rectangle
+	bannerTx *canvas.Text
+	focusBox *canvas.Rectangle
+	stillAct *action.Action
+
+	focused  bool
+	shift    bool
+	down     bool
+	downPos  fyne.Position
+	lastPos  fyne.Position
+	markGen  int
+	frames   uint64
+	lastSize fyne.Size
+}
+
+var (
+	_ fyne.Widget            = (*LiveView)(nil)
+	_ desktop.Mouseable      = (*LiveView)(nil)
+	_ desktop.Keyable        = (*LiveView)(nil)
+	_ fyne.Draggable         = (*LiveView)(nil)
+	_ fyne.Scrollable        = (*LiveView)(nil)
+	_ fyne.Tabbable          = (*LiveView)(nil)
+	_ fyne.Shortcutable      = (*LiveView)(nil)
+	_ fyne.Focusable         = (*LiveView)(nil)
+	_ desktop.Cursorable     = (*LiveView)(nil)
+	_ fyne.SecondaryTappable = (*LiveView)(nil)
+)
+
+// NewLiveView makes an empty live view.
+func NewLiveView(sink InputSink) *LiveView {
+	v := &LiveView{Sink: sink}
+	v.img = &canvas.Image{ScaleMode: canvas.ImageScaleFastest, FillMode: canvas.ImageFillStretch}
+	v.still = &canvas.Image{ScaleMode: canvas.ImageScaleFastest, FillMode: canvas.ImageFillStretch}
+	v.still.Hide()
+	v.bg = canvas.NewRectangle(color.NRGBA{0x1f, 0x24, 0x2b, 0xff})
+	v.hint = canvas.NewText("Choose a task and press Start", color.NRGBA{0xc8, 0xd0, 0xd8, 0xff})
+	v.hint.TextSize = 18
+	v.hint.Alignment = fyne.TextAlignCenter
+	v.marker = &canvas.Circle{StrokeColor: color.NRGBA{0xff, 0x3b, 0x30, 0xff}, StrokeWidth: 3, FillColor: color.NRGBA{0xff, 0x3b, 0x30, 0x40}}
+	v.markDot = &canvas.Circle{FillColor: color.NRGBA{0xff, 0x3b, 0x30, 0xff}}
+	v.marker.Hide()
+	v.markDot.Hide()
+	v.badgeBG = canvas.NewRectangle(color.NRGBA{0x10, 0x10, 0x10, 0xd0})
+	v.badgeBG.CornerRadius = 4
+	v.badge = canvas.NewText("", color.White)
+	v.badge.TextSize = 13
+	v.badge.TextStyle = fyne.TextStyle{Monospace: true}
+	v.badgeBG.Hide()
+	v.badge.Hide()
+	v.banner = canvas.NewRectangle(color.NRGBA{0x0b, 0x5c, 0x8e, 0xe6})
+	v.bannerTx = canvas.NewText("", color.White)
+	v.bannerTx.TextSize = 13
+	v.bannerTx.TextStyle = fyne.TextStyle{Bold: true}
+	v.banner.Hide()
+	v.bannerTx.Hide()
+	v.focusBox = &canvas.Rectangle{StrokeColor: theme.Color(theme.ColorNamePrimary), StrokeWidth: 2, FillColor: color.Transparent}
+	v.focusBox.Hide()
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// MinSize is the viewport's size in logical units.
+func (v *LiveView) MinSize() fyne.Size {
+	return fyne.NewSize(action.ViewportWidth, action.ViewportHeight)
+}
+
+// SetFrame shows a new live picture. img must not be changed afterwards
+// (the texture upload reads it later). Fyne goroutine only.
+func (v *LiveView) SetFrame(img *image.RGBA) {
+	if img == nil {
+		return
+	}
+	v.frames++
+	v.img.Image = img
+	if !v.hint.Hidden {
+		v.hint.Hide()
+	}
+	v.img.Refresh()
+}
+
+// FramesShown counts the frames given to SetFrame.
+func (v *LiveView) FramesShown() uint64 { return v.frames }
+
+// Frame is the picture shown now (nil before the first).
+func (v *LiveView) Frame() image.Image { return v.img.Image }
+
+// SetHint sets the text shown when there is no picture; "" keeps the
+// picture. clear drops the current picture.
+func (v *LiveView) SetHint(text string, clear bool) {
+	v.hint.Text = text
+	if clear {
+		v.img.Image = nil
+		v.img.Refresh()
+	}
+	if text == "" || v.img.Image != nil {
+		v.hint.Hide()
+	} else {
+		v.hint.Show()
+	}
+	v.hint.Refresh()
+}
+
+// SetPending shows what is typed or queued but not yet performed ("" hides).
+func (v *LiveView) SetPending(text string) {
+	if text == "" {
+		v.badge.Hide()
+		v.badgeBG.Hide()
+		return
+	}
+	v.badge.Text = text
+	v.badge.Show()
+	v.badgeBG.Show()
+	v.badge.Refresh()
+	v.layoutOverlays(v.Size())
+	v.badgeBG.Refresh()
+}
+
+// PendingText is the badge's text ("" when hidden).
+func (v *LiveView) PendingText() string {
+	if v.badge.Hidden {
+		return ""
+	}
+	return v.badge.Text
+}
+
+// ShowMarker draws the brief click marker at viewport pixel x,y.
+func (v *LiveView) ShowMarker(x, y int) {
+	v.placeMarker(x, y, 18)
+	v.markGen++
+	gen := v.markGen
+	if v.Schedule != nil {
+		v.Schedule(450*time.Millisecond, func() {
+			if v.markGen == gen && v.stillAct == nil {
+				v.marker.Hide()
+				v.markDot.Hide()
+			}
+		})
+	}
+}
+
+func (v *LiveView) placeMarker(x, y int, r float32) {
+	c := PageToView(x, y, v.sizeOrMin())
+	v.marker.Move(fyne.NewPos(c.X-r, c.Y-r))
+	v.marker.Resize(fyne.NewSize(2*r, 2*r))
+	v.markDot.Move(fyne.NewPos(c.X-3, c.Y-3))
+	v.markDot.Resize(fyne.NewSize(6, 6))
+	v.marker.Show()
+	v.markDot.Show()
+	v.marker.Refresh()
+	v.markDot.Refresh()
+}
+
+func (v *LiveView) sizeOrMin() fyne.Size {
+	s := v.Size()
+	if s.Width <= 0 || s.Height <= 0 {
+		return v.MinSize()
+	}
+	return s
+}
+
+// ShowStill shows a recorded step's screenshot with its action drawn over
+// it and a banner, leaving the live picture underneath untouched.
+func (v *LiveView) ShowStill(img image.Image, a *action.Action, banner string) {
+	v.still.Image = img
+	v.still.Show()
+	v.still.Refresh()
+	v.stillAct = a
+	v.marker.Hide()
+	v.markDot.Hide()
+	if a != nil && a.X != nil && a.Y != nil {
+		v.placeMarker(*a.X, *a.Y, 14)
+	}
+	v.bannerTx.Text = banner
+	v.banner.Show()
+	v.bannerTx.Show()
+	v.layoutOverlays(v.Size())
+	v.bannerTx.Refresh()
+	v.banner.Refresh()
+}
+
+// ShowLive leaves the still picture and shows the live page again.
+func (v *LiveView) ShowLive() {
+	if v.still.Hidden {
+		return
+	}
+	v.still.Hide()
+	v.still.Image = nil
+	v.stillAct = nil
+	v.banner.Hide()
+	v.bannerTx.Hide()
+	v.marker.Hide()
+	v.markDot.Hide()
+}
+
+// ShowingStill reports whether a recorded step is shown.
+func (v *LiveView) ShowingStill() bool { return !v.still.Hidden }
+
+// BannerText is the still banner's text.
+func (v *LiveView) BannerText() string { return v.bannerTx.Text }
+
+// CreateRenderer implements fyne.Widget.
+func (v *LiveView) CreateRenderer() fyne.WidgetRenderer {
+	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.banner, v.bannerTx, v.badgeBG, v.badge, v.focusBox}}
+}
+
+type liveRenderer struct {
+	v    *LiveView
+	objs []fyne.CanvasObject
+}
+
+func (r *liveRenderer) Layout(s fyne.Size) {
+	v := r.v
+	for _, o := range []fyne.CanvasObject{v.bg, v.img, v.still, v.focusBox} {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(s)
+	}
+	v.hint.Move(fyne.NewPos(0, s.Height/2-14))
+	v.hint.Resize(fyne.NewSize(s.Width, 28))
+	v.layoutOverlays(s)
+	v.lastSize = s
+}
+
+func (v *LiveView) layoutOverlays(s fyne.Size) {
+	if s.Width <= 0 {
+		s = v.MinSize()
+	}
+	ts := v.badge.MinSize()
+	v.badgeBG.Move(fyne.NewPos(8, s.Height-ts.Height-16))
+	v.badgeBG.Resize(fyne.NewSize(ts.Width+16, ts.Height+8))
+	v.badge.Move(fyne.NewPos(16, s.Height-ts.Height-12))
+	v.badge.Resize(ts)
+	bs := v.bannerTx.MinSize()
+	v.banner.Move(fyne.NewPos(0, 0))
+	v.banner.Resize(fyne.NewSize(s.Width, bs.Height+10))
+	v.bannerTx.Move(fyne.NewPos(10, 5))
+	v.bannerTx.Resize(bs)
+}
+
+func (r *liveRenderer) MinSize() fyne.Size           { return r.v.MinSize() }
+func (r *liveRenderer) Refresh()                     { r.Layout(r.v.Size()); canvas.Refresh(r.v) }
+func (r *liveRenderer) Objects() []fyne.CanvasObject { return r.objs }
+func (r *liveRenderer) Destroy()                     {}
+
+// --- pointer ---
+
+func (v *LiveView) touched() {
+	if v.OnTouched != nil {
+		v.OnTouched()
+	}
+}
+
+// MouseDown focuses the view (Fyne does not on its own) and starts a press.
+func (v *LiveView) MouseDown(ev *desktop.MouseEvent) {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil && !v.focused {
+		c.Focus(v)
+	}
+	v.touched()
+	switch ev.Button {
+	case desktop.MouseButtonPrimary:
+		v.down = true
+		v.downPos, v.lastPos = ev.Position, ev.Position
+	case desktop.MouseButtonSecondary:
+		v.refuse("Right click not sent: the action set has no right click.")
+	default:
+		v.refuse("Middle click not sent: the action set has no middle click.")
+	}
+}
+
+// MouseUp ends a press over the view.
+func (v *LiveView) MouseUp(ev *desktop.MouseEvent) {
+	if ev.Button == desktop.MouseButtonPrimary && v.down {
+		v.release(ev.Position)
+	}
+}
+
+// TappedSecondary is implemented so a right click lands here rather than
+// on a widget behind; MouseDown already refused it.
+func (v *LiveView) TappedSecondary(*fyne.PointEvent) {}
+
+// Dragged tracks a press that moves (its events continue outside the view).
+func (v *LiveView) Dragged(ev *fyne.DragEvent) {
+	if v.down {
+		v.lastPos = ev.Position
+	}
+}
+
+// DragEnd is the release of a press that moved, wherever it happened.
+func (v *LiveView) DragEnd() {
+	if v.down {
+		v.release(v.lastPos)
+	}
+}
+
+func (v *LiveView) release(at fyne.Position) {
+	v.down = false
+	if v.Sink == nil {
+		return
+	}
+	size := v.sizeOrMin()
+	x, y, ok := ViewToPage(v.downPos, size)
+	if !ok {
+		return
+	}
+	x2, y2, _ := ViewToPage(at, size)
+	if abs(x2-x) <= dragThreshold && abs(y2-y) <= dragThreshold {
+		if v.ShowingStill() {
+			v.ShowLive()
+			v.refuse("Back to the live page: that click was not sent. Click again to act on the page.")
+			return
+		}
+		v.ShowMarker(x, y)
+		v.Sink.Click(x, y)
+		return
+	}
+	v.Sink.Drag(x, y, x2, y2)
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// Scrolled gathers wheel notches.
+func (v *LiveView) Scrolled(ev *fyne.ScrollEvent) {
+	v.touched()
+	if v.Sink != nil && ev.Scrolled.DY != 0 {
+		v.Sink.Wheel(ev.Scrolled.DY)
+	} else if ev.Scrolled.DX != 0 && ev.Scrolled.DY == 0 {
+		v.refuse("Sideways scroll not sent: the action set scrolls only up and down.")
+	}
+}
+
+// Cursor is a crosshair over the page.
+func (v *LiveView) Cursor() desktop.Cursor { return desktop.CrosshairCursor }
+
+// --- keyboard ---
+
+// FocusGained shows the focus ring.
+func (v *LiveView) FocusGained() { v.focused = true; v.focusBox.Show(); v.focusBox.Refresh() }
+
+// FocusLost hides it.
+func (v *LiveView) FocusLost() { v.focused = false; v.shift = false; v.focusBox.Hide() }
+
+// Focused reports whether the view has the keyboard.
+func (v *LiveView) Focused() bool { return v.focused }
+
+// AcceptsTab keeps Tab for the page instead of moving Fyne's focus.
+func (v *LiveView) AcceptsTab() bool { return true }
+
+// TypedRune buffers typed text.
+func (v *LiveView) TypedRune(r rune) {
+	v.touched()
+	if v.Sink != nil {
+		v.Sink.Rune(r)
+	}
+}
+
+// TypedKey maps special keys.
+func (v *LiveView) TypedKey(ev *fyne.KeyEvent) {
+	v.touched()
+	if v.Sink != nil {
+		v.Sink.Key(ev.Name, v.shift)
+	}
+}
+
+// KeyDown tracks Shift (for Shift+Tab).
+func (v *LiveView) KeyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		v.shift = true
+	}
+}
+
+// KeyUp tracks Shift.
+func (v *LiveView) KeyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		v.shift = false
+	}
+}
+
+// TypedShortcut sends Ctrl+A and paste to the page and hands other
+// shortcuts to OnShortcut (toolbar keys); the rest are refused.
+func (v *LiveView) TypedShortcut(s fyne.Shortcut) {
+	if v.OnShortcut != nil && v.OnShortcut(s) {
+		return
+	}
+	v.touched()
+	if v.Sink != nil && v.Sink.Shortcut(s) {
+		return
+	}
+	v.refuse("Shortcut " + s.ShortcutName() + " not sent: the action set cannot express it.")
+}
+
+func (v *LiveView) refuse(msg string) {
+	if v.Sink != nil {
+		v.Sink.Refuse(msg)
+	}
+}
