@@ -1,0 +1,347 @@
+package hfexport
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+)
+
+// cardStats gathers, during the export, the figures the card's prose cites.
+type cardStats struct {
+	episodesByCat map[string]int
+	stepsByCat    map[string]int
+	outcomes      map[string]int // "" = no outcome
+	annotators    map[string]int
+	ops           map[string]int
+	actionSets    map[string]int
+	first, last   time.Time
+	multiReviewed int // episodes with ≥ 2 current reviews
+	agreed        int // … whose reviews all agree
+	settled       int // conflicts settled by a settling label
+	unresolved    int // conflicts exported with a null outcome
+	reviewers     int
+	reviewed      int // exported episodes with ≥ 1 review
+}
+
+func (s *cardStats) init() {
+	s.episodesByCat = map[string]int{}
+	s.stepsByCat = map[string]int{}
+	s.outcomes = map[string]int{}
+	s.annotators = map[string]int{}
+	s.ops = map[string]int{}
+	s.actionSets = map[string]int{}
+}
+
+func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
+	s.episodesByCat[e.Category]++
+	s.stepsByCat[e.Category] += steps
+	if e.Outcome.Valid {
+		s.outcomes[e.Outcome.String]++
+	} else {
+		s.outcomes[""]++
+	}
+	s.annotators[e.Annotator]++
+	s.actionSets[e.ActionSet]++
+	if !start.IsZero() {
+		if s.first.IsZero() || start.Before(s.first) {
+			s.first = start
+		}
+		if start.After(s.last) {
+			s.last = start
+		}
+	}
+	if e.NumReviews > 0 {
+		s.reviewed++
+	}
+	if e.NumReviews >= 2 {
+		s.multiReviewed++
+		if !e.Conflict {
+			s.agreed++
+		}
+	}
+	if e.Conflict {
+		if e.Outcome.Valid {
+			s.settled++
+		} else {
+			s.unresolved++
+		}
+	}
+}
+
+// loadReviewers counts the distinct reviewers of the exported episodes.
+func (s *cardStats) loadReviewers(ctx context.Context, db *sql.DB, eps []*episodeInfo) error {
+	ids := make(map[string]bool, len(eps))
+	for _, e := range eps {
+		ids[e.ID] = true
+	}
+	rows, err := db.QueryContext(ctx, `SELECT DISTINCT episode_id, reviewer FROM current_reviews`)
+	if err != nil {
+		return fmt.Errorf("reading reviewers: %w", err)
+	}
+	defer rows.Close()
+	who := map[string]bool{}
+	for rows.Next() {
+		var ep, r string
+		if err := rows.Scan(&ep, &r); err != nil {
+			return fmt.Errorf("reading reviewers: %w", err)
+		}
+		if ids[ep] {
+			who[r] = true
+		}
+	}
+	s.reviewers = len(who)
+	return rows.Err()
+}
+
+func sizeCategory(n int) string {
+	switch {
+	case n < 1_000:
+		return "n<1K"
+	case n < 10_000:
+		return "1K<n<10K"
+	case n < 100_000:
+		return "10K<n<100K"
+	case n < 1_000_000:
+		return "100K<n<1M"
+	case n < 10_000_000:
+		return "1M<n<10M"
+	case n < 100_000_000:
+		return "10M<n<100M"
+	}
+	return "100M<n<1B"
+}
+
+// DefaultName is the card's title when none is given.
+const DefaultName = "Waymark browser task demonstrations"
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+// renderCard writes README.md: the YAML front matter (configs and the same
+// features as the Parquet files) and prose written from the data. It holds no
+// time of export, so the same data gives the same card.
+func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
+	name := strings.TrimSpace(o.Name)
+	if name == "" {
+		name = DefaultName
+	}
+	var totalEp, totalSteps int
+	for _, sp := range splits {
+		totalEp += sp.Episodes
+		totalSteps += sp.Steps
+	}
+	var b strings.Builder
+	b.WriteString("---\n")
+	fmt.Fprintf(&b, "pretty_name: %s\n", yamlScalar(name))
+	fmt.Fprintf(&b, "license: %s\n", yamlScalar(o.License))
+	b.WriteString("task_categories:\n- reinforcement-learning\n- image-text-to-text\n")
+	b.WriteString("tags:\n- web-agents\n- gui-agents\n- browser\n- trajectories\n- screenshots\n- demonstrations\n- waymark\n")
+	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(totalSteps))
+	b.WriteString("configs:\n")
+	for _, cfg := range []string{"steps", "episodes"} {
+		fmt.Fprintf(&b, "- config_name: %s\n", cfg)
+		if cfg == "steps" {
+			b.WriteString("  default: true\n")
+		}
+		b.WriteString("  data_files:\n")
+		for _, sp := range splits {
+			if cfg == "steps" && sp.Steps == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "  - split: %s\n    path: %s/%s-*.parquet\n", sp.Name, cfg, sp.Name)
+		}
+	}
+	b.WriteString("dataset_info:\n")
+	for _, cfg := range []struct {
+		name string
+		fs   []feature
+	}{{"steps", stepsFeatures}, {"episodes", episodesFeatures}} {
+		fmt.Fprintf(&b, "- config_name: %s\n  features:\n", cfg.name)
+		writeFeaturesYAML(&b, cfg.fs, 2)
+		b.WriteString("  splits:\n")
+		for _, sp := range splits {
+			n := sp.Episodes
+			if cfg.name == "steps" {
+				n = sp.Steps
+				if n == 0 {
+					continue
+				}
+			}
+			fmt.Fprintf(&b, "  - name: %s\n    num_examples: %d\n", sp.Name, n)
+		}
+	}
+	b.WriteString("---\n\n")
+
+	fmt.Fprintf(&b, "# %s\n\n", name)
+	humans, agents := 0, 0
+	for a := range s.annotators {
+		if strings.HasPrefix(a, "agent:") {
+			agents++
+		} else {
+			humans++
+		}
+	}
+	fmt.Fprintf(&b, "%d episodes (%d steps) of browser tasks, each a goal in plain words and the "+
+		"sequence of actions taken in a real Chromium to reach it, with a screenshot of what the actor saw "+
+		"before every action. %s\n\n", totalEp, totalSteps, who(humans, agents))
+
+	b.WriteString("## How it was collected\n\n")
+	b.WriteString("The episodes were recorded with Waymark (a desktop recorder for browser " +
+		"demonstrations). A person (or an agent connected over the OpenEnv WebSocket protocol) sees a live " +
+		"Chromium page of exactly 800×600 CSS pixels at device scale 1 and acts on it with a small typed action " +
+		"vocabulary; every action, the page's screenshot (a lossless PNG) and URL after it, and the step's timings " +
+		"were stored as they happened. Reviewers then labelled each episode with an outcome, and for failures the " +
+		"first failing step and a failure type.\n\n")
+	if !s.first.IsZero() {
+		fmt.Fprintf(&b, "Episodes in this export started between %s and %s (UTC).\n\n",
+			s.first.UTC().Format("2006-01-02"), s.last.UTC().Format("2006-01-02"))
+	}
+	if o.IncludeUnreviewed {
+		b.WriteString("Only finished episodes are included; episodes without an agreed outcome (never reviewed, or " +
+			"reviewers disagreeing) are included with a null `outcome`.\n\n")
+	} else {
+		b.WriteString("Only finished episodes with an outcome are included: a single review, reviews that all " +
+			"agree, or a settling label for reviews that disagreed.\n\n")
+	}
+	if len(o.Categories)+len(o.Outcomes)+len(o.Annotators) > 0 {
+		b.WriteString("The export was filtered to")
+		var parts []string
+		if len(o.Categories) > 0 {
+			parts = append(parts, " categories "+strings.Join(o.Categories, ", "))
+		}
+		if len(o.Outcomes) > 0 {
+			parts = append(parts, " outcomes "+strings.Join(o.Outcomes, ", "))
+		}
+		if len(o.Annotators) > 0 {
+			parts = append(parts, fmt.Sprintf(" %d chosen annotator(s)", len(o.Annotators)))
+		}
+		b.WriteString(strings.Join(parts, ";") + ".\n\n")
+	}
+
+	b.WriteString("## Action space and coordinates\n\n")
+	b.WriteString("Every `x`, `y` is a pixel of the 800×600 viewport (and of the screenshot): `0 ≤ x < 800`, " +
+		"`0 ≤ y < 600`, origin at the top left. Times are UTC; durations are milliseconds. The `action` column " +
+		"holds the typed action (fields an operation does not use are null), `action_json` the exact JSON the " +
+		"browser engine received, and `browsergym_action` the same action in BrowserGym's coordinate action " +
+		"space.\n\n")
+	b.WriteString("| op | fields | meaning | BrowserGym | count |\n|---|---|---|---|---|\n")
+	for _, r := range []struct{ op, fields, meaning, bg string }{
+		{action.Click, "x, y", "left click at a viewport pixel", "`mouse_click(x, y)`"},
+		{action.Type, "text", "type into the focused element", "`keyboard_type(\"text\")`"},
+		{action.Key, "text", "press one key (ENTER, TAB, ESCAPE, BACKSPACE, CTRL+A, UP, DOWN, LEFT, RIGHT)", "`keyboard_press(\"Enter\")`"},
+		{action.Scroll, "dy", "wheel scroll by dy pixels (positive: down) at the pointer", "`scroll(0, dy)`"},
+		{action.Back, "", "history back", "`go_back()`"},
+		{action.Wait, "", "wait, then observe", fmt.Sprintf("`noop(%d)`", WaitMS)},
+		{action.Finish, "text", "end the episode, with the answer if the task asks for one", "`send_msg_to_user(\"text\")`"},
+		{action.Goto, "url", "open a URL (extended set)", "`goto(\"url\")`"},
+		{action.DoubleClick, "x, y", "double click (extended set)", "`mouse_dblclick(x, y)`"},
+		{action.Move, "x, y", "move the pointer (extended set)", "`mouse_move(x, y)`"},
+		{action.Drag, "x, y, x2, y2", "drag from x,y to x2,y2 (extended set)", "`mouse_drag_and_drop(x, y, x2, y2)`"},
+	} {
+		if s.ops[r.op] == 0 && (r.op == action.Goto || r.op == action.DoubleClick || r.op == action.Move || r.op == action.Drag) {
+			continue
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.op, r.fields, r.meaning, r.bg, s.ops[r.op])
+	}
+	b.WriteString("\n")
+	sets := sortedKeys(s.actionSets)
+	fmt.Fprintf(&b, "Action sets used: %s.\n\n", joinCounts(sets, s.actionSets, "episodes"))
+
+	b.WriteString("## Contents\n\n")
+	b.WriteString("| category | episodes | steps |\n|---|---|---|\n")
+	for _, c := range dataset.Categories {
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", c, s.episodesByCat[c], s.stepsByCat[c])
+	}
+	b.WriteString("\n| outcome | episodes |\n|---|---|\n")
+	for _, oc := range dataset.Outcomes {
+		fmt.Fprintf(&b, "| %s | %d |\n", oc, s.outcomes[oc])
+	}
+	if s.outcomes[""] > 0 {
+		fmt.Fprintf(&b, "| (none: null) | %d |\n", s.outcomes[""])
+	}
+	b.WriteString("\n| split | tasks | episodes | steps |\n|---|---|---|---|\n")
+	for _, sp := range splits {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", sp.Name, sp.Tasks, sp.Episodes, sp.Steps)
+	}
+	fmt.Fprintf(&b, "\nSplits are made per task by a hash of the task id (about %s of the tasks in `test`), so all "+
+		"episodes of a task are in the same split and a task keeps its split when the dataset grows.\n\n",
+		strconv.FormatFloat(100*o.TestFraction, 'f', -1, 64)+"%")
+
+	b.WriteString("## Annotators and review\n\n")
+	fmt.Fprintf(&b, "%d annotator(s) recorded the episodes (%d people, %d agents); %d reviewer(s) labelled them. "+
+		"%d of %d episodes have at least one review.", len(s.annotators), humans, agents, s.reviewers, s.reviewed, totalEp)
+	if s.multiReviewed > 0 {
+		fmt.Fprintf(&b, " %d episodes were reviewed by two or more people; their reviews agreed on the outcome for %d "+
+			"of them (%s).", s.multiReviewed, s.agreed, pct(s.agreed, s.multiReviewed))
+	} else {
+		b.WriteString(" No episode was reviewed more than once, so agreement between reviewers cannot be measured.")
+	}
+	if s.settled > 0 {
+		fmt.Fprintf(&b, " %d disagreements were settled by a final label.", s.settled)
+	}
+	if s.unresolved > 0 {
+		fmt.Fprintf(&b, " %d episodes whose reviewers disagree have a null outcome.", s.unresolved)
+	}
+	b.WriteString(" Annotator names are kept as recorded in the `annotator` column.\n\n")
+
+	b.WriteString("## Configs\n\n")
+	b.WriteString("- **steps** (default): one row per action. `screenshot` and `url` are the observation the actor " +
+		"saw before acting (the page after the previous step); `next_url` is the URL after the action; `error`, " +
+		"`done`, `timestamp` and `duration_ms` describe the step itself. `step_index` starts at 1.\n")
+	b.WriteString("- **episodes**: one row per episode with its goal, category, outcome (ClassLabel: " +
+		strings.Join(dataset.Outcomes, ", ") + "; null when there is none), review figures, final answer, final " +
+		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on.\n\n")
+
+	b.WriteString("## How to load\n\n```python\nfrom datasets import load_dataset\n\n")
+	b.WriteString("steps = load_dataset(\"path/or/hub-id\")               # the default config: steps\n")
+	b.WriteString("episodes = load_dataset(\"path/or/hub-id\", \"episodes\")\n")
+	b.WriteString("row = steps[\"train\"][0]\nrow[\"screenshot\"]        # PIL image, 800×600\nrow[\"browsergym_action\"] # e.g. 'mouse_click(312, 188)'\n")
+	b.WriteString("steps[\"train\"].features[\"category\"].int2str(row[\"category\"])\n```\n\n")
+
+	b.WriteString("## Licence\n\n")
+	if o.License == "other" {
+		b.WriteString("The licence is `other`: the publisher did not choose a standard licence; ask them before reuse. ")
+	} else {
+		fmt.Fprintf(&b, "The dataset is published under `%s`. ", o.License)
+	}
+	b.WriteString("Screenshots show web pages whose content belongs to their owners.\n")
+	return b.String()
+}
+
+func who(humans, agents int) string {
+	switch {
+	case agents == 0:
+		return fmt.Sprintf("All episodes are human demonstrations, by %d annotator(s).", humans)
+	case humans == 0:
+		return fmt.Sprintf("All episodes are agent rollouts, by %d agent(s).", agents)
+	}
+	return fmt.Sprintf("They mix human demonstrations (%d people) and agent rollouts (%d agents); the `annotator` column says which (agents are named `agent:<name>`).", humans, agents)
+}
+
+func sortedKeys(m map[string]int) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func joinCounts(keys []string, m map[string]int, unit string) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s (%d %s)", k, m[k], unit)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,330 @@
+// Package hfexport writes a Waymark store as a Hugging Face dataset folder:
+// Parquet shards with embedded screenshots for two configs (steps, episodes)
+// and a README.md dataset card whose YAML declares the configs and the same
+// features the Parquet files carry. The rules it follows are in
+// shared/specs/hf-dataset.md.
+//
+// The export streams: it holds one episode's metadata and at most two
+// screenshots at a time, plus one Parquet row group (≤ 100 rows or ~64 MB of
+// image bytes). It writes into a hidden folder beside the target and renames
+// it into place at the end, so a full disk, a cancel or a crash never leaves
+// a half-written dataset under the target name. The same store and options
+// give byte-identical files.
+package hfexport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"waymark/dataset"
+)
+
+// DefaultTestFraction is the share of tasks put in the test split.
+const DefaultTestFraction = 0.1
+
+// DefaultMaxShardBytes is the size at which a shard is closed (at an episode
+// boundary), datasets' own push_to_hub default.
+const DefaultMaxShardBytes = 500 << 20
+
+// MarkerFile marks a folder as written by Waymark's exporter; --force only
+// replaces folders that carry it.
+const MarkerFile = ".waymark-export"
+
+// Row-group limits (specs/hf-dataset.md §5).
+const (
+	maxGroupRows = 100
+)
+
+var maxGroupImageBytes int64 = 64 << 20
+
+// Options choose what to export and where.
+type Options struct {
+	// Out is the dataset folder to create.
+	Out string
+	// Categories, Outcomes and Annotators filter episodes (empty: all).
+	Categories []string
+	Outcomes   []string
+	Annotators []string
+	// IncludeUnreviewed adds finished episodes without an outcome (never
+	// reviewed, or reviews that disagree) with a null outcome.
+	IncludeUnreviewed bool
+	// TestFraction is the share of tasks (not episodes) in the test split,
+	// 0…1; DefaultTestFraction is the usual choice.
+	TestFraction float64
+	// License is a Hugging Face licence id (cc-by-4.0, mit, …) or "other".
+	License string
+	// Name is the card's pretty_name ("" gives a default).
+	Name string
+	// Force replaces a previous Waymark export at Out (never other files).
+	Force bool
+	// MaxShardBytes closes a shard once it reaches this size (0: 500 MB).
+	MaxShardBytes int64
+}
+
+// Progress is reported while exporting.
+type Progress struct {
+	Episodes, TotalEpisodes int
+	Steps, TotalSteps       int
+	// Bytes written so far.
+	Bytes int64
+}
+
+// Fraction is the share done, by steps (episodes when there are no steps).
+func (p Progress) Fraction() float64 {
+	if p.TotalSteps > 0 {
+		return float64(p.Steps) / float64(p.TotalSteps)
+	}
+	if p.TotalEpisodes > 0 {
+		return float64(p.Episodes) / float64(p.TotalEpisodes)
+	}
+	return 0
+}
+
+// SplitCount is what one split holds.
+type SplitCount struct {
+	Name                   string
+	Tasks, Episodes, Steps int
+}
+
+// Result describes a finished export.
+type Result struct {
+	Dir      string
+	Episodes int
+	Steps    int
+	Splits   []SplitCount
+	// Files are the dataset's files, relative to Dir, sorted.
+	Files []string
+	Bytes int64
+	// Replaced is true when a previous Waymark export was replaced.
+	Replaced bool
+}
+
+// Errors a caller can test with errors.Is; their messages say what to do.
+var (
+	ErrBadOptions      = errors.New("invalid export options")
+	ErrNothingToExport = errors.New("nothing to export")
+	ErrOutputExists    = errors.New("output folder is not empty")
+	ErrDiskFull        = errors.New("the disk is full")
+	ErrCancelled       = errors.New("export cancelled")
+)
+
+// Export writes the episodes chosen by o as a Hugging Face dataset folder at
+// o.Out. progress (may be nil) is called from Export's goroutine.
+func Export(ctx context.Context, store *dataset.Store, o Options, progress func(Progress)) (Result, error) {
+	if err := o.validate(); err != nil {
+		return Result{}, err
+	}
+	if o.MaxShardBytes <= 0 {
+		o.MaxShardBytes = DefaultMaxShardBytes
+	}
+	target, err := filepath.Abs(o.Out)
+	if err != nil {
+		return Result{}, fmt.Errorf("output folder %s: %w", o.Out, err)
+	}
+	replace, err := checkTarget(target, o.Force)
+	if err != nil {
+		return Result{}, err
+	}
+	eps, err := selectEpisodes(ctx, store.DB(), &o)
+	if err != nil {
+		return Result{}, cancelled(ctx, err, target)
+	}
+	if len(eps) == 0 {
+		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store.DB(), &o))
+	}
+
+	parent, base := filepath.Dir(target), filepath.Base(target)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Result{}, fmt.Errorf("cannot create %s: %w (choose another output folder)", parent, err)
+	}
+	removeStale(parent, base)
+	tmp, err := os.MkdirTemp(parent, "."+base+partialInfix)
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot write in %s: %w (check its permissions or choose another output folder)", parent, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+
+	x := &exporter{ctx: ctx, db: store.DB(), o: &o, root: tmp, eps: eps, progress: progress}
+	res, err := x.run()
+	if err != nil {
+		return Result{}, explainWriteError(ctx, err, target)
+	}
+	if err := swapInto(tmp, target, replace); err != nil {
+		return Result{}, explainWriteError(ctx, err, target)
+	}
+	done = true
+	res.Dir = target
+	res.Replaced = replace
+	return res, nil
+}
+
+const (
+	partialInfix = ".waymark-partial-"
+	oldInfix     = ".waymark-old-"
+)
+
+func cancelled(ctx context.Context, err error, target string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: nothing was written to %s", ErrCancelled, target)
+	}
+	return err
+}
+
+func explainWriteError(ctx context.Context, err error, target string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: nothing was written to %s", ErrCancelled, target)
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("%w while writing the export (%v); nothing was written to %s — free some space or choose a folder on another disk, then export again", ErrDiskFull, err, target)
+	}
+	return fmt.Errorf("%v; nothing was written to %s", err, target)
+}
+
+// checkTarget refuses a non-empty folder unless it is a previous Waymark
+// export and force is set; it reports whether the folder will be replaced.
+func checkTarget(target string, force bool) (bool, error) {
+	fi, err := os.Stat(target)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("output folder %s: %w", target, err)
+	}
+	if !fi.IsDir() {
+		return false, fmt.Errorf("%w: %s is a file, not a folder; choose a new folder name", ErrOutputExists, target)
+	}
+	entries, err := os.ReadDir(target)
+	if err != nil {
+		return false, fmt.Errorf("output folder %s: %w", target, err)
+	}
+	if len(entries) == 0 {
+		return false, nil
+	}
+	m, err := readMarker(target)
+	if err != nil {
+		return false, fmt.Errorf("%w: %s holds files that are not a Waymark export; choose a new folder (nothing was changed)", ErrOutputExists, target)
+	}
+	if !force {
+		return false, fmt.Errorf("%w: %s holds a previous Waymark export; replace it with --force (Force), or choose a new folder", ErrOutputExists, target)
+	}
+	var foreign []string
+	allowed := map[string]bool{MarkerFile: true, "README.md": true, "steps": true, "episodes": true}
+	for _, f := range m.Files {
+		allowed[filepath.FromSlash(f)] = true
+	}
+	err = filepath.WalkDir(target, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(target, p)
+		if rel == "." {
+			return nil
+		}
+		if !allowed[rel] {
+			foreign = append(foreign, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("output folder %s: %w", target, err)
+	}
+	if len(foreign) > 0 {
+		sort.Strings(foreign)
+		if len(foreign) > 5 {
+			foreign = append(foreign[:5], "…")
+		}
+		return false, fmt.Errorf("%w: %s holds a Waymark export plus files Waymark did not write (%s); move them away or choose a new folder (nothing was changed)", ErrOutputExists, target, strings.Join(foreign, ", "))
+	}
+	return true, nil
+}
+
+// removeStale deletes hidden folders a crashed export of the same target
+// left behind (they carry our infix in their name).
+func removeStale(parent, base string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() && (strings.HasPrefix(n, "."+base+partialInfix) || strings.HasPrefix(n, "."+base+oldInfix)) {
+			os.RemoveAll(filepath.Join(parent, n))
+		}
+	}
+}
+
+// swapInto renames the finished temporary folder to the target, replacing a
+// previous export (kept aside until the new one is in place).
+func swapInto(tmp, target string, replace bool) error {
+	if err := syncDir(tmp); err != nil {
+		return err
+	}
+	if !replace {
+		// The target is absent or an empty folder (os.Remove never removes a
+		// folder with anything in it).
+		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("cannot replace the empty folder %s: %w", target, err)
+		}
+		if err := os.Rename(tmp, target); err != nil {
+			return fmt.Errorf("cannot move the export into %s: %w", target, err)
+		}
+		return syncDir(filepath.Dir(target))
+	}
+	parent, base := filepath.Dir(target), filepath.Base(target)
+	old := filepath.Join(parent, "."+base+oldInfix+strings.TrimPrefix(filepath.Base(tmp), "."+base+partialInfix))
+	if err := os.Rename(target, old); err != nil {
+		return fmt.Errorf("cannot move the previous export %s aside: %w", target, err)
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		if rerr := os.Rename(old, target); rerr != nil {
+			return fmt.Errorf("cannot move the export into %s: %w (the previous export is kept in %s)", target, err, old)
+		}
+		return fmt.Errorf("cannot move the export into %s: %w", target, err)
+	}
+	_ = syncDir(filepath.Dir(target))
+	return os.RemoveAll(old)
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
+
+// countingWriter counts bytes into a shared total.
+type countingWriter struct {
+	w     io.Writer
+	n     int64
+	total *int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	*c.total += int64(n)
+	return n, err
+}
+
+// wrapFile lets tests inject a failing writer (e.g. one that returns ENOSPC).
+var wrapFile func(io.Writer) io.Writer

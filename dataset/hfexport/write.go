@@ -1,0 +1,467 @@
+package hfexport
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+)
+
+const defaultReportEvery = 50 * time.Millisecond
+
+// reportEvery throttles progress reports (tests set it to 0).
+var reportEvery = defaultReportEvery
+
+// exporter is one run of Export over a temporary folder.
+type exporter struct {
+	ctx      context.Context
+	db       *sql.DB
+	o        *Options
+	root     string
+	eps      []*episodeInfo
+	progress func(Progress)
+
+	prog       Progress
+	lastReport time.Time
+	bytes      int64
+	files      []string
+	stats      cardStats
+}
+
+// shard is one Parquet file being written.
+type shard[T any] struct {
+	f         *os.File
+	cw        *countingWriter
+	w         *parquet.GenericWriter[T]
+	tmpName   string
+	groupRows int
+	groupImg  int64
+}
+
+// shardSet writes one config's split as a series of shards.
+type shardSet[T any] struct {
+	x        *exporter
+	config   string // folder: steps or episodes
+	split    string
+	imageCol string
+	meta     string
+	cur      *shard[T]
+	done     []string // temporary names of closed shards, in order
+	rows     int
+}
+
+func newShardSet[T any](x *exporter, config, split, imageCol string, fs []feature) *shardSet[T] {
+	return &shardSet[T]{x: x, config: config, split: split, imageCol: imageCol, meta: featuresJSON(fs)}
+}
+
+func (s *shardSet[T]) open() error {
+	dir := filepath.Join(s.x.root, s.config)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s.partial-%05d.parquet", s.split, len(s.done))
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	cw := &countingWriter{w: f, total: &s.x.bytes}
+	if wrapFile != nil {
+		cw.w = wrapFile(f)
+	}
+	w := parquet.NewGenericWriter[T](cw,
+		parquet.KeyValueMetadata("huggingface", s.meta),
+		parquet.CreatedBy("waymark", "1", "hfexport"),
+		parquet.MaxRowsPerRowGroup(maxGroupRows),
+		parquet.Compression(&parquet.Snappy),
+		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
+		parquet.SkipPageBounds(s.imageCol, "bytes"),
+		parquet.SkipPageStatistics(s.imageCol, "bytes"),
+	)
+	s.cur = &shard[T]{f: f, cw: cw, w: w, tmpName: name}
+	return nil
+}
+
+// write adds a row; imgBytes is the size of its image, for the row-group cap.
+func (s *shardSet[T]) write(row T, imgBytes int) error {
+	if s.cur == nil {
+		if err := s.open(); err != nil {
+			return err
+		}
+	}
+	c := s.cur
+	if _, err := c.w.Write([]T{row}); err != nil {
+		return err
+	}
+	s.rows++
+	c.groupRows++
+	c.groupImg += int64(imgBytes)
+	if c.groupRows >= maxGroupRows || c.groupImg >= maxGroupImageBytes {
+		if err := c.w.Flush(); err != nil {
+			return err
+		}
+		c.groupRows, c.groupImg = 0, 0
+	}
+	return nil
+}
+
+// endEpisode closes the shard when it has reached the size limit, so shards
+// hold whole episodes.
+func (s *shardSet[T]) endEpisode() error {
+	if s.cur != nil && s.cur.w.Size() >= s.x.o.MaxShardBytes {
+		return s.closeShard()
+	}
+	return nil
+}
+
+func (s *shardSet[T]) closeShard() error {
+	c := s.cur
+	if c == nil {
+		return nil
+	}
+	s.cur = nil
+	err := c.w.Close()
+	if err == nil {
+		err = c.f.Sync()
+	}
+	if cerr := c.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	s.done = append(s.done, c.tmpName)
+	return nil
+}
+
+// finish closes the last shard and gives the shards their final names
+// (split-00000-of-00003.parquet).
+func (s *shardSet[T]) finish() error {
+	if err := s.closeShard(); err != nil {
+		return err
+	}
+	dir := filepath.Join(s.x.root, s.config)
+	for i, tmp := range s.done {
+		final := fmt.Sprintf("%s-%05d-of-%05d.parquet", s.split, i, len(s.done))
+		if err := os.Rename(filepath.Join(dir, tmp), filepath.Join(dir, final)); err != nil {
+			return err
+		}
+		s.x.files = append(s.x.files, s.config+"/"+final)
+	}
+	return nil
+}
+
+func (s *shardSet[T]) abort() {
+	if s.cur != nil {
+		s.cur.f.Close()
+		s.cur = nil
+	}
+}
+
+func (x *exporter) report(force bool) {
+	if x.progress == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(x.lastReport) < reportEvery {
+		return
+	}
+	x.lastReport = now
+	x.prog.Bytes = x.bytes
+	x.progress(x.prog)
+}
+
+func (x *exporter) run() (Result, error) {
+	x.prog.TotalEpisodes = len(x.eps)
+	for _, e := range x.eps {
+		x.prog.TotalSteps += int(e.StepRows)
+	}
+	x.stats.init()
+	x.report(true)
+
+	var splits []SplitCount
+	for i := 0; i < len(x.eps); {
+		split := x.eps[i].split
+		j := i
+		for j < len(x.eps) && x.eps[j].split == split {
+			j++
+		}
+		sc, err := x.writeSplit(split, x.eps[i:j])
+		if err != nil {
+			return Result{}, err
+		}
+		splits = append(splits, sc)
+		i = j
+	}
+	if err := x.ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := x.stats.loadReviewers(x.ctx, x.db, x.eps); err != nil {
+		return Result{}, err
+	}
+	card := renderCard(x.o, splits, &x.stats)
+	if err := x.writeFile("README.md", []byte(card)); err != nil {
+		return Result{}, err
+	}
+	x.files = append(x.files, "README.md")
+	sort.Strings(x.files)
+	m := marker{Format: "waymark-hf-dataset", Version: 1, Files: x.files}
+	mb, _ := json.MarshalIndent(m, "", "  ")
+	if err := x.writeFile(MarkerFile, append(mb, '\n')); err != nil {
+		return Result{}, err
+	}
+	x.report(true)
+	res := Result{Splits: splits, Files: x.files, Bytes: x.bytes}
+	for _, s := range splits {
+		res.Episodes += s.Episodes
+		res.Steps += s.Steps
+	}
+	return res, nil
+}
+
+func (x *exporter) writeFile(name string, data []byte) error {
+	f, err := os.Create(filepath.Join(x.root, name))
+	if err != nil {
+		return err
+	}
+	cw := &countingWriter{w: f, total: &x.bytes}
+	if wrapFile != nil {
+		cw.w = wrapFile(f)
+	}
+	_, err = cw.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (x *exporter) writeSplit(split string, eps []*episodeInfo) (SplitCount, error) {
+	steps := newShardSet[stepRow](x, "steps", split, "screenshot", stepsFeatures)
+	episodes := newShardSet[episodeRow](x, "episodes", split, "final_screenshot", episodesFeatures)
+	defer steps.abort()
+	defer episodes.abort()
+	tasks := map[string]bool{}
+	for _, e := range eps {
+		if err := x.ctx.Err(); err != nil {
+			return SplitCount{}, err
+		}
+		tasks[e.TaskID] = true
+		if err := x.writeEpisode(e, steps, episodes); err != nil {
+			return SplitCount{}, err
+		}
+		if err := steps.endEpisode(); err != nil {
+			return SplitCount{}, err
+		}
+		if err := episodes.endEpisode(); err != nil {
+			return SplitCount{}, err
+		}
+		x.prog.Episodes++
+		x.report(false)
+	}
+	if steps.rows > 0 {
+		if err := steps.finish(); err != nil {
+			return SplitCount{}, err
+		}
+	}
+	if err := episodes.finish(); err != nil {
+		return SplitCount{}, err
+	}
+	return SplitCount{Name: split, Tasks: len(tasks), Episodes: episodes.rows, Steps: steps.rows}, nil
+}
+
+func str(s string) *string { return &s }
+func i64(v int64) *int64   { return &v }
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// typedAction fills only the fields the operation uses.
+func typedAction(a action.Action) *stepAction {
+	sa := &stepAction{Op: str(a.Op)}
+	pt := func(p *int) *int64 {
+		if p == nil {
+			return nil
+		}
+		return i64(int64(*p))
+	}
+	switch a.Op {
+	case action.Click, action.DoubleClick, action.Move:
+		sa.X, sa.Y = pt(a.X), pt(a.Y)
+	case action.Drag:
+		sa.X, sa.Y, sa.X2, sa.Y2 = pt(a.X), pt(a.Y), pt(a.X2), pt(a.Y2)
+	case action.Type, action.Key, action.Finish:
+		sa.Text = str(a.Text)
+	case action.Scroll:
+		sa.DY = i64(int64(a.DY))
+	case action.Goto:
+		sa.URL = str(a.URL)
+	}
+	return sa
+}
+
+func classIndex(names []string, v string) *int64 {
+	for i, n := range names {
+		if n == v {
+			return i64(int64(i))
+		}
+	}
+	return nil
+}
+
+func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episodes *shardSet[episodeRow]) error {
+	rows, err := x.db.QueryContext(x.ctx, `SELECT idx, COALESCE(action_json, ''), url, error, done, screenshot, total_ms, created_at
+		FROM steps WHERE episode_id = ? ORDER BY idx`, e.ID)
+	if err != nil {
+		return fmt.Errorf("reading the steps of episode %s: %w", e.ID, err)
+	}
+	defer rows.Close()
+	category := classIndex(dataset.Categories, e.Category)
+	var (
+		havePrev  bool
+		prevIdx   int64
+		prevShot  []byte
+		prevURL   string
+		summaries []*episodeStep
+		written   int
+	)
+	for rows.Next() {
+		var (
+			idx              int64
+			actionJSON, url  string
+			stepErr, created string
+			done             bool
+			shot             []byte
+			totalMS          int64
+		)
+		if err := rows.Scan(&idx, &actionJSON, &url, &stepErr, &done, &shot, &totalMS, &created); err != nil {
+			return fmt.Errorf("reading the steps of episode %s: %w", e.ID, err)
+		}
+		if idx > 0 {
+			r := stepRow{
+				EpisodeID:  str(e.ID),
+				TaskID:     str(e.TaskID),
+				StepIndex:  i64(idx),
+				Goal:       str(e.Goal),
+				Category:   category,
+				ActionJSON: str(actionJSON),
+				NextURL:    str(url),
+				Error:      str(stepErr),
+				Done:       &done,
+				DurationMS: i64(totalMS),
+			}
+			if t := dataset.ParseTime(created); !t.IsZero() {
+				r.Timestamp = &t
+			}
+			if havePrev {
+				r.URL = str(prevURL)
+				if len(prevShot) > 0 {
+					r.Screenshot = &hfImage{Bytes: prevShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, prevIdx))}
+				}
+			}
+			sum := &episodeStep{StepIndex: i64(idx), URL: r.URL}
+			var a action.Action
+			if actionJSON != "" && json.Unmarshal([]byte(actionJSON), &a) == nil && a.Op != "" {
+				r.Action = typedAction(a)
+				r.BrowserGymAction = strOrNil(BrowserGymAction(a))
+				sum.Op, sum.X, sum.Y, sum.Text, sum.DY = r.Action.Op, r.Action.X, r.Action.Y, r.Action.Text, r.Action.DY
+				x.stats.ops[a.Op]++
+			}
+			summaries = append(summaries, sum)
+			if err := steps.write(r, len(prevShot)); err != nil {
+				return err
+			}
+			written++
+			x.prog.Steps++
+			x.report(false)
+			if err := x.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		havePrev, prevIdx, prevShot, prevURL = true, idx, shot, url
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading the steps of episode %s: %w", e.ID, err)
+	}
+
+	r := episodeRow{
+		EpisodeID:   str(e.ID),
+		TaskID:      str(e.TaskID),
+		Goal:        str(e.Goal),
+		Category:    category,
+		StartURL:    str(e.StartURL),
+		Annotator:   str(e.Annotator),
+		ActionSet:   str(e.ActionSet),
+		NumReviews:  i64(e.NumReviews),
+		FailureType: strOrNil(e.FailureType),
+		FinalAnswer: str(e.FinalAnswer),
+		FinalURL:    str(e.FinalURL),
+		EndReason:   str(e.EndReason),
+		NumSteps:    i64(int64(written)),
+		Steps:       summaries,
+	}
+	if r.Steps == nil {
+		r.Steps = []*episodeStep{}
+	}
+	if e.Outcome.Valid {
+		r.Outcome = classIndex(dataset.Outcomes, e.Outcome.String)
+	}
+	if e.FailureStep.Valid {
+		r.FailureStep = i64(e.FailureStep.Int64)
+	}
+	if e.AutoReward.Valid {
+		v := e.AutoReward.Float64
+		r.AutoReward = &v
+	}
+	start := dataset.ParseTime(e.StartedAt)
+	if !start.IsZero() {
+		r.StartedAt = &start
+		if e.EndedAt.Valid {
+			if end := dataset.ParseTime(e.EndedAt.String); !end.IsZero() {
+				r.DurationMS = i64(end.Sub(start).Milliseconds())
+			}
+		}
+	}
+	if havePrev && len(prevShot) > 0 {
+		r.FinalScreenshot = &hfImage{Bytes: prevShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, prevIdx))}
+	}
+	if err := episodes.write(r, len(prevShot)); err != nil {
+		return err
+	}
+	x.stats.add(e, written, start)
+	return nil
+}
+
+type marker struct {
+	Format  string   `json:"format"`
+	Version int      `json:"version"`
+	Files   []string `json:"files"`
+}
+
+func readMarker(dir string) (marker, error) {
+	var m marker
+	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, err
+	}
+	if m.Format != "waymark-hf-dataset" {
+		return m, fmt.Errorf("%s: not a Waymark export marker", MarkerFile)
+	}
+	return m, nil
+}
