@@ -1,0 +1,466 @@
+// Package browser is the local step engine: Chromium driven over CDP
+// (chromedp), on a private Xvfb display that the engine starts itself, or
+// headless. It implements engine.Engine and engine.LiveFrames.
+//
+// One Chromium runs per Engine; each episode gets a fresh browser context
+// (its own cookies, storage, cache and history) and a new tab, so a reset
+// costs a tab, not a browser start. A Chromium that died is started again at
+// the next Reset. Close stops Chromium and Xvfb and removes the profile.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// Options configure a local browser engine.
+type Options struct {
+	// Settings are the episode limits; zero fields get the defaults of
+	// engine.DefaultSettings where a zero makes no sense.
+	Settings engine.Settings
+	// Display overrides Settings.Display when set: "xvfb" or "headless".
+	// Empty means Xvfb when installed, else headless.
+	Display string
+	// ChromiumPath is the browser binary (default: chromium on PATH).
+	ChromiumPath string
+	// XvfbPath is the Xvfb binary (default: Xvfb on PATH).
+	XvfbPath string
+	// HostRules is passed as --host-resolver-rules, e.g.
+	// "MAP shop.waymark.test 127.0.0.1:43121".
+	HostRules string
+	// Logf, when set, gets diagnostics.
+	Logf func(format string, args ...any)
+}
+
+// Engine is the local browser engine. Its methods are safe to call from
+// several goroutines; they run one at a time.
+type Engine struct {
+	opts Options
+	set  engine.Settings
+
+	mu      sync.Mutex
+	closed  bool
+	display string // the mode in use: xvfb or headless
+	version string
+
+	x             *xvfb
+	profile       string
+	allocCancel   context.CancelFunc
+	browserCtx    context.Context
+	browserCancel context.CancelFunc
+	proc          *os.Process
+
+	ep    *episode
+	state engine.State
+
+	frames       chan engine.Frame
+	framesMu     sync.Mutex
+	framesClosed bool
+	framesOn     atomic.Bool
+	frameSeq     atomic.Uint64
+	openerSink   atomic.Pointer[func(target.ID, target.ID)]
+}
+
+// episode is the state of one reset.
+type episode struct {
+	id       string
+	ctx      context.Context // the first tab; its cancel disposes the browser context
+	cancel   context.CancelFunc
+	tab      *tab // the active tab
+	tabsMu   sync.Mutex
+	tabs     map[target.ID]*tab
+	newTabs  chan target.ID
+	done     bool
+	endedBy  string
+	check    *action.Check
+	answer   string
+	px, py   float64 // the pointer's last position
+	lastURL  string
+	stepsRun int
+}
+
+var _ engine.Engine = (*Engine)(nil)
+var _ engine.LiveFrames = (*Engine)(nil)
+
+// New checks the options and finds the browser; Chromium (and Xvfb) start
+// at the first Reset.
+func New(opts Options) (*Engine, error) {
+	set := opts.Settings
+	if set.MaxSteps == 0 {
+		def := engine.DefaultSettings()
+		set.MaxSteps = def.MaxSteps
+		if set.ActionWait == 0 && set.ExplicitWait == 0 {
+			set.ActionWait, set.ExplicitWait = def.ActionWait, def.ExplicitWait
+		}
+	}
+	if opts.Display != "" {
+		set.Display = opts.Display
+	}
+	if err := set.Validate(); err != nil {
+		return nil, err
+	}
+	path, err := findChromium(opts.ChromiumPath)
+	if err != nil {
+		return nil, err
+	}
+	opts.ChromiumPath = path
+	e := &Engine{opts: opts, set: set, frames: make(chan engine.Frame, 1)}
+	e.display, err = e.pickDisplay()
+	if err != nil {
+		return nil, err
+	}
+	e.version = chromiumVersion(path)
+	e.state.MaxSteps = set.MaxSteps
+	return e, nil
+}
+
+func (e *Engine) pickDisplay() (string, error) {
+	switch e.set.Display {
+	case engine.DisplayHeadless:
+		return engine.DisplayHeadless, nil
+	case engine.DisplayXvfb:
+		p := e.xvfbPath()
+		if _, err := exec.LookPath(p); err != nil {
+			return "", fmt.Errorf("Xvfb was not found (%s); install the xvfb package (make deps) or use the headless display", p)
+		}
+		return engine.DisplayXvfb, nil
+	}
+	if _, err := exec.LookPath(e.xvfbPath()); err == nil {
+		return engine.DisplayXvfb, nil
+	}
+	return engine.DisplayHeadless, nil
+}
+
+func (e *Engine) xvfbPath() string {
+	if e.opts.XvfbPath != "" {
+		return e.opts.XvfbPath
+	}
+	return "Xvfb"
+}
+
+func (e *Engine) logf(format string, args ...any) {
+	if e.opts.Logf != nil {
+		e.opts.Logf(format, args...)
+	}
+}
+
+// Settings returns the settings in use.
+func (e *Engine) Settings() engine.Settings { return e.set }
+
+// Info describes the engine for the episode record.
+func (e *Engine) Info() engine.Info {
+	return engine.Info{Kind: "local", Display: e.display, Browser: e.version,
+		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
+}
+
+// State reports the episode's id and step count.
+func (e *Engine) State() engine.State {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.state
+}
+
+// BrowserPID is the main Chromium process id (0 when none runs); tests use it.
+func (e *Engine) BrowserPID() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.proc == nil {
+		return 0
+	}
+	return e.proc.Pid
+}
+
+// XvfbPID is the Xvfb process id (0 when none runs).
+func (e *Engine) XvfbPID() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.x == nil || e.x.cmd.Process == nil {
+		return 0
+	}
+	return e.x.cmd.Process.Pid
+}
+
+// Profile is the temporary profile folder of the running browser.
+func (e *Engine) Profile() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.profile
+}
+
+// browserAlive reports whether the Chromium process still runs.
+func (e *Engine) browserAlive() bool {
+	if e.browserCtx == nil || e.browserCtx.Err() != nil || e.proc == nil {
+		return false
+	}
+	if err := e.proc.Signal(syscall.Signal(0)); err != nil {
+		return false
+	}
+	// A zombie still answers signal 0; look at its state.
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", e.proc.Pid)); err == nil {
+		if i := lastIndex(b, ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func lastIndex(b []byte, c byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// launch starts Xvfb (when needed) and Chromium with a fresh profile.
+func (e *Engine) launch() error {
+	e.shutdownBrowser()
+	display := engine.DisplayHeadless
+	if e.display == engine.DisplayXvfb {
+		if e.x == nil || !e.x.alive() {
+			e.x.stop()
+			x, err := startXvfb(e.xvfbPath())
+			if err != nil {
+				return err
+			}
+			e.x = x
+		}
+		display = e.x.display
+	}
+	profile, err := makeProfile()
+	if err != nil {
+		return err
+	}
+	e.profile = profile
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
+		allocatorOptions(e.opts.ChromiumPath, profile, display, e.opts.HostRules)...)
+	bctx, bcancel := chromedp.NewContext(allocCtx)
+	start, cancelStart := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelStart()
+	stop := context.AfterFunc(start, bcancel)
+	err = chromedp.Do(bctx)
+	if !stop() || err != nil {
+		bcancel()
+		allocCancel()
+		removeProfile(profile)
+		e.profile = ""
+		if err == nil {
+			err = start.Err()
+		}
+		return fmt.Errorf("could not start Chromium (%s): %w", e.opts.ChromiumPath, err)
+	}
+	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
+		e.proc = c.Browser.Process()
+	}
+	sinkHolder := &e.openerSink
+	if err := chromedp.ListenBrowser(bctx, func(ev any) {
+		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
+			ev.TargetInfo.Type == "page" && ev.TargetInfo.OpenerID != "" {
+			if f := sinkHolder.Load(); f != nil {
+				(*f)(ev.TargetInfo.OpenerID, ev.TargetInfo.TargetID)
+			}
+		}
+	}); err != nil {
+		e.logf("browser: cannot watch new tabs: %v", err)
+	}
+	e.logf("browser: %s started (%s, profile %s)", e.version, e.display, profile)
+	return nil
+}
+
+// shutdownBrowser stops Chromium and removes its profile; Xvfb stays.
+func (e *Engine) shutdownBrowser() {
+	if e.browserCancel != nil {
+		e.browserCancel()
+	}
+	if e.allocCancel != nil {
+		e.allocCancel() // waits for the process to exit
+	}
+	if e.proc != nil {
+		// Chromium helpers may outlive a killed main process.
+		syscall.Kill(-e.proc.Pid, syscall.SIGKILL)
+		e.proc.Kill()
+	}
+	if e.profile != "" {
+		if err := removeProfile(e.profile); err != nil {
+			e.logf("browser: could not remove profile %s: %v", e.profile, err)
+		}
+	}
+	e.browserCtx, e.browserCancel, e.allocCancel, e.proc, e.profile = nil, nil, nil, nil, ""
+}
+
+// endEpisode closes the episode's tabs and browser context.
+func (e *Engine) endEpisode() {
+	if e.ep == nil {
+		return
+	}
+	e.openerSink.Store(nil)
+	e.ep.cancel()
+	e.ep = nil
+}
+
+// Reset closes any episode in progress, opens opts.StartURL in a fresh
+// browser context and returns the first observation (Step 0).
+func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Observation, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return action.Observation{}, errors.New("the browser engine is closed")
+	}
+	if err := action.CheckURL(opts.StartURL); err != nil {
+		return action.Observation{}, err
+	}
+	begin := time.Now()
+	e.endEpisode()
+	id := opts.EpisodeID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	e.state = engine.State{EpisodeID: id, MaxSteps: e.set.MaxSteps}
+
+	ep, err := e.openEpisode(ctx)
+	if err != nil && ctx.Err() == nil {
+		// The browser may have died since the last episode: start it again.
+		e.logf("browser: opening the episode failed (%v); restarting Chromium", err)
+		if err = e.launch(); err == nil {
+			ep, err = e.openEpisode(ctx)
+		}
+	}
+	if err != nil {
+		e.state.Done = true
+		return action.Observation{}, err
+	}
+	ep.id = id
+	ep.check = opts.Check
+	e.ep = ep
+
+	obs := action.Observation{Step: 0}
+	navStart := time.Now()
+	errCode, err := e.navigate(ctx, ep.tab, opts.StartURL)
+	obs.Timings.ActionMS = time.Since(navStart).Milliseconds()
+	obs.Error = errCode
+	if err == nil {
+		var d time.Duration
+		d, err = ep.tab.settle(ctx, navStart, e.set.ActionWait, e.set.OpTimeout)
+		obs.Timings.SettleMS = d.Milliseconds()
+	}
+	e.finishObservation(ctx, &obs, err, begin)
+	return obs, nil
+}
+
+// openEpisode makes a new browser context with one prepared tab.
+func (e *Engine) openEpisode(ctx context.Context) (*episode, error) {
+	if !e.browserAlive() {
+		if err := e.launch(); err != nil {
+			return nil, err
+		}
+	}
+	t := newTab()
+	tctx, cancel := chromedp.NewContext(e.browserCtx, chromedp.WithNewBrowserContext(), chromedp.WithListener(t.listen))
+	t.ctx, t.cancel = tctx, cancel
+	sctx, scancel := context.WithTimeout(ctx, e.set.OpTimeout)
+	defer scancel()
+	stop := context.AfterFunc(sctx, cancel)
+	err := chromedp.Do(tctx)
+	if !stop() {
+		cancel()
+		return nil, fmt.Errorf("could not open a browser tab: %w", sctx.Err())
+	}
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("could not open a browser tab: %w", err)
+	}
+	c := chromedp.FromContext(tctx)
+	t.id = c.Target.TargetID
+	dctx, dcancel := context.WithTimeout(tctx, e.set.OpTimeout)
+	defer dcancel()
+	if _, err := chromedp.CallBrowser(dctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID,
+	}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("could not deny downloads: %w", err)
+	}
+	if err := t.setup(ctx, e.set.OpTimeout); err != nil {
+		cancel()
+		return nil, err
+	}
+	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t},
+		newTabs: make(chan target.ID, 8), px: action.ViewportWidth / 2, py: action.ViewportHeight / 2}
+	sink := func(opener, id target.ID) {
+		ep.tabsMu.Lock()
+		_, ours := ep.tabs[opener]
+		ep.tabsMu.Unlock()
+		if ours {
+			select {
+			case ep.newTabs <- id:
+			default:
+			}
+		}
+	}
+	e.openerSink.Store(&sink)
+	if e.framesOn.Load() {
+		e.startScreencast(t)
+	}
+	return ep, nil
+}
+
+// navigate loads url in the tab and waits for the load event, at most
+// PageLoadTimeout. A timeout or a network error is reported as the
+// observation's error code; err is only for a crash or a dead renderer.
+func (e *Engine) navigate(ctx context.Context, t *tab, url string) (code string, err error) {
+	t.expectNavigation()
+	lctx, lcancel := context.WithCancel(t.ctx)
+	defer lcancel()
+	loaded := chromedp.Events(lctx, page.LoadEventFired)
+	var res page.NavigateResult
+	err = t.do(ctx, e.set.PageLoadTimeout, func(ctx context.Context) error {
+		var err error
+		res, err = chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: url})
+		if err != nil || res.ErrorText != "" || res.LoaderID == "" {
+			return err
+		}
+		// Wait for the load event of this document.
+		stop := context.AfterFunc(ctx, lcancel)
+		defer stop()
+		for _, err := range loaded {
+			if err != nil {
+				return ctx.Err()
+			}
+			return nil
+		}
+		return ctx.Err()
+	})
+	switch {
+	case errors.Is(err, errTimedOut):
+		// Stop the slow load so a late answer is not taken for a later step's.
+		sctx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+		chromedp.Call(sctx, page.StopLoading, cdp.Empty{})
+		cancel()
+		t.clearNavigation()
+		return action.ErrPageLoadTimeout, nil
+	case err != nil:
+		t.clearNavigation()
+		return "", err
+	case res.ErrorText != "":
+		return res.ErrorText, nil
+	}
+	return "", nil
+}

@@ -1,0 +1,233 @@
+package browser
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine"
+)
+
+// xvfb is a private X display started for the browser.
+type xvfb struct {
+	cmd     *exec.Cmd
+	display string // ":N"
+	done    chan struct{}
+}
+
+// startXvfb starts Xvfb on a free display chosen by the server itself
+// (-displayfd), with no TCP listener.
+func startXvfb(path string) (*xvfb, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	// The screen is a little larger than the viewport so that a window frame
+	// never clips it; the viewport size itself is set through CDP.
+	cmd := exec.Command(path, "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "1024x768x24", "-nocursor")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	var stderr strings.Builder
+	cmd.Stderr = &limitedWriter{b: &stderr, n: 4096}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("could not start Xvfb (%s): %w; install the xvfb package or use --display headless", path, err)
+	}
+	w.Close()
+	x := &xvfb{cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(x.done) }()
+
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case s := <-line:
+		if _, err := strconv.Atoi(s); err != nil {
+			x.stop()
+			return nil, fmt.Errorf("Xvfb did not report a display (%q): %s", s, strings.TrimSpace(stderr.String()))
+		}
+		x.display = ":" + s
+	case <-x.done:
+		return nil, fmt.Errorf("Xvfb exited at start: %s", strings.TrimSpace(stderr.String()))
+	case <-time.After(10 * time.Second):
+		x.stop()
+		return nil, errors.New("Xvfb did not start within 10 s")
+	}
+	return x, nil
+}
+
+func (x *xvfb) alive() bool {
+	select {
+	case <-x.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (x *xvfb) stop() {
+	if x == nil || x.cmd.Process == nil {
+		return
+	}
+	syscall.Kill(-x.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-x.done:
+	case <-time.After(3 * time.Second):
+		syscall.Kill(-x.cmd.Process.Pid, syscall.SIGKILL)
+		<-x.done
+	}
+}
+
+type limitedWriter struct {
+	b *strings.Builder
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		if len(p) > room {
+			l.b.Write(p[:room])
+		} else {
+			l.b.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+// prefs turn off the password manager and downloads in the profile.
+const prefs = `{
+  "credentials_enable_service": false,
+  "profile": {"password_manager_enabled": false, "default_content_setting_values": {"notifications": 2, "geolocation": 2}},
+  "download_restrictions": 3,
+  "download": {"prompt_for_download": false},
+  "safebrowsing": {"enabled": false},
+  "translate": {"enabled": false}
+}`
+
+// makeProfile creates a fresh temporary profile folder with the prefs.
+func makeProfile() (string, error) {
+	dir, err := os.MkdirTemp("", "waymark-profile-")
+	if err != nil {
+		return "", fmt.Errorf("could not create a browser profile folder: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "Default"), 0o700); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(prefs), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// removeProfile removes the profile, retrying while Chromium's helpers
+// still write into it after the main process ended.
+func removeProfile(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if err = os.RemoveAll(dir); err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// disabledFeatures keeps history navigations observable (no back-forward
+// cache) and stops features that phone home or prompt.
+const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache,PasswordLeakDetection," +
+	"AutofillServerCommunication,MediaRouter,DialMediaRouteProvider,OptimizationHints,InterestFeedContentSuggestions"
+
+// allocatorOptions builds Chromium's command line.
+func allocatorOptions(execPath, profile, display, hostRules string) []chromedp.ExecAllocatorOption {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(execPath),
+		chromedp.UserDataDir(profile),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-features", disabledFeatures),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-client-side-phishing-detection", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-hang-monitor", true),
+		chromedp.Flag("disable-popup-blocking", true),
+		chromedp.Flag("disable-prompt-on-repost", true),
+		chromedp.Flag("disable-smooth-scrolling", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("force-device-scale-factor", "1"),
+		chromedp.Flag("metrics-recording-only", true),
+		chromedp.Flag("safebrowsing-disable-auto-update", true),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("window-position", "0,0"),
+		chromedp.Flag("window-size", "800,600"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+	}
+	if hostRules != "" {
+		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))
+	}
+	if display == engine.DisplayHeadless {
+		opts = append(opts, chromedp.Flag("headless", true))
+	} else {
+		opts = append(opts, chromedp.Env("DISPLAY="+display))
+	}
+	return opts
+}
+
+// findChromium returns the browser to run.
+func findChromium(path string) (string, error) {
+	if path != "" {
+		if p, err := exec.LookPath(path); err == nil {
+			return p, nil
+		}
+		return "", fmt.Errorf("the browser %q was not found; install Chromium (make deps) or give its path", path)
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("Chromium was not found; install it with 'make deps' (Debian/Ubuntu package chromium)")
+}
+
+// chromiumVersion runs "chromium --version" once.
+func chromiumVersion(path string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(out))
+	if i := strings.Index(s, " built on"); i > 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,423 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// Step performs one action and returns the observation after it. An
+// invalid action returns an *action.ValidationError and changes nothing; a
+// step with no episode running, or after it is done, returns
+// engine.ErrResetBeforeStepping.
+func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation, error) {
+	if err := a.Validate(e.set.ActionSet); err != nil {
+		return action.Observation{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return action.Observation{}, errors.New("the browser engine is closed")
+	}
+	ep := e.ep
+	if ep == nil || ep.done {
+		return action.Observation{}, engine.ErrResetBeforeStepping
+	}
+	begin := time.Now()
+	e.state.StepCount++
+	obs := action.Observation{Step: e.state.StepCount}
+	t := ep.tab
+	op := e.set.OpTimeout
+	x, y := func() (float64, float64) {
+		if a.X == nil || a.Y == nil {
+			return ep.px, ep.py
+		}
+		return float64(*a.X), float64(*a.Y)
+	}()
+
+	var err error
+	settle := true
+	switch a.Op {
+	case action.Click, action.DoubleClick:
+		n := 1
+		if a.Op == action.DoubleClick {
+			n = 2
+		}
+		err = t.do(ctx, op, func(c context.Context) error { return click(c, x, y, n) })
+		ep.px, ep.py = x, y
+	case action.Move:
+		err = t.do(ctx, op, func(c context.Context) error {
+			return mouse(c, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 0, 0)
+		})
+		ep.px, ep.py = x, y
+	case action.Drag:
+		x2, y2 := float64(*a.X2), float64(*a.Y2)
+		err = t.do(ctx, op, func(c context.Context) error { return drag(c, x, y, x2, y2) })
+		ep.px, ep.py = x2, y2
+	case action.Type:
+		d := op + time.Duration(len([]rune(a.Text)))*5*time.Millisecond
+		err = t.do(ctx, d, func(c context.Context) error { return typeText(c, a.Text) })
+	case action.Key:
+		err = t.do(ctx, op, func(c context.Context) error { return pressKey(c, a.Text) })
+	case action.Scroll:
+		err = t.do(ctx, op, func(c context.Context) error { return wheel(c, ep.px, ep.py, a.DY) })
+	case action.Back:
+		err = e.back(ctx, t)
+	case action.Goto:
+		var code string
+		code, err = e.navigate(ctx, t, a.URL)
+		obs.Error = code
+	case action.Wait:
+		settle = false
+		select {
+		case <-time.After(e.set.ExplicitWait):
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-t.crashedCh:
+			err = errCrashed
+		}
+	case action.Finish:
+		settle = false
+		ep.done, ep.endedBy, ep.answer = true, action.EndFinished, a.Text
+	}
+	obs.Timings.ActionMS = time.Since(begin).Milliseconds()
+
+	if err != nil && !isFatal(err) {
+		// The action failed but the page is fine: say why, go on.
+		obs.Error = shortError(err)
+		err = nil
+	}
+	if err == nil && settle {
+		settleStart := time.Now()
+		limit := e.set.ActionWait
+		err = e.settleAndFollow(ctx, ep, begin, limit)
+		obs.Timings.SettleMS = time.Since(settleStart).Milliseconds()
+	}
+	if !ep.done && e.state.StepCount >= e.set.MaxSteps {
+		ep.done, ep.endedBy = true, action.EndStepLimit
+	}
+	e.finishObservation(ctx, &obs, err, begin)
+	return obs, nil
+}
+
+// settleAndFollow settles the active tab and follows a tab the action
+// opened, settling that one too, all within limit.
+func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Time, limit time.Duration) error {
+	start := time.Now()
+	if _, err := ep.tab.settle(ctx, since, limit, e.set.OpTimeout); err != nil {
+		return err
+	}
+	var id target.ID
+	for {
+		select {
+		case nid := <-ep.newTabs:
+			id = nid
+			continue
+		default:
+		}
+		break
+	}
+	if id == "" {
+		return nil
+	}
+	nt, err := e.attachTab(ctx, ep, id)
+	if err != nil {
+		e.logf("browser: could not follow the new tab: %v", err)
+		return nil
+	}
+	ep.tab = nt
+	rest := max(limit-time.Since(start), 0)
+	_, err = nt.settle(ctx, since.Add(-time.Hour), rest, e.set.OpTimeout)
+	return err
+}
+
+// attachTab attaches to a tab the page opened and prepares it.
+func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab, error) {
+	nt := newTab()
+	nt.id = id
+	tctx, cancel := chromedp.NewContext(ep.ctx, chromedp.WithTargetID(id), chromedp.WithListener(nt.listen))
+	nt.ctx, nt.cancel = tctx, cancel
+	actx, acancel := context.WithTimeout(ctx, e.set.OpTimeout)
+	defer acancel()
+	stop := context.AfterFunc(actx, cancel)
+	err := chromedp.Do(tctx)
+	if !stop() {
+		return nil, actx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := nt.setup(ctx, e.set.OpTimeout); err != nil {
+		cancel()
+		return nil, err
+	}
+	ep.tabsMu.Lock()
+	ep.tabs[id] = nt
+	ep.tabsMu.Unlock()
+	if e.framesOn.Load() {
+		e.startScreencast(nt)
+	}
+	return nt, nil
+}
+
+// back goes one entry back in the tab's history; at the first entry it
+// does nothing, as a browser's back button.
+func (e *Engine) back(ctx context.Context, t *tab) error {
+	var hist page.GetNavigationHistoryResult
+	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		var err error
+		hist, err = chromedp.Call(c, page.GetNavigationHistory, cdp.Empty{})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	i := int(hist.CurrentIndex)
+	if i <= 0 || i > len(hist.Entries) {
+		return nil
+	}
+	t.expectNavigation()
+	err = t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		_, err := chromedp.Call(c, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: hist.Entries[i-1].ID})
+		return err
+	})
+	if err != nil {
+		t.clearNavigation()
+	}
+	return err
+}
+
+// isFatal reports errors that end the episode.
+func isFatal(err error) bool {
+	return errors.Is(err, errCrashed) || errors.Is(err, errTimedOut) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, chromedp.ErrTargetDetached) || errors.Is(err, chromedp.ErrChannelClosed)
+}
+
+// shortError is the observation text of a failed action.
+func shortError(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "\n"); i > 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// finishObservation fills URL, title, screenshot, error codes, done and the
+// check's reward. fatal is an error that ends the episode.
+func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation, fatal error, begin time.Time) {
+	ep := e.ep
+	t := ep.tab
+	capStart := time.Now()
+	if fatal == nil {
+		var (
+			wg              sync.WaitGroup
+			png             []byte
+			shotErr, infErr error
+			url, title      string
+			bot             bool
+		)
+		wg.Go(func() { png, shotErr = t.screenshot(ctx, e.set.OpTimeout) })
+		url, title, bot, infErr = t.info(ctx, e.set.OpTimeout)
+		wg.Wait()
+		obs.Screenshot, obs.URL, obs.Title = png, url, title
+		switch {
+		case errors.Is(shotErr, errCrashed) || errors.Is(infErr, errCrashed):
+			fatal = errCrashed
+		case shotErr != nil:
+			fatal = shotErr
+		case infErr != nil:
+			if obs.Error == "" {
+				obs.Error = action.ErrRendererTimeout
+			}
+		case bot:
+			obs.Error = action.ErrBotVerification
+			ep.done, ep.endedBy = true, action.EndBotVerification
+		}
+	}
+	if fatal != nil {
+		obs.Screenshot = nil
+		switch {
+		case errors.Is(fatal, errCrashed) || !e.browserAlive():
+			obs.Error, ep.endedBy = action.ErrRendererCrashed, action.EndCrashed
+		case errors.Is(fatal, context.Canceled) || (ctx.Err() != nil && errors.Is(fatal, ctx.Err())):
+			obs.Error, ep.endedBy = "interrupted", action.EndInterrupted
+		default:
+			obs.Error, ep.endedBy = action.ErrRendererTimeout, action.EndTimeout
+		}
+		ep.done = true
+		e.logf("browser: episode ended: %v", fatal)
+		if obs.URL == "" && e.browserAlive() {
+			uctx, cancel := context.WithTimeout(e.browserCtx, 2*time.Second)
+			obs.URL = t.targetURL(uctx)
+			cancel()
+		}
+		if obs.URL == "" {
+			obs.URL = ep.lastURL
+		}
+	}
+	if obs.URL != "" {
+		ep.lastURL = obs.URL
+	}
+	if ep.done {
+		e.state.Done = true
+		obs.Done = true
+		obs.EndReason = ep.endedBy
+		obs.Answer = ep.answer
+		obs.Reward = e.reward(ctx, ep, obs.URL, fatal == nil)
+	}
+	obs.Timings.CaptureMS = time.Since(capStart).Milliseconds()
+	obs.Timings.TotalMS = time.Since(begin).Milliseconds()
+}
+
+// reward runs the episode's automatic check: 1 when it passes, 0 when not,
+// nil when the task has none.
+func (e *Engine) reward(ctx context.Context, ep *episode, url string, pageOK bool) *float64 {
+	c := ep.check
+	if c == nil {
+		return nil
+	}
+	ok := false
+	switch c.Kind {
+	case action.CheckKindAnswer:
+		ok = c.MatchAnswer(ep.answer)
+	case action.CheckKindURL:
+		m, err := c.MatchURL(url)
+		if err != nil {
+			e.logf("browser: the task's URL check %q is not a valid pattern: %v", c.URL, err)
+		}
+		ok = m
+	case action.CheckKindJS:
+		if pageOK {
+			expr := "Promise.resolve((" + c.JS + "\n)).then(v => !!v)"
+			err := ep.tab.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+				var err error
+				ok, err = chromedp.Run(c, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise))
+				return err
+			})
+			if err != nil {
+				e.logf("browser: the task's JS check failed: %v", err)
+				ok = false
+			}
+		}
+	default:
+		e.logf("browser: unknown check kind %q", c.Kind)
+	}
+	r := 0.0
+	if ok {
+		r = 1
+	}
+	return &r
+}
+
+// Close ends the episode and stops Chromium and Xvfb; the profile folder is
+// removed. It is safe to call more than once.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.endEpisode()
+	e.shutdownBrowser()
+	e.x.stop()
+	e.x = nil
+	e.state.Done = true
+	e.framesMu.Lock()
+	e.framesClosed = true
+	close(e.frames)
+	e.framesMu.Unlock()
+	return nil
+}
+
+// Frames streams JPEG frames of the active tab from the CDP screencast. The
+// channel holds only the newest frame; it is closed by Close. The stream
+// starts with the first call.
+func (e *Engine) Frames() <-chan engine.Frame {
+	if !e.framesOn.Swap(true) {
+		go func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.ep != nil && !e.closed {
+				e.startScreencast(e.ep.tab)
+			}
+		}()
+	}
+	return e.frames
+}
+
+// startScreencast streams a tab's frames; acks are sent from the reader
+// goroutine, never from the engine's.
+func (e *Engine) startScreencast(t *tab) {
+	t.mu.Lock()
+	if t.screencast {
+		t.mu.Unlock()
+		return
+	}
+	t.screencast = true
+	t.mu.Unlock()
+	frames := chromedp.Events(t.ctx, page.ScreencastFrame)
+	go func() {
+		for ev, err := range frames {
+			if err != nil {
+				return
+			}
+			actx, cancel := context.WithTimeout(t.ctx, 2*time.Second)
+			chromedp.Call(actx, page.ScreencastFrameAck, page.ScreencastFrameAckParams{SessionID: ev.SessionID})
+			cancel()
+			f := engine.Frame{JPEG: ev.Data, Width: action.ViewportWidth, Height: action.ViewportHeight,
+				At: time.Now(), Seq: e.frameSeq.Add(1)}
+			if m := ev.Metadata; m != nil && m.DeviceWidth > 0 {
+				f.Width, f.Height = int(m.DeviceWidth), int(m.DeviceHeight)
+			}
+			e.pushFrame(f)
+		}
+	}()
+	sctx, cancel := context.WithTimeout(t.ctx, e.set.OpTimeout)
+	defer cancel()
+	q := int64(70)
+	if _, err := chromedp.Call(sctx, page.StartScreencast, page.StartScreencastParams{
+		Format: page.StartScreencastFormatJpeg, Quality: &q,
+		MaxWidth: action.ViewportWidth, MaxHeight: action.ViewportHeight, EveryNthFrame: 1,
+	}); err != nil {
+		e.logf("browser: screencast did not start: %v", err)
+	}
+}
+
+// pushFrame keeps only the newest frame in the channel.
+func (e *Engine) pushFrame(f engine.Frame) {
+	e.framesMu.Lock()
+	defer e.framesMu.Unlock()
+	if e.framesClosed {
+		return
+	}
+	select {
+	case e.frames <- f:
+		return
+	default:
+	}
+	select {
+	case <-e.frames:
+	default:
+	}
+	select {
+	case e.frames <- f:
+	default:
+	}
+}

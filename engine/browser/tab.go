@@ -1,0 +1,388 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine/action"
+)
+
+// settleScript runs in every document of a tab. It records when the page
+// last changed (DOM mutation, scroll, CSS transition or animation) so one
+// Evaluate can tell whether the page is quiet. It adds one non-enumerable
+// symbol-keyed property to window and nothing else.
+const settleScript = `(() => {
+  const K = Symbol.for('waymark.settle');
+  if (window[K]) return;
+  const st = {last: performance.now(), n: 0};
+  const bump = () => { st.last = performance.now(); st.n++; };
+  try { new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); } catch (e) {}
+  for (const t of ['scroll', 'transitionstart', 'transitionend', 'animationstart', 'animationend', 'load'])
+    addEventListener(t, bump, {capture: true, passive: true});
+  Object.defineProperty(window, K, {value: st});
+})()`
+
+// probeScript reads the page's state in one round trip: ready state, ms
+// since the last change (-1 when the settle script is missing), and how many
+// finite animations are running.
+const probeScript = `(() => {
+  const st = window[Symbol.for('waymark.settle')];
+  let anims = 0;
+  try {
+    for (const a of document.getAnimations()) {
+      if (a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity) anims++;
+    }
+  } catch (e) {}
+  return [document.readyState, st ? performance.now() - st.last : -1, anims];
+})()`
+
+// infoScript reads what an observation needs besides the screenshot, and
+// applies the reference's bot-verification text rules to the body text.
+const infoScript = `(() => {
+  let text = '';
+  try { text = (document.body ? document.body.innerText : '') || ''; } catch (e) {}
+  text = text.toLowerCase().replace(/\s+/g, ' ');
+  const bot = (text.includes('cloudflare') && (text.includes('verifying you are human') || text.includes('verify you are human'))) ||
+    (text.includes('vercel security checkpoint') && (text.includes('verify your browser') || text.includes('verifying your browser')));
+  return [location.href, document.title, bot];
+})()`
+
+// Settling windows: the page counts as quiet once no request has started or
+// finished for netQuiet and nothing changed for domQuiet.
+var (
+	netQuiet  = 60 * time.Millisecond
+	domQuiet  = 25 * time.Millisecond
+	pollEvery = 8 * time.Millisecond
+)
+
+// tab is one page target the engine drives and the state its events feed.
+type tab struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	id     target.ID
+
+	mu         sync.Mutex
+	reqs       map[network.RequestID]time.Time
+	lastNet    time.Time
+	navPending bool
+	loading    bool
+	crashedCh  chan struct{}
+	crashed    bool
+	detachedCh <-chan struct{}
+	screencast bool
+}
+
+// ignoredTypes never count as in flight: they may stay open for ever.
+var ignoredTypes = map[network.ResourceType]bool{
+	network.ResourceTypeEventSource: true,
+	network.ResourceTypeWebSocket:   true,
+	network.ResourceTypeMedia:       true,
+	network.ResourceTypePing:        true,
+}
+
+func newTab() *tab {
+	return &tab{reqs: map[network.RequestID]time.Time{}, crashedCh: make(chan struct{})}
+}
+
+// listen runs in the tab's message loop: fast, no commands.
+func (t *tab) listen(ev any) {
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		if ignoredTypes[ev.Type] {
+			return
+		}
+		if _, ok := t.reqs[ev.RequestID]; !ok {
+			t.reqs[ev.RequestID] = now
+		}
+		t.lastNet = now
+	case *network.EventLoadingFinished:
+		delete(t.reqs, ev.RequestID)
+		t.lastNet = now
+	case *network.EventLoadingFailed:
+		delete(t.reqs, ev.RequestID)
+		t.lastNet = now
+	case *page.EventFrameRequestedNavigation:
+		if t.isMain(ev.FrameID) && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
+			t.navPending = true
+			t.lastNet = now
+		}
+	case *page.EventFrameStartedLoading:
+		if t.isMain(ev.FrameID) {
+			t.loading = true
+			t.lastNet = now
+		}
+	case *page.EventFrameStoppedLoading:
+		if t.isMain(ev.FrameID) {
+			t.loading = false
+			t.navPending = false
+			t.lastNet = now
+		}
+	case *page.EventFrameNavigated:
+		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			t.navPending = false
+			t.lastNet = now
+		}
+	case *page.EventNavigatedWithinDocument:
+		if t.isMain(ev.FrameID) {
+			t.navPending = false
+			t.lastNet = now
+		}
+	case *inspector.EventTargetCrashed:
+		if !t.crashed {
+			t.crashed = true
+			close(t.crashedCh)
+		}
+	case *page.EventJavascriptDialogOpening:
+		// A dialog blocks the page; accept it from outside the loop as a
+		// person clicking OK would.
+		go func() {
+			ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+			defer cancel()
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}()
+	}
+}
+
+func (t *tab) isMain(id cdp.FrameID) bool { return string(id) == string(t.id) }
+
+func (t *tab) isCrashed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.crashed
+}
+
+// expectNavigation marks a navigation the engine itself starts.
+func (t *tab) expectNavigation() {
+	t.mu.Lock()
+	t.navPending = true
+	t.lastNet = time.Now()
+	t.mu.Unlock()
+}
+
+func (t *tab) clearNavigation() {
+	t.mu.Lock()
+	t.navPending = false
+	t.mu.Unlock()
+}
+
+// netState reports whether a navigation or request is pending, counting
+// only requests started after since (long-lived older requests such as
+// long polls would otherwise hold every step to the cap).
+func (t *tab) netState(since time.Time) (busy bool, sinceNet time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, start := range t.reqs {
+		if !start.Before(since) {
+			n++
+		}
+	}
+	return t.navPending || t.loading || n > 0, time.Since(t.lastNet)
+}
+
+// errCrashed and errTimedOut classify a failed browser operation.
+var (
+	errCrashed  = errors.New(action.ErrRendererCrashed)
+	errTimedOut = errors.New(action.ErrRendererTimeout)
+)
+
+// do runs fn on the tab with a timeout; it gives up at once when the tab's
+// renderer crashes.
+func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Context) error) error {
+	if t.isCrashed() {
+		return errCrashed
+	}
+	tctx, cancel := context.WithTimeout(t.ctx, d)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel) // the caller's ctx ends the op too
+	defer stop()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-t.crashedCh:
+			cancel()
+		case <-done:
+		}
+	}()
+	err := fn(tctx)
+	if err == nil {
+		return nil
+	}
+	switch {
+	case t.isCrashed():
+		return errCrashed
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded) || tctx.Err() != nil:
+		return errTimedOut
+	}
+	return err
+}
+
+type probe struct {
+	ready    string
+	sinceMut float64
+	anims    int
+}
+
+func (t *tab) probe(ctx context.Context, d time.Duration) (probe, error) {
+	var raw []any
+	err := t.do(ctx, d, func(ctx context.Context) error {
+		var err error
+		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](probeScript))
+		return err
+	})
+	if err != nil {
+		return probe{}, err
+	}
+	var p probe
+	if len(raw) == 3 {
+		p.ready, _ = raw[0].(string)
+		p.sinceMut, _ = raw[1].(float64)
+		if n, ok := raw[2].(float64); ok {
+			p.anims = int(n)
+		}
+	}
+	return p, nil
+}
+
+// settle waits until the page is quiet: navigation committed and loaded,
+// no request in flight for netQuiet, no DOM/scroll/animation change for
+// domQuiet; at most limit. It reports the time spent.
+func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time.Duration) (time.Duration, error) {
+	start := time.Now()
+	deadline := start.Add(limit)
+	for {
+		p, err := t.probe(ctx, opTimeout)
+		if err != nil {
+			return time.Since(start), err
+		}
+		busy, sinceNet := t.netState(since)
+		quiet := !busy && sinceNet >= netQuiet &&
+			(p.ready == "complete" || p.ready == "") &&
+			(p.sinceMut < 0 || p.sinceMut >= float64(domQuiet.Milliseconds())) && p.anims == 0
+		now := time.Now()
+		if quiet || !now.Before(deadline) {
+			return now.Sub(start), nil
+		}
+		wait := pollEvery
+		if busy == false && p.anims == 0 && (p.ready == "complete" || p.ready == "") {
+			// Only the quiet windows are left: sleep until the first could end.
+			w1 := netQuiet - sinceNet
+			w2 := domQuiet - time.Duration(p.sinceMut*float64(time.Millisecond))
+			wait = max(min(max(w1, w2), 3*pollEvery), time.Millisecond)
+		}
+		if rest := time.Until(deadline); wait > rest {
+			wait = rest
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return time.Since(start), ctx.Err()
+		case <-t.crashedCh:
+			return time.Since(start), errCrashed
+		}
+	}
+}
+
+// info reads URL, title and the bot-verification verdict.
+func (t *tab) info(ctx context.Context, d time.Duration) (url, title string, bot bool, err error) {
+	var raw []any
+	err = t.do(ctx, d, func(ctx context.Context) error {
+		var err error
+		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](infoScript))
+		return err
+	})
+	if err != nil {
+		return "", "", false, err
+	}
+	if len(raw) == 3 {
+		url, _ = raw[0].(string)
+		title, _ = raw[1].(string)
+		bot, _ = raw[2].(bool)
+	}
+	return url, title, bot, nil
+}
+
+// screenshot captures the viewport as a lossless 800×600 PNG.
+func (t *tab) screenshot(ctx context.Context, d time.Duration) ([]byte, error) {
+	var png []byte
+	err := t.do(ctx, d, func(ctx context.Context) error {
+		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+			Format: page.CaptureScreenshotFormatPng,
+		})
+		png = res.Data
+		return err
+	})
+	return png, err
+}
+
+// targetURL asks the browser for the tab's URL; it works when the renderer
+// does not answer.
+func (t *tab) targetURL(ctx context.Context) string {
+	infos, err := chromedp.Targets(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, in := range infos {
+		if in.TargetID == t.id {
+			return in.URL
+		}
+	}
+	return ""
+}
+
+// setup prepares a freshly attached tab: 800×600 at scale 1, the settle
+// script, the front position, and a check of the viewport.
+func (t *tab) setup(ctx context.Context, d time.Duration) error {
+	err := t.do(ctx, d, func(ctx context.Context) error {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(800, 600, chromedp.EmulateScale(1))); err != nil {
+			return err
+		}
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: settleScript}); err != nil {
+			return err
+		}
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](settleScript)); err != nil {
+			return err
+		}
+		if _, err := chromedp.Call(ctx, page.BringToFront, cdp.Empty{}); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return t.checkViewport(ctx, d)
+}
+
+// checkViewport verifies innerWidth, innerHeight and devicePixelRatio.
+func (t *tab) checkViewport(ctx context.Context, d time.Duration) error {
+	var got []float64
+	err := t.do(ctx, d, func(ctx context.Context) error {
+		var err error
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[innerWidth, innerHeight, devicePixelRatio]`))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(got) != 3 || got[0] != action.ViewportWidth || got[1] != action.ViewportHeight || got[2] != 1 {
+		return fmt.Errorf("browser viewport did not align to 800x600 at scale 1 (got %v)", got)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"waymark/engine/action"
+)
+
+// Display modes of the local browser.
+const (
+	DisplayAuto     = ""         // Xvfb when installed, else headless
+	DisplayXvfb     = "xvfb"     // Chromium with a window on a private Xvfb display
+	DisplayHeadless = "headless" // Chromium's headless mode
+)
+
+// Settings are an engine's episode limits and waits. The zero value is not
+// useful; start from DefaultSettings or SettingsFromEnv.
+type Settings struct {
+	// MaxSteps ends an episode: the MaxSteps-th step returns done (1–200).
+	MaxSteps int
+	// ActionWait caps how long the engine waits for the page to settle after
+	// an action or a reset (0–10 s). It is a cap, not a sleep: the engine
+	// observes as soon as the page is quiet.
+	ActionWait time.Duration
+	// ExplicitWait is how long a "wait" action waits (0–10 s).
+	ExplicitWait time.Duration
+	// Display is DisplayAuto, DisplayXvfb or DisplayHeadless.
+	Display string
+	// ActionSet is the vocabulary the engine accepts; others are refused.
+	ActionSet action.Set
+	// PageLoadTimeout bounds a navigation (reset, goto); past it the
+	// observation carries page_load_timeout and the episode goes on.
+	PageLoadTimeout time.Duration
+	// OpTimeout bounds every other browser operation (input, script,
+	// screenshot). Past it the episode ends with renderer_timeout.
+	OpTimeout time.Duration
+}
+
+// Defaults, as the reference environment's.
+const (
+	DefaultMaxSteps        = 20
+	DefaultActionWait      = 1500 * time.Millisecond
+	DefaultExplicitWait    = 3 * time.Second
+	DefaultPageLoadTimeout = 30 * time.Second
+	DefaultOpTimeout       = 10 * time.Second
+	MaxMaxSteps            = 200
+	MaxWait                = 10 * time.Second
+)
+
+// Environment variables read by SettingsFromEnv.
+const (
+	EnvMaxSteps     = "BROWSER_MAX_STEPS"
+	EnvActionWait   = "BROWSER_ACTION_WAIT_SECONDS"
+	EnvExplicitWait = "BROWSER_EXPLICIT_WAIT_SECONDS"
+	EnvDisplay      = "WAYMARK_DISPLAY"
+)
+
+// ErrResetBeforeStepping is returned by Step when no episode is running or
+// the episode is done.
+var ErrResetBeforeStepping = errors.New(action.MsgResetBeforeStepping)
+
+// DefaultSettings returns the reference's defaults with the default action
+// set and automatic display choice.
+func DefaultSettings() Settings {
+	return Settings{
+		MaxSteps:        DefaultMaxSteps,
+		ActionWait:      DefaultActionWait,
+		ExplicitWait:    DefaultExplicitWait,
+		Display:         DisplayAuto,
+		ActionSet:       action.SetDefault,
+		PageLoadTimeout: DefaultPageLoadTimeout,
+		OpTimeout:       DefaultOpTimeout,
+	}
+}
+
+// SettingsFromEnv reads BROWSER_MAX_STEPS (1–200, default 20),
+// BROWSER_ACTION_WAIT_SECONDS (0–10, default 1.5),
+// BROWSER_EXPLICIT_WAIT_SECONDS (0–10, default 3) and WAYMARK_DISPLAY
+// (xvfb or headless) over DefaultSettings. An unset or empty variable keeps
+// the default; a bad value is an error naming the variable and what it
+// accepts.
+func SettingsFromEnv() (Settings, error) {
+	return settingsFrom(os.Getenv)
+}
+
+func settingsFrom(getenv func(string) string) (Settings, error) {
+	s := DefaultSettings()
+	var errs []error
+	if v := strings.TrimSpace(getenv(EnvMaxSteps)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxMaxSteps {
+			errs = append(errs, fmt.Errorf("%s must be an integer from 1 to %d, got %q", EnvMaxSteps, MaxMaxSteps, v))
+		} else {
+			s.MaxSteps = n
+		}
+	}
+	seconds := func(name string, dst *time.Duration) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return
+		}
+		d, err := ParseWaitSeconds(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %v", name, err))
+			return
+		}
+		*dst = d
+	}
+	seconds(EnvActionWait, &s.ActionWait)
+	seconds(EnvExplicitWait, &s.ExplicitWait)
+	if v := strings.TrimSpace(getenv(EnvDisplay)); v != "" {
+		d, err := ParseDisplay(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", EnvDisplay, err))
+		} else {
+			s.Display = d
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return DefaultSettings(), err
+	}
+	return s, nil
+}
+
+// ParseWaitSeconds reads a number of seconds from 0 to 10 ("1.5", "0", "3").
+func ParseWaitSeconds(v string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > MaxWait.Seconds() {
+		return 0, fmt.Errorf("must be a number of seconds from 0 to %g, got %q", MaxWait.Seconds(), v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+// ParseDisplay reads a display mode: "xvfb", "headless", or "" / "auto".
+func ParseDisplay(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "auto":
+		return DisplayAuto, nil
+	case DisplayXvfb:
+		return DisplayXvfb, nil
+	case DisplayHeadless:
+		return DisplayHeadless, nil
+	}
+	return "", fmt.Errorf("unknown display %q: use \"xvfb\" or \"headless\"", v)
+}
+
+// Validate checks the ranges and fills zero timeouts and set with defaults.
+func (s *Settings) Validate() error {
+	var errs []error
+	if s.MaxSteps < 1 || s.MaxSteps > MaxMaxSteps {
+		errs = append(errs, fmt.Errorf("max steps must be from 1 to %d, got %d", MaxMaxSteps, s.MaxSteps))
+	}
+	if s.ActionWait < 0 || s.ActionWait > MaxWait {
+		errs = append(errs, fmt.Errorf("action wait must be from 0 to 10 s, got %v", s.ActionWait))
+	}
+	if s.ExplicitWait < 0 || s.ExplicitWait > MaxWait {
+		errs = append(errs, fmt.Errorf("explicit wait must be from 0 to 10 s, got %v", s.ExplicitWait))
+	}
+	if _, err := ParseDisplay(s.Display); err != nil {
+		errs = append(errs, err)
+	}
+	if s.ActionSet == "" {
+		s.ActionSet = action.SetDefault
+	} else if _, err := action.ParseSet(string(s.ActionSet)); err != nil {
+		errs = append(errs, err)
+	}
+	if s.PageLoadTimeout <= 0 {
+		s.PageLoadTimeout = DefaultPageLoadTimeout
+	}
+	if s.OpTimeout <= 0 {
+		s.OpTimeout = DefaultOpTimeout
+	}
+	return errors.Join(errs...)
+}
