@@ -1,0 +1,520 @@
+package openenv
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// ServerError is an error frame from an OpenEnv server.
+type ServerError struct {
+	Code    string
+	Message string
+	// Data holds the whole error payload (errors, active_sessions, …).
+	Data map[string]any
+}
+
+func (e *ServerError) Error() string {
+	msg := fmt.Sprintf("OpenEnv server error %s: %s", e.Code, e.Message)
+	switch e.Code {
+	case CodeCapacityReached:
+		msg += " (close another session or start the server with more sessions)"
+	case CodeFactoryError:
+		msg += " (the server could not start a browser; see the server's log)"
+	case CodeSessionError:
+		msg += " (the server dropped the session; connect again)"
+	}
+	return msg
+}
+
+// Fatal reports whether the server closes the session after this error.
+func (e *ServerError) Fatal() bool {
+	switch e.Code {
+	case CodeCapacityReached, CodeFactoryError, CodeSessionError:
+		return true
+	}
+	return false
+}
+
+// ClientOptions configure Dial.
+type ClientOptions struct {
+	// ActionSet is validated locally before sending (default: helium's).
+	ActionSet action.Set
+	// HealthTimeout bounds the wait for GET /health = 200 (default 30 s).
+	HealthTimeout time.Duration
+	// MessageTimeout bounds the wait for a step or state reply (default
+	// 60 s, as the Python client); ResetTimeout bounds a reset (default 120 s:
+	// browser start and page load).
+	MessageTimeout, ResetTimeout time.Duration
+	// MaxSteps is the server's step limit, used to tell a step-limit end
+	// from others (default 20, the helium default).
+	MaxSteps int
+	// HTTPClient is used for /health and the WebSocket handshake.
+	HTTPClient *http.Client
+	// ResetExtra adds kwargs to every reset (e.g. {"task_id": "shop-1"}).
+	ResetExtra map[string]any
+}
+
+// Client is an engine.Engine driving a remote OpenEnv browser server over
+// its WebSocket. It has no live frames: each observation carries the
+// step's screenshot.
+type Client struct {
+	base string
+	opts ClientOptions
+	conn *websocket.Conn
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	reqMu   sync.Mutex    // one request at a time
+	replies chan []byte   // frames read while a request waits
+	dead    chan struct{} // closed when the reader stops
+
+	mu      sync.Mutex
+	pending bool
+	early   *ServerError // an error frame that arrived with no request pending
+	readErr error
+	state   engine.State
+	closed  bool
+}
+
+// Dial waits for the server's /health, opens /ws and checks that the server
+// did not refuse the session straight away.
+func Dial(ctx context.Context, baseURL string, opts ClientOptions) (*Client, error) {
+	if opts.ActionSet == "" {
+		opts.ActionSet = action.SetDefault
+	}
+	if opts.HealthTimeout <= 0 {
+		opts.HealthTimeout = 30 * time.Second
+	}
+	if opts.MessageTimeout <= 0 {
+		opts.MessageTimeout = 60 * time.Second
+	}
+	if opts.ResetTimeout <= 0 {
+		opts.ResetTimeout = 120 * time.Second
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = 20
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	base, wsURL, err := wsEndpoint(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHealthy(ctx, opts.HTTPClient, base, opts.HealthTimeout); err != nil {
+		return nil, err
+	}
+	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer dcancel()
+	conn, _, err := websocket.Dial(dctx, wsURL, &websocket.DialOptions{HTTPClient: opts.HTTPClient})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the OpenEnv server at %s: %w", wsURL, err)
+	}
+	conn.SetReadLimit(MaxOutFrame)
+	c := &Client{base: base, opts: opts, conn: conn, replies: make(chan []byte, 1), dead: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	go c.reader()
+	// The server accepts first and refuses afterwards (capacity, factory):
+	// give such a frame a moment to arrive so Dial can report it.
+	select {
+	case <-c.dead:
+	case <-time.After(150 * time.Millisecond):
+	}
+	c.mu.Lock()
+	early, rerr := c.early, c.readErr
+	c.mu.Unlock()
+	if early != nil {
+		c.Close()
+		return nil, early
+	}
+	if rerr != nil {
+		c.Close()
+		return nil, fmt.Errorf("the OpenEnv server at %s closed the connection: %w", base, rerr)
+	}
+	return c, nil
+}
+
+// wsEndpoint maps a base URL to its /ws endpoint as the Python client does:
+// http→ws, https→wss, bare host→ws, path prefix kept.
+func wsEndpoint(raw string) (httpBase, ws string, err error) {
+	raw = strings.TrimRight(strings.TrimSpace(raw), "/")
+	if raw == "" {
+		return "", "", errors.New("no OpenEnv server URL given: use e.g. http://127.0.0.1:8000")
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", "", fmt.Errorf("%q is not a server URL: use e.g. http://127.0.0.1:8000", raw)
+	}
+	switch u.Scheme {
+	case "http", "ws":
+		u.Scheme = "http"
+	case "https", "wss":
+		u.Scheme = "https"
+	default:
+		return "", "", fmt.Errorf("%q: an OpenEnv server URL starts with http:// or https://", raw)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	httpBase = u.String()
+	w := *u
+	w.Scheme = map[string]string{"http": "ws", "https": "wss"}[u.Scheme]
+	w.Path = strings.TrimRight(u.Path, "/") + "/ws"
+	w.RawPath = ""
+	return httpBase, w.String(), nil
+}
+
+// waitHealthy polls GET /health every 0.5 s until it answers 200.
+func waitHealthy(ctx context.Context, hc *http.Client, base string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := hc.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Errorf("GET /health answered %s", resp.Status)
+		} else {
+			last = err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the OpenEnv server at %s is not answering (waited %s): %v; is it running?", base, timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// reader runs for the client's life, so pings are answered between steps.
+func (c *Client) reader() {
+	defer close(c.dead)
+	for {
+		_, data, err := c.conn.Read(c.ctx)
+		if err != nil {
+			c.mu.Lock()
+			c.readErr = err
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Lock()
+		pending := c.pending
+		if !pending {
+			if se := parseErrorFrame(data); se != nil {
+				c.early = se
+			}
+		}
+		c.mu.Unlock()
+		if pending {
+			select {
+			case c.replies <- data:
+			case <-c.ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// parseErrorFrame returns the ServerError of an error frame, else nil.
+func parseErrorFrame(data []byte) *ServerError {
+	var m struct {
+		Type string         `json:"type"`
+		Data map[string]any `json:"data"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Type != "error" {
+		return nil
+	}
+	se := &ServerError{Data: m.Data}
+	se.Code, _ = m.Data["code"].(string)
+	se.Message, _ = m.Data["message"].(string)
+	return se
+}
+
+// request sends one message and waits for its reply (nil for close).
+func (c *Client) request(ctx context.Context, msg []byte, timeout time.Duration) (json.RawMessage, string, error) {
+	c.reqMu.Lock()
+	defer c.reqMu.Unlock()
+	c.mu.Lock()
+	if c.early != nil {
+		e := c.early
+		c.mu.Unlock()
+		return nil, "", e
+	}
+	if c.readErr != nil || c.closed {
+		err := c.readErr
+		c.mu.Unlock()
+		return nil, "", fmt.Errorf("the connection to the OpenEnv server at %s is closed (%v): connect again", c.base, err)
+	}
+	c.pending = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.pending = false
+		c.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := c.conn.Write(ctx, websocket.MessageText, msg); err != nil {
+		return nil, "", fmt.Errorf("sending to the OpenEnv server at %s: %w", c.base, err)
+	}
+	var data []byte
+	select {
+	case data = <-c.replies:
+	case <-c.dead:
+		c.mu.Lock()
+		err := c.readErr
+		c.mu.Unlock()
+		return nil, "", fmt.Errorf("the OpenEnv server at %s closed the connection: %v", c.base, err)
+	case <-ctx.Done():
+		// The reply may still come; the session is no longer in step.
+		c.Close()
+		return nil, "", fmt.Errorf("no reply from the OpenEnv server at %s within %s; the connection was closed: %w", c.base, timeout, ctx.Err())
+	}
+	var env struct {
+		Type string          `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, "", fmt.Errorf("the OpenEnv server sent something that is not JSON: %.200q", data)
+	}
+	if env.Type == "error" {
+		se := parseErrorFrame(data)
+		if se.Fatal() {
+			c.Close()
+		}
+		return nil, "", se
+	}
+	return env.Data, env.Type, nil
+}
+
+// wireObservation is the lenient reading of an observation reply: unknown
+// keys are ignored, reward may be a number, a bool or null.
+type wireObservation struct {
+	Observation struct {
+		Screenshot string `json:"screenshot"`
+		URL        string `json:"url"`
+		Error      string `json:"error"`
+		Done       *bool  `json:"done"`
+	} `json:"observation"`
+	Reward json.RawMessage `json:"reward"`
+	Done   bool            `json:"done"`
+}
+
+func (c *Client) observation(data json.RawMessage) (engine.Observation, error) {
+	var w wireObservation
+	if err := json.Unmarshal(data, &w); err != nil {
+		return engine.Observation{}, fmt.Errorf("the OpenEnv server sent an observation Waymark cannot read: %v", err)
+	}
+	o := engine.Observation{URL: w.Observation.URL, Error: w.Observation.Error, Done: w.Done}
+	if w.Observation.Done != nil && *w.Observation.Done {
+		o.Done = true
+	}
+	if s := w.Observation.Screenshot; s != "" {
+		s = s[strings.IndexByte(s, ',')+1:] // tolerate a data: prefix
+		png, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return o, fmt.Errorf("the OpenEnv server sent a screenshot that is not base64: %v", err)
+		}
+		o.Screenshot = png
+	}
+	o.Reward = lenientReward(w.Reward)
+	return o, nil
+}
+
+// lenientReward reads a number, a bool (1/0) or null.
+func lenientReward(raw json.RawMessage) *float64 {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	switch t := v.(type) {
+	case float64:
+		return &t
+	case bool:
+		f := 0.0
+		if t {
+			f = 1
+		}
+		return &f
+	}
+	return nil
+}
+
+// Reset starts an episode on the server (kwargs start_url and episode_id,
+// seed when given, plus ResetExtra). opts.Check is not sent: the remote
+// environment decides its own reward.
+func (c *Client) Reset(ctx context.Context, opts engine.ResetOptions) (engine.Observation, error) {
+	return c.ResetWith(ctx, opts, nil)
+}
+
+// ResetWith is Reset with extra kwargs (e.g. task_id).
+func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra map[string]any) (engine.Observation, error) {
+	start := time.Now()
+	id := opts.EpisodeID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	fs := []field{}
+	if opts.StartURL != "" {
+		fs = append(fs, field{"start_url", opts.StartURL})
+	}
+	fs = append(fs, field{"episode_id", id})
+	if opts.Seed != nil {
+		fs = append(fs, field{"seed", *opts.Seed})
+	}
+	for _, kv := range []map[string]any{c.opts.ResetExtra, extra} {
+		for k, v := range kv {
+			fs = append(fs, field{k, v})
+		}
+	}
+	data, _, err := c.request(ctx, obj(field{"type", "reset"}, field{"data", obj(fs...)}), c.opts.ResetTimeout)
+	if err != nil {
+		return engine.Observation{}, err
+	}
+	o, err := c.observation(data)
+	if err != nil {
+		return o, err
+	}
+	o.Step = 0
+	o.Timings.TotalMS = time.Since(start).Milliseconds()
+	c.mu.Lock()
+	c.state = engine.State{EpisodeID: id, Done: o.Done, MaxSteps: c.opts.MaxSteps}
+	c.mu.Unlock()
+	if o.Done {
+		o.EndReason = endReason(o, action.Action{}, 0, c.opts.MaxSteps)
+	}
+	return o, nil
+}
+
+// Step validates the action locally (the reference server drops the session
+// on some invalid actions), sends it and returns the observation.
+func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {
+	start := time.Now()
+	if err := a.Validate(c.opts.ActionSet); err != nil {
+		return engine.Observation{}, err
+	}
+	c.mu.Lock()
+	st := c.state
+	c.mu.Unlock()
+	if st.EpisodeID == "" || st.Done {
+		return engine.Observation{}, errors.New(action.MsgResetBeforeStepping)
+	}
+	body, err := json.Marshal(a)
+	if err != nil {
+		return engine.Observation{}, err
+	}
+	data, _, err := c.request(ctx, obj(field{"type", "step"}, field{"data", json.RawMessage(body)}), c.opts.MessageTimeout)
+	if err != nil {
+		return engine.Observation{}, err
+	}
+	o, err := c.observation(data)
+	if err != nil {
+		return o, err
+	}
+	c.mu.Lock()
+	c.state.StepCount++
+	o.Step = c.state.StepCount
+	c.state.Done = o.Done
+	c.mu.Unlock()
+	if a.Op == action.Finish {
+		o.Answer = a.Text
+	}
+	if o.Done {
+		o.EndReason = endReason(o, a, o.Step, c.opts.MaxSteps)
+	}
+	o.Timings.TotalMS = time.Since(start).Milliseconds()
+	return o, nil
+}
+
+// endReason infers why a remote episode ended.
+func endReason(o engine.Observation, a action.Action, step, maxSteps int) string {
+	switch {
+	case o.Error == action.ErrBotVerification:
+		return action.EndBotVerification
+	case a.Op == action.Finish:
+		return action.EndFinished
+	case o.Error == action.ErrRendererTimeout:
+		return action.EndTimeout
+	case o.Error == action.ErrRendererCrashed:
+		return action.EndCrashed
+	case step >= maxSteps:
+		return action.EndStepLimit
+	}
+	return action.EndFinished
+}
+
+// RemoteState asks the server for its state (episode_id, step_count and
+// any extra keys it sends).
+func (c *Client) RemoteState(ctx context.Context) (map[string]any, error) {
+	data, _, err := c.request(ctx, []byte(`{"type":"state"}`), c.opts.MessageTimeout)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("the OpenEnv server sent a state Waymark cannot read: %v", err)
+	}
+	return m, nil
+}
+
+// State is the client's own record of the episode.
+func (c *Client) State() engine.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Info describes the remote engine.
+func (c *Client) Info() engine.Info {
+	return engine.Info{Kind: "openenv", Server: c.base, ActionSet: c.opts.ActionSet, MaxSteps: c.opts.MaxSteps}
+}
+
+// Close sends {"type":"close"} (best effort) and closes the socket. It is
+// safe to call more than once.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	alive := c.readErr == nil
+	c.mu.Unlock()
+	if alive {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = c.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"close"}`))
+		cancel()
+		closeConn(c.conn, websocket.StatusNormalClosure)
+	} else {
+		_ = c.conn.CloseNow()
+	}
+	c.cancel()
+	<-c.dead
+	return nil
+}
+
+var _ engine.Engine = (*Client)(nil)

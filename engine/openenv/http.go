@@ -1,0 +1,267 @@
+package openenv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// statelessTimeout bounds one stateless HTTP /reset (browser start + load).
+const statelessTimeout = 2 * time.Minute
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, obj(field{"status", "healthy"}))
+	})
+	s.mux.HandleFunc("GET /metadata", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, obj(
+			field{"name", s.opts.Name},
+			field{"description", s.opts.Name + " environment"},
+			field{"readme_content", nil},
+			field{"version", "1.0.0"},
+			field{"author", nil},
+			field{"documentation_url", nil},
+		))
+	})
+	s.mux.HandleFunc("GET /schema", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, obj(
+			field{"action", actionSchema(s.opts.ActionSet)},
+			field{"observation", observationSchema()},
+			field{"state", stateSchema()},
+		))
+	})
+	s.mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, openAPI(s.opts.ActionSet))
+	})
+	s.mux.HandleFunc("POST /mcp", s.httpMCP)
+	s.mux.HandleFunc("POST /reset", s.httpReset)
+	s.mux.HandleFunc("POST /step", s.httpStep)
+	s.mux.HandleFunc("GET /state", s.httpState)
+	s.mux.HandleFunc("GET /ws", s.serveWS)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// internalError is FastAPI's answer to an exception inside the environment.
+func internalError(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = io.WriteString(w, "Internal Server Error")
+}
+
+// unprocessable is FastAPI's 422 {"detail":[…]}. FastAPI leaves out "url".
+func unprocessable(w http.ResponseWriter, errs []action.FieldError, keepURL bool) {
+	if !keepURL {
+		for i := range errs {
+			errs[i].URL = ""
+		}
+	}
+	writeJSON(w, http.StatusUnprocessableEntity, obj(field{"detail", fieldErrors(errs)}))
+}
+
+// readBody decodes a JSON request body (empty means {}). A body that is not
+// JSON gets FastAPI's json_invalid 422.
+func readBody(w http.ResponseWriter, r *http.Request, emptyOK bool) (map[string]any, bool) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxInFrame))
+	if err != nil {
+		internalError(w)
+		return nil, false
+	}
+	if len(raw) == 0 && emptyOK {
+		return map[string]any{}, true
+	}
+	if len(raw) == 0 {
+		unprocessable(w, []action.FieldError{pyErr("missing", []any{"body"}, "Field required", nil, nil)}, false)
+		return nil, false
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		unprocessable(w, []action.FieldError{pyErr("json_invalid", []any{"body", 0}, "JSON decode error", map[string]any{},
+			map[string]any{"error": err.Error()})}, false)
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		unprocessable(w, []action.FieldError{pyErr("model_attributes_type", []any{"body"},
+			"Input should be a valid dictionary or object to extract fields from", v, nil)}, false)
+		return nil, false
+	}
+	return m, true
+}
+
+// httpReset is the stateless POST /reset: a fresh engine, one reset, closed.
+func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, true)
+	if !ok {
+		return
+	}
+	// ResetRequest: seed int ≥ 0 or null, episode_id string (≤255) or null.
+	var errs []action.FieldError
+	if v, ok := body["seed"]; ok && v != nil {
+		n, isNum := v.(json.Number)
+		i, err := n.Int64()
+		switch {
+		case !isNum || err != nil:
+			errs = append(errs, pyErr("int_type", []any{"body", "seed"}, "Input should be a valid integer", v, nil))
+		case i < 0:
+			errs = append(errs, pyErr("greater_than_equal", []any{"body", "seed"}, "Input should be greater than or equal to 0", v, map[string]any{"ge": 0}))
+		}
+	}
+	if v, ok := body["episode_id"]; ok && v != nil {
+		str, isStr := v.(string)
+		switch {
+		case !isStr:
+			errs = append(errs, pyErr("string_type", []any{"body", "episode_id"}, "Input should be a valid string", v, nil))
+		case len([]rune(str)) > 255:
+			errs = append(errs, pyErr("string_too_long", []any{"body", "episode_id"}, "String should have at most 255 characters", v, map[string]any{"max_length": 255}))
+		}
+	}
+	if len(errs) > 0 {
+		unprocessable(w, errs, false)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
+	defer cancel()
+	rr, err := s.parseReset(body)
+	if err != nil {
+		s.opts.Logf("openenv: POST /reset: %v", err)
+		internalError(w)
+		return
+	}
+	eng, err := s.opts.NewEngine(ctx)
+	if err != nil {
+		s.opts.Logf("openenv: POST /reset: creating the engine: %v", err)
+		internalError(w)
+		return
+	}
+	defer eng.Close()
+	obs, err := eng.Reset(ctx, rr.opts)
+	if err != nil {
+		s.opts.Logf("openenv: POST /reset: %v", err)
+		internalError(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs)))
+}
+
+// httpStep is the stateless POST /step: the action is validated (422 on
+// failure), then run on a brand-new engine, which has no episode, so it fails
+// with "reset before stepping" → 500, exactly as the reference.
+func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, false)
+	if !ok {
+		return
+	}
+	raw, present := body["action"]
+	if !present {
+		unprocessable(w, []action.FieldError{pyErr("missing", []any{"body", "action"}, "Field required", body, nil)}, false)
+		return
+	}
+	if _, isMap := raw.(map[string]any); !isMap {
+		unprocessable(w, []action.FieldError{pyErr("dict_type", []any{"body", "action"}, "Input should be a valid dictionary", raw, nil)}, false)
+		return
+	}
+	a, err := action.FromValue(raw, s.opts.ActionSet)
+	if err != nil {
+		var ve *action.ValidationError
+		if errors.As(err, &ve) {
+			unprocessable(w, ve.Errors, true)
+			return
+		}
+		internalError(w)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
+	defer cancel()
+	eng, err := s.opts.NewEngine(ctx)
+	if err != nil {
+		s.opts.Logf("openenv: POST /step: creating the engine: %v", err)
+		internalError(w)
+		return
+	}
+	defer eng.Close()
+	obs, err := stepFresh(ctx, eng, a)
+	if err != nil {
+		s.opts.Logf("openenv: POST /step: %v", err)
+		internalError(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs)))
+}
+
+// stepFresh steps an engine that was never reset. Engines answer that with
+// an error; one that does not is refused here all the same.
+func stepFresh(ctx context.Context, eng engine.Engine, a action.Action) (engine.Observation, error) {
+	if eng.State().EpisodeID == "" {
+		return engine.Observation{}, errors.New(action.MsgResetBeforeStepping)
+	}
+	return eng.Step(ctx, a)
+}
+
+// httpState is GET /state of a brand-new instance.
+func (s *Server) httpState(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
+	defer cancel()
+	eng, err := s.opts.NewEngine(ctx)
+	if err != nil {
+		s.opts.Logf("openenv: GET /state: creating the engine: %v", err)
+		internalError(w)
+		return
+	}
+	st := eng.State()
+	_ = eng.Close()
+	writeJSON(w, http.StatusOK, stateData(st))
+}
+
+// httpMCP answers JSON-RPC over POST /mcp, always with HTTP 200. Waymark has
+// no MCP tools, so tools/* answer "Environment does not support MCP".
+func (s *Server) httpMCP(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxInFrame))
+	if err != nil {
+		internalError(w)
+		return
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		writeJSON(w, http.StatusOK, rpcError(nil, -32700, "Parse error: "+err.Error()))
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		writeJSON(w, http.StatusOK, rpcError(nil, -32600, "Invalid Request"))
+		return
+	}
+	writeJSON(w, http.StatusOK, mcpResponse(m))
+}
+
+// mcpResponse answers one JSON-RPC request (HTTP /mcp and the WS mcp message).
+func mcpResponse(req map[string]any) json.RawMessage {
+	id := plainJSON(req["id"])
+	if req["jsonrpc"] != "2.0" {
+		return rpcError(id, -32600, "Invalid Request: 'jsonrpc' must be \"2.0\"")
+	}
+	method, ok := req["method"].(string)
+	if !ok || method == "" {
+		return rpcError(id, -32600, "Invalid Request: 'method' is required")
+	}
+	switch method {
+	case "tools/list", "tools/call":
+		return rpcError(id, -32603, "Environment does not support MCP")
+	}
+	return rpcError(id, -32601, "Method not found: "+method)
+}
+
+func rpcError(id any, code int, msg string) json.RawMessage {
+	return obj(field{"jsonrpc", "2.0"}, field{"id", id},
+		field{"error", obj(field{"code", code}, field{"message", msg})})
+}

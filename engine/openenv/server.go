@@ -1,0 +1,645 @@
+package openenv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// Frame size limits: what the Python server accepts in (uvicorn's 16 MiB)
+// and what the Python client accepts out (100 MiB).
+const (
+	MaxInFrame  = 16 << 20
+	MaxOutFrame = 100 << 20
+)
+
+// DefaultName is the environment name in /metadata and FACTORY_ERROR.
+const DefaultName = "WaymarkBrowserEnvironment"
+
+// Task is a built-in task an agent may ask for with the reset kwarg task_id.
+type Task struct {
+	ID       string
+	Goal     string
+	Category string
+	StartURL string
+	Check    *action.Check
+}
+
+// SessionInfo identifies one WebSocket session.
+type SessionInfo struct {
+	ID         string // uuid4, as openenv-core's SessionInfo
+	RemoteAddr string
+	CreatedAt  time.Time
+}
+
+// EpisodeStart describes an episode a session is about to reset into; it is
+// what Options.WrapEpisode gets.
+type EpisodeStart struct {
+	Session SessionInfo
+	// Agent is the agent's name: the "agent" reset kwarg when given, else the
+	// client's remote address.
+	Agent string
+	Reset engine.ResetOptions
+	// Task is the task-pack task named by task_id, or nil for an ad-hoc
+	// episode started from a bare start_url.
+	Task *Task
+}
+
+// Options configure a Server.
+type Options struct {
+	// NewEngine creates one session's engine (its own browser and profile).
+	// It is called when a socket is accepted, and for each stateless HTTP
+	// request. Required.
+	NewEngine func(ctx context.Context) (engine.Engine, error)
+	// Name of the environment (/metadata, FACTORY_ERROR). Default DefaultName.
+	Name string
+	// MaxSessions caps concurrent WebSocket sessions (default 1, like the
+	// reference).
+	MaxSessions int
+	// ActionSet is the vocabulary accepted from agents (default: helium's).
+	ActionSet action.Set
+	// PingInterval is how often the server pings each client (default 20 s,
+	// as uvicorn); a client that does not answer within PongTimeout (default
+	// 20 s) loses its session. Tests shorten both.
+	PingInterval, PongTimeout time.Duration
+	// Task looks up a task-pack task by id; nil means task_id is refused.
+	Task func(id string) (Task, bool)
+	// TaskIDs lists the known task ids, for error messages.
+	TaskIDs func() []string
+	// WrapEpisode, when set, returns the engine that runs one episode, given
+	// the session's engine (typically a recorder around it). The base engine
+	// handed in ignores Close, so closing the wrapper at the next reset ends
+	// only the episode; the server closes the real engine when the session
+	// ends.
+	WrapEpisode func(base engine.Engine, ep EpisodeStart) (engine.Engine, error)
+	// Logf receives one line per session event (default: log.Printf).
+	Logf func(format string, args ...any)
+}
+
+// Server serves engines over the OpenEnv protocol. It is an http.Handler.
+type Server struct {
+	opts   Options
+	mux    *http.ServeMux
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	active   int
+	sessions map[string]*session
+	wg       sync.WaitGroup
+
+	pongs atomic.Int64
+}
+
+// NewServer checks the options and builds the handler.
+func NewServer(opts Options) (*Server, error) {
+	if opts.NewEngine == nil {
+		return nil, errors.New("openenv: Options.NewEngine is required")
+	}
+	if opts.Name == "" {
+		opts.Name = DefaultName
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 1
+	}
+	if opts.ActionSet == "" {
+		opts.ActionSet = action.SetDefault
+	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = 20 * time.Second
+	}
+	if opts.PongTimeout <= 0 {
+		opts.PongTimeout = 20 * time.Second
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	s := &Server{opts: opts, sessions: map[string]*session{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.mux = http.NewServeMux()
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// ActiveSessions is the number of open WebSocket sessions.
+func (s *Server) ActiveSessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active
+}
+
+// Pongs counts the pongs received from clients (keep-alive diagnostics).
+func (s *Server) Pongs() int64 { return s.pongs.Load() }
+
+// Close ends every session (their engines are closed) and waits for them.
+func (s *Server) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// reserve takes a session slot before the engine is built, so a slow start
+// cannot overshoot the limit.
+func (s *Server) reserve() (ok bool, active int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active >= s.opts.MaxSessions {
+		return false, s.active
+	}
+	s.active++
+	return true, s.active
+}
+
+func (s *Server) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	delete(s.sessions, id)
+}
+
+// session is one WebSocket connection and its engine.
+type session struct {
+	srv  *Server
+	info SessionInfo
+	conn *websocket.Conn
+	base engine.Engine // the session's own engine
+	eng  engine.Engine // what runs the current episode (base or a wrapper)
+	wrap engine.Engine // the current wrapper, closed at the next reset
+
+	started bool // a reset succeeded
+	done    bool // the episode ended
+	agent   string
+}
+
+// inbound is one frame from the client.
+type inbound struct {
+	typ  websocket.MessageType
+	data []byte
+}
+
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		OnPongReceived: func(context.Context, []byte) { s.pongs.Add(1) },
+	})
+	if err != nil {
+		return // Accept has answered the HTTP request
+	}
+	c.SetReadLimit(MaxInFrame)
+	s.wg.Add(1)
+	defer s.wg.Done()
+
+	ok, active := s.reserve()
+	if !ok {
+		msg := fmt.Sprintf("Server at capacity: %d/%d sessions active. Cannot accept new connections.", active, s.opts.MaxSessions)
+		s.opts.Logf("openenv: refused %s: %s", r.RemoteAddr, msg)
+		s.writeAndClose(c, errorFrame(CodeCapacityReached, msg,
+			field{"active_sessions", active}, field{"max_sessions", s.opts.MaxSessions}))
+		return
+	}
+	info := SessionInfo{ID: uuid.NewString(), RemoteAddr: r.RemoteAddr, CreatedAt: time.Now().UTC()}
+
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	base, err := s.opts.NewEngine(ctx)
+	if err != nil {
+		s.release(info.ID)
+		s.opts.Logf("openenv: session %s: creating the engine failed: %v", info.ID, err)
+		s.writeAndClose(c, errorFrame(CodeFactoryError,
+			fmt.Sprintf("Environment factory '%s' failed to create instance.", s.opts.Name),
+			field{"factory_name", s.opts.Name}))
+		return
+	}
+	ss := &session{srv: s, info: info, conn: c, base: base, eng: base}
+	s.mu.Lock()
+	s.sessions[info.ID] = ss
+	s.mu.Unlock()
+	s.opts.Logf("openenv: session %s opened for %s", info.ID, info.RemoteAddr)
+	ss.run(ctx, cancel)
+}
+
+func (s *Server) writeAndClose(c *websocket.Conn, msg []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = c.Write(ctx, websocket.MessageText, msg)
+	// Close in the background: a peer that does not read would otherwise
+	// hold the handler for the whole close handshake.
+	go func() {
+		defer cancel()
+		c.CloseRead(ctx) // a reader lets the close handshake complete
+		_ = c.Close(websocket.StatusNormalClosure, "")
+	}()
+}
+
+// closeConn closes politely but never waits long for a silent peer.
+func closeConn(c *websocket.Conn, code websocket.StatusCode) {
+	done := make(chan struct{})
+	go func() {
+		_ = c.Close(code, "")
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = c.CloseNow()
+	}
+}
+
+// run is the session loop: a reader goroutine keeps reading (so pings are
+// answered while an action runs), a pinger checks that the client is alive,
+// and messages are handled one at a time in arrival order.
+func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
+	c := ss.conn
+	var (
+		qmu     sync.Mutex
+		queue   []inbound
+		readErr error
+		wake    = make(chan struct{}, 1)
+	)
+	notify := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	go func() {
+		for {
+			typ, data, err := c.Read(ctx)
+			qmu.Lock()
+			if err != nil {
+				readErr = err
+				qmu.Unlock()
+				notify()
+				cancel() // a step in progress stops: the client is gone
+				return
+			}
+			queue = append(queue, inbound{typ, data})
+			qmu.Unlock()
+			notify()
+		}
+	}()
+	go ss.pinger(ctx, cancel)
+
+	reason := "client closed the connection"
+	status := websocket.StatusNormalClosure
+loop:
+	for {
+		qmu.Lock()
+		var m *inbound
+		if len(queue) > 0 {
+			m = &queue[0]
+			queue = queue[1:]
+		}
+		rerr := readErr
+		qmu.Unlock()
+		if m == nil {
+			if rerr != nil || ctx.Err() != nil {
+				if rerr != nil && websocket.CloseStatus(rerr) == -1 && ctx.Err() == nil {
+					reason = "connection lost: " + rerr.Error()
+				}
+				break
+			}
+			select {
+			case <-wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		if m.typ != websocket.MessageText {
+			reason = "binary frame"
+			ss.send(ctx, errorFrame(CodeSessionError,
+				"binary frames are not supported: send each message as one JSON text frame"))
+			break
+		}
+		reply, end := ss.handle(ctx, m.data)
+		if reply != nil && !ss.send(ctx, reply) {
+			reason = "could not send the reply"
+			break
+		}
+		if end {
+			reason = "close message"
+			break loop
+		}
+	}
+	ss.teardown()
+	ss.srv.release(ss.info.ID)
+	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
+	if ctx.Err() == nil {
+		closeConn(c, status)
+	} else {
+		_ = c.CloseNow()
+	}
+}
+
+// send writes one text frame; false when the socket is gone.
+func (ss *session) send(ctx context.Context, msg []byte) bool {
+	if len(msg) > MaxOutFrame {
+		msg = errorFrame(CodeExecution, fmt.Sprintf("reply of %d bytes exceeds the %d-byte frame limit", len(msg), MaxOutFrame))
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return ss.conn.Write(wctx, websocket.MessageText, msg) == nil
+}
+
+func (ss *session) pinger(ctx context.Context, cancel context.CancelFunc) {
+	t := time.NewTicker(ss.srv.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, pcancel := context.WithTimeout(ctx, ss.srv.opts.PongTimeout)
+		err := ss.conn.Ping(pctx)
+		pcancel()
+		if err != nil && ctx.Err() == nil {
+			ss.srv.opts.Logf("openenv: session %s: no pong within %s; closing it", ss.info.ID, ss.srv.opts.PongTimeout)
+			cancel()
+			_ = ss.conn.CloseNow()
+			return
+		}
+	}
+}
+
+// teardown closes the episode wrapper and the session's engine.
+func (ss *session) teardown() {
+	if ss.wrap != nil {
+		if err := ss.wrap.Close(); err != nil {
+			ss.srv.opts.Logf("openenv: session %s: closing the episode: %v", ss.info.ID, err)
+		}
+		ss.wrap = nil
+	}
+	if err := ss.base.Close(); err != nil {
+		ss.srv.opts.Logf("openenv: session %s: closing the engine: %v", ss.info.ID, err)
+	}
+}
+
+// envelope keys each message type allows (every message model forbids extras).
+var envelopeKeys = map[string][]string{
+	"reset": {"type", "data"},
+	"step":  {"type", "data"},
+	"state": {"type"},
+	"close": {"type"},
+	"mcp":   {"type", "data"},
+}
+
+// handle answers one text frame. end means the session must stop (close).
+func (ss *session) handle(ctx context.Context, data []byte) (reply []byte, end bool) {
+	v, err := decodeJSON(data)
+	if err != nil {
+		return errorFrame(CodeInvalidJSON, "Invalid JSON: "+err.Error()), false
+	}
+	msg, ok := v.(map[string]any)
+	if !ok {
+		// The Python server crashes here (SESSION_ERROR); Waymark answers
+		// like any malformed message and keeps the session.
+		return validationFrame([]action.FieldError{pyErr("model_type", nil,
+			"Input should be a valid dictionary or instance of a message model", v, nil)}), false
+	}
+	rawType, present := msg["type"]
+	typ, isStr := rawType.(string)
+	if !present {
+		typ, isStr = "", true
+	}
+	allowed, known := envelopeKeys[typ]
+	if !isStr || !known {
+		if !present {
+			rawType = ""
+		}
+		return errorFrame(CodeUnknownType, "Unknown message type: "+pyStr(rawType)), false
+	}
+	if errs := checkEnvelope(typ, msg, allowed); len(errs) > 0 {
+		return validationFrame(errs), false
+	}
+	payload, _ := msg["data"].(map[string]any)
+	switch typ {
+	case "close":
+		return nil, true
+	case "state":
+		return frame("state", stateData(ss.state())), false
+	case "mcp":
+		return frame("mcp", mcpResponse(payload)), false
+	case "reset":
+		return ss.reset(ctx, payload), false
+	default: // step
+		return ss.step(ctx, payload), false
+	}
+}
+
+func (ss *session) state() engine.State {
+	return ss.eng.State()
+}
+
+// checkEnvelope validates the message model: allowed keys, data a dict,
+// data required for step and mcp.
+func checkEnvelope(typ string, msg map[string]any, allowed []string) []action.FieldError {
+	var errs []action.FieldError
+	if d, ok := msg["data"]; ok && len(allowed) > 1 {
+		if _, isMap := d.(map[string]any); !isMap {
+			errs = append(errs, pyErr("dict_type", []any{"data"}, "Input should be a valid dictionary", d, nil))
+		}
+	} else if !ok && (typ == "step" || typ == "mcp") {
+		errs = append(errs, pyErr("missing", []any{"data"}, "Field required", msg, nil))
+	}
+	var extra []string
+	for k := range msg {
+		if !contains(allowed, k) {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		errs = append(errs, pyErr("extra_forbidden", []any{k}, "Extra inputs are not permitted", msg[k], nil))
+	}
+	return errs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+const pydanticURL = "https://errors.pydantic.dev/2.13/v/"
+
+// pyErr builds a pydantic error dict.
+func pyErr(typ string, loc []any, msg string, input any, ctx map[string]any) action.FieldError {
+	if loc == nil {
+		loc = []any{}
+	}
+	return action.FieldError{Type: typ, Loc: loc, Msg: msg, Input: plainJSON(input), Ctx: ctx, URL: pydanticURL + typ}
+}
+
+// plainJSON turns json.Number into int64/float64 so inputs marshal as given.
+func plainJSON(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = plainJSON(x)
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = plainJSON(x)
+		}
+		return out
+	}
+	return v
+}
+
+// resetRequest is the reset kwargs Waymark understands; others are ignored,
+// as helium's reset(**kwargs) ignores them.
+type resetRequest struct {
+	opts   engine.ResetOptions
+	task   *Task
+	agent  string
+	hasURL bool
+}
+
+// parseReset reads reset kwargs. Errors are EXECUTION_ERROR messages, as the
+// reference raises them from reset().
+func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
+	var rr resetRequest
+	if id, ok := data["task_id"]; ok && id != nil {
+		key := fmt.Sprint(plainJSON(id))
+		if s.opts.Task == nil {
+			return rr, fmt.Errorf("task_id %q needs the built-in tasks: start the server with 'waymark serve --task-pack'", key)
+		}
+		t, found := s.opts.Task(key)
+		if !found {
+			known := ""
+			if s.opts.TaskIDs != nil {
+				known = "; known tasks: " + strings.Join(s.opts.TaskIDs(), ", ")
+			}
+			return rr, fmt.Errorf("unknown task_id %q%s", key, known)
+		}
+		rr.task = &t
+		rr.opts.StartURL = t.StartURL
+		rr.opts.Check = t.Check
+	}
+	if u, ok := data["start_url"]; ok && u != nil {
+		str, isStr := u.(string)
+		if !isStr {
+			return rr, action.ErrBadURL
+		}
+		rr.opts.StartURL = str
+	}
+	if err := action.CheckURL(rr.opts.StartURL); err != nil {
+		return rr, err
+	}
+	rr.opts.StartURL = strings.TrimSpace(rr.opts.StartURL)
+	if id, ok := data["episode_id"]; ok && id != nil {
+		str, isStr := id.(string)
+		if !isStr {
+			return rr, errors.New("episode_id must be a string")
+		}
+		rr.opts.EpisodeID = str
+	}
+	if seed, ok := data["seed"].(json.Number); ok {
+		if n, err := seed.Int64(); err == nil {
+			rr.opts.Seed = &n
+		}
+	}
+	if a, ok := data["agent"].(string); ok {
+		rr.agent = strings.TrimSpace(a)
+	}
+	return rr, nil
+}
+
+func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
+	rr, err := ss.srv.parseReset(data)
+	if err != nil {
+		return errorFrame(CodeExecution, err.Error())
+	}
+	if ss.wrap != nil {
+		if err := ss.wrap.Close(); err != nil {
+			ss.srv.opts.Logf("openenv: session %s: closing the previous episode: %v", ss.info.ID, err)
+		}
+		ss.wrap, ss.eng = nil, ss.base
+	}
+	ss.started, ss.done = false, false
+	if rr.opts.EpisodeID == "" {
+		rr.opts.EpisodeID = uuid.NewString()
+	}
+	if ss.srv.opts.WrapEpisode != nil {
+		agent := rr.agent
+		if agent == "" {
+			agent = ss.agent
+		}
+		if agent == "" {
+			agent = ss.info.RemoteAddr
+		}
+		w, err := ss.srv.opts.WrapEpisode(keepOpen{ss.base}, EpisodeStart{
+			Session: ss.info, Agent: agent, Reset: rr.opts, Task: rr.task})
+		if err != nil {
+			return errorFrame(CodeExecution, err.Error())
+		}
+		ss.wrap, ss.eng = w, w
+	}
+	obs, err := ss.eng.Reset(ctx, rr.opts)
+	if err != nil {
+		return errorFrame(CodeExecution, err.Error())
+	}
+	ss.started, ss.done = true, obs.Done
+	return frame("observation", observationData(obs, wsReward(obs)))
+}
+
+func (ss *session) step(ctx context.Context, data map[string]any) []byte {
+	a, err := action.FromValue(data, ss.srv.opts.ActionSet)
+	if err != nil {
+		var ve *action.ValidationError
+		if errors.As(err, &ve) && len(ve.Errors) > 0 {
+			return validationFrame(ve.Errors)
+		}
+		return errorFrame(CodeValidation, "Invalid message")
+	}
+	if !ss.started || ss.done {
+		return errorFrame(CodeExecution, action.MsgResetBeforeStepping)
+	}
+	if name, ok := a.Metadata["agent"].(string); ok && strings.TrimSpace(name) != "" {
+		ss.agent = strings.TrimSpace(name) // names the next episodes recorded
+	}
+	obs, err := ss.eng.Step(ctx, a)
+	if err != nil {
+		var ve *action.ValidationError
+		if errors.As(err, &ve) && len(ve.Errors) > 0 {
+			return validationFrame(ve.Errors)
+		}
+		return errorFrame(CodeExecution, err.Error())
+	}
+	ss.done = obs.Done
+	return frame("observation", observationData(obs, wsReward(obs)))
+}
+
+// keepOpen hands the session's engine to an episode wrapper without letting
+// the wrapper close it.
+type keepOpen struct{ engine.Engine }
+
+func (keepOpen) Close() error { return nil }

@@ -1,0 +1,270 @@
+// Package openenv speaks the OpenEnv environment protocol (see
+// shared/specs/openenv-wire.md): a Server that serves any engine.Engine to
+// unmodified OpenEnv Python clients over the /ws WebSocket (plus the HTTP
+// endpoints the Python tooling probes), and a Client that is itself an
+// engine.Engine driving any OpenEnv browser server.
+//
+// The wire form follows the Python server byte for byte where it matters:
+// compact JSON, keys in model order, the helium browser environment's
+// observation keys (screenshot, url, error) and the error codes and messages
+// of openenv-core.
+package openenv
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// Error codes of the OpenEnv WebSocket protocol (data.code of an error frame).
+const (
+	CodeInvalidJSON     = "INVALID_JSON"
+	CodeUnknownType     = "UNKNOWN_TYPE"
+	CodeValidation      = "VALIDATION_ERROR"
+	CodeExecution       = "EXECUTION_ERROR"
+	CodeCapacityReached = "CAPACITY_REACHED"
+	CodeFactoryError    = "FACTORY_ERROR"
+	CodeSessionError    = "SESSION_ERROR"
+)
+
+// field is one key of an ordered JSON object.
+type field struct {
+	key string
+	val any // json.RawMessage for pre-encoded values
+}
+
+// obj encodes fields as a compact JSON object in the given order. Values are
+// encoded without HTML escaping, as Python's json module does.
+func obj(fields ...field) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(enc(f.key))
+		b.WriteByte(':')
+		b.Write(enc(f.val))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// enc encodes v compactly without HTML escaping.
+func enc(v any) []byte {
+	if r, ok := v.(json.RawMessage); ok {
+		return r
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		// Only unsupported values (NaN, channels) land here; never on our data.
+		return []byte("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// frame builds a server → client message {"type":…,"data":…}.
+func frame(typ string, data json.RawMessage) []byte {
+	return obj(field{"type", typ}, field{"data", data})
+}
+
+// errorFrame builds {"type":"error","data":{"message":…,"code":…,…extra}}.
+func errorFrame(code, message string, extra ...field) []byte {
+	fs := append([]field{{"message", message}, {"code", code}}, extra...)
+	return frame("error", obj(fs...))
+}
+
+// validationFrame is the VALIDATION_ERROR reply with pydantic-shaped errors.
+func validationFrame(errs []action.FieldError) []byte {
+	return errorFrame(CodeValidation, "Invalid message", field{"errors", fieldErrors(errs)})
+}
+
+// fieldErrors encodes pydantic error dicts in pydantic's key order.
+func fieldErrors(errs []action.FieldError) json.RawMessage {
+	parts := make([][]byte, len(errs))
+	for i, fe := range errs {
+		loc := fe.Loc
+		if loc == nil {
+			loc = []any{}
+		}
+		fs := []field{{"type", fe.Type}, {"loc", loc}, {"msg", fe.Msg}, {"input", fe.Input}}
+		if len(fe.Ctx) > 0 {
+			fs = append(fs, field{"ctx", fe.Ctx})
+		}
+		if fe.URL != "" {
+			fs = append(fs, field{"url", fe.URL})
+		}
+		parts[i] = obj(fs...)
+	}
+	return json.RawMessage("[" + string(bytes.Join(parts, []byte(","))) + "]")
+}
+
+// observationData is the helium wire form of an observation:
+// {"observation":{"screenshot":…,"url":…,"error":…},"reward":…,"done":…}.
+// reward is the JSON of the reward (0 over WS, 0.0 over HTTP, or the check's
+// result at the end of a task-pack episode).
+func observationData(o engine.Observation, reward json.RawMessage) json.RawMessage {
+	shot := base64.StdEncoding.EncodeToString(o.Screenshot)
+	inner := obj(field{"screenshot", shot}, field{"url", o.URL}, field{"error", o.Error})
+	return obj(field{"observation", inner}, field{"reward", reward}, field{"done", o.Done})
+}
+
+// wsReward is the reward as the Python server sends it over the socket:
+// integer 0, or the automatic check's result (a float) when there is one.
+func wsReward(o engine.Observation) json.RawMessage {
+	if o.Reward != nil {
+		return pyFloat(*o.Reward)
+	}
+	return json.RawMessage("0")
+}
+
+// httpReward is the reward of HTTP /reset and /step: coerced to float.
+func httpReward(o engine.Observation) json.RawMessage {
+	if o.Reward != nil {
+		return pyFloat(*o.Reward)
+	}
+	return json.RawMessage("0.0")
+}
+
+// pyFloat writes a float as Python's repr would (1.0, not 1).
+func pyFloat(f float64) json.RawMessage {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return json.RawMessage("null")
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return json.RawMessage(s)
+}
+
+// stateData is {"episode_id":…|null,"step_count":…}.
+func stateData(s engine.State) json.RawMessage {
+	var id any
+	if s.EpisodeID != "" {
+		id = s.EpisodeID
+	}
+	return obj(field{"episode_id", id}, field{"step_count", s.StepCount})
+}
+
+// pyStr renders a decoded JSON value the way Python's str() would, for the
+// "Unknown message type: …" message.
+func pyStr(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if t {
+			return "True"
+		}
+		return "False"
+	case string:
+		return t
+	}
+	return pyRepr(v)
+}
+
+func pyRepr(v any) string {
+	switch t := v.(type) {
+	case nil, bool:
+		return pyStr(t)
+	case string:
+		return "'" + strings.ReplaceAll(t, "'", `\'`) + "'"
+	case json.Number:
+		return t.String()
+	case float64:
+		return string(pyFloat(t))
+	case []any:
+		parts := make([]string, len(t))
+		for i, x := range t {
+			parts[i] = pyRepr(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = pyRepr(k) + ": " + pyRepr(t[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
+// decodeJSON decodes one JSON value with numbers kept as json.Number, and
+// explains a syntax error the way Python's json module does ("Expecting
+// value: line 1 column 1 (char 0)"), since OpenEnv clients may show it.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		// Anything but whitespace after the value is "Extra data".
+		off := int(dec.InputOffset())
+		rest := data[off:]
+		trimmed := bytes.TrimLeft(rest, " \t\r\n")
+		if len(trimmed) == 0 {
+			return v, nil
+		}
+		return nil, pyJSONError("Extra data", data, off+len(rest)-len(trimmed))
+	}
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		msg := se.Error()
+		pos := int(se.Offset) - 1
+		if pos < 0 {
+			pos = 0
+		}
+		switch {
+		case strings.Contains(msg, "looking for beginning of object key"):
+			return nil, pyJSONError("Expecting property name enclosed in double quotes", data, pos)
+		case strings.Contains(msg, "after object key:value pair"), strings.Contains(msg, "after array element"):
+			return nil, pyJSONError("Expecting ',' delimiter", data, pos)
+		case strings.Contains(msg, "after object key"):
+			return nil, pyJSONError("Expecting ':' delimiter", data, pos)
+		case strings.Contains(msg, "after top-level value"):
+			return nil, pyJSONError("Extra data", data, pos)
+		case strings.Contains(msg, "in string"):
+			return nil, pyJSONError("Invalid control character at", data, pos)
+		}
+		return nil, pyJSONError("Expecting value", data, pos)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, pyJSONError("Expecting value", data, len(data))
+	}
+	return nil, pyJSONError("Expecting value", data, 0)
+}
+
+// pyJSONError formats "<msg>: line L column C (char N)" with N counted in
+// characters, as Python does.
+func pyJSONError(msg string, data []byte, byteOff int) error {
+	if byteOff > len(data) {
+		byteOff = len(data)
+	}
+	prefix := data[:byteOff]
+	char := utf8.RuneCount(prefix)
+	line := bytes.Count(prefix, []byte("\n")) + 1
+	col := char + 1
+	if i := bytes.LastIndexByte(prefix, '\n'); i >= 0 {
+		col = utf8.RuneCount(prefix[i+1:]) + 1
+	}
+	return fmt.Errorf("%s: line %d column %d (char %d)", msg, line, col, char)
+}
