@@ -119,6 +119,10 @@ func newHandler() (http.Handler, error) {
 // (/shop/...). Handlers see a path without the prefix and learn the prefix
 // from the request context, so their links work both ways.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/favicon.ico" {
+		w.WriteHeader(http.StatusNoContent) // no icon, and no 404 in the console
+		return
+	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
