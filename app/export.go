@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"waymark/dataset/hfexport"
+)
+
+func init() {
+	register("export", "export --out DIR --license ID [options]",
+		"write reviewed episodes as a Hugging Face dataset (Parquet + card)", runExport)
+}
+
+func runExport(env *Env, args []string) error {
+	fs := newFlags(env, "export")
+	var o hfexport.Options
+	var cats, outcomes, annotators multiFlag
+	fs.StringVar(&o.Out, "out", "", "dataset folder to create (required)")
+	fs.Var(&cats, "category", "only this task category (information, navigation, interaction); repeatable")
+	fs.Var(&outcomes, "outcome", "only this outcome (success, failure, not_executable, invalid_task); repeatable")
+	fs.Var(&annotators, "annotator", "only episodes by this annotator; repeatable")
+	fs.BoolVar(&o.IncludeUnreviewed, "include-unreviewed", false, "also export finished episodes without an outcome (outcome null)")
+	fs.Float64Var(&o.TestFraction, "test-fraction", hfexport.DefaultTestFraction, "share of tasks in the test split (0–1)")
+	fs.StringVar(&o.License, "license", "", "Hugging Face licence id for the card, e.g. cc-by-4.0, mit, or 'other' (required)")
+	fs.StringVar(&o.Name, "name", hfexport.DefaultName, "the dataset's name (the card's pretty_name)")
+	fs.BoolVar(&o.Force, "force", false, "replace a previous Waymark export in DIR (other files are never deleted)")
+	quiet := fs.Bool("quiet", false, "print no progress")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	}
+	if o.Out == "" {
+		return fmt.Errorf("%w: choose the dataset folder with --out DIR", errUsage)
+	}
+	if o.License == "" {
+		return fmt.Errorf("%w: choose the dataset's licence with --license (a Hugging Face id such as cc-by-4.0, cc-by-sa-4.0, mit, or 'other')", errUsage)
+	}
+	o.Categories, o.Outcomes, o.Annotators = cats, outcomes, annotators
+
+	s, err := env.OpenStore()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var last time.Time
+	progress := func(p hfexport.Progress) {
+		if *quiet || time.Since(last) < 500*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(env.Stderr, "\r%d/%d episodes, %d/%d steps, %s written ", p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, exportSize(p.Bytes))
+	}
+	res, err := hfexport.Export(ctx, s, o, progress)
+	if !*quiet {
+		fmt.Fprint(env.Stderr, "\r"+strings.Repeat(" ", 70)+"\r")
+	}
+	if err != nil {
+		if errors.Is(err, hfexport.ErrBadOptions) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return err
+	}
+	verb := "Wrote"
+	if res.Replaced {
+		verb = "Replaced"
+	}
+	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", verb, res.Dir, res.Episodes, res.Steps, len(res.Files), exportSize(res.Bytes))
+	for _, sp := range res.Splits {
+		fmt.Fprintf(env.Stdout, "  %-5s %d tasks, %d episodes, %d steps\n", sp.Name, sp.Tasks, sp.Episodes, sp.Steps)
+	}
+	fmt.Fprintf(env.Stdout, "Load it with datasets.load_dataset(%q) (steps) or load_dataset(%q, \"episodes\").\n", res.Dir, res.Dir)
+	return nil
+}
+
+func exportSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

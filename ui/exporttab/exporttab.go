@@ -1,0 +1,331 @@
+// Package exporttab is the Export screen: the choices of `waymark export`
+// (folder, filters, split, licence, name), a progress bar over episodes,
+// steps and bytes, Cancel, and a desktop notification when the export ends.
+// The work is done by dataset/hfexport on a goroutine; every widget change
+// goes through fyne.Do.
+package exporttab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/dataset/hfexport"
+	"waymark/ui"
+)
+
+// Licences offered in the licence field (any Hub id may be typed).
+var Licences = []string{"cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", "odc-by", "mit", "apache-2.0", "other"}
+
+// Tab is the Export screen.
+type Tab struct {
+	ctx *ui.Context
+
+	out          *widget.Entry
+	choose       *widget.Button
+	categories   *widget.CheckGroup
+	outcomes     *widget.CheckGroup
+	annotators   *widget.CheckGroup
+	unreviewed   *widget.Check
+	testFraction *widget.Entry
+	licence      *widget.SelectEntry
+	name         *widget.Entry
+	force        *widget.Check
+	exportBtn    *widget.Button
+	cancelBtn    *widget.Button
+	bar          *widget.ProgressBar
+	counts       *widget.Label
+	status       *widget.Label
+	content      fyne.CanvasObject
+
+	mu       sync.Mutex
+	cancel   context.CancelFunc // non-nil while an export runs
+	progress hfexport.Progress  // the latest report
+	// finished, if set, is called (on the Fyne goroutine) when a run ends;
+	// tests wait on it.
+	finished func(hfexport.Result, error)
+}
+
+// New builds the Export tab.
+func New(ctx *ui.Context) *Tab {
+	t := &Tab{ctx: ctx}
+	t.out = widget.NewEntry()
+	t.out.SetPlaceHolder("folder to create, e.g. ~/datasets/waymark-demos")
+	t.choose = widget.NewButton("Choose…", t.chooseFolder)
+	t.categories = widget.NewCheckGroup(dataset.Categories, nil)
+	t.categories.Horizontal = true
+	t.outcomes = widget.NewCheckGroup(dataset.Outcomes, nil)
+	t.outcomes.Horizontal = true
+	t.annotators = widget.NewCheckGroup(nil, nil)
+	t.annotators.Horizontal = true
+	t.unreviewed = widget.NewCheck("Include finished episodes without an outcome (outcome left empty)", nil)
+	t.testFraction = widget.NewEntry()
+	t.testFraction.SetText(strconv.FormatFloat(hfexport.DefaultTestFraction, 'f', -1, 64))
+	t.testFraction.Validator = func(s string) error {
+		_, err := parseFraction(s)
+		return err
+	}
+	t.licence = widget.NewSelectEntry(Licences)
+	t.licence.SetPlaceHolder("choose a licence (Hub id), or other")
+	t.name = widget.NewEntry()
+	t.name.SetText(hfexport.DefaultName)
+	t.force = widget.NewCheck("Replace a previous Waymark export in this folder", nil)
+	t.exportBtn = widget.NewButton("Export", t.start)
+	t.exportBtn.Importance = widget.HighImportance
+	t.cancelBtn = widget.NewButton("Cancel", t.Cancel)
+	t.cancelBtn.Disable()
+	t.bar = widget.NewProgressBar()
+	t.counts = widget.NewLabel("")
+	t.status = widget.NewLabel("Choose a folder and a licence, then Export. Without filters, every finished episode with an outcome is exported.")
+	t.status.Wrapping = fyne.TextWrapWord
+
+	form := widget.NewForm(
+		widget.NewFormItem("Folder", container.NewBorder(nil, nil, nil, t.choose, t.out)),
+		widget.NewFormItem("Name", t.name),
+		widget.NewFormItem("Licence", t.licence),
+		widget.NewFormItem("Categories", t.categories),
+		widget.NewFormItem("Outcomes", t.outcomes),
+		widget.NewFormItem("Annotators", t.annotators),
+		widget.NewFormItem("", t.unreviewed),
+		widget.NewFormItem("Test share of tasks", t.testFraction),
+		widget.NewFormItem("", t.force),
+	)
+	t.content = container.NewVScroll(container.NewVBox(
+		widget.NewLabelWithStyle("Export a Hugging Face dataset", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		form,
+		widget.NewLabel("No box ticked in a group means no filter on it."),
+		container.NewHBox(t.exportBtn, t.cancelBtn),
+		t.bar,
+		t.counts,
+		t.status,
+	))
+	t.refreshAnnotators()
+	return t
+}
+
+// Title implements ui.Tab.
+func (t *Tab) Title() string { return "Export" }
+
+// Content implements ui.Tab.
+func (t *Tab) Content() fyne.CanvasObject { return t.content }
+
+// Shown refreshes the annotator list (episodes may have been recorded since).
+func (t *Tab) Shown() { t.refreshAnnotators() }
+
+// Close cancels a running export (its temporary folder is removed).
+func (t *Tab) Close() { t.Cancel() }
+
+// Running reports whether an export is in progress.
+func (t *Tab) Running() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cancel != nil
+}
+
+func (t *Tab) refreshAnnotators() {
+	if t.ctx == nil || t.ctx.Store == nil {
+		return
+	}
+	names, err := t.ctx.Store.Annotators()
+	if err != nil {
+		t.status.SetText("Cannot list annotators: " + err.Error())
+		return
+	}
+	ticked := map[string]bool{}
+	for _, s := range t.annotators.Selected {
+		ticked[s] = true
+	}
+	t.annotators.Options = names
+	var keep []string
+	for _, n := range names {
+		if ticked[n] {
+			keep = append(keep, n)
+		}
+	}
+	t.annotators.Selected = keep
+	t.annotators.Refresh()
+}
+
+func (t *Tab) chooseFolder() {
+	if t.ctx == nil || t.ctx.Window == nil {
+		return
+	}
+	dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
+		if err != nil || u == nil {
+			return
+		}
+		name := strings.TrimSpace(t.name.Text)
+		if name == "" {
+			name = hfexport.DefaultName
+		}
+		t.out.SetText(filepath.Join(u.Path(), slug(name)))
+	}, t.ctx.Window)
+}
+
+// slug turns a dataset name into a folder name.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+func parseFraction(s string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f < 0 || f > 1 {
+		return 0, errors.New("a number from 0 to 1, e.g. 0.1")
+	}
+	return f, nil
+}
+
+// Options reads the form into export options.
+func (t *Tab) Options() (hfexport.Options, error) {
+	o := hfexport.Options{
+		Out:               expandHome(strings.TrimSpace(t.out.Text)),
+		Categories:        append([]string(nil), t.categories.Selected...),
+		Outcomes:          append([]string(nil), t.outcomes.Selected...),
+		Annotators:        append([]string(nil), t.annotators.Selected...),
+		IncludeUnreviewed: t.unreviewed.Checked,
+		License:           strings.TrimSpace(t.licence.Text),
+		Name:              strings.TrimSpace(t.name.Text),
+		Force:             t.force.Checked,
+	}
+	if o.Out == "" {
+		return o, errors.New("choose the folder to write the dataset to")
+	}
+	if o.License == "" {
+		return o, errors.New("choose a licence for the dataset (for example cc-by-4.0), or \"other\"")
+	}
+	f, err := parseFraction(t.testFraction.Text)
+	if err != nil {
+		return o, fmt.Errorf("test share of tasks: %v", err)
+	}
+	o.TestFraction = f
+	return o, nil
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}
+
+// start runs the export on a goroutine.
+func (t *Tab) start() {
+	if t.Running() || t.ctx == nil || t.ctx.Store == nil {
+		return
+	}
+	o, err := t.Options()
+	if err != nil {
+		t.status.SetText(err.Error())
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.mu.Lock()
+	t.cancel = cancel
+	t.mu.Unlock()
+	t.exportBtn.Disable()
+	t.cancelBtn.Enable()
+	t.bar.SetValue(0)
+	t.counts.SetText("")
+	t.status.SetText("Exporting to " + o.Out + "…")
+	store := t.ctx.Store
+	go func() {
+		res, err := hfexport.Export(ctx, store, o, func(p hfexport.Progress) {
+			fyne.Do(func() { t.showProgress(p) })
+		})
+		cancel()
+		fyne.Do(func() { t.done(o, res, err) })
+	}()
+}
+
+// Progress is the latest progress report of the running (or last) export.
+func (t *Tab) Progress() hfexport.Progress {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.progress
+}
+
+func (t *Tab) showProgress(p hfexport.Progress) {
+	t.mu.Lock()
+	t.progress = p
+	t.mu.Unlock()
+	t.bar.SetValue(p.Fraction())
+	t.counts.SetText(fmt.Sprintf("%d / %d episodes · %d / %d steps · %s written",
+		p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, size(p.Bytes)))
+}
+
+// Cancel stops a running export; nothing is left under the target name.
+func (t *Tab) Cancel() {
+	t.mu.Lock()
+	c := t.cancel
+	t.mu.Unlock()
+	if c != nil {
+		c()
+		t.status.SetText("Cancelling…")
+	}
+}
+
+func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
+	t.mu.Lock()
+	t.cancel = nil
+	t.mu.Unlock()
+	t.exportBtn.Enable()
+	t.cancelBtn.Disable()
+	switch {
+	case err == nil:
+		t.bar.SetValue(1)
+		msg := fmt.Sprintf("Exported %d episodes (%d steps, %s) to %s.", res.Episodes, res.Steps, size(res.Bytes), res.Dir)
+		var parts []string
+		for _, s := range res.Splits {
+			parts = append(parts, fmt.Sprintf("%s: %d episodes of %d tasks", s.Name, s.Episodes, s.Tasks))
+		}
+		t.status.SetText(msg + " " + strings.Join(parts, "; ") + ".\nLoad it with datasets.load_dataset(\"" + res.Dir + "\").")
+		t.force.SetChecked(false)
+		t.ctx.Notifyf("Export finished", fmt.Sprintf("%d episodes, %d steps in %s", res.Episodes, res.Steps, filepath.Base(res.Dir)))
+	case errors.Is(err, hfexport.ErrCancelled):
+		t.bar.SetValue(0)
+		t.status.SetText("Export cancelled; nothing was written to " + o.Out + ".")
+	default:
+		t.bar.SetValue(0)
+		t.status.SetText("Export failed: " + err.Error())
+		t.ctx.Notifyf("Export failed", err.Error())
+	}
+	if t.finished != nil {
+		t.finished(res, err)
+	}
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
