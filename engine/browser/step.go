@@ -185,8 +185,8 @@ func (e *Engine) back(ctx context.Context, t *tab) error {
 		return err
 	}
 	i := int(hist.CurrentIndex)
-	if i <= 0 || i > len(hist.Entries) {
-		return nil
+	if i <= 0 || i >= len(hist.Entries) || (i == 1 && hist.Entries[0].URL == "about:blank") {
+		return nil // nothing before this page (the new tab's blank entry does not count)
 	}
 	t.expectNavigation()
 	err = t.do(ctx, e.set.OpTimeout, func(c context.Context) error {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -351,6 +352,11 @@ func (t *tab) targetURL(ctx context.Context) string {
 func (t *tab) setup(ctx context.Context, d time.Duration) error {
 	err := t.do(ctx, d, func(ctx context.Context) error {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(800, 600, chromedp.EmulateScale(1))); err != nil {
+			return err
+		}
+		// The page behaves as focused even when its window is not (no
+		// window manager on Xvfb, several windows).
+		if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 			return err
 		}
 		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: settleScript}); err != nil {
