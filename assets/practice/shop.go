@@ -135,16 +135,16 @@ func (s *shop) product(slug string) (shopProduct, bool) {
 
 // listing is the data of a category or search page.
 type listing struct {
-	Heading   string
-	Category  string // slug, "" on search
-	Query     string
-	Min, Max  string
-	Sort      string
-	Products  []shopProduct
-	Total     int
-	Action    string // the filter form's action path (without base)
-	Brands    []string
-	Brand     string
+	Heading    string
+	Category   string // slug, "" on search
+	Query      string
+	Min, Max   string
+	Sort       string
+	Products   []shopProduct
+	Total      int
+	Action     string // the filter form's action path (without base)
+	Brands     []string
+	Brand      string
 	Waterproof bool
 }
 

@@ -67,7 +67,7 @@ var (
 )
 
 // wikiText renders the tiny markup of the articles: [[Title]], [[Title|text]]
-// and '''bold''', everything else escaped.
+// and ”'bold”', everything else escaped.
 func wikiText(base, s string) template.HTML {
 	s = template.HTMLEscapeString(s)
 	s = strings.ReplaceAll(s, "&#39;", "'")
