@@ -1,0 +1,522 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+)
+
+// outcomeLabels are the radio options, in dataset.Outcomes order (keys 1–4).
+var outcomeLabels = []string{"1  Success", "2  Failure", "3  Not executable", "4  Invalid task"}
+
+func outcomeName(o string) string {
+	if i := slices.Index(dataset.Outcomes, o); i >= 0 {
+		return strings.ToLower(strings.TrimSpace(outcomeLabels[i][1:]))
+	}
+	return o
+}
+
+func failureTypeName(ft string) string { return strings.ReplaceAll(ft, "_", " ") }
+
+// form is the label form, the other reviews (when settling), the status
+// line and the guidelines.
+type form struct {
+	t *Tab
+
+	outcome     string
+	failStep    *int
+	stepTouched bool // the reviewer chose the failing step; it no longer follows the player
+	failType    string
+	flags       map[int][]string
+	dirty       bool // the form differs from what is stored
+	stored      bool // a review (or settling label) of mine is loaded
+
+	outcomeRadio *widget.RadioGroup
+	failStepSel  *widget.Select
+	failTypeSel  *widget.Select
+	failBox      *fyne.Container
+	reason       *widget.Entry
+	mistake      *widget.Check
+	unnecessary  *widget.Check
+	flagLabel    *widget.Label
+	settle       *widget.Check
+	others       *widget.Label
+	othersBox    *fyne.Container
+	history      *widget.Label
+	status       *widget.Label
+	saveBtn      *widget.Button
+	updating     bool
+
+	guide      *widget.RichText
+	guideEdit  *widget.Entry
+	guideBtn   *widget.Button
+	guideStack *fyne.Container
+	editing    bool
+}
+
+func (f *form) init(t *Tab) {
+	f.t = t
+	f.flags = map[int][]string{}
+	f.outcomeRadio = widget.NewRadioGroup(outcomeLabels, func(s string) {
+		if f.updating {
+			return
+		}
+		if i := slices.Index(outcomeLabels, s); i >= 0 {
+			f.pickOutcome(i)
+		} else {
+			f.outcome = ""
+			f.refreshFailure()
+		}
+		f.t.unfocus()
+	})
+	f.failStepSel = widget.NewSelect(nil, func(s string) {
+		if f.updating {
+			return
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(s, "step ")); err == nil {
+			f.failStep = &n
+			f.stepTouched = true
+			f.dirty = true
+			f.t.player.stepList.Refresh()
+		}
+		f.t.unfocus()
+	})
+	var types []string
+	for _, ft := range dataset.FailureTypes {
+		types = append(types, failureTypeName(ft))
+	}
+	f.failTypeSel = widget.NewSelect(types, func(s string) {
+		if f.updating {
+			return
+		}
+		f.failType = strings.ReplaceAll(s, " ", "_")
+		f.dirty = true
+		f.t.unfocus()
+	})
+	f.failTypeSel.PlaceHolder = "(choose, or press T)"
+	f.reason = widget.NewMultiLineEntry()
+	f.reason.SetPlaceHolder("Reason: one sentence a second reviewer could check")
+	f.reason.Wrapping = fyne.TextWrapWord
+	f.reason.SetMinRowsVisible(3)
+	f.reason.OnChanged = func(string) {
+		if !f.updating {
+			f.dirty = true
+		}
+	}
+	f.mistake = widget.NewCheck("Mistake (M)", func(on bool) {
+		if !f.updating {
+			f.setFlag(dataset.FlagMistake, on)
+			f.t.unfocus()
+		}
+	})
+	f.unnecessary = widget.NewCheck("Unnecessary (U)", func(on bool) {
+		if !f.updating {
+			f.setFlag(dataset.FlagUnnecessary, on)
+			f.t.unfocus()
+		}
+	})
+	f.flagLabel = widget.NewLabel("Flags on the step shown:")
+	f.settle = widget.NewCheck("Record as the settling label for this conflict", func(bool) {
+		if !f.updating {
+			f.dirty = true
+			f.updateSaveText()
+			f.t.unfocus()
+		}
+	})
+	f.others = widget.NewLabel("")
+	f.others.Wrapping = fyne.TextWrapWord
+	f.history = widget.NewLabel("")
+	f.history.Wrapping = fyne.TextWrapWord
+	f.history.SizeName = theme.SizeNameCaptionText
+	f.status = widget.NewLabel("")
+	f.status.Wrapping = fyne.TextWrapWord
+	f.saveBtn = widget.NewButton("Save (Ctrl+S)", func() { f.save(); f.t.unfocus() })
+	f.saveBtn.Importance = widget.HighImportance
+	f.guide = widget.NewRichTextFromMarkdown("")
+	f.guide.Wrapping = fyne.TextWrapWord
+	f.guideEdit = widget.NewMultiLineEntry()
+	f.guideEdit.Wrapping = fyne.TextWrapWord
+	f.guideBtn = widget.NewButton("Edit guidelines", f.toggleGuideEdit)
+}
+
+func (f *form) build() fyne.CanvasObject {
+	f.failBox = container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewLabel("First failing step"), nil, f.failStepSel),
+		container.NewBorder(nil, nil, widget.NewLabel("Failure type"), nil, f.failTypeSel),
+	)
+	f.othersBox = container.NewVBox(widget.NewSeparator(), f.settle, f.others)
+	f.othersBox.Hide()
+	next := widget.NewButton("Save & next (N)", func() { f.t.saveAndNext(); f.t.unfocus() })
+	labelPanel := container.NewVBox(
+		widget.NewLabelWithStyle("Outcome", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		f.outcomeRadio,
+		f.failBox,
+		f.reason,
+		f.flagLabel,
+		container.NewHBox(f.mistake, f.unnecessary),
+		f.othersBox,
+		container.NewGridWithColumns(2, f.saveBtn, next),
+		f.status,
+		f.history,
+	)
+	f.refreshFailure()
+	f.guideStack = container.NewStack(container.NewVScroll(f.guide))
+	guides := container.NewBorder(
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Guidelines", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), f.guideBtn),
+		nil, nil, nil, f.guideStack)
+	split := container.NewVSplit(container.NewVScroll(labelPanel), guides)
+	split.Offset = 0.62
+	return split
+}
+
+// setStatus shows a message under the form; problems are shown in red.
+func (f *form) setStatus(msg string, problem bool) {
+	f.status.Importance = widget.MediumImportance
+	if problem {
+		f.status.Importance = widget.DangerImportance
+	}
+	f.status.SetText(msg)
+}
+
+// load fills the form for a newly opened episode: my current review (or
+// the settling label when settling), else a blank form.
+func (f *form) load(it dataset.QueueItem) {
+	f.outcome, f.failStep, f.failType, f.stepTouched = "", nil, "", false
+	f.flags = map[int][]string{}
+	f.updating = true
+	f.reason.SetText("")
+	f.updating = false
+	conflict := it.In(dataset.QueueConflict) || it.Settled
+	var others []dataset.Review
+	if conflict {
+		cur, err := f.t.store.CurrentReviews(it.EpisodeID)
+		if err != nil {
+			f.setStatus("Cannot read the other reviews: "+err.Error(), true)
+		}
+		others = cur
+	}
+	settling := conflict && (f.t.queue.state == dataset.QueueConflict || f.t.queue.state == dataset.QueueSettled)
+	f.updating = true
+	f.settle.SetChecked(settling)
+	f.updating = false
+	var start *dataset.Review
+	if settling {
+		for i := range others {
+			if others[i].Settles {
+				start = &others[i]
+			}
+		}
+	}
+	if start == nil {
+		mine, err := f.t.store.MyReview(it.EpisodeID, f.t.reviewer())
+		if err != nil {
+			f.setStatus("Cannot read your review: "+err.Error(), true)
+		}
+		start = mine
+	}
+	if start != nil {
+		f.outcome = start.Outcome
+		if start.FailureStep != nil {
+			v := *start.FailureStep
+			f.failStep, f.stepTouched = &v, true
+		}
+		f.failType = start.FailureType
+		f.updating = true
+		f.reason.SetText(start.Reason)
+		f.updating = false
+		for k, v := range start.StepFlags {
+			f.flags[k] = slices.Clone(v)
+		}
+	}
+	f.stored, f.dirty = start != nil && start.Settles == settling, false
+	if conflict {
+		f.others.SetText(othersText(others))
+		f.othersBox.Show()
+	} else {
+		f.othersBox.Hide()
+	}
+	f.updateHistory()
+	f.refreshOutcome()
+	f.refreshFailure()
+	f.refreshFlags()
+	f.updateSaveText()
+	switch {
+	case start != nil && start.Settles:
+		f.setStatus(fmt.Sprintf("Settled by %s on %s. Saving records a new settling label.", start.Reviewer, start.CreatedAt.Local().Format("Jan 2 15:04")), false)
+	case start != nil:
+		f.setStatus(fmt.Sprintf("Your review of %s is loaded. Saving keeps the old one in the history.", start.CreatedAt.Local().Format("Jan 2 15:04")), false)
+	default:
+		f.setStatus("Pick an outcome with 1–4, then Ctrl+S (or N to save and go on).", false)
+	}
+}
+
+func othersText(rs []dataset.Review) string {
+	var lines []string
+	for _, r := range rs {
+		s := fmt.Sprintf("%s: %s", r.Reviewer, outcomeName(r.Outcome))
+		if r.Settles {
+			s = "Settling label by " + s
+		}
+		if r.FailureStep != nil {
+			s += fmt.Sprintf(" at step %d (%s)", *r.FailureStep, failureTypeName(r.FailureType))
+		}
+		if r.Reason != "" {
+			s += " — " + r.Reason
+		}
+		lines = append(lines, s)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "Current reviews:\n" + strings.Join(lines, "\n")
+}
+
+func (f *form) updateHistory() {
+	if f.t.player.ep == nil {
+		f.history.SetText("")
+		return
+	}
+	h, err := f.t.store.ReviewHistory(f.t.player.ep.ID, f.t.reviewer())
+	if err != nil || len(h) <= 1 {
+		f.history.SetText("")
+		return
+	}
+	var lines []string
+	for _, r := range h[1:] {
+		lines = append(lines, fmt.Sprintf("%s: %s", r.CreatedAt.Local().Format("Jan 2 15:04:05"), outcomeName(r.Outcome)))
+	}
+	f.history.SetText("Your earlier versions: " + strings.Join(lines, "; "))
+}
+
+func (f *form) updateSaveText() {
+	if f.settle.Checked && !f.othersBox.Hidden {
+		f.saveBtn.SetText("Settle (Ctrl+S)")
+	} else {
+		f.saveBtn.SetText("Save (Ctrl+S)")
+	}
+}
+
+// pickOutcome chooses outcome i of dataset.Outcomes (keys 1–4).
+func (f *form) pickOutcome(i int) {
+	if f.t.player.ep == nil || i < 0 || i >= len(dataset.Outcomes) {
+		return
+	}
+	f.outcome = dataset.Outcomes[i]
+	f.dirty = true
+	if f.outcome == dataset.OutcomeFailure && f.failStep == nil {
+		v := f.t.player.cur
+		f.failStep = &v
+	}
+	f.refreshOutcome()
+	f.refreshFailure()
+	f.t.player.stepList.Refresh()
+}
+
+// stepChanged is called when the player shows another step: the failing
+// step follows it until the reviewer picks one, and the flag boxes show the
+// new step's flags.
+func (f *form) stepChanged(k int) {
+	if f.outcome == dataset.OutcomeFailure && !f.stepTouched {
+		v := k
+		f.failStep = &v
+		f.dirty = true
+		f.refreshFailure()
+		f.t.player.stepList.Refresh()
+	}
+	f.refreshFlags()
+}
+
+// cycleFailureType steps through the failure types (key T); it picks
+// failure when another outcome was chosen.
+func (f *form) cycleFailureType() {
+	if f.t.player.ep == nil {
+		return
+	}
+	if f.outcome != dataset.OutcomeFailure {
+		f.pickOutcome(1)
+	}
+	i := slices.Index(dataset.FailureTypes, f.failType)
+	f.failType = dataset.FailureTypes[(i+1)%len(dataset.FailureTypes)]
+	f.dirty = true
+	f.refreshFailure()
+}
+
+func (f *form) refreshOutcome() {
+	f.updating = true
+	defer func() { f.updating = false }()
+	if i := slices.Index(dataset.Outcomes, f.outcome); i >= 0 {
+		f.outcomeRadio.SetSelected(outcomeLabels[i])
+	} else {
+		f.outcomeRadio.SetSelected("")
+	}
+}
+
+func (f *form) refreshFailure() {
+	if f.failBox == nil {
+		return
+	}
+	f.updating = true
+	defer func() { f.updating = false }()
+	if f.outcome != dataset.OutcomeFailure {
+		f.failBox.Hide()
+		return
+	}
+	var opts []string
+	for i := range f.t.player.steps {
+		opts = append(opts, "step "+strconv.Itoa(i))
+	}
+	f.failStepSel.SetOptions(opts)
+	if f.failStep != nil {
+		f.failStepSel.SetSelected("step " + strconv.Itoa(*f.failStep))
+	}
+	if f.failType != "" {
+		f.failTypeSel.SetSelected(failureTypeName(f.failType))
+	} else {
+		f.failTypeSel.ClearSelected()
+	}
+	f.failBox.Show()
+}
+
+func (f *form) refreshFlags() {
+	f.updating = true
+	defer func() { f.updating = false }()
+	k := f.t.player.cur
+	fl := f.flags[k]
+	f.mistake.SetChecked(slices.Contains(fl, dataset.FlagMistake))
+	f.unnecessary.SetChecked(slices.Contains(fl, dataset.FlagUnnecessary))
+	f.flagLabel.SetText(fmt.Sprintf("Flags on step %d:", k))
+}
+
+func (f *form) toggleFlag(flag string) {
+	if f.t.player.ep == nil {
+		return
+	}
+	f.setFlag(flag, !slices.Contains(f.flags[f.t.player.cur], flag))
+	f.refreshFlags()
+}
+
+func (f *form) setFlag(flag string, on bool) {
+	k := f.t.player.cur
+	fl := slices.DeleteFunc(slices.Clone(f.flags[k]), func(s string) bool { return s == flag })
+	if on {
+		fl = append(fl, flag)
+	}
+	f.dirty = true
+	if len(fl) == 0 {
+		delete(f.flags, k)
+	} else {
+		f.flags[k] = fl
+	}
+	f.t.player.stepList.RefreshItem(k)
+}
+
+// review is the form's content as a review.
+func (f *form) review() dataset.Review {
+	r := dataset.Review{
+		EpisodeID:   f.t.player.ep.ID,
+		Reviewer:    f.t.reviewer(),
+		Outcome:     f.outcome,
+		FailureType: f.failType,
+		Reason:      f.reason.Text,
+		StepFlags:   map[int][]string{},
+	}
+	if f.failStep != nil {
+		v := *f.failStep
+		r.FailureStep = &v
+	}
+	for k, v := range f.flags {
+		r.StepFlags[k] = slices.Clone(v)
+	}
+	return r
+}
+
+// save stores the form as my review (or as the settling label); it reports
+// whether it saved.
+func (f *form) save() bool {
+	if f.t.player.ep == nil {
+		f.setStatus("Open an episode first: pick one in the queue or press N.", true)
+		return false
+	}
+	if f.outcome == "" {
+		f.setStatus("Pick an outcome first: keys 1–4 (success, failure, not executable, invalid task).", true)
+		return false
+	}
+	settling := f.settle.Checked && !f.othersBox.Hidden
+	if !f.dirty && f.stored {
+		f.setStatus("Nothing changed since the last save.", false)
+		return true
+	}
+	r := f.review()
+	var saved dataset.Review
+	var err error
+	if settling {
+		saved, err = f.t.store.Settle(r)
+	} else {
+		saved, err = f.t.store.SaveReview(r)
+	}
+	if err != nil {
+		msg := err.Error()
+		switch {
+		case errors.Is(err, dataset.ErrNeedFailureType):
+			msg = "A failure needs a failure type: press T to cycle through them, or choose one in the list."
+		case errors.Is(err, dataset.ErrNoReviewer):
+			msg = "Set your reviewer name in Settings first: reviews are stored under it."
+		}
+		f.setStatus("Not saved. "+strings.ToUpper(msg[:1])+msg[1:], true)
+		return false
+	}
+	what := "Saved your review: " + outcomeName(saved.Outcome)
+	if settling {
+		what = "Saved the settling label: " + outcomeName(saved.Outcome) + ". It is now the episode's outcome."
+	}
+	if saved.FailureStep != nil {
+		what += fmt.Sprintf(" at step %d (%s)", *saved.FailureStep, failureTypeName(saved.FailureType))
+	}
+	f.setStatus(what+".", false)
+	f.stepTouched = f.failStep != nil
+	f.dirty, f.stored = false, true
+	f.updateHistory()
+	f.t.queue.afterSave()
+	return true
+}
+
+// --- guidelines ---
+
+func (f *form) showGuidelines() {
+	g, err := f.t.store.Guidelines()
+	if err != nil {
+		g = "Cannot read the guidelines: " + err.Error()
+	}
+	f.guide.ParseMarkdown(g)
+}
+
+func (f *form) toggleGuideEdit() {
+	if !f.editing {
+		g, _ := f.t.store.Guidelines()
+		f.guideEdit.SetText(g)
+		f.guideStack.Objects = []fyne.CanvasObject{f.guideEdit}
+		f.guideBtn.SetText("Save guidelines")
+		f.editing = true
+		f.guideStack.Refresh()
+		return
+	}
+	if err := f.t.store.SetGuidelines(f.guideEdit.Text); err != nil {
+		f.setStatus(err.Error(), true)
+		return
+	}
+	f.editing = false
+	f.showGuidelines()
+	f.guideStack.Objects = []fyne.CanvasObject{container.NewVScroll(f.guide)}
+	f.guideBtn.SetText("Edit guidelines")
+	f.guideStack.Refresh()
+	f.t.unfocus()
+}

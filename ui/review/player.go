@@ -1,0 +1,462 @@
+package review
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+	"waymark/ui/overlay"
+)
+
+// player replays an episode: the screenshot a step's action was taken on,
+// with the action drawn on it ("before"), or the screenshot that came back
+// ("after"), a list of steps with lazily loaded thumbnails, and the step's
+// URL, title, error and timings.
+type player struct {
+	t *Tab
+
+	ep    *dataset.Episode
+	task  dataset.Task
+	item  dataset.QueueItem
+	steps []dataset.Step
+	cur   int
+	after bool
+
+	view      *overlay.View
+	mode      *widget.Label
+	goal      *widget.Label
+	meta      *widget.Label
+	answer    *widget.Label
+	info      *widget.Label
+	stepList  *widget.List
+	selecting bool
+
+	// decoded screenshots, newest use last (a few are kept for ←/→).
+	shots    map[int]image.Image
+	shotUse  []int
+	thumbs   map[int]image.Image
+	pending  map[int]bool
+	loadGen  int
+	syncLoad bool // tests: load thumbnails inline
+
+	work     chan thumbJob
+	stopOnce sync.Once
+	quit     chan struct{}
+}
+
+type thumbJob struct {
+	gen   int
+	epID  string
+	index int
+}
+
+const keepShots = 8
+
+func (p *player) init(t *Tab) {
+	p.t = t
+	p.view = overlay.New()
+	p.mode = widget.NewLabel("")
+	p.mode.TextStyle = fyne.TextStyle{Bold: true}
+	p.goal = widget.NewLabel("Choose an episode in the queue, or press N for the next unreviewed one.")
+	p.goal.Wrapping = fyne.TextWrapWord
+	p.goal.TextStyle = fyne.TextStyle{Bold: true}
+	p.meta = widget.NewLabel("")
+	p.meta.Wrapping = fyne.TextWrapWord
+	p.answer = widget.NewLabel("")
+	p.answer.Wrapping = fyne.TextWrapWord
+	p.info = widget.NewLabel("")
+	p.info.Wrapping = fyne.TextWrapWord
+	p.shots = map[int]image.Image{}
+	p.thumbs = map[int]image.Image{}
+	p.pending = map[int]bool{}
+	p.stepList = &widget.List{
+		Length:     func() int { return len(p.steps) },
+		CreateItem: p.createStepRow,
+		UpdateItem: p.updateStepRow,
+		OnSelected: func(id widget.ListItemID) {
+			if p.selecting {
+				return
+			}
+			p.show(id, false)
+			p.t.unfocus()
+		},
+	}
+	p.stepList.ExtendBaseWidget(p.stepList)
+	p.work = make(chan thumbJob, 256)
+	p.quit = make(chan struct{})
+	go p.worker()
+}
+
+func (p *player) build() fyne.CanvasObject {
+	header := container.NewVBox(p.goal, p.meta, p.answer)
+	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
+	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
+	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
+	bar := container.NewHBox(prev, next, flip, p.mode)
+	centre := container.NewBorder(header, container.NewVBox(bar, p.info), nil, nil, container.NewCenter(p.view))
+	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
+	return container.NewBorder(nil, nil, nil, minWidth(steps, 200), centre)
+}
+
+// open loads an episode's metadata and step list and shows its first action
+// at once; thumbnails follow lazily as rows become visible.
+func (p *player) open(it dataset.QueueItem) error {
+	ep, err := p.t.store.GetEpisode(it.EpisodeID)
+	if err != nil {
+		return err
+	}
+	task, err := p.t.store.GetTask(ep.TaskID)
+	if err != nil {
+		return err
+	}
+	steps, err := p.t.store.Steps(ep.ID)
+	if err != nil {
+		return err
+	}
+	if len(steps) == 0 {
+		return fmt.Errorf("episode %s has no stored steps", ep.ID)
+	}
+	p.ep, p.task, p.item, p.steps = &ep, task, it, steps
+	p.loadGen++
+	p.shots, p.shotUse = map[int]image.Image{}, nil
+	p.thumbs, p.pending = map[int]image.Image{}, map[int]bool{}
+	p.goal.SetText(task.Goal)
+	p.meta.SetText(episodeMeta(ep, task, len(steps)))
+	p.answer.SetText(answerText(ep, task))
+	first := 0
+	if len(steps) > 1 {
+		first = 1 // the first action, drawn on the reset screenshot
+	}
+	p.stepList.Refresh()
+	p.show(first, false)
+	p.stepList.ScrollToTop()
+	return nil
+}
+
+// episodeMeta is the line under the goal.
+func episodeMeta(ep dataset.Episode, task dataset.Task, n int) string {
+	parts := []string{
+		strings.ToUpper(task.Category[:1]) + task.Category[1:],
+		"by " + ep.Annotator,
+		fmt.Sprintf("%d actions", n-1),
+		"ended: " + endReasonText(ep),
+		ep.StartedAt.Local().Format("2006-01-02 15:04"),
+	}
+	if task.StartURL != "" {
+		parts = append(parts, task.StartURL)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func endReasonText(ep dataset.Episode) string {
+	switch ep.EndReason {
+	case action.EndFinished:
+		return "finished by the annotator"
+	case action.EndStepLimit:
+		return "step limit reached"
+	case action.EndBotVerification:
+		return "blocked by a bot check"
+	case action.EndCrashed:
+		return "browser crashed"
+	case action.EndTimeout:
+		return "timed out"
+	case action.EndInterrupted, "":
+		if ep.Status == dataset.StatusInterrupted {
+			return "interrupted (the recording stopped early)"
+		}
+	}
+	if ep.EndReason == "" {
+		return ep.Status
+	}
+	return ep.EndReason
+}
+
+// answerText shows the final answer and the automatic check as a hint.
+func answerText(ep dataset.Episode, task dataset.Task) string {
+	ans := "Final answer: —"
+	if ep.FinalAnswer != "" {
+		ans = "Final answer: “" + ep.FinalAnswer + "”"
+	}
+	switch {
+	case ep.AutoReward == nil && task.Check == nil:
+		ans += "   ·   Automatic check: none for this task"
+	case ep.AutoReward == nil:
+		ans += "   ·   Automatic check: not run"
+	case *ep.AutoReward >= 1:
+		ans += "   ·   Automatic check (a hint, not a label): passed"
+	default:
+		ans += "   ·   Automatic check (a hint, not a label): failed"
+	}
+	if task.Check != nil && task.Check.Kind == action.CheckKindAnswer && task.Check.Answer != "" {
+		ans += "   ·   expected: “" + task.Check.Answer + "”"
+	}
+	return ans
+}
+
+// step moves by d steps.
+func (p *player) step(d int) {
+	if p.ep == nil {
+		return
+	}
+	p.show(p.cur+d, false)
+}
+
+// toggleAfter flips between the screenshot the action was taken on and the
+// one it produced.
+func (p *player) toggleAfter() {
+	if p.ep == nil {
+		return
+	}
+	p.show(p.cur, !p.after)
+}
+
+// show displays step k (clamped); after picks the result screenshot.
+func (p *player) show(k int, after bool) {
+	if p.ep == nil || len(p.steps) == 0 {
+		return
+	}
+	k = max(0, min(k, len(p.steps)-1))
+	if k == 0 {
+		after = false // the reset has no "before"
+	}
+	p.cur, p.after = k, after
+	st := p.steps[k]
+	var a *action.Action
+	shotIdx := k
+	if k > 0 && !after {
+		shotIdx = k - 1
+		a = st.Action
+	}
+	p.view.SetPointer(p.pointerBefore(k))
+	img, err := p.shot(shotIdx)
+	switch {
+	case err != nil:
+		_ = p.view.SetPNG(nil, a)
+		p.info.SetText(fmt.Sprintf("Cannot read the screenshot of step %d: %v", shotIdx, err))
+	default:
+		p.view.Set(img, a)
+		p.info.SetText(stepInfo(p.steps, k, after))
+	}
+	switch {
+	case k == 0:
+		p.mode.SetText(fmt.Sprintf("Step 0 of %d · the start page", len(p.steps)-1))
+	case after:
+		p.mode.SetText(fmt.Sprintf("Step %d of %d · AFTER: the result", k, len(p.steps)-1))
+	default:
+		p.mode.SetText(fmt.Sprintf("Step %d of %d · BEFORE: %s", k, len(p.steps)-1, actionText(st.Action)))
+	}
+	p.selecting = true
+	p.stepList.Select(k)
+	p.selecting = false
+	p.t.form.stepChanged(k)
+}
+
+func actionText(a *action.Action) string {
+	if a == nil {
+		return "start"
+	}
+	return a.String()
+}
+
+// stepInfo describes step k: its action, URLs, title, error and timings.
+func stepInfo(steps []dataset.Step, k int, after bool) string {
+	st := steps[k]
+	var b strings.Builder
+	if k > 0 {
+		prev := steps[k-1]
+		fmt.Fprintf(&b, "Action: %s\nOn: %s  “%s”\nResult: %s  “%s”", actionText(st.Action), prev.URL, prev.Title, st.URL, st.Title)
+	} else {
+		fmt.Fprintf(&b, "Start page: %s  “%s”", st.URL, st.Title)
+	}
+	if st.Error != "" {
+		fmt.Fprintf(&b, "\nError: %s", errorText(st.Error))
+	}
+	if st.Done {
+		b.WriteString("\nThis step ended the episode.")
+	}
+	tm := st.Timings
+	fmt.Fprintf(&b, "\nTimings: action %d ms · settle %d ms · capture %d ms · total %d ms", tm.ActionMS, tm.SettleMS, tm.CaptureMS, tm.TotalMS)
+	return b.String()
+}
+
+func errorText(code string) string {
+	switch code {
+	case action.ErrPageLoadTimeout:
+		return "the page did not finish loading in time (page_load_timeout)"
+	case action.ErrRendererTimeout:
+		return "the browser did not answer in time (renderer_timeout)"
+	case action.ErrBotVerification:
+		return "the site showed a bot check (blocked_by_bot_verification)"
+	case action.ErrRendererCrashed:
+		return "the page crashed (renderer_crashed)"
+	}
+	return code
+}
+
+// pointerBefore is where the pointer was when step k's action ran: the last
+// click, move or drag end before it.
+func (p *player) pointerBefore(k int) *image.Point {
+	for i := k - 1; i >= 1; i-- {
+		a := p.steps[i].Action
+		if a == nil {
+			continue
+		}
+		switch a.Op {
+		case action.Click, action.DoubleClick, action.Move:
+			if a.X != nil && a.Y != nil {
+				return &image.Point{X: *a.X, Y: *a.Y}
+			}
+		case action.Drag:
+			if a.X2 != nil && a.Y2 != nil {
+				return &image.Point{X: *a.X2, Y: *a.Y2}
+			}
+		case action.Goto, action.Back:
+			return nil // a new page: the pointer is unknown
+		}
+	}
+	return nil
+}
+
+// shot returns step i's decoded screenshot, keeping a few in memory.
+func (p *player) shot(i int) (image.Image, error) {
+	if img, ok := p.shots[i]; ok {
+		return img, nil
+	}
+	b, err := p.t.store.Screenshot(p.ep.ID, i)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, fmt.Errorf("no screenshot was stored for this step")
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("the stored screenshot is not a readable PNG: %w", err)
+	}
+	p.shots[i] = img
+	p.shotUse = append(p.shotUse, i)
+	if len(p.shotUse) > keepShots {
+		delete(p.shots, p.shotUse[0])
+		p.shotUse = p.shotUse[1:]
+	}
+	return img, nil
+}
+
+// --- step list with lazy thumbnails ---
+
+func (p *player) createStepRow() fyne.CanvasObject {
+	img := &canvas.Image{FillMode: canvas.ImageFillContain, ScaleMode: canvas.ImageScaleFastest}
+	img.SetMinSize(fyne.NewSize(80, 60))
+	title := widget.NewLabel("0 · start")
+	title.Truncation = fyne.TextTruncateEllipsis
+	sub := widget.NewLabel("")
+	sub.Truncation = fyne.TextTruncateEllipsis
+	sub.SizeName = theme.SizeNameCaptionText
+	return container.NewBorder(nil, nil, img, nil, container.NewVBox(title, sub))
+}
+
+func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
+	if id >= len(p.steps) {
+		return
+	}
+	box := o.(*fyne.Container)
+	var img *canvas.Image
+	var texts *fyne.Container
+	for _, c := range box.Objects {
+		switch c := c.(type) {
+		case *canvas.Image:
+			img = c
+		case *fyne.Container:
+			texts = c
+		}
+	}
+	st := p.steps[id]
+	texts.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%d · %s", id, actionText(st.Action)))
+	var sub []string
+	if fl := p.t.form.flags[id]; len(fl) > 0 {
+		sub = append(sub, "⚑ "+strings.Join(fl, ", "))
+	}
+	if p.t.form.failStep != nil && p.t.form.outcome == dataset.OutcomeFailure && *p.t.form.failStep == id {
+		sub = append(sub, "first failure")
+	}
+	if st.Error != "" {
+		sub = append(sub, "error: "+st.Error)
+	}
+	if len(sub) == 0 {
+		sub = append(sub, hostPath(st.URL))
+	}
+	texts.Objects[1].(*widget.Label).SetText(strings.Join(sub, " · "))
+	// The thumbnail of step k is its result screenshot.
+	if th, ok := p.thumbs[id]; ok {
+		img.Image = th
+	} else {
+		img.Image = nil
+		p.requestThumb(id)
+	}
+	img.Refresh()
+}
+
+func hostPath(u string) string {
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
+	return u
+}
+
+// requestThumb loads a thumbnail on the worker (or inline in tests).
+func (p *player) requestThumb(i int) {
+	if p.ep == nil || p.pending[i] {
+		return
+	}
+	if p.syncLoad {
+		if img, err := p.t.store.ThumbnailImage(p.ep.ID, i); err == nil {
+			p.thumbs[i] = img
+		}
+		return
+	}
+	select {
+	case p.work <- thumbJob{gen: p.loadGen, epID: p.ep.ID, index: i}:
+		p.pending[i] = true
+	default: // the worker is busy; the row asks again when it is redrawn
+	}
+}
+
+func (p *player) worker() {
+	for {
+		select {
+		case <-p.quit:
+			return
+		case j := <-p.work:
+			img, err := p.t.store.ThumbnailImage(j.epID, j.index)
+			select {
+			case <-p.quit:
+				return
+			default:
+			}
+			fyne.Do(func() {
+				if j.gen != p.loadGen {
+					return // another episode is open now
+				}
+				delete(p.pending, j.index)
+				if err != nil {
+					return // the row stays without a picture
+				}
+				p.thumbs[j.index] = img
+				p.stepList.RefreshItem(j.index)
+			})
+		}
+	}
+}
+
+func (p *player) stopWorker() {
+	p.stopOnce.Do(func() { close(p.quit) })
+}

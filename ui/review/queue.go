@@ -1,0 +1,324 @@
+package review
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+)
+
+// stateNames are the queue states as shown.
+var stateNames = map[string]string{
+	dataset.QueueUnreviewed: "Unreviewed by me",
+	dataset.QueueMine:       "Reviewed by me",
+	dataset.QueueConflict:   "In conflict",
+	dataset.QueueSettled:    "Settled",
+	"":                      "All",
+}
+
+var sortNames = []struct{ key, name string }{
+	{dataset.SortNewest, "Newest first"},
+	{dataset.SortOldest, "Oldest first"},
+	{dataset.SortTask, "By task"},
+	{dataset.SortAnnotator, "By annotator"},
+}
+
+const (
+	anyCategory  = "All categories"
+	anyAnnotator = "Everyone"
+	onlyPeople   = "People only"
+	onlyAgents   = "Agents only"
+)
+
+// queuePanel is the filtered list of episodes with counts per state.
+type queuePanel struct {
+	t *Tab
+
+	state     string
+	stateSel  *widget.Select
+	catSel    *widget.Select
+	annSel    *widget.Select
+	sortSel   *widget.Select
+	search    *widget.Entry
+	from, to  *widget.Entry
+	list      *widget.List
+	items     []dataset.QueueItem
+	counts    map[string]int
+	summary   *widget.Label
+	agreement *widget.Label
+	openID    string
+	loading   bool
+}
+
+func (q *queuePanel) init(t *Tab) {
+	q.t = t
+	q.state = dataset.QueueUnreviewed
+	q.loading = true // the selects fire while they are set up
+	defer func() { q.loading = false }()
+	q.stateSel = widget.NewSelect(nil, func(string) { q.onFilter() })
+	q.catSel = widget.NewSelect(append([]string{anyCategory}, dataset.Categories...), func(string) { q.onFilter() })
+	q.catSel.SetSelectedIndex(0)
+	q.annSel = widget.NewSelect([]string{anyAnnotator, onlyPeople, onlyAgents}, func(string) { q.onFilter() })
+	q.annSel.SetSelectedIndex(0)
+	var sorts []string
+	for _, s := range sortNames {
+		sorts = append(sorts, s.name)
+	}
+	q.sortSel = widget.NewSelect(sorts, func(string) { q.onFilter() })
+	q.sortSel.SetSelectedIndex(0)
+	q.search = widget.NewEntry()
+	q.search.SetPlaceHolder("Task goal contains…")
+	q.search.OnSubmitted = func(string) { q.onFilter(); q.t.unfocus() }
+	q.from = widget.NewEntry()
+	q.from.SetPlaceHolder("from YYYY-MM-DD")
+	q.from.OnSubmitted = func(string) { q.onFilter(); q.t.unfocus() }
+	q.to = widget.NewEntry()
+	q.to.SetPlaceHolder("to YYYY-MM-DD")
+	q.to.OnSubmitted = func(string) { q.onFilter(); q.t.unfocus() }
+	q.summary = widget.NewLabel("")
+	q.summary.Wrapping = fyne.TextWrapWord
+	q.agreement = widget.NewLabel("")
+	q.agreement.Wrapping = fyne.TextWrapWord
+	q.list = &widget.List{
+		Length:     func() int { return len(q.items) },
+		CreateItem: q.createRow,
+		UpdateItem: q.updateRow,
+		OnSelected: func(id widget.ListItemID) {
+			if q.loading || id < 0 || id >= len(q.items) {
+				return
+			}
+			if q.items[id].EpisodeID != q.openID {
+				q.t.openItem(q.items[id])
+			}
+			q.t.unfocus()
+		},
+	}
+	q.list.ExtendBaseWidget(q.list)
+}
+
+func (q *queuePanel) build() fyne.CanvasObject {
+	next := widget.NewButton("Next unreviewed (N)", func() { q.t.nextUnreviewed() })
+	next.Importance = widget.HighImportance
+	top := container.NewVBox(
+		widget.NewLabelWithStyle("Queue", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		q.stateSel,
+		container.NewGridWithColumns(2, q.catSel, q.annSel),
+		q.search,
+		container.NewGridWithColumns(2, q.from, q.to),
+		q.sortSel,
+		next,
+		q.summary,
+	)
+	bottom := container.NewVBox(widget.NewSeparator(),
+		widget.NewLabelWithStyle("Agreement", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), q.agreement)
+	return container.NewBorder(top, bottom, nil, nil, q.list)
+}
+
+func (q *queuePanel) createRow() fyne.CanvasObject {
+	goal := widget.NewLabel("goal")
+	goal.Truncation = fyne.TextTruncateEllipsis
+	goal.TextStyle = fyne.TextStyle{Bold: true}
+	meta := widget.NewLabel("meta")
+	meta.Truncation = fyne.TextTruncateEllipsis
+	meta.SizeName = theme.SizeNameCaptionText
+	return container.NewVBox(goal, meta)
+}
+
+func (q *queuePanel) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
+	if id >= len(q.items) {
+		return
+	}
+	it := q.items[id]
+	box := o.(*fyne.Container)
+	box.Objects[0].(*widget.Label).SetText(it.Goal)
+	box.Objects[1].(*widget.Label).SetText(rowMeta(it))
+}
+
+// rowMeta is the second line of a queue row.
+func rowMeta(it dataset.QueueItem) string {
+	parts := []string{it.Category, it.Annotator, fmt.Sprintf("%d steps", it.NumSteps)}
+	switch {
+	case it.Settled:
+		parts = append(parts, "settled: "+outcomeName(it.Outcome))
+	case len(it.Outcomes) > 1:
+		parts = append(parts, "conflict")
+	case it.MyOutcome != "":
+		parts = append(parts, "mine: "+outcomeName(it.MyOutcome))
+	case it.NumReviews > 0:
+		parts = append(parts, fmt.Sprintf("%d review(s)", it.NumReviews))
+	}
+	if it.Status == dataset.StatusInterrupted {
+		parts = append(parts, "interrupted")
+	}
+	parts = append(parts, it.StartedAt.Local().Format("Jan 2 15:04"))
+	return strings.Join(parts, " · ")
+}
+
+// filter is the queue's filter as chosen (State included).
+func (q *queuePanel) filter() dataset.QueueFilter {
+	f := dataset.QueueFilter{Reviewer: q.t.reviewer(), State: q.state}
+	if c := q.catSel.Selected; c != "" && c != anyCategory {
+		f.Category = c
+	}
+	switch a := q.annSel.Selected; a {
+	case "", anyAnnotator:
+	case onlyPeople:
+		f.Annotator = dataset.AnnotatorPeople
+	case onlyAgents:
+		f.Annotator = dataset.AnnotatorAgents
+	default:
+		f.Annotator = a
+	}
+	for _, s := range sortNames {
+		if s.name == q.sortSel.Selected {
+			f.Sort = s.key
+		}
+	}
+	f.Search = strings.TrimSpace(q.search.Text)
+	f.From, _ = parseDay(q.from.Text)
+	if to, ok := parseDay(q.to.Text); ok {
+		f.To = to.Add(24 * time.Hour) // the "to" day is included
+	}
+	return f
+}
+
+// parseDay reads YYYY-MM-DD as a local day.
+func parseDay(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, false
+	}
+	d, err := time.ParseInLocation("2006-01-02", s, time.Local)
+	return d, err == nil
+}
+
+func (q *queuePanel) onFilter() {
+	if q.loading {
+		return
+	}
+	if i := q.stateSel.SelectedIndex(); i >= 0 {
+		q.state = q.stateKeys()[i]
+	}
+	q.reload()
+}
+
+func (q *queuePanel) stateKeys() []string {
+	return append(slices.Clone(dataset.QueueStates), "")
+}
+
+// reload reads the queue, the counts, the annotators and the agreement.
+func (q *queuePanel) reload() {
+	q.loading = true
+	defer func() { q.loading = false }()
+	var bad []string
+	for _, e := range []*widget.Entry{q.from, q.to} {
+		if _, ok := parseDay(e.Text); !ok && strings.TrimSpace(e.Text) != "" {
+			bad = append(bad, e.Text)
+		}
+	}
+	if len(bad) > 0 {
+		q.t.form.setStatus(fmt.Sprintf("Dates are written YYYY-MM-DD, e.g. 2026-03-01 (%q was ignored).", bad), true)
+	}
+	if anns, err := q.t.store.Annotators(); err == nil {
+		opts := append([]string{anyAnnotator, onlyPeople, onlyAgents}, anns...)
+		if !slices.Equal(opts, q.annSel.Options) {
+			q.annSel.SetOptions(opts)
+		}
+	}
+	res, err := q.t.store.ReviewQueue(q.filter())
+	if err != nil {
+		q.summary.SetText("Cannot read the queue: " + err.Error())
+		return
+	}
+	q.items, q.counts = res.Items, res.Counts
+	var opts []string
+	for _, k := range q.stateKeys() {
+		if k == "" {
+			opts = append(opts, stateNames[k])
+			continue
+		}
+		opts = append(opts, fmt.Sprintf("%s (%d)", stateNames[k], res.Counts[k]))
+	}
+	q.stateSel.SetOptions(opts)
+	q.stateSel.SetSelectedIndex(slices.Index(q.stateKeys(), q.state))
+	q.summary.SetText(q.summaryText(res))
+	q.list.UnselectAll()
+	q.list.Refresh()
+	q.selectOpen()
+	q.reloadAgreement()
+}
+
+func (q *queuePanel) summaryText(res dataset.Queue) string {
+	if q.t.reviewer() == "" {
+		return "Set your reviewer name in Settings: reviews are stored under it."
+	}
+	if res.Total == 0 {
+		if q.state == dataset.QueueUnreviewed {
+			return "Nothing left for you to review here. Recordings appear once they are finished."
+		}
+		return "No episode matches these filters."
+	}
+	return fmt.Sprintf("%d episodes · %d unreviewed by %s · %d in conflict", res.Total, res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
+}
+
+func (q *queuePanel) reloadAgreement() {
+	ag, err := q.t.store.Agreement()
+	if err != nil {
+		q.agreement.SetText("Cannot compute agreement: " + err.Error())
+		return
+	}
+	q.agreement.SetText(agreementText(ag))
+}
+
+// agreementText summarises agreement figures for the panel.
+func agreementText(ag dataset.Agreement) string {
+	if ag.Episodes == 0 {
+		return "No episode has two reviews yet: agreement needs a second reviewer."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d episodes with ≥2 reviews: %s agree, Cohen's κ %s (Fleiss %s)",
+		ag.Episodes, dataset.FormatPercent(ag.PercentAgreement), dataset.FormatFigure(ag.Kappa), dataset.FormatFigure(ag.FleissKappa))
+	for i, p := range ag.Pairs {
+		if i == 4 {
+			fmt.Fprintf(&b, "\n… %d more pairs (waymark review stats)", len(ag.Pairs)-4)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s–%s: %s, κ %s (n=%d)", p.A, p.B, dataset.FormatPercent(p.PercentAgreement), dataset.FormatFigure(p.Kappa), p.N)
+	}
+	return b.String()
+}
+
+// markOpen highlights the open episode in the list.
+func (q *queuePanel) markOpen(id string) {
+	q.openID = id
+	q.selectOpen()
+}
+
+func (q *queuePanel) selectOpen() {
+	was := q.loading
+	q.loading = true
+	defer func() { q.loading = was }()
+	for i, it := range q.items {
+		if it.EpisodeID == q.openID {
+			q.list.Select(i)
+			return
+		}
+	}
+	q.list.UnselectAll()
+}
+
+// updateItem refreshes an item after a save, keeping the list as it is so
+// the reviewer does not lose their place.
+func (q *queuePanel) afterSave() {
+	keep := q.openID
+	q.reload()
+	q.openID = keep
+	q.selectOpen()
+}

@@ -1,0 +1,397 @@
+package review
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+	"waymark/ui"
+	"waymark/ui/review/internal/fixture"
+)
+
+type env struct {
+	t   *testing.T
+	s   *dataset.Store
+	tab *Tab
+	w   fyne.Window
+	eps []string // oldest first
+}
+
+// newEnv makes a store with three finished episodes (4 actions each, real
+// PNGs) and one still recording, and opens the tab as reviewer "rita".
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	test.NewTempApp(t)
+	s, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	task, err := fixture.Task(s, "Buy the red shoes", dataset.Interaction, "http://shop.test/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, s: s}
+	t0 := time.Now().Add(-3 * time.Hour)
+	for i := range 3 {
+		id, err := fixture.Episode(s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(4), Answer: "done", Started: t0.Add(time.Duration(i) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.eps = append(e.eps, id)
+	}
+	if _, err := s.CreateEpisode(dataset.Episode{TaskID: task, Annotator: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	e.tab = New(&ui.Context{Store: s, User: func() string { return "rita" }})
+	e.tab.player.syncLoad = true
+	t.Cleanup(e.tab.Close)
+	e.w = test.NewTempWindow(t, e.tab.Content())
+	e.w.Resize(fyne.NewSize(1700, 1000))
+	return e
+}
+
+func (e *env) key(name fyne.KeyName) {
+	e.t.Helper()
+	if !e.tab.TypedKey(&fyne.KeyEvent{Name: name}) {
+		e.t.Fatalf("key %s not handled", name)
+	}
+}
+
+func (e *env) ctrlS() {
+	e.t.Helper()
+	if !e.tab.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}) {
+		e.t.Fatal("Ctrl+S not handled")
+	}
+}
+
+func (e *env) shot(idx int) image.Image {
+	e.t.Helper()
+	b, err := e.s.Screenshot(e.tab.player.ep.ID, idx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return img
+}
+
+func sameImage(a, b image.Image) bool {
+	if a == nil || b == nil || a.Bounds() != b.Bounds() {
+		return false
+	}
+	for _, p := range []image.Point{{10, 10}, {400, 30}, {300, 300}, {700, 550}, {150, 170}, {555, 444}} {
+		r1, g1, b1, _ := a.At(p.X, p.Y).RGBA()
+		r2, g2, b2, _ := b.At(p.X, p.Y).RGBA()
+		if r1 != r2 || g1 != g2 || b1 != b2 {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *env) reviews(ep string) []dataset.Review {
+	e.t.Helper()
+	rs, err := e.s.CurrentReviews(ep)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rs
+}
+
+func TestKeyboardFlow(t *testing.T) {
+	e := newEnv(t)
+	p, f := &e.tab.player, &e.tab.form
+	// The queue opens on "unreviewed by me": the three finished episodes.
+	if n := len(e.tab.queue.items); n != 3 {
+		t.Fatalf("queue has %d items, want the 3 finished episodes", n)
+	}
+	if c := e.tab.queue.counts[dataset.QueueUnreviewed]; c != 3 {
+		t.Errorf("unreviewed count = %d", c)
+	}
+
+	// N with nothing open opens the first unreviewed (newest first).
+	e.key(fyne.KeyN)
+	if p.ep == nil || p.ep.ID != e.eps[2] {
+		t.Fatalf("N opened %v, want the newest episode", p.ep)
+	}
+	if p.cur != 1 || p.after {
+		t.Fatalf("opened at step %d after=%v, want step 1 before", p.cur, p.after)
+	}
+	// Step 1 is drawn on the reset screenshot with its action.
+	if !sameImage(p.view.Image(), e.shot(0)) || p.view.Action() == nil || p.view.Action().Op != action.Click {
+		t.Errorf("step 1 should show screenshot 0 with the click")
+	}
+
+	// → moves to the next step.
+	e.key(fyne.KeyRight)
+	if p.cur != 2 {
+		t.Fatalf("after → at step %d, want 2", p.cur)
+	}
+	if !sameImage(p.view.Image(), e.shot(1)) || p.view.Action().Op != action.Type {
+		t.Errorf("step 2 should show screenshot 1 with the typing")
+	}
+	// Space shows the result, Space again the action.
+	e.key(fyne.KeySpace)
+	if !p.after || !sameImage(p.view.Image(), e.shot(2)) || p.view.Action() != nil {
+		t.Errorf("Space should show screenshot 2 without an action")
+	}
+	e.key(fyne.KeySpace)
+	if p.after || !sameImage(p.view.Image(), e.shot(1)) {
+		t.Errorf("Space again should go back to the action")
+	}
+	e.key(fyne.KeyEnd)
+	if p.cur != 4 {
+		t.Errorf("End: step %d", p.cur)
+	}
+	e.key(fyne.KeyHome)
+	if p.cur != 0 {
+		t.Errorf("Home: step %d", p.cur)
+	}
+	e.key(fyne.KeyRight)
+	e.key(fyne.KeyRight)
+
+	// Ctrl+S with no outcome saves nothing and says why.
+	e.ctrlS()
+	if len(e.reviews(p.ep.ID)) != 0 {
+		t.Fatal("saved without an outcome")
+	}
+	if f.status.Importance != 0 && f.status.Text == "" {
+		t.Error("no message")
+	}
+	// 2 picks failure; the failing step defaults to the step shown.
+	e.key(fyne.Key2)
+	if f.outcome != dataset.OutcomeFailure || f.failStep == nil || *f.failStep != 2 {
+		t.Fatalf("after 2: outcome %q step %v", f.outcome, f.failStep)
+	}
+	if f.outcomeRadio.Selected != outcomeLabels[1] {
+		t.Errorf("radio shows %q", f.outcomeRadio.Selected)
+	}
+	// A failure needs a type: Ctrl+S refuses, T picks the first type.
+	e.ctrlS()
+	if len(e.reviews(p.ep.ID)) != 0 {
+		t.Fatal("saved a failure without a type")
+	}
+	if f.status.Importance != 3 { // widget.DangerImportance
+		t.Errorf("refusal not shown as a problem: %q", f.status.Text)
+	}
+	e.key(fyne.KeyT)
+	if f.failType != dataset.FailureTypes[0] {
+		t.Errorf("T picked %q", f.failType)
+	}
+	e.key(fyne.KeyM) // flag step 2 as a mistake
+	e.ctrlS()
+	rs := e.reviews(p.ep.ID)
+	if len(rs) != 1 {
+		t.Fatalf("after Ctrl+S: %d reviews", len(rs))
+	}
+	r := rs[0]
+	if r.Reviewer != "rita" || r.Outcome != dataset.OutcomeFailure || r.FailureStep == nil || *r.FailureStep != 2 ||
+		r.FailureType != dataset.FailureTypes[0] || len(r.StepFlags[2]) != 1 || r.StepFlags[2][0] != dataset.FlagMistake {
+		t.Errorf("stored review = %+v", r)
+	}
+	// The failing step stays where it was saved when moving on.
+	e.key(fyne.KeyRight)
+	if *f.failStep != 2 {
+		t.Errorf("failing step moved to %d after saving", *f.failStep)
+	}
+	e.key(fyne.KeyLeft)
+
+	// N saves (nothing changed: no new version) and opens the next unreviewed.
+	first := p.ep.ID
+	e.key(fyne.KeyN)
+	if p.ep.ID != e.eps[1] {
+		t.Fatalf("N opened %s, want the next unreviewed %s", p.ep.ID, e.eps[1])
+	}
+	if h, _ := e.s.ReviewHistory(first, "rita"); len(h) != 1 {
+		t.Errorf("an unchanged review was saved again: %d versions", len(h))
+	}
+	if f.outcome != "" || len(f.flags) != 0 {
+		t.Errorf("form not cleared for a new episode: %q %v", f.outcome, f.flags)
+	}
+	// 1 then N: success saved, next one opened.
+	e.key(fyne.Key1)
+	e.key(fyne.KeyN)
+	if rs := e.reviews(e.eps[1]); len(rs) != 1 || rs[0].Outcome != dataset.OutcomeSuccess {
+		t.Errorf("episode 2 reviews = %+v", rs)
+	}
+	if p.ep.ID != e.eps[0] {
+		t.Fatalf("second N opened %s, want %s", p.ep.ID, e.eps[0])
+	}
+	e.key(fyne.Key3)
+	e.key(fyne.KeyN)
+	if rs := e.reviews(e.eps[0]); len(rs) != 1 || rs[0].Outcome != dataset.OutcomeNotExecutable {
+		t.Errorf("episode 3 reviews = %+v", rs)
+	}
+	// Everything reviewed: N stays and says so.
+	if p.ep.ID != e.eps[0] {
+		t.Errorf("N moved with nothing left: %s", p.ep.ID)
+	}
+	if e.tab.queue.counts[dataset.QueueUnreviewed] != 0 || e.tab.queue.counts[dataset.QueueMine] != 3 {
+		t.Errorf("counts after reviewing all = %v", e.tab.queue.counts)
+	}
+
+	// Editing my review keeps the history: reopen the first episode and
+	// change the outcome.
+	it, _ := e.findItem(first)
+	e.tab.queue.state = ""
+	e.tab.openItem(it)
+	if f.outcome != dataset.OutcomeFailure || *f.failStep != 2 {
+		t.Fatalf("my review was not loaded: %q %v", f.outcome, f.failStep)
+	}
+	e.key(fyne.Key1)
+	e.ctrlS()
+	if h, _ := e.s.ReviewHistory(first, "rita"); len(h) != 2 || h[0].Outcome != dataset.OutcomeSuccess || h[1].SupersededBy != h[0].ID {
+		t.Errorf("history after an edit = %+v", h)
+	}
+}
+
+func (e *env) findItem(id string) (dataset.QueueItem, bool) {
+	q, err := e.s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, it := range q.Items {
+		if it.EpisodeID == id {
+			return it, true
+		}
+	}
+	e.t.Fatalf("episode %s not in the queue", id)
+	return dataset.QueueItem{}, false
+}
+
+func TestSettleAConflict(t *testing.T) {
+	e := newEnv(t)
+	ep := e.eps[0]
+	for _, r := range []dataset.Review{
+		{EpisodeID: ep, Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
+		{EpisodeID: ep, Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
+	} {
+		if _, err := e.s.SaveReview(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := &e.tab.queue
+	q.stateSel.SetSelectedIndex(2) // In conflict
+	if q.state != dataset.QueueConflict || len(q.items) != 1 || q.items[0].EpisodeID != ep {
+		t.Fatalf("conflict queue: state %q items %d", q.state, len(q.items))
+	}
+	q.list.Select(0)
+	f := &e.tab.form
+	if e.tab.player.ep == nil || e.tab.player.ep.ID != ep {
+		t.Fatal("selecting the row did not open the episode")
+	}
+	if f.othersBox.Hidden || !f.settle.Checked {
+		t.Fatal("settling mode not offered for a conflict")
+	}
+	if f.others.Text == "" {
+		t.Error("the other reviews are not shown")
+	}
+	e.key(fyne.KeyRight)
+	e.key(fyne.KeyT) // picks failure and the first type
+	e.ctrlS()
+	var out string
+	var settled bool
+	if err := e.s.DB().QueryRow(`SELECT outcome, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&out, &settled); err != nil {
+		t.Fatal(err)
+	}
+	if out != dataset.OutcomeFailure || !settled {
+		t.Errorf("after settling: outcome %q settled %v", out, settled)
+	}
+	if q.counts[dataset.QueueConflict] != 0 || q.counts[dataset.QueueSettled] != 1 {
+		t.Errorf("counts after settling = %v", q.counts)
+	}
+	if q.agreement.Text == "" || q.agreement.Text[0] != '1' {
+		t.Errorf("agreement text = %q", q.agreement.Text)
+	}
+}
+
+func TestGuidelinesEditable(t *testing.T) {
+	e := newEnv(t)
+	f := &e.tab.form
+	f.guideBtn.OnTapped()
+	if f.guideEdit.Text != dataset.DefaultGuidelines {
+		t.Fatal("editor does not start from the stored guidelines")
+	}
+	f.guideEdit.SetText("# House rules\nAlways give a reason.")
+	f.guideBtn.OnTapped()
+	if g, _ := e.s.Guidelines(); g != "# House rules\nAlways give a reason." {
+		t.Errorf("stored guidelines = %q", g)
+	}
+	if len(f.guide.Segments) == 0 {
+		t.Error("guidelines not rendered")
+	}
+}
+
+// TestOpenLongEpisode opens a 300-step episode and reports how long the
+// first step takes to show; thumbnails must load only for visible rows.
+func TestOpenLongEpisode(t *testing.T) {
+	e := newEnv(t)
+	task, _ := fixture.Task(e.s, "Scroll through the catalogue", dataset.Navigation, "http://shop.test/all", nil)
+	id, err := fixture.Episode(e.s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(300), SharedShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, _ := e.findItem(id)
+	start := time.Now()
+	e.tab.openItem(it)
+	e.w.Canvas().Content().Refresh()
+	took := time.Since(start)
+	t.Logf("300-step episode: first step shown in %v", took)
+	if e.tab.player.view.Image() == nil || len(e.tab.player.steps) != 301 {
+		t.Fatal("first step not shown")
+	}
+	// Draw the window so the list asks for its visible rows.
+	e.w.Canvas().Capture()
+	var cached int
+	e.s.DB().QueryRow(`SELECT COUNT(*) FROM steps WHERE episode_id=? AND thumb IS NOT NULL`, id).Scan(&cached)
+	t.Logf("thumbnails made after opening: %d of 301", cached)
+	if cached == 0 || cached > 40 {
+		t.Errorf("%d thumbnails made: want only the visible rows", cached)
+	}
+}
+
+// BenchmarkOpen300Steps measures the time to show the first step of a
+// 300-step episode (metadata, step list, first screenshot decoded and set).
+func BenchmarkOpen300Steps(b *testing.B) {
+	test.NewTempApp(b)
+	s, err := dataset.Open(filepath.Join(b.TempDir(), "w.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	task, _ := fixture.Task(s, "Long one", dataset.Navigation, "http://shop.test/", nil)
+	id, err := fixture.Episode(s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(300)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tab := New(&ui.Context{Store: s, User: func() string { return "rita" }})
+	defer tab.Close()
+	w := test.NewWindow(tab.Content())
+	defer w.Close()
+	w.Resize(fyne.NewSize(1700, 1000))
+	q, _ := s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	var it dataset.QueueItem
+	for _, x := range q.Items {
+		if x.EpisodeID == id {
+			it = x
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		tab.player.ep = nil
+		tab.openItem(it)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/first-step")
+}

@@ -1,0 +1,197 @@
+// Package review is the Review tab: a queue of recorded episodes, a player
+// that replays an episode step by step with each action drawn on its
+// screenshot, and a form to label the outcome, with the reviewers' agreement
+// and the review guidelines beside it. Everything is reachable from the
+// keyboard:
+//
+//	←/→ step · Home/End first/last · Space before/after
+//	1–4 outcome · T failure type · M/U flag the step
+//	Ctrl+S save · N save and open the next unreviewed episode
+//
+// All methods run on the Fyne goroutine; thumbnails load on a worker
+// goroutine that hands them over with fyne.Do.
+package review
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"waymark/dataset"
+	"waymark/ui"
+)
+
+// Tab is the Review tab. Make it with New.
+type Tab struct {
+	ctx   *ui.Context
+	store *dataset.Store
+
+	queue  queuePanel
+	player player
+	form   form
+
+	content fyne.CanvasObject
+}
+
+var (
+	_ ui.Tab             = (*Tab)(nil)
+	_ ui.KeyHandler      = (*Tab)(nil)
+	_ ui.ShortcutHandler = (*Tab)(nil)
+	_ ui.Shower          = (*Tab)(nil)
+	_ ui.Closer          = (*Tab)(nil)
+)
+
+// New builds the Review tab over ctx.Store. The reviewer is ctx.User().
+func New(ctx *ui.Context) *Tab {
+	t := &Tab{ctx: ctx, store: ctx.Store}
+	t.player.init(t)
+	t.form.init(t)
+	t.queue.init(t)
+	t.content = t.build()
+	t.queue.reload()
+	t.form.showGuidelines()
+	return t
+}
+
+// Title implements ui.Tab.
+func (t *Tab) Title() string { return "Review" }
+
+// Content implements ui.Tab.
+func (t *Tab) Content() fyne.CanvasObject { return t.content }
+
+// Shown refreshes the queue, counts and agreement (new recordings may have
+// landed while another tab showed).
+func (t *Tab) Shown() { t.queue.reload() }
+
+// Close stops the thumbnail worker.
+func (t *Tab) Close() { t.player.stopWorker() }
+
+func (t *Tab) reviewer() string {
+	if t.ctx.User == nil {
+		return ""
+	}
+	return t.ctx.User()
+}
+
+// minWidth wraps obj so that it is at least w wide.
+func minWidth(obj fyne.CanvasObject, w float32) fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.SetMinSize(fyne.NewSize(w, 0))
+	return container.NewStack(r, obj)
+}
+
+func (t *Tab) build() fyne.CanvasObject {
+	left := minWidth(t.queue.build(), 270)
+	center := t.player.build()
+	right := minWidth(t.form.build(), 330)
+	return container.NewBorder(nil, nil, left, right, center)
+}
+
+// TypedKey handles the review keys when no widget inside has taken them.
+func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
+	switch ev.Name {
+	case fyne.KeyLeft:
+		t.player.step(-1)
+	case fyne.KeyRight:
+		t.player.step(+1)
+	case fyne.KeyHome:
+		t.player.show(0, false)
+	case fyne.KeyEnd:
+		t.player.show(len(t.player.steps)-1, false)
+	case fyne.KeySpace:
+		t.player.toggleAfter()
+	case fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4:
+		t.form.pickOutcome(int(ev.Name[0] - '1'))
+	case fyne.KeyT:
+		t.form.cycleFailureType()
+	case fyne.KeyM:
+		t.form.toggleFlag(dataset.FlagMistake)
+	case fyne.KeyU:
+		t.form.toggleFlag(dataset.FlagUnnecessary)
+	case fyne.KeyN:
+		t.saveAndNext()
+	default:
+		return false
+	}
+	return true
+}
+
+// TypedShortcut handles Ctrl+S (save).
+func (t *Tab) TypedShortcut(s fyne.Shortcut) bool {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && cs.KeyName == fyne.KeyS && cs.Modifier == fyne.KeyModifierShortcutDefault {
+		t.form.save()
+		return true
+	}
+	return false
+}
+
+// Shortcuts lists the canvas shortcuts the tab wants (for windows that route
+// shortcuts through Canvas().AddShortcut).
+func (t *Tab) Shortcuts() []fyne.Shortcut {
+	return []fyne.Shortcut{&desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}}
+}
+
+// saveAndNext saves the review and opens the next unreviewed episode.
+func (t *Tab) saveAndNext() {
+	if t.player.ep == nil {
+		t.nextUnreviewed()
+		return
+	}
+	if !t.form.save() {
+		return
+	}
+	t.nextUnreviewed()
+}
+
+// nextUnreviewed opens the next episode I have not reviewed, in the queue's
+// order and filters, after the one shown.
+func (t *Tab) nextUnreviewed() {
+	after := ""
+	if t.player.ep != nil {
+		after = t.player.ep.ID
+	}
+	it, ok, err := t.store.NextUnreviewed(t.queue.filter(), after)
+	if err != nil {
+		t.form.setStatus("Cannot read the queue: "+err.Error(), true)
+		return
+	}
+	if !ok {
+		t.form.setStatus("Nothing left to review in this queue: every episode matching the filters has your review or is settled.", false)
+		return
+	}
+	t.openItem(it)
+}
+
+// openItem opens an episode in the player and the form.
+func (t *Tab) openItem(it dataset.QueueItem) {
+	if err := t.player.open(it); err != nil {
+		t.form.setStatus("Cannot open the episode: "+err.Error(), true)
+		return
+	}
+	t.form.load(it)
+	t.queue.markOpen(it.EpisodeID)
+	if c := t.canvas(); c != nil {
+		c.Unfocus()
+	}
+}
+
+func (t *Tab) canvas() fyne.Canvas {
+	if t.ctx.Window != nil {
+		return t.ctx.Window.Canvas()
+	}
+	if app := fyne.CurrentApp(); app != nil {
+		return app.Driver().CanvasForObject(t.content)
+	}
+	return nil
+}
+
+// unfocus gives the keys back to the tab after a widget was used with the
+// mouse.
+func (t *Tab) unfocus() {
+	if c := t.canvas(); c != nil {
+		c.Unfocus()
+	}
+}
