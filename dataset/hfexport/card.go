@@ -204,8 +204,12 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"were stored as they happened. Reviewers then labelled each episode with an outcome, and for failures the " +
 		"first failing step and a failure type.\n\n")
 	if !s.first.IsZero() {
-		fmt.Fprintf(&b, "Episodes in this export started between %s and %s (UTC).\n\n",
-			s.first.UTC().Format("2006-01-02"), s.last.UTC().Format("2006-01-02"))
+		first, last := s.first.UTC().Format("2006-01-02"), s.last.UTC().Format("2006-01-02")
+		if first == last {
+			fmt.Fprintf(&b, "Episodes in this export were recorded on %s (UTC).\n\n", first)
+		} else {
+			fmt.Fprintf(&b, "Episodes in this export started between %s and %s (UTC).\n\n", first, last)
+		}
 	}
 	if o.IncludeUnreviewed {
 		b.WriteString("Only finished episodes are included; episodes without an agreed outcome (never reviewed, or " +
@@ -224,7 +228,7 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 			parts = append(parts, " outcomes "+strings.Join(o.Outcomes, ", "))
 		}
 		if len(o.Annotators) > 0 {
-			parts = append(parts, fmt.Sprintf(" %d chosen annotator(s)", len(o.Annotators)))
+			parts = append(parts, " "+plural(len(o.Annotators), "chosen annotator", "chosen annotators"))
 		}
 		b.WriteString(strings.Join(parts, ";") + ".\n\n")
 	}
@@ -279,8 +283,10 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		strconv.FormatFloat(100*o.TestFraction, 'f', -1, 64)+"%")
 
 	b.WriteString("## Annotators and review\n\n")
-	fmt.Fprintf(&b, "%d annotator(s) recorded the episodes (%d people, %d agents); %d reviewer(s) labelled them. "+
-		"%d of %d episodes have at least one review.", len(s.annotators), humans, agents, s.reviewers, s.reviewed, totalEp)
+	fmt.Fprintf(&b, "%s recorded the episodes (%s, %s); %s labelled them. "+
+		"%d of %d episodes have at least one review.", plural(len(s.annotators), "annotator", "annotators"),
+		plural(humans, "person", "people"), plural(agents, "agent", "agents"), plural(s.reviewers, "reviewer", "reviewers"),
+		s.reviewed, totalEp)
 	if s.multiReviewed > 0 {
 		fmt.Fprintf(&b, " %d episodes were reviewed by two or more people; their reviews agreed on the outcome for %d "+
 			"of them (%s).", s.multiReviewed, s.agreed, pct(s.agreed, s.multiReviewed))
@@ -288,10 +294,10 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		b.WriteString(" No episode was reviewed more than once, so agreement between reviewers cannot be measured.")
 	}
 	if s.settled > 0 {
-		fmt.Fprintf(&b, " %d disagreements were settled by a final label.", s.settled)
+		fmt.Fprintf(&b, " %s settled by a final label.", plural(s.settled, "disagreement was", "disagreements were"))
 	}
 	if s.unresolved > 0 {
-		fmt.Fprintf(&b, " %d episodes whose reviewers disagree have a null outcome.", s.unresolved)
+		fmt.Fprintf(&b, " %s whose reviewers disagree %s a null outcome.", plural(s.unresolved, "episode", "episodes"), map[bool]string{true: "has", false: "have"}[s.unresolved == 1])
 	}
 	b.WriteString(" Annotator names are kept as recorded in the `annotator` column.\n\n")
 
@@ -322,11 +328,12 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 func who(humans, agents int) string {
 	switch {
 	case agents == 0:
-		return fmt.Sprintf("All episodes are human demonstrations, by %d annotator(s).", humans)
+		return fmt.Sprintf("All episodes are human demonstrations, by %s.", plural(humans, "annotator", "annotators"))
 	case humans == 0:
-		return fmt.Sprintf("All episodes are agent rollouts, by %d agent(s).", agents)
+		return fmt.Sprintf("All episodes are agent rollouts, by %s.", plural(agents, "agent", "agents"))
 	}
-	return fmt.Sprintf("They mix human demonstrations (%d people) and agent rollouts (%d agents); the `annotator` column says which (agents are named `agent:<name>`).", humans, agents)
+	return fmt.Sprintf("They mix human demonstrations (%s) and agent rollouts (%s); the `annotator` column says which (agents are named `agent:<name>`).",
+		plural(humans, "person", "people"), plural(agents, "agent", "agents"))
 }
 
 func sortedKeys(m map[string]int) []string {
@@ -344,4 +351,11 @@ func joinCounts(keys []string, m map[string]int, unit string) string {
 		parts[i] = fmt.Sprintf("%s (%d %s)", k, m[k], unit)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -215,8 +215,8 @@ func TestExportStandard(t *testing.T) {
 	for _, s := range []string{
 		"## How to load", `load_dataset("path/or/hub-id", "episodes")`, "800×600",
 		fmt.Sprintf("%d episodes (%d steps)", res.Episodes, res.Steps),
-		"| success | ", "3 reviewer(s)", "reviewed by two or more people",
-		"1 disagreements were settled", "mouse_click(x, y)", "3 annotator(s) recorded the episodes (2 people, 1 agents)",
+		"| success | ", "3 reviewers", "reviewed by two or more people",
+		"1 disagreement was settled", "mouse_click(x, y)", "3 annotators recorded the episodes (2 people, 1 agent)",
 	} {
 		if !strings.Contains(c.body, s) {
 			t.Errorf("card prose lacks %q", s)
