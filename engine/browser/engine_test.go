@@ -155,8 +155,8 @@ func TestOps(t *testing.T) {
 		reset(t, e, ts.URL+"/")
 		for i := 0; i < 3; i++ {
 			obs := step(t, e, action.ClickAt(50, 150))
-			if got := eval[string](t, e, `document.getElementById('out').textContent`); !strings.HasPrefix(got, "loaded") {
-				t.Fatalf("fetch result not in the page after the step (%q, settle %d ms)", got, obs.Timings.SettleMS)
+			if got := eval[string](t, e, `document.getElementById('out').textContent`); !strings.HasPrefix(got, "loaded") || obs.Title != got {
+				t.Fatalf("fetch result not observed (page %q, observed title %q, settle %d ms)", got, obs.Title, obs.Timings.SettleMS)
 			}
 			if obs.Timings.SettleMS < 200 || obs.Timings.SettleMS > 1400 {
 				t.Errorf("settle took %d ms for a 250 ms fetch", obs.Timings.SettleMS)

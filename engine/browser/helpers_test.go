@@ -47,7 +47,7 @@ addEventListener('keydown', e => rec.keys.push(e.key + (e.ctrlKey ? '+ctrl' : ''
 document.getElementById('hover').addEventListener('mouseenter', () => rec.moves++);
 document.getElementById('inp').addEventListener('input', () => rec.input++);
 document.getElementById('fetch').addEventListener('click', () => {
-  fetch('/slow?ms=' + (window.fetchDelay || 250)).then(r => r.text()).then(t => { document.getElementById('out').textContent = t; });
+  fetch('/slow?ms=' + (window.fetchDelay || 250)).then(r => r.text()).then(t => { document.getElementById('out').textContent = t; document.title = t; });
 });
 </script></body></html>`
 

@@ -1,0 +1,143 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// report prints the median and the 90th percentile of the samples.
+func report(b *testing.B, samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	slices.Sort(samples)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(samples[len(samples)/2]), "ms/median")
+	b.ReportMetric(ms(samples[len(samples)*9/10]), "ms/p90")
+	b.ReportMetric(0, "ns/op")
+}
+
+func benchEngine(b *testing.B) (*Engine, string) {
+	ts := newSite(b)
+	e := newEngine(b, engine.DisplayAuto, nil)
+	reset(b, e, ts.URL+"/")
+	return e, ts.URL
+}
+
+// BenchmarkFloor is the least a click step can cost: a bare CDP click and a
+// PNG screenshot, with no waiting and no checks.
+func BenchmarkFloor(b *testing.B) {
+	e, _ := benchEngine(b)
+	tb := e.ep.tab
+	var samples []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		if err := click(ctx, 600, 500, 1); err != nil {
+			b.Fatal(err)
+		}
+		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+		cancel()
+		if err != nil || len(res.Data) == 0 {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	report(b, samples)
+}
+
+// BenchmarkClickStatic is a full click step on a page where the click
+// changes nothing.
+func BenchmarkClickStatic(b *testing.B) {
+	e, _ := benchEngine(b)
+	var samples []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		obs := step(b, e, action.ClickAt(600, 500))
+		samples = append(samples, time.Since(start))
+		if obs.Error != "" || len(obs.Screenshot) == 0 {
+			b.Fatalf("%+v", obs)
+		}
+		if e.State().StepCount >= e.set.MaxSteps-1 {
+			b.StopTimer()
+			reset(b, e, e.ep.lastURL)
+			b.StartTimer()
+		}
+	}
+	report(b, samples)
+}
+
+// BenchmarkClickFetch is a click whose result arrives by fetch 200 ms
+// later; every observation must show the update.
+func BenchmarkClickFetch(b *testing.B) {
+	e, _ := benchEngine(b)
+	eval[any](b, e, `window.fetchDelay = 200`)
+	var samples []time.Duration
+	n := 0
+	for b.Loop() {
+		start := time.Now()
+		obs := step(b, e, action.ClickAt(50, 150))
+		samples = append(samples, time.Since(start))
+		n++
+		b.StopTimer()
+		got := eval[string](b, e, `document.getElementById('out').textContent`)
+		// The observation (title read with the screenshot) must show the update.
+		if obs.Error != "" || got == "none" || got == "" || obs.Title != got {
+			b.Fatalf("step %d: the fetch result is not in the observation: page %q, observed title %q", n, got, obs.Title)
+		}
+		if e.State().StepCount >= e.set.MaxSteps-1 {
+			reset(b, e, e.ep.lastURL)
+			eval[any](b, e, `window.fetchDelay = 200`)
+		}
+		eval[any](b, e, `document.getElementById('out').textContent = 'none'; document.title = 'ops'`)
+		b.StartTimer()
+	}
+	report(b, samples)
+}
+
+// BenchmarkType types a short word into the focused input.
+func BenchmarkType(b *testing.B) {
+	e, _ := benchEngine(b)
+	step(b, e, action.ClickAt(100, 25))
+	var samples []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		obs := step(b, e, action.TypeText("hello"))
+		samples = append(samples, time.Since(start))
+		if obs.Error != "" {
+			b.Fatal(obs.Error)
+		}
+		if e.State().StepCount >= e.set.MaxSteps-1 {
+			b.StopTimer()
+			reset(b, e, e.ep.lastURL)
+			step(b, e, action.ClickAt(100, 25))
+			b.StartTimer()
+		}
+	}
+	report(b, samples)
+}
+
+// BenchmarkReset opens a new episode (fresh browser context and tab) on the
+// running browser.
+func BenchmarkReset(b *testing.B) {
+	e, url := benchEngine(b)
+	var samples []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		obs := reset(b, e, url+"/page2")
+		samples = append(samples, time.Since(start))
+		if obs.Title != "page 2" {
+			b.Fatal(fmt.Sprint(obs))
+		}
+	}
+	report(b, samples)
+}
