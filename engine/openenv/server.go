@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -86,6 +87,11 @@ type Options struct {
 	// only the episode; the server closes the real engine when the session
 	// ends.
 	WrapEpisode func(base engine.Engine, ep EpisodeStart) (engine.Engine, error)
+	// OnAgentName, when set, is told when a step's metadata names the agent
+	// ({"metadata":{"agent":"NAME"}}) differently from the episode's Agent;
+	// eng is the episode's engine (the WrapEpisode result). Later episodes
+	// of the session get the name as their Agent.
+	OnAgentName func(eng engine.Engine, name string)
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
 }
@@ -185,7 +191,8 @@ type session struct {
 
 	started bool // a reset succeeded
 	done    bool // the episode ended
-	agent   string
+	agent   string // the agent's name from a metadata hint
+	epAgent string // the current episode's agent name
 }
 
 // inbound is one frame from the client.
@@ -327,6 +334,10 @@ loop:
 			break
 		}
 		reply, end := ss.handle(ctx, m.data)
+		if ctx.Err() != nil {
+			reason = "client went away during a message"
+			break
+		}
 		if reply != nil && !ss.send(ctx, reply) {
 			reason = "could not send the reply"
 			break
@@ -594,8 +605,9 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 			agent = ss.agent
 		}
 		if agent == "" {
-			agent = ss.info.RemoteAddr
+			agent = remoteHost(ss.info.RemoteAddr)
 		}
+		ss.epAgent = agent
 		w, err := ss.srv.opts.WrapEpisode(keepOpen{ss.base}, EpisodeStart{
 			Session: ss.info, Agent: agent, Reset: rr.opts, Task: rr.task})
 		if err != nil {
@@ -623,8 +635,12 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 	if !ss.started || ss.done {
 		return errorFrame(CodeExecution, action.MsgResetBeforeStepping)
 	}
-	if name, ok := a.Metadata["agent"].(string); ok && strings.TrimSpace(name) != "" {
-		ss.agent = strings.TrimSpace(name) // names the next episodes recorded
+	if name, ok := a.Metadata["agent"].(string); ok && strings.TrimSpace(name) != "" && strings.TrimSpace(name) != ss.epAgent {
+		ss.agent = strings.TrimSpace(name) // names the next episodes
+		ss.epAgent = ss.agent
+		if ss.srv.opts.OnAgentName != nil {
+			ss.srv.opts.OnAgentName(ss.eng, ss.agent)
+		}
 	}
 	obs, err := ss.eng.Step(ctx, a)
 	if err != nil {
@@ -643,3 +659,11 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 type keepOpen struct{ engine.Engine }
 
 func (keepOpen) Close() error { return nil }
+
+// remoteHost is the host of a "host:port" remote address.
+func remoteHost(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}

@@ -1,0 +1,275 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"waymark/assets/practice"
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/browser"
+	"waymark/engine/openenv"
+)
+
+func init() {
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack]",
+		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
+}
+
+// serveConfig is what `waymark serve` runs with.
+type serveConfig struct {
+	Addr        string
+	MaxSessions int
+	Record      bool
+	TaskPack    bool
+	Display     string
+	ActionSet   action.Set
+	Settings    engine.Settings
+	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
+	PingInterval, PongTimeout time.Duration
+	Logf                      func(format string, args ...any)
+}
+
+// serving is a configured server and what it owns.
+type serving struct {
+	srv      *openenv.Server
+	store    *dataset.Store
+	practice *practice.Server
+}
+
+// Close ends every session (closing their browsers), then the store and
+// the practice sites.
+func (s *serving) Close() error {
+	err := s.srv.Close()
+	if s.practice != nil {
+		err = errors.Join(err, s.practice.Close())
+	}
+	if s.store != nil {
+		err = errors.Join(err, s.store.Close())
+	}
+	return err
+}
+
+func runServe(env *Env, args []string) error {
+	fs := newFlags(env, "serve")
+	var cfg serveConfig
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8000", "address to listen on; only 127.0.0.1 unless you give another host (e.g. 0.0.0.0:8000)")
+	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each runs its own Chromium)")
+	fs.BoolVar(&cfg.Record, "record", false, "record every session's episodes into the store as agent:NAME (for review and export)")
+	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
+	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
+	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	}
+	if cfg.MaxSessions < 1 {
+		return fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
+	}
+	var err error
+	if cfg.ActionSet, err = action.ParseSet(*set); err != nil {
+		return fmt.Errorf("%w: --action-set: %v", errUsage, err)
+	}
+	if cfg.Display != "" {
+		if cfg.Display, err = engine.ParseDisplay(cfg.Display); err != nil {
+			return fmt.Errorf("%w: --display: %v", errUsage, err)
+		}
+	}
+	if cfg.Settings, err = engine.SettingsFromEnv(); err != nil {
+		return err
+	}
+	addr, err := listenAddr(cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: --addr: %v", errUsage, err)
+	}
+	cfg.Logf = func(format string, args ...any) {
+		fmt.Fprintf(env.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
+	}
+
+	sv, err := newServing(env, cfg)
+	if err != nil {
+		return err
+	}
+	defer sv.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v (is another server using the port? choose one with --addr)", addr, err)
+	}
+	hs := &http.Server{Handler: sv.srv, ReadHeaderTimeout: 10 * time.Second}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(env.Stdout, "Serving the OpenEnv browser environment at %s (WebSocket %s/ws, %d session(s) at most).\n",
+		base, "ws"+strings.TrimPrefix(base, "http"), cfg.MaxSessions)
+	if host, _, _ := net.SplitHostPort(addr); !isLoopback(host) {
+		fmt.Fprintf(env.Stdout, "Warning: %s is reachable from other machines; the protocol has no authentication.\n", addr)
+	}
+	if cfg.Record {
+		fmt.Fprintf(env.Stdout, "Recording episodes into %s.\n", sv.store.Path())
+	}
+	if cfg.TaskPack {
+		fmt.Fprintf(env.Stdout, "Practice tasks: reset(start_url=…) or reset(task_id=KEY), %d tasks, e.g. %s.\n",
+			len(practice.Tasks()), practice.Tasks()[0].Key)
+	}
+	fmt.Fprintln(env.Stdout, "Press Ctrl+C to stop.")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("the server stopped: %v", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(env.Stdout, "Stopping: closing sessions and their browsers…")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// Sessions are hijacked connections: Shutdown does not wait for them,
+	// sv.Close (deferred) ends them and closes their browsers.
+	_ = hs.Shutdown(sctx)
+	return nil
+}
+
+// listenAddr keeps the server on the loopback interface unless a host is
+// given explicitly: ":8000" and "8000" mean 127.0.0.1:8000.
+func listenAddr(a string) (string, error) {
+	a = strings.TrimSpace(a)
+	if a == "" {
+		return "127.0.0.1:8000", nil
+	}
+	if !strings.Contains(a, ":") {
+		a = ":" + a
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return "", fmt.Errorf("%q is not host:port", a)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newServing builds the server: one browser engine per session, the
+// practice sites and their tasks with --task-pack, the recorder with
+// --record.
+func newServing(env *Env, cfg serveConfig) (*serving, error) {
+	sv := &serving{}
+	var hostRules string
+	opts := openenv.Options{
+		MaxSessions:  cfg.MaxSessions,
+		ActionSet:    cfg.ActionSet,
+		PingInterval: cfg.PingInterval,
+		PongTimeout:  cfg.PongTimeout,
+		Logf:         cfg.Logf,
+	}
+	if cfg.TaskPack {
+		ps, err := practice.Start()
+		if err != nil {
+			return nil, err
+		}
+		sv.practice = ps
+		hostRules = ps.HostRules()
+		tasks := map[string]openenv.Task{}
+		var keys []string
+		for _, t := range practice.Tasks() {
+			check := t.Check
+			tasks[t.Key] = openenv.Task{ID: t.Key, Goal: t.Goal, Category: t.Category, StartURL: t.StartURL, Check: &check}
+			keys = append(keys, t.Key)
+		}
+		opts.Task = func(id string) (openenv.Task, bool) { t, ok := tasks[id]; return t, ok }
+		opts.TaskIDs = func() []string { return keys }
+	}
+	settings := cfg.Settings
+	if settings.MaxSteps == 0 {
+		settings = engine.DefaultSettings()
+	}
+	settings.ActionSet = cfg.ActionSet
+	opts.NewEngine = func(context.Context) (engine.Engine, error) {
+		return browser.New(browser.Options{Settings: settings, Display: cfg.Display, HostRules: hostRules})
+	}
+	if cfg.Record {
+		st, err := env.OpenStore()
+		if err != nil {
+			if sv.practice != nil {
+				sv.practice.Close()
+			}
+			return nil, err
+		}
+		sv.store = st
+		opts.WrapEpisode = func(base engine.Engine, ep openenv.EpisodeStart) (engine.Engine, error) {
+			return recordEpisode(st, base, ep)
+		}
+		opts.OnAgentName = func(eng engine.Engine, name string) {
+			if rec, ok := eng.(*dataset.Recorder); ok {
+				renameAgent(st, rec, name, cfg.Logf)
+			}
+		}
+	}
+	srv, err := openenv.NewServer(opts)
+	if err != nil {
+		sv.Close()
+		return nil, err
+	}
+	sv.srv = srv
+	return sv, nil
+}
+
+// recordEpisode wraps a session's engine in the recorder for one episode:
+// the annotator is agent:NAME, the task is the practice task asked for, or
+// an ad-hoc task for the start URL (category navigation, the recorder's
+// default, since nothing says more about a bare URL).
+func recordEpisode(st *dataset.Store, base engine.Engine, ep openenv.EpisodeStart) (engine.Engine, error) {
+	ro := dataset.RecorderOptions{Annotator: "agent:" + ep.Agent}
+	if t := ep.Task; t != nil {
+		id, err := storeTask(st, *t)
+		if err != nil {
+			return nil, fmt.Errorf("recording: the task %q could not be saved: %v", t.ID, err)
+		}
+		ro.TaskID = id
+	}
+	return dataset.NewRecorder(st, base, ro), nil
+}
+
+// storeTask finds or adds a practice task in the store.
+func storeTask(st *dataset.Store, t openenv.Task) (string, error) {
+	if have, ok, err := st.FindTask(t.Goal, t.StartURL); err != nil || ok {
+		return have.ID, err
+	}
+	added, err := st.AddTask(dataset.Task{Goal: t.Goal, Category: t.Category, StartURL: t.StartURL,
+		Source: practice.Source, Check: t.Check})
+	if errors.Is(err, dataset.ErrDuplicateTask) {
+		have, _, err := st.FindTask(t.Goal, t.StartURL)
+		return have.ID, err
+	}
+	return added.ID, err
+}
+
+// renameAgent names the current episode's agent from a metadata hint.
+func renameAgent(st *dataset.Store, rec *dataset.Recorder, name string, logf func(string, ...any)) {
+	who := "agent:" + name
+	rec.SetAnnotator(who)
+	if id := rec.EpisodeID(); id != "" {
+		if _, err := st.DB().Exec(`UPDATE episodes SET annotator = ? WHERE id = ?`, who, id); err != nil && logf != nil {
+			logf("recording: naming episode %s's agent %q: %v", id, name, err)
+		}
+	}
+}

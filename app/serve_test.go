@@ -1,0 +1,144 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/openenv"
+)
+
+// `serve --record --task-pack`: an agent's episodes land in the store as
+// agent:NAME, step by step, with the practice task and its reward.
+func TestServeRecordsAgentEpisodes(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>p</title><body style="margin:0;height:2000px"><a href="/next" style="display:block;height:300px">next</a>%s</body>`, r.URL.Path)
+	}))
+	defer site.Close()
+	db := filepath.Join(t.TempDir(), "w.db")
+	set := engine.DefaultSettings()
+	set.ActionWait = 300 * time.Millisecond
+	sv, err := newServing(&Env{DBPath: db}, serveConfig{MaxSessions: 1, Record: true, TaskPack: true,
+		ActionSet: action.SetDefault, Settings: set, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() {
+		sv.Close()
+		hs.Close()
+	}()
+
+	ctx := context.Background()
+	c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Episode 1: ad-hoc start URL; the agent names itself in metadata.
+	if _, err := c.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	click := action.ClickAt(100, 100)
+	click.Metadata = map[string]any{"agent": "bot-7"}
+	if o, err := c.Step(ctx, click); err != nil || o.URL != site.URL+"/next" {
+		t.Fatalf("click: %v %q", err, o.URL)
+	}
+	if _, err := c.Step(ctx, action.ScrollBy(300)); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := c.Step(ctx, action.FinishWith("seen")); err != nil || !o.Done {
+		t.Fatalf("finish: %v", err)
+	}
+	// Episode 2: a practice task by key; finishing at once fails its check.
+	o, err := c.ResetWith(ctx, engine.ResetOptions{}, map[string]any{"task_id": "shop-search-red-shoes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(o.URL, "http://shop.waymark.test/") {
+		t.Fatalf("practice task start: %q", o.URL)
+	}
+	o, err = c.Step(ctx, action.FinishWith(""))
+	if err != nil || o.Reward == nil || *o.Reward != 0 {
+		t.Fatalf("practice finish: reward %v err %v", o.Reward, err)
+	}
+	c.Close()
+	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
+	// Episode 3: another connection with no name hint: named by address.
+	c2, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	c2.Close()
+	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
+
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	eps, err := st.ListEpisodes(dataset.EpisodeFilter{OldestFirst: true})
+	if err != nil || len(eps) != 3 {
+		t.Fatalf("%d episodes (%v), want 3", len(eps), err)
+	}
+	if eps[2].Annotator != "agent:127.0.0.1" || eps[2].Status != dataset.StatusInterrupted {
+		t.Errorf("episode 3 (no hint, left open): %+v", eps[2])
+	}
+	first, second := eps[0], eps[1]
+	if first.Annotator != "agent:bot-7" || first.Status != dataset.StatusFinished || first.NumSteps != 3 || first.FinalAnswer != "seen" {
+		t.Errorf("episode 1: %+v", first)
+	}
+	steps, err := st.Steps(first.ID)
+	if err != nil || len(steps) != 4 {
+		t.Fatalf("episode 1 steps: %d %v", len(steps), err)
+	}
+	if steps[1].Action == nil || steps[1].Action.Op != action.Click || steps[1].URL != site.URL+"/next" ||
+		!strings.Contains(steps[1].ActionJSON, `"agent":"bot-7"`) || !steps[3].Done {
+		t.Errorf("episode 1 step 1: %+v", steps[1])
+	}
+	if png, err := st.Screenshot(first.ID, 2); err != nil || len(png) < 100 {
+		t.Errorf("step 2 screenshot: %d bytes, %v", len(png), err)
+	}
+	task, err := st.GetTask(first.TaskID)
+	if err != nil || task.Source != dataset.SourceAdhoc || task.Category != dataset.Navigation || task.StartURL != site.URL+"/" {
+		t.Errorf("ad-hoc task: %+v %v", task, err)
+	}
+	if second.Annotator != "agent:bot-7" || second.AutoReward == nil || *second.AutoReward != 0 {
+		t.Errorf("episode 2: %+v", second)
+	}
+	task, err = st.GetTask(second.TaskID)
+	if err != nil || task.Source != "waymark-practice" || task.Check == nil {
+		t.Errorf("practice task: %+v %v", task, err)
+	}
+}
+
+func TestServeListenAddr(t *testing.T) {
+	for in, want := range map[string]string{":8000": "127.0.0.1:8000", "9000": "127.0.0.1:9000", "0.0.0.0:1": "0.0.0.0:1", "": "127.0.0.1:8000"} {
+		if got, err := listenAddr(in); err != nil || got != want {
+			t.Errorf("listenAddr(%q) = %q %v, want %q", in, got, err, want)
+		}
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
