@@ -257,7 +257,8 @@ var infoSolutions = map[string]struct{ path, text, answer string }{
 
 var interactionSolutions = map[string][]step{
 	"shop-cart-trail-runner-42": {clickNav(`a.card[data-slug="trail-runner-x"]`), setValue(`#size`, "42"), setValue(`#qty`, "2"), click(`#add-to-cart`)},
-	"shop-cart-ridgeline":       {clickNav(`a.card[data-slug="ridgeline-35"]`), click(`#add-to-cart`)},
+	"shop-cart-ridgeline": {clickNav(`.cartlink`), expect(`getComputedStyle(document.getElementById('cart-summary')).display === 'none' && getComputedStyle(document.getElementById('cart-empty')).display !== 'none'`, true),
+		clickNav(`.logo`), clickNav(`a.card[data-slug="ridgeline-35"]`), click(`#add-to-cart`)},
 	"shop-cart-boot-and-jacket": {clickNav(`a.card[data-slug="summit-gtx"]`),
 		// No size yet: the shop refuses and nothing enters the cart.
 		click(`#add-to-cart`), expect(`wmCart().length === 0 && !document.getElementById('added').hidden`, true),
@@ -283,7 +284,9 @@ var interactionSolutions = map[string][]step{
 		// Half a range is refused.
 		expect(`!document.querySelector('.formerr').hidden && localStorage.getItem('wm_settings') === null`, true),
 		setValue(`#quietEnd`, "07:00"), click(`#save`)},
-	"forms-book-bread": {clickNav(`nav.side a[href$="/book"]`), click(`input[value="bread"]`), setValue(`#date`, "2026-12-11"), setValue(`#participants`, "3"), click(`#next`),
+	"forms-book-bread": {clickNav(`nav.side a[href$="/book"]`),
+		expect(`getComputedStyle(document.getElementById('submit')).display === 'none' && getComputedStyle(document.getElementById('back')).display === 'none'`, true),
+		click(`input[value="bread"]`), setValue(`#date`, "2026-12-11"), setValue(`#participants`, "3"), click(`#next`),
 		// 11 December 2026 is a Friday: the wizard stays on step 1 and says why.
 		expect(`!document.querySelector('[data-step="1"]').hidden && document.getElementById('wizard-error').innerText.includes('Saturday')`, true),
 		setValue(`#date`, "2026-12-12"), click(`#next`), typeText(`#fullName`, "Alex Kim"), typeText(`#contactEmail`, "alex.kim@example.com"), click(`#next`),
