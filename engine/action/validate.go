@@ -172,7 +172,7 @@ func FromValue(raw any, set Set) (Action, error) {
 	}
 	if len(errs) > 0 {
 		ve := &ValidationError{Errors: errs}
-		if op, ok := obj["op"].(string); ok && set == SetDefault && SetExtended.HasOp(op) {
+		if op, ok := obj["op"].(string); ok && set == SetDefault && SetExtended.HasOp(op) && !SetDefault.HasOp(op) {
 			ve.Hint = fmt.Sprintf("%q is an extended action; this episode uses the default action set", op)
 		}
 		return Action{}, ve
