@@ -1,0 +1,107 @@
+package openenv
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/browser"
+)
+
+// BenchmarkStepOverhead measures what serving adds to a step: the same
+// scroll steps, alternately on a browser engine called in process and on a
+// browser engine behind the OpenEnv server, driven by the Go client over a
+// real WebSocket on 127.0.0.1 (JSON, base64 PNG and the socket both ways).
+// Reported: median ms/step for each and the median added by the socket.
+func BenchmarkStepOverhead(b *testing.B) {
+	s := newSite(b)
+	set := testSettings()
+	set.MaxSteps = engine.MaxMaxSteps
+	local, err := browser.New(browser.Options{Settings: set})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer local.Close()
+	var es engines
+	factory := func(context.Context) (engine.Engine, error) {
+		e, err := browser.New(browser.Options{Settings: set})
+		if err == nil {
+			es.mu.Lock()
+			es.list = append(es.list, e)
+			es.mu.Unlock()
+		}
+		return e, err
+	}
+	defer func() {
+		for _, e := range es.all() {
+			e.Close()
+		}
+	}()
+	_, hs := testServer(b, Options{NewEngine: factory, Logf: func(string, ...any) {}})
+	ctx := context.Background()
+	remote, err := Dial(ctx, hs.URL, ClientOptions{MaxSteps: set.MaxSteps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer remote.Close()
+	start := engine.ResetOptions{StartURL: s.URL + "/"}
+	resetBoth := func() {
+		if _, err := local.Reset(ctx, start); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := remote.Reset(ctx, start); err != nil {
+			b.Fatal(err)
+		}
+	}
+	resetBoth()
+	var inproc, socket []float64
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if local.State().StepCount >= set.MaxSteps-2 {
+			b.StopTimer()
+			resetBoth()
+			b.StartTimer()
+		}
+		dy := 300
+		if i%2 == 1 {
+			dy = -300
+		}
+		t0 := time.Now()
+		if _, err := local.Step(ctx, action.ScrollBy(dy)); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		o, err := remote.Step(ctx, action.ScrollBy(dy))
+		if err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if len(o.Screenshot) == 0 {
+			b.Fatal("no screenshot over the socket")
+		}
+		inproc = append(inproc, ms(t1.Sub(t0)))
+		socket = append(socket, ms(t2.Sub(t1)))
+	}
+	b.StopTimer()
+	mi, msock := median(inproc), median(socket)
+	b.ReportMetric(mi, "inproc-ms/step")
+	b.ReportMetric(msock, "socket-ms/step")
+	b.ReportMetric(msock-mi, "added-ms/step")
+	b.ReportMetric(0, "ns/op") // the pair of steps is not the figure of interest
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
