@@ -1,0 +1,157 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/browser"
+)
+
+func init() {
+	register("play", "play --start-url URL [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S]",
+		"run one browser episode from action JSON lines on stdin; print one JSON line per observation", runPlay)
+}
+
+// playLine is one line of play's output.
+type playLine struct {
+	Step       int      `json:"step"`
+	URL        string   `json:"url"`
+	Title      string   `json:"title"`
+	Error      string   `json:"error"`
+	Done       bool     `json:"done"`
+	EndReason  string   `json:"end_reason,omitempty"`
+	Answer     string   `json:"answer,omitempty"`
+	Reward     *float64 `json:"reward,omitempty"`
+	Screenshot string   `json:"screenshot"`
+	MS         int64    `json:"ms"`
+}
+
+// playRefusal answers a line that is not a valid action.
+type playRefusal struct {
+	Line   int                 `json:"line"`
+	Error  string              `json:"error"`
+	Errors []action.FieldError `json:"errors,omitempty"`
+}
+
+func runPlay(env *Env, args []string) error {
+	fs := newFlags(env, "play")
+	startURL := fs.String("start-url", "", "the page the episode starts on (http or https)")
+	shots := fs.String("shots", "", "folder to save each observation's PNG screenshot in (created if missing)")
+	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
+	maxSteps := fs.Int("max-steps", 0, "step limit, 1–200 (default: $BROWSER_MAX_STEPS or 20)")
+	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's) or extended")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	}
+	if *startURL == "" {
+		return fmt.Errorf("%w: --start-url is required, e.g. --start-url https://example.com", errUsage)
+	}
+	if err := action.CheckURL(*startURL); err != nil {
+		return fmt.Errorf("%w: --start-url: %v", errUsage, err)
+	}
+	settings, err := engine.SettingsFromEnv()
+	if err != nil {
+		return err
+	}
+	if *maxSteps != 0 {
+		if *maxSteps < 1 || *maxSteps > engine.MaxMaxSteps {
+			return fmt.Errorf("%w: --max-steps must be from 1 to %d", errUsage, engine.MaxMaxSteps)
+		}
+		settings.MaxSteps = *maxSteps
+	}
+	if settings.ActionSet, err = action.ParseSet(*setName); err != nil {
+		return fmt.Errorf("%w: --action-set: %v", errUsage, err)
+	}
+	if *display != "" {
+		if settings.Display, err = engine.ParseDisplay(*display); err != nil {
+			return fmt.Errorf("%w: --display: %v", errUsage, err)
+		}
+	}
+	if *shots != "" {
+		if err := os.MkdirAll(*shots, 0o755); err != nil {
+			return fmt.Errorf("cannot create the screenshot folder: %w", err)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng, err := browser.New(browser.Options{Settings: settings})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	out := json.NewEncoder(env.Stdout)
+	emit := func(obs action.Observation) error {
+		line := playLine{Step: obs.Step, URL: obs.URL, Title: obs.Title, Error: obs.Error, Done: obs.Done,
+			EndReason: obs.EndReason, Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS}
+		if *shots != "" && len(obs.Screenshot) > 0 {
+			p := filepath.Join(*shots, fmt.Sprintf("step-%03d.png", obs.Step))
+			if err := os.WriteFile(p, obs.Screenshot, 0o644); err != nil {
+				return fmt.Errorf("cannot save the screenshot: %w", err)
+			}
+			line.Screenshot = p
+		}
+		return out.Encode(line)
+	}
+
+	obs, err := eng.Reset(ctx, engine.ResetOptions{StartURL: *startURL})
+	if err != nil {
+		return fmt.Errorf("could not open %s: %w", *startURL, err)
+	}
+	if err := emit(obs); err != nil || obs.Done {
+		return err
+	}
+	in := bufio.NewScanner(env.Stdin)
+	in.Buffer(make([]byte, 64*1024), 1<<20)
+	n := 0
+	for in.Scan() {
+		n++
+		text := strings.TrimSpace(in.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		a, err := action.Parse([]byte(text), settings.ActionSet)
+		if err != nil {
+			ref := playRefusal{Line: n, Error: err.Error()}
+			var ve *action.ValidationError
+			if errors.As(err, &ve) {
+				ref.Errors = ve.Errors
+			}
+			if err := out.Encode(ref); err != nil {
+				return err
+			}
+			continue
+		}
+		obs, err := eng.Step(ctx, a)
+		if err != nil {
+			return err
+		}
+		if err := emit(obs); err != nil {
+			return err
+		}
+		if obs.Done {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+	}
+	if err := in.Err(); err != nil {
+		return fmt.Errorf("reading actions: %w", err)
+	}
+	return nil
+}
