@@ -50,27 +50,13 @@ func actionSchema(set action.Set) json.RawMessage {
 			field{"url", obj(field{"default", ""}, field{"title", "Url"}, field{"type", "string"})},
 		)
 	}
-	desc := "One browser action on the 800x600 viewport. click needs x and y; type needs text; " +
-		"key needs one of " + joinKeys(set.Keys()) + "."
 	return obj(
 		field{"additionalProperties", false},
-		field{"description", desc},
 		field{"properties", obj(props...)},
 		field{"required", []string{"op"}},
 		field{"title", "BrowserAction"},
 		field{"type", "object"},
 	)
-}
-
-func joinKeys(keys []string) string {
-	s := ""
-	for i, k := range keys {
-		if i > 0 {
-			s += ", "
-		}
-		s += k
-	}
-	return s
 }
 
 // observationSchema is BrowserObservation's schema. controls and page_text
@@ -96,7 +82,6 @@ func observationSchema() json.RawMessage {
 	}
 	return obj(
 		field{"additionalProperties", false},
-		field{"description", "What the agent sees after a reset or a step: an 800x600 PNG screenshot (base64), the URL and an error code (\"\" when none)."},
 		field{"properties", obj(props...)},
 		field{"required", []string{"screenshot", "url"}},
 		field{"title", "BrowserObservation"},
