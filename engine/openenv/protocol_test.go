@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -457,4 +456,39 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-var _ = atomic.Int64{}
+
+// Pings from the client are answered while a step is running (the server
+// keeps a reader going), so a client's keep-alive never kills a long step.
+func TestPingsAnsweredDuringAStep(t *testing.T) {
+	slow := func(context.Context) (engine.Engine, error) {
+		e := newSketch()
+		e.stepWait = 1500 * time.Millisecond
+		return e, nil
+	}
+	_, hs := testServer(t, Options{NewEngine: slow})
+	r := dialRaw(t, hs)
+	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	r.send(`{"type":"step","data":{"op":"wait"}}`)
+	replied := make(chan []byte, 1)
+	go func() {
+		data, _ := r.recv(10 * time.Second) // also reads the pongs
+		replied <- data
+	}()
+	time.Sleep(200 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		err := r.c.Ping(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("ping %d during the step: %v", i, err)
+		}
+		select {
+		case data := <-replied:
+			t.Fatalf("the step replied before the pings were tested: %s", data)
+		default:
+		}
+	}
+	if data := <-replied; decoded(t, data)["type"] != "observation" {
+		t.Errorf("step reply %s", data)
+	}
+}
