@@ -105,7 +105,7 @@ func Open(path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a folder, not a database file (give a file path with --db)", path)
 	}
-	dsn := "file:" + path + fmt.Sprintf("?_foreign_keys=on&_busy_timeout=%d&_journal_mode=WAL&_synchronous=FULL&_txlock=immediate", busyTimeoutMS)
+	dsn := "file:" + path + fmt.Sprintf("?_foreign_keys=on&_busy_timeout=%d&_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_cache_size=-32768", busyTimeoutMS)
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
