@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -48,6 +49,7 @@ type player struct {
 	thumbs   map[int]image.Image
 	pending  map[int]bool
 	loadGen  int
+	liveGen  atomic.Int64 // loadGen, for the worker to skip stale jobs
 	syncLoad bool // tests: load thumbnails inline
 
 	work     chan thumbJob
@@ -104,9 +106,9 @@ func (p *player) build() fyne.CanvasObject {
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	bar := container.NewHBox(prev, next, flip, p.mode)
-	centre := container.NewBorder(header, container.NewVBox(bar, p.info), nil, nil, container.NewCenter(p.view))
+	centre := container.NewVScroll(container.NewVBox(header, container.NewHBox(p.view), bar, p.info))
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
-	return container.NewBorder(nil, nil, nil, minWidth(steps, 200), centre)
+	return container.NewBorder(nil, nil, nil, minWidth(steps, 225), centre)
 }
 
 // open loads an episode's metadata and step list and shows its first action
@@ -129,6 +131,7 @@ func (p *player) open(it dataset.QueueItem) error {
 	}
 	p.ep, p.task, p.item, p.steps = &ep, task, it, steps
 	p.loadGen++
+	p.liveGen.Store(int64(p.loadGen))
 	p.shots, p.shotUse = map[int]image.Image{}, nil
 	p.thumbs, p.pending = map[int]image.Image{}, map[int]bool{}
 	p.goal.SetText(task.Goal)
@@ -436,6 +439,9 @@ func (p *player) worker() {
 		case <-p.quit:
 			return
 		case j := <-p.work:
+			if int64(j.gen) != p.liveGen.Load() {
+				continue // another episode was opened meanwhile
+			}
 			img, err := p.t.store.ThumbnailImage(j.epID, j.index)
 			select {
 			case <-p.quit:

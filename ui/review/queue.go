@@ -265,7 +265,7 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 		}
 		return "No episode matches these filters."
 	}
-	return fmt.Sprintf("%d episodes · %d unreviewed by %s · %d in conflict", res.Total, res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
+	return fmt.Sprintf("%s · %d unreviewed by %s · %d in conflict", plural(res.Total, "episode"), res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
 }
 
 func (q *queuePanel) reloadAgreement() {
@@ -321,4 +321,11 @@ func (q *queuePanel) afterSave() {
 	q.reload()
 	q.openID = keep
 	q.selectOpen()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"waymark/dataset"
+	"waymark/ui/review/internal/seed"
+)
+
+// startXvfb starts a private X display and returns its name (":N").
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1920x1080x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		t.Fatalf("Xvfb gave no display number: %v", err)
+	}
+	return ":" + strings.TrimSpace(line)
+}
+
+// TestLabelTwoRecordedEpisodesWithTheKeyboard records two real episodes
+// (practice sites, headless Chromium, the dataset recorder), runs the Review
+// tab in a real Fyne window on Xvfb, labels both episodes with keys sent by
+// xdotool only, takes a screenshot, and checks the stored reviews.
+func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test (builds a GUI program, runs Chromium and Xvfb)")
+	}
+	for _, bin := range []string{"Xvfb", "xdotool", "import", "chromium"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s is not installed (make deps installs it)", bin)
+		}
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "review.db")
+	s, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ids, err := seed.Record(ctx, s, seed.Scripts)
+	cancel()
+	s.Close()
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("recording the episodes: %v (%d recorded)", err, len(ids))
+	}
+	wiki, shop := ids[0], ids[1] // the queue shows the newest (shop) first
+
+	bin := filepath.Join(dir, "review-demo")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	display := startXvfb(t)
+	cmd := exec.Command(bin, "-db", db, "-user", "rita")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if sc.Text() == "ready" {
+				ready <- true
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the review window did not start")
+	}
+	time.Sleep(3 * time.Second) // the window maps and draws
+	xdo := func(args ...string) {
+		t.Helper()
+		c := exec.Command("xdotool", args...)
+		c.Env = append(os.Environ(), "DISPLAY="+display)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("xdotool %v: %v %s", args, err, out)
+		}
+		time.Sleep(600 * time.Millisecond)
+	}
+	// Shop episode: N opens it at step 1; → → to step 3; 2 = failure (first
+	// failing step = the step shown); T = first failure type; M flags the
+	// step as a mistake; Ctrl+S saves; N goes to the wiki episode; 1 =
+	// success; N saves it.
+	screenshot := func(name string) {
+		t.Helper()
+		shot := filepath.Join(dir, name)
+		imp := exec.Command("import", "-window", "root", shot)
+		imp.Env = append(os.Environ(), "DISPLAY="+display)
+		if out, err := imp.CombinedOutput(); err != nil {
+			t.Errorf("screenshot: %v %s", err, out)
+			return
+		}
+		keep := filepath.Join(os.TempDir(), "waymark-"+name)
+		if b, err := os.ReadFile(shot); err == nil && os.WriteFile(keep, b, 0o644) == nil {
+			t.Logf("screenshot: %s", keep)
+		}
+	}
+	for _, k := range []string{"n", "Right", "Right", "2", "t", "m", "ctrl+s"} {
+		xdo("key", k)
+	}
+	screenshot("review-e2e-failure.png")
+	for _, k := range []string{"n", "1", "End", "space", "n"} {
+		xdo("key", k)
+	}
+	screenshot("review-e2e-done.png")
+
+	s, err = dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check := func(ep string, want func(dataset.Review) error) {
+		t.Helper()
+		rs, err := s.CurrentReviews(ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != 1 {
+			t.Fatalf("episode %s has %d reviews, want 1", ep, len(rs))
+		}
+		if err := want(rs[0]); err != nil {
+			t.Errorf("episode %s: %v (review %+v)", ep, err, rs[0])
+		}
+	}
+	check(shop, func(r dataset.Review) error {
+		if r.Reviewer != "rita" || r.Outcome != dataset.OutcomeFailure || r.FailureStep == nil || *r.FailureStep != 3 ||
+			r.FailureType != dataset.FailureTypes[0] || len(r.StepFlags[3]) != 1 {
+			return fmt.Errorf("want rita's failure at step 3, %s, flagged", dataset.FailureTypes[0])
+		}
+		return nil
+	})
+	check(wiki, func(r dataset.Review) error {
+		if r.Outcome != dataset.OutcomeSuccess {
+			return fmt.Errorf("want success")
+		}
+		return nil
+	})
+}
