@@ -632,3 +632,34 @@ func TestSplitOf(t *testing.T) {
 		t.Errorf("fractions 0 and 1")
 	}
 }
+
+// TestExportDamagedSteps: a step whose screenshot is missing (a renderer
+// timeout) and one whose action JSON does not parse are exported with nulls,
+// never dropped and never failing the export.
+func TestExportDamagedSteps(t *testing.T) {
+	f := newFixture(t, makePNGs(t, 3, false))
+	f.task("t", dataset.Information)
+	f.episode("e", "t", "alice", dataset.StatusFinished, 3)
+	f.review("e", "rita", dataset.OutcomeSuccess, false)
+	f.exec(`UPDATE steps SET screenshot = NULL WHERE episode_id = 'e' AND idx = 1`)
+	f.exec(`UPDATE steps SET screenshot = x'' WHERE episode_id = 'e' AND idx = 3`)
+	f.exec(`UPDATE steps SET action_json = '{"op":' WHERE episode_id = 'e' AND idx = 2`)
+	o := opts(filepath.Join(t.TempDir(), "ds"))
+	o.TestFraction = 0
+	mustExport(t, f, o)
+	fo := checkFolder(t, o.Out)
+	rows := fo.steps["train"]
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	if rows[0].Screenshot == nil || rows[1].Screenshot != nil || rows[2].Screenshot == nil {
+		t.Errorf("screenshots: %v %v %v", rows[0].Screenshot != nil, rows[1].Screenshot != nil, rows[2].Screenshot != nil)
+	}
+	if rows[1].Action != nil || rows[1].BrowserGymAction != nil || *rows[1].ActionJSON != `{"op":` {
+		t.Errorf("malformed action: %+v %v %q", rows[1].Action, rows[1].BrowserGymAction, *rows[1].ActionJSON)
+	}
+	ep := fo.episodes["train"][0]
+	if ep.FinalScreenshot != nil || len(ep.Steps) != 3 || ep.Steps[1].Op != nil {
+		t.Errorf("episode row: final %v, steps %d", ep.FinalScreenshot != nil, len(ep.Steps))
+	}
+}

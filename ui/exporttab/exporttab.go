@@ -124,7 +124,7 @@ func (t *Tab) Content() fyne.CanvasObject { return t.content }
 func (t *Tab) Shown() { t.refreshAnnotators() }
 
 // Close cancels a running export (its temporary folder is removed).
-func (t *Tab) Close() { t.Cancel() }
+func (t *Tab) Close() { t.stop() }
 
 // Running reports whether an export is in progress.
 func (t *Tab) Running() bool {
@@ -278,14 +278,22 @@ func (t *Tab) showProgress(p hfexport.Progress) {
 }
 
 // Cancel stops a running export; nothing is left under the target name.
+// Call it on the Fyne goroutine (it is the Cancel button's action).
 func (t *Tab) Cancel() {
+	if t.stop() {
+		t.status.SetText("Cancelling…")
+	}
+}
+
+// stop cancels the running export, if any, without touching widgets.
+func (t *Tab) stop() bool {
 	t.mu.Lock()
 	c := t.cancel
 	t.mu.Unlock()
 	if c != nil {
 		c()
-		t.status.SetText("Cancelling…")
 	}
+	return c != nil
 }
 
 func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
