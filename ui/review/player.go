@@ -50,7 +50,7 @@ type player struct {
 	pending  map[int]bool
 	loadGen  int
 	liveGen  atomic.Int64 // loadGen, for the worker to skip stale jobs
-	syncLoad bool // tests: load thumbnails inline
+	syncLoad bool         // tests: load thumbnails inline
 
 	work     chan thumbJob
 	stopOnce sync.Once
