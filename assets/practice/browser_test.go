@@ -256,15 +256,15 @@ var infoSolutions = map[string]struct{ path, text, answer string }{
 }
 
 var interactionSolutions = map[string][]step{
-	"shop-cart-trail-runner-42": {clickNav(`a.card[data-slug="trail-runner-x"]`), setValue(`#size`, "42"), setValue(`#qty`, "2"), click(`#add-to-cart`)},
+	"shop-cart-trail-runner-42": {clickNav(`a.card[data-slug="trail-runner-x"]`), click(`button.size[data-size="42"]`), click(`#qty-plus`), click(`#add-to-cart`)},
 	"shop-cart-ridgeline": {clickNav(`.cartlink`), expect(`getComputedStyle(document.getElementById('cart-summary')).display === 'none' && getComputedStyle(document.getElementById('cart-empty')).display !== 'none'`, true),
 		clickNav(`.logo`), clickNav(`a.card[data-slug="ridgeline-35"]`), click(`#add-to-cart`)},
 	"shop-cart-boot-and-jacket": {clickNav(`a.card[data-slug="summit-gtx"]`),
 		// No size yet: the shop refuses and nothing enters the cart.
 		click(`#add-to-cart`), expect(`wmCart().length === 0 && !document.getElementById('added').hidden`, true),
-		setValue(`#size`, "44"), click(`#add-to-cart`),
-		clickNav(`nav.cats a[href$="/category/jackets"]`), clickNav(`a.card[data-slug="stormshell-jacket"]`), setValue(`#size`, "M"), click(`#add-to-cart`)},
-	"shop-cart-three-socks": {typeText(`#q`, "socks"), clickNav(`.search button`), clickNav(`a.card[data-slug="trail-socks-3-pack"]`), setValue(`#size`, "L"), setValue(`#qty`, "3"), click(`#add-to-cart`)},
+		click(`button.size[data-size="44"]`), click(`#add-to-cart`),
+		clickNav(`nav.cats a[href$="/category/jackets"]`), clickNav(`a.card[data-slug="stormshell-jacket"]`), click(`button.size[data-size="M"]`), click(`#add-to-cart`)},
+	"shop-cart-three-socks": {typeText(`#q`, "socks"), clickNav(`.search button`), clickNav(`a.card[data-slug="trail-socks-3-pack"]`), click(`button.size[data-size="L"]`), click(`#qty-plus`), click(`#qty-plus`), click(`#qty-plus`), click(`#qty-minus`), click(`#add-to-cart`)},
 	"shop-order-thermos-express": {clickNav(`a.card[data-slug="alpine-thermos"]`), click(`#add-to-cart`), clickNav(`.cartlink`), clickNav(`#to-checkout`),
 		typeText(`#name`, "Jane Doe"), typeText(`#email`, "jane@example.com"), typeText(`#address`, "5 Fjord Street"), typeText(`#city`, "Varnholm"), typeText(`#zip`, "10115"),
 		setValue(`#shipping`, "express"), typeText(`#card`, "4242 4242 4242 4241"), typeText(`#expiry`, "12/30"), typeText(`#cvc`, "123"),
@@ -318,6 +318,10 @@ func TestInBrowser(t *testing.T) {
 				}
 				if code != 200 {
 					t.Errorf("%s: HTTP %d", u, code)
+				}
+				// Designed for an 800 px viewport: no sideways scrolling.
+				if wide, err := b.eval(`document.documentElement.scrollWidth > 800`); err != nil || wide {
+					t.Errorf("%s: wider than 800 px (%v)", u, err)
 				}
 				n++
 			}

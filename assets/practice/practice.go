@@ -5,6 +5,12 @@
 // The sites answer by Host header (shop.waymark.test, wiki.waymark.test,
 // forms.waymark.test; point Chromium at the server with HostRules) and by
 // path prefix for direct access (http://127.0.0.1:PORT/shop/...).
+//
+// The task pack lives in tasks.json. Each task's check is tested in a real
+// browser against a solution written in browser_test.go, so a new task needs
+// a new solution there (the test says so when one is missing). Pages keep
+// their state in localStorage (keys wm_cart, wm_orders, wm_settings,
+// wm_bookings), which interaction checks read.
 package practice
 
 import (

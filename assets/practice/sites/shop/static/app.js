@@ -47,14 +47,28 @@
     var slug = prod.dataset.slug, name = prod.dataset.name, price = +prod.dataset.price;
     var sizeSel = document.getElementById('size'), qtyIn = document.getElementById('qty');
     var added = document.getElementById('added'), stock = document.getElementById('stock-status');
+    var sizes = document.getElementById('sizes');
+    if (sizes) {
+      sizes.addEventListener('click', function (e) {
+        var btn = e.target.closest('.size');
+        if (!btn) return;
+        sizes.querySelectorAll('.size').forEach(function (b) { b.classList.toggle('on', b === btn); b.setAttribute('aria-checked', b === btn ? 'true' : 'false'); });
+        sizeSel.value = btn.dataset.size;
+        sizes.classList.remove('invalid');
+        if (!added.hidden && added.className === 'errors') added.hidden = true;
+      });
+    }
+    var clampQty = function (n) { return Math.max(1, Math.min(10, n || 1)); };
+    document.getElementById('qty-minus').addEventListener('click', function () { qtyIn.value = clampQty((parseInt(qtyIn.value, 10) || 1) - 1); });
+    document.getElementById('qty-plus').addEventListener('click', function () { qtyIn.value = clampQty((parseInt(qtyIn.value, 10) || 1) + 1); });
     document.getElementById('add-to-cart').addEventListener('click', function () {
       var size = sizeSel ? sizeSel.value : '';
       if (sizeSel && !size) {
         added.hidden = false; added.className = 'errors'; added.textContent = 'Please choose a size first.';
-        sizeSel.classList.add('invalid'); return;
+        sizes.classList.add('invalid'); return;
       }
-      sizeSel && sizeSel.classList.remove('invalid');
-      var n = Math.max(1, Math.min(10, parseInt(qtyIn.value, 10) || 1));
+      var n = clampQty(parseInt(qtyIn.value, 10));
+      qtyIn.value = n;
       var c = cart(), line = c.find(function (i) { return i.slug === slug && i.size === size; });
       if (line) line.qty += n; else c.push({slug: slug, name: name, price: price, size: size, qty: n});
       save(CART, c); showCount();
