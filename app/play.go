@@ -15,10 +15,11 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/openenv"
 )
 
 func init() {
-	register("play", "play --start-url URL [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S]",
+	register("play", "play --start-url URL [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S]",
 		"run one browser episode from action JSON lines on stdin; print one JSON line per observation", runPlay)
 }
 
@@ -50,6 +51,7 @@ func runPlay(env *Env, args []string) error {
 	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
 	maxSteps := fs.Int("max-steps", 0, "step limit, 1–200 (default: $BROWSER_MAX_STEPS or 20)")
 	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's) or extended")
+	server := fs.String("server", "", "play on the OpenEnv browser server at this URL (e.g. http://127.0.0.1:8000) instead of a local browser")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -88,9 +90,20 @@ func runPlay(env *Env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := browser.New(browser.Options{Settings: settings})
-	if err != nil {
-		return err
+	var eng engine.Engine
+	if *server != "" {
+		// A remote OpenEnv browser server (e.g. `waymark serve` or helium).
+		c, err := openenv.Dial(ctx, *server, openenv.ClientOptions{ActionSet: settings.ActionSet, MaxSteps: settings.MaxSteps})
+		if err != nil {
+			return err
+		}
+		eng = c
+	} else {
+		b, err := browser.New(browser.Options{Settings: settings})
+		if err != nil {
+			return err
+		}
+		eng = b
 	}
 	defer eng.Close()
 

@@ -142,3 +142,48 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// `waymark play --server URL` plays an episode on an OpenEnv server (here
+// `waymark serve`'s), printing one JSON line per observation.
+func TestPlayOnAServer(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>p</title><body style="margin:0"><a href="/next" style="display:block;height:300px">next</a>%s</body>`, r.URL.Path)
+	}))
+	defer site.Close()
+	set := engine.DefaultSettings()
+	set.ActionWait = 300 * time.Millisecond
+	sv, err := newServing(&Env{}, serveConfig{MaxSessions: 1, ActionSet: action.SetDefault, Settings: set, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() {
+		sv.Close()
+		hs.Close()
+	}()
+	shots := t.TempDir()
+	in := strings.NewReader(`{"op":"click","x":50,"y":50}
+{"op":"click"}
+{"op":"finish","text":"ok"}
+`)
+	var out, errOut strings.Builder
+	code := Main([]string{"play", "--server", hs.URL, "--start-url", site.URL + "/", "--shots", shots}, in, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines: %s", len(lines), out.String())
+	}
+	for i, want := range []string{`"step":0,"url":"` + site.URL + `/"`, `"step":1,"url":"` + site.URL + `/next"`,
+		`"line":2,"error":"click needs x and y"`, `"step":2,`} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d: %s, want …%s…", i, lines[i], want)
+		}
+	}
+	if !strings.Contains(lines[3], `"done":true,"end_reason":"finished","answer":"ok"`) || !strings.Contains(lines[3], shots) {
+		t.Errorf("last line %s", lines[3])
+	}
+	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
+}
