@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/engine/action"
+	"waymark/ui/overlay"
 )
 
 // InputSink receives what the person does in the live view, already mapped
@@ -49,7 +50,7 @@ type LiveView struct {
 	Schedule func(d time.Duration, fn func())
 
 	img      *canvas.Image
-	still    *canvas.Image
+	still    *overlay.View
 	bg       *canvas.Rectangle
 	hint     *canvas.Text
 	marker   *canvas.Circle
@@ -89,7 +90,7 @@ var (
 func NewLiveView(sink InputSink) *LiveView {
 	v := &LiveView{Sink: sink}
 	v.img = &canvas.Image{ScaleMode: canvas.ImageScaleFastest, FillMode: canvas.ImageFillStretch}
-	v.still = &canvas.Image{ScaleMode: canvas.ImageScaleFastest, FillMode: canvas.ImageFillStretch}
+	v.still = overlay.New()
 	v.still.Hide()
 	v.bg = canvas.NewRectangle(color.NRGBA{0x1f, 0x24, 0x2b, 0xff})
 	v.hint = canvas.NewText("Choose a task and press Start", color.NRGBA{0xc8, 0xd0, 0xd8, 0xff})
@@ -218,17 +219,15 @@ func (v *LiveView) sizeOrMin() fyne.Size {
 }
 
 // ShowStill shows a recorded step's screenshot with its action drawn over
-// it and a banner, leaving the live picture underneath untouched.
-func (v *LiveView) ShowStill(img image.Image, a *action.Action, banner string) {
-	v.still.Image = img
+// it and a banner, leaving the live picture underneath untouched. pointer
+// is the last click before the action (nil when unknown).
+func (v *LiveView) ShowStill(img image.Image, a *action.Action, pointer *image.Point, banner string) {
+	v.still.SetPointer(pointer)
+	v.still.Set(img, a)
 	v.still.Show()
-	v.still.Refresh()
 	v.stillAct = a
 	v.marker.Hide()
 	v.markDot.Hide()
-	if a != nil && a.X != nil && a.Y != nil {
-		v.placeMarker(*a.X, *a.Y, 14)
-	}
 	v.bannerTx.Text = banner
 	v.banner.Show()
 	v.bannerTx.Show()
@@ -243,12 +242,10 @@ func (v *LiveView) ShowLive() {
 		return
 	}
 	v.still.Hide()
-	v.still.Image = nil
+	v.still.Set(nil, nil)
 	v.stillAct = nil
 	v.banner.Hide()
 	v.bannerTx.Hide()
-	v.marker.Hide()
-	v.markDot.Hide()
 }
 
 // ShowingStill reports whether a recorded step is shown.

@@ -1,0 +1,271 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/dialog"
+	"github.com/gen2brain/beeep"
+
+	"waymark/assets"
+	"waymark/assets/practice"
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/browser"
+	"waymark/ui"
+	"waymark/ui/exporttab"
+	"waymark/ui/review"
+)
+
+// AppID is the Fyne application id (preferences live under it).
+const AppID = "io.waymark.app"
+
+func init() {
+	register("gui", "gui [--start-task TASK] [--debug]", "open the desktop app (the default)", runGUI)
+}
+
+type guiFlags struct {
+	startTask string
+	goal      string
+	category  string
+	debug     bool
+}
+
+func runGUI(env *Env, args []string) error {
+	fs := newFlags(env, "gui")
+	var f guiFlags
+	fs.StringVar(&f.startTask, "start-task", "", "start recording at once: a task id, a practice task key, or a start URL (an ad-hoc task)")
+	fs.StringVar(&f.goal, "goal", "", "goal of the ad-hoc task made by --start-task URL")
+	fs.StringVar(&f.category, "category", dataset.Navigation, "category of the ad-hoc task made by --start-task URL")
+	fs.BoolVar(&f.debug, "debug", os.Getenv("WAYMARK_DEBUG") != "", "log timings (click→timeline, frames/s) to standard error; also WAYMARK_DEBUG=1")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	return RunGUI(env, f)
+}
+
+// debugLogger writes timestamped debug lines.
+func debugLogger(w io.Writer, on bool) func(string, ...any) {
+	if !on {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "debug %s %s\n", time.Now().UTC().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+	}
+}
+
+// RunGUI opens the main window and returns when it is closed. The store,
+// the practice sites and any browser are closed before it returns.
+func RunGUI(env *Env, f guiFlags) error {
+	a := fyneapp.NewWithID(AppID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	prefs := a.Preferences()
+	settings := ui.LoadSettings(prefs)
+	debugf := debugLogger(env.Stderr, f.debug)
+
+	dbPath := env.DBPath
+	if dbPath == dataset.DefaultPath() && os.Getenv("WAYMARK_DB") == "" && settings.DBPath != "" {
+		dbPath = settings.DBPath
+	}
+	store, err := dataset.Open(dbPath)
+	if err != nil {
+		return fmt.Errorf("cannot open the database: %w", err)
+	}
+	defer store.Close()
+	srv, err := practice.Start()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if err := ensurePracticeTasks(store); err != nil {
+		fmt.Fprintf(env.Stderr, "waymark: the practice tasks could not be loaded: %v\n", err)
+	}
+
+	w := a.NewWindow("Waymark")
+	var focused atomic.Bool
+	focused.Store(true)
+	a.Lifecycle().SetOnEnteredForeground(func() { focused.Store(true) })
+	a.Lifecycle().SetOnExitedForeground(func() { focused.Store(false) })
+	ctx := &ui.Context{
+		App:    a,
+		Window: w,
+		Store:  store,
+		User:   func() string { return ui.LoadSettings(prefs).Annotator },
+		Notify: func(title, body string) {
+			if focused.Load() {
+				return
+			}
+			go func() { _ = beeep.Notify(title, body, assets.Icon) }() // best effort: no D-Bus, no notification
+		},
+	}
+	bridge := &ui.Bridge{}
+	var mw *ui.MainWindow
+	showSettings := func() {
+		ui.ShowSettings(w, ui.LoadSettings(prefs), func(s ui.Settings) {
+			old := ui.LoadSettings(prefs)
+			s.Save(prefs)
+			if s.DBPath != old.DBPath {
+				dialog.ShowInformation("Settings saved", "The new database location is used from the next start.", w)
+			}
+		})
+	}
+	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*ui.Opened, error) {
+		eng, err := browser.New(browser.Options{
+			Settings: engine.Settings{
+				MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
+				Display: s.Display, ActionSet: s.ActionSet,
+			},
+			HostRules: srv.HostRules(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		rec := dataset.NewRecorder(store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
+		return &ui.Opened{Engine: rec, Frames: rec.Frames()}, nil
+	}
+	rec := ui.NewRecordTab(ctx, bridge, ui.RecordOptions{
+		Open:         open,
+		Settings:     func() ui.Settings { return ui.LoadSettings(prefs) },
+		ShowSettings: showSettings,
+		Debugf:       debugf,
+	})
+	tasks := ui.NewTasksTab(ctx, func(t dataset.Task) {
+		mw.Select(rec.Title())
+		rec.StartTask(t)
+	})
+	mw = ui.NewMainWindow(ctx, rec, review.New(ctx), tasks, exporttab.New(ctx))
+	if debugf != nil {
+		for _, it := range mw.Tabs.Items {
+			debugf("tab %s min size %v", it.Text, it.Content.MinSize())
+		}
+	}
+
+	var once sync.Once
+	shutdown := func() {
+		once.Do(func() {
+			mw.Close()
+			bridge.Close()
+		})
+	}
+	w.SetCloseIntercept(func() {
+		shutdown()
+		w.Close()
+	})
+	a.Lifecycle().SetOnStopped(shutdown)
+	// SIGINT/SIGTERM close the window the same way: the episode is saved
+	// and the browser stopped before the program ends.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			fyne.Do(func() {
+				shutdown()
+				w.Close()
+			})
+		}
+	}()
+	a.Lifecycle().SetOnStarted(func() {
+		if settings.Annotator == "" {
+			ui.AskAnnotator(w, func(name string) {
+				s := ui.LoadSettings(prefs)
+				s.Annotator = name
+				s.Save(prefs)
+				startRequested(rec, store, f, w, debugf)
+			})
+			return
+		}
+		startRequested(rec, store, f, w, debugf)
+	})
+	w.Resize(fyne.NewSize(1200, 800))
+	w.SetMaster()
+	w.ShowAndRun()
+	shutdown()
+	return nil
+}
+
+// startRequested starts the --start-task task, if any.
+func startRequested(rec *ui.RecordTab, store *dataset.Store, f guiFlags, w fyne.Window, debugf func(string, ...any)) {
+	if f.startTask == "" {
+		return
+	}
+	t, err := resolveTask(store, f)
+	if err != nil {
+		dialog.ShowError(err, w)
+		return
+	}
+	if debugf != nil {
+		debugf("starting task %s %q", t.ID, t.Goal)
+	}
+	rec.StartTask(t)
+}
+
+// resolveTask finds --start-task: a task id, a practice key, or a URL that
+// becomes an ad-hoc task.
+func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
+	v := strings.TrimSpace(f.startTask)
+	if t, err := store.GetTask(v); err == nil {
+		return t, nil
+	}
+	for _, p := range practice.Tasks() {
+		if p.Key == v {
+			if t, ok, err := store.FindTask(p.Goal, p.StartURL); err == nil && ok {
+				return t, nil
+			}
+		}
+	}
+	if action.CheckURL(v) == nil {
+		goal := f.goal
+		if goal == "" {
+			goal = "Browse " + v
+		}
+		t, err := store.AddTask(dataset.Task{Goal: goal, Category: f.category, StartURL: v, Source: dataset.SourceAdhoc})
+		if errors.Is(err, dataset.ErrDuplicateTask) {
+			if found, ok, ferr := store.FindTask(goal, v); ferr == nil && ok {
+				return found, nil
+			}
+		}
+		return t, err
+	}
+	return dataset.Task{}, fmt.Errorf("--start-task %q is not a task id, a practice task key or an http(s) URL", v)
+}
+
+// ensurePracticeTasks adds the built-in practice pack to the store once, so
+// a new user can record at once. Tasks already there are left alone.
+func ensurePracticeTasks(store *dataset.Store) error {
+	const key = "practice_pack_loaded"
+	if v, err := store.Meta(key); err != nil || v != "" {
+		return err
+	}
+	var errs []error
+	for _, p := range practice.Tasks() {
+		c := p.Check
+		_, err := store.AddTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
+			Source: practice.Source, SourceID: p.Key, Check: &c})
+		if err != nil && !errors.Is(err, dataset.ErrDuplicateTask) {
+			errs = append(errs, fmt.Errorf("%s: %w", p.Key, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return store.SetMeta(key, time.Now().UTC().Format(time.RFC3339))
+}

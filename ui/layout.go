@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"math"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+)
+
+// pixelCenter centres one object at exactly its MinSize, on a whole pixel
+// of the window: a fractional position would make the GPU blend every
+// pixel of the live picture with its neighbour.
+type pixelCenter struct {
+	box *fyne.Container
+}
+
+// newPixelCenter returns a container that shows obj at its MinSize,
+// centred on whole pixels.
+func newPixelCenter(obj fyne.CanvasObject) *fyne.Container {
+	l := &pixelCenter{}
+	l.box = container.New(l, obj)
+	return l.box
+}
+
+func (l *pixelCenter) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	var abs fyne.Position
+	var scale float32 = 1
+	if app := fyne.CurrentApp(); app != nil && l.box != nil {
+		abs = app.Driver().AbsolutePositionForObject(l.box)
+		if c := app.Driver().CanvasForObject(l.box); c != nil {
+			scale = c.Scale()
+		}
+	}
+	for _, o := range objs {
+		m := o.MinSize()
+		x := float64(abs.X + (size.Width-m.Width)/2)
+		y := float64(abs.Y + (size.Height-m.Height)/2)
+		// Round the absolute position to a device pixel, then back to the
+		// container's coordinates.
+		s := float64(scale)
+		x = math.Round(x*s)/s - float64(abs.X)
+		y = math.Round(y*s)/s - float64(abs.Y)
+		o.Move(fyne.NewPos(float32(math.Max(0, x)), float32(math.Max(0, y))))
+		o.Resize(m)
+	}
+}
+
+func (l *pixelCenter) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s
+}
+
+// fixedWidth gives its content a fixed width and its own height.
+type fixedWidth float32
+
+func newFixedWidth(w float32, obj fyne.CanvasObject) *fyne.Container {
+	return container.New(fixedWidth(w), obj)
+}
+
+func (f fixedWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (f fixedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var h float32
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	return fyne.NewSize(float32(f), h)
+}

@@ -1,0 +1,1155 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// RecordOptions are what the Record tab needs from the app.
+type RecordOptions struct {
+	// Open builds the recording engine for one episode of task t (a
+	// dataset.Recorder around a browser). It runs off the Fyne goroutine.
+	Open func(ctx context.Context, t dataset.Task, s Settings) (*Opened, error)
+	// Settings returns the current settings.
+	Settings func() Settings
+	// ShowSettings opens the Settings dialog (the toolbar's button).
+	ShowSettings func()
+	// Debugf, when set, gets timing lines (click→timeline, frames/s).
+	Debugf func(format string, args ...any)
+}
+
+// Record-tab keyboard shortcuts (toolbar actions). They use Ctrl+Shift so
+// they never collide with keys meant for the page.
+var (
+	ShortcutBack    = &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	ShortcutWait    = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	ShortcutFinish  = &desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	ShortcutDiscard = &desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	ShortcutRestart = &desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+)
+
+// episode states
+type recState int
+
+const (
+	stIdle recState = iota
+	stStarting
+	stRecording
+	stEnded
+)
+
+// stepRow is one line of the timeline.
+type stepRow struct {
+	idx     int
+	act     *action.Action
+	text    string
+	url     string
+	at      time.Time
+	latency time.Duration
+	err     string
+	thumb   image.Image
+}
+
+// RecordTab is the Record screen: task queue, live view, toolbar, step
+// timeline and status bar. All its methods run on the Fyne goroutine.
+type RecordTab struct {
+	ctx  *Context
+	opts RecordOptions
+	b    *Bridge
+
+	view    *LiveView
+	content fyne.CanvasObject
+
+	// episode
+	state     recState
+	task      *dataset.Task
+	runner    *Runner
+	mapper    *Mapper
+	pumpStop  context.CancelFunc
+	pump      *FramePump
+	frameless bool
+	episodeID string
+	set       action.Set
+	maxSteps  int
+	lastURL   string
+	typing    string
+	scrollDY  int
+	queued    []action.Action
+	running   *action.Action
+	lastClick *image.Point
+
+	// task panel
+	catSel   *widget.Select
+	queue    *widget.List
+	tasks    []dataset.TaskItem
+	chosen   int
+	goal     *widget.Label
+	badge    *canvas.Text
+	badgeBG  *canvas.Rectangle
+	startURL *widget.Label
+	checkLbl *widget.Label
+	startBtn *widget.Button
+	counts   *widget.Label
+
+	// toolbar
+	backBtn, waitBtn, finishBtn, discardBtn, restartBtn *widget.Button
+	recDot                                              *canvas.Circle
+	recLbl                                              *widget.Label
+
+	// timeline
+	rows     []stepRow
+	timeline *widget.List
+
+	// status bar
+	stepLbl, urlLbl, errLbl, latLbl *widget.Label
+
+	// measurements (click → timeline delays)
+	mu          sync.Mutex
+	clickDelays []time.Duration
+	endDialog   dialog.Dialog
+	eng         engine.Engine
+	selected    int
+}
+
+var (
+	_ Tab             = (*RecordTab)(nil)
+	_ ShortcutHandler = (*RecordTab)(nil)
+	_ Shower          = (*RecordTab)(nil)
+	_ Closer          = (*RecordTab)(nil)
+)
+
+// NewRecordTab builds the Record tab. b must be the app's bridge.
+func NewRecordTab(ctx *Context, b *Bridge, opts RecordOptions) *RecordTab {
+	if opts.Settings == nil {
+		opts.Settings = DefaultSettings
+	}
+	r := &RecordTab{ctx: ctx, opts: opts, b: b, chosen: -1, selected: -1}
+	r.view = NewLiveView(idleSink{r})
+	r.view.Schedule = b.After
+	r.view.OnShortcut = r.TypedShortcut
+	r.view.OnTouched = func() {
+		if r.view.ShowingStill() {
+			r.timeline.UnselectAll()
+		}
+	}
+	r.build()
+	r.refreshQueue()
+	r.sync()
+	return r
+}
+
+// Title implements Tab.
+func (r *RecordTab) Title() string { return "Record" }
+
+// Content implements Tab.
+func (r *RecordTab) Content() fyne.CanvasObject { return r.content }
+
+// View is the live view (for the window's focus handling and tests).
+func (r *RecordTab) View() *LiveView { return r.view }
+
+// Shown refreshes the queue (tasks may have been added elsewhere).
+func (r *RecordTab) Shown() {
+	if r.state != stRecording && r.state != stStarting {
+		r.refreshQueue()
+	}
+	if c := r.ctx.Window; c != nil {
+		c.Canvas().Focus(r.view)
+	}
+}
+
+func (r *RecordTab) build() {
+	// --- task panel ---
+	r.catSel = widget.NewSelect(append([]string{"All categories"}, dataset.Categories...), nil)
+	r.catSel.SetSelectedIndex(0)
+	r.catSel.OnChanged = func(string) { r.refreshQueue() }
+	r.counts = widget.NewLabel("")
+	r.counts.TextStyle = fyne.TextStyle{Italic: true}
+	r.queue = &widget.List{
+		Length: func() int { return len(r.tasks) },
+		CreateItem: func() fyne.CanvasObject {
+			dot := &canvas.Circle{}
+			dotBox := container.New(&fixedSize{fyne.NewSize(10, 10)}, dot)
+			goal := widget.NewLabel("")
+			goal.Truncation = fyne.TextTruncateEllipsis
+			n := widget.NewLabel("")
+			return container.NewBorder(nil, nil, container.NewCenter(dotBox), n, goal)
+		},
+		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(r.tasks) {
+				return
+			}
+			t := r.tasks[id]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(t.Goal)
+			dot := c.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
+			dot.FillColor = categoryColor(t.Category)
+			dot.Refresh()
+			n := c.Objects[2].(*widget.Label)
+			if t.Demonstrations > 0 {
+				n.SetText(fmt.Sprintf("✓%d", t.Demonstrations))
+			} else {
+				n.SetText("new")
+			}
+		},
+		OnSelected: func(id widget.ListItemID) { r.choose(id) },
+	}
+	r.goal = widget.NewLabel("Choose a task from the queue, or start an ad-hoc one.")
+	r.goal.Wrapping = fyne.TextWrapWord
+	r.goal.TextStyle = fyne.TextStyle{Bold: true}
+	r.badgeBG = canvas.NewRectangle(color.Transparent)
+	r.badgeBG.CornerRadius = 8
+	r.badge = canvas.NewText("", color.White)
+	r.badge.TextSize = 11
+	r.badge.TextStyle = fyne.TextStyle{Bold: true}
+	badge := container.NewStack(r.badgeBG, container.NewPadded(r.badge))
+	r.startURL = widget.NewLabel("")
+	r.startURL.Truncation = fyne.TextTruncateEllipsis
+	r.startURL.TextStyle = fyne.TextStyle{Monospace: true}
+	r.checkLbl = widget.NewLabel("")
+	r.checkLbl.TextStyle = fyne.TextStyle{Italic: true}
+	r.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: r.startChosen}
+	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: r.showAdhoc}
+	details := container.NewVBox(
+		container.NewHBox(badge, layout.NewSpacer()),
+		r.goal,
+		r.startURL,
+		r.checkLbl,
+		container.NewGridWithColumns(2, r.startBtn, adhoc),
+	)
+	queueHead := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), r.counts)
+	taskPanel := container.NewBorder(container.NewVBox(queueHead, r.catSel), details, nil, nil, r.queue)
+
+	// --- timeline ---
+	r.timeline = &widget.List{
+		Length: func() int { return len(r.rows) },
+		CreateItem: func() fyne.CanvasObject {
+			img := &canvas.Image{FillMode: canvas.ImageFillContain, ScaleMode: canvas.ImageScaleSmooth}
+			img.SetMinSize(fyne.NewSize(88, 66))
+			act := widget.NewLabel("")
+			act.TextStyle = fyne.TextStyle{Bold: true, Monospace: true}
+			act.Truncation = fyne.TextTruncateEllipsis
+			url := widget.NewLabel("")
+			url.Truncation = fyne.TextTruncateEllipsis
+			meta := widget.NewLabel("")
+			meta.SizeName = theme.SizeNameCaptionText
+			return container.NewBorder(nil, nil, img, nil, container.New(&tightVBox{}, act, url, meta))
+		},
+		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(r.rows) {
+				return
+			}
+			row := r.rows[id]
+			c := o.(*fyne.Container)
+			texts := c.Objects[0].(*fyne.Container).Objects
+			img := c.Objects[1].(*canvas.Image)
+			img.Image = row.thumb
+			img.Refresh()
+			texts[0].(*widget.Label).SetText(fmt.Sprintf("%d · %s", row.idx, row.text))
+			texts[1].(*widget.Label).SetText(row.url)
+			meta := row.at.Local().Format("15:04:05")
+			if row.latency > 0 {
+				meta += fmt.Sprintf(" · %d ms", row.latency.Milliseconds())
+			}
+			if row.err != "" {
+				meta += " · ⚠ " + row.err
+			}
+			texts[2].(*widget.Label).SetText(meta)
+		},
+		OnSelected:   func(id widget.ListItemID) { r.preview(id) },
+		OnUnselected: func(widget.ListItemID) { r.selected = -1; r.view.ShowLive() },
+	}
+	stepsHead := widget.NewLabelWithStyle("Steps — select one to see it; click the page to return", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	stepsHead.Truncation = fyne.TextTruncateEllipsis
+	stepsPanel := container.NewBorder(stepsHead, nil, nil, nil, r.timeline)
+	split := container.NewVSplit(taskPanel, stepsPanel)
+	split.Offset = 0.6
+	left := newFixedWidth(340, split)
+
+	// --- toolbar ---
+	r.backBtn = &widget.Button{Text: "Back", Icon: theme.NavigateBackIcon(), OnTapped: func() { r.act(action.Action{Op: action.Back}) }}
+	r.waitBtn = &widget.Button{Text: "Wait", Icon: theme.HistoryIcon(), OnTapped: func() { r.act(action.Action{Op: action.Wait}) }}
+	r.finishBtn = &widget.Button{Text: "Finish…", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: r.askFinish}
+	r.discardBtn = &widget.Button{Text: "Discard", Icon: theme.DeleteIcon(), Importance: widget.DangerImportance, OnTapped: r.askDiscard}
+	r.restartBtn = &widget.Button{Text: "Restart", Icon: theme.ViewRefreshIcon(), OnTapped: r.askRestart}
+	settingsBtn := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: func() {
+		if r.opts.ShowSettings != nil {
+			r.opts.ShowSettings()
+		}
+	}}
+	r.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
+	r.recLbl = widget.NewLabel("Not recording")
+	toolbar := container.NewHBox(r.backBtn, r.waitBtn, r.finishBtn, widget.NewSeparator(), r.restartBtn, r.discardBtn,
+		layout.NewSpacer(), container.NewCenter(container.New(&fixedSize{fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
+
+	// --- status bar ---
+	r.stepLbl = widget.NewLabel("")
+	r.stepLbl.TextStyle = fyne.TextStyle{Bold: true}
+	r.urlLbl = widget.NewLabel("")
+	r.urlLbl.Truncation = fyne.TextTruncateEllipsis
+	r.urlLbl.TextStyle = fyne.TextStyle{Monospace: true}
+	r.errLbl = widget.NewLabel("")
+	r.errLbl.Importance = widget.DangerImportance
+	r.errLbl.Truncation = fyne.TextTruncateEllipsis
+	r.latLbl = widget.NewLabel("")
+	keys := widget.NewLabel("Shortcuts: Ctrl+Shift+B back · W wait · F finish · D discard · R restart")
+	keys.SizeName = theme.SizeNameCaptionText
+	status := container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), keys),
+		container.NewGridWithColumns(2, r.urlLbl, r.errLbl))
+
+	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenter(r.view))
+	r.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), status), left, nil, center)
+}
+
+// --- task queue ---
+
+func (r *RecordTab) refreshQueue() {
+	if r.ctx.Store == nil {
+		return
+	}
+	f := dataset.TaskFilter{}
+	if i := r.catSel.SelectedIndex(); i > 0 {
+		f.Category = dataset.Categories[i-1]
+	}
+	tasks, err := r.ctx.Store.ListTasks(f)
+	if err != nil {
+		r.setError("Cannot read the task list: " + err.Error())
+		return
+	}
+	// Not yet demonstrated first; the store's order within each group.
+	slices.SortStableFunc(tasks, func(a, b dataset.TaskItem) int {
+		return boolInt(a.Demonstrations > 0) - boolInt(b.Demonstrations > 0)
+	})
+	var keep string
+	if r.task != nil {
+		keep = r.task.ID
+	}
+	r.tasks = tasks
+	nd := 0
+	for _, t := range tasks {
+		if t.Demonstrations == 0 {
+			nd++
+		}
+	}
+	r.counts.SetText(fmt.Sprintf("%d to do · %d total", nd, len(tasks)))
+	r.queue.Refresh()
+	r.chosen = -1
+	for i, t := range tasks {
+		if t.ID == keep {
+			r.chosen = i
+			r.queue.Select(i)
+			break
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// choose shows a task's details.
+func (r *RecordTab) choose(id int) {
+	if id < 0 || id >= len(r.tasks) {
+		return
+	}
+	if r.state == stRecording || r.state == stStarting {
+		// The running episode keeps its task; the list only browses.
+		if r.task != nil && r.tasks[id].ID != r.task.ID {
+			r.setError("An episode is running: finish, discard or restart it before choosing another task.")
+			for i, t := range r.tasks {
+				if t.ID == r.task.ID {
+					r.queue.Select(i)
+				}
+			}
+		}
+		return
+	}
+	r.chosen = id
+	t := r.tasks[id].Task
+	r.task = &t
+	r.showTask(t)
+	r.sync()
+}
+
+func (r *RecordTab) showTask(t dataset.Task) {
+	r.goal.SetText(t.Goal)
+	r.badge.Text = strings.ToUpper(t.Category)
+	r.badge.Refresh()
+	r.badgeBG.FillColor = categoryColor(t.Category)
+	r.badgeBG.Refresh()
+	r.startURL.SetText(t.StartURL)
+	switch {
+	case t.Check == nil:
+		r.checkLbl.SetText("No automatic check")
+	case t.Check.Kind == action.CheckKindAnswer:
+		r.checkLbl.SetText("Checked automatically: your answer")
+	case t.Check.Kind == action.CheckKindURL:
+		r.checkLbl.SetText("Checked automatically: the final page")
+	default:
+		r.checkLbl.SetText("Checked automatically: the page's state")
+	}
+}
+
+func categoryColor(c string) color.Color {
+	switch c {
+	case dataset.Information:
+		return color.NRGBA{0x2b, 0x7b, 0xd6, 0xff}
+	case dataset.Navigation:
+		return color.NRGBA{0x1e, 0x9e, 0x6a, 0xff}
+	case dataset.Interaction:
+		return color.NRGBA{0xd9, 0x7a, 0x16, 0xff}
+	}
+	return color.NRGBA{0x80, 0x80, 0x80, 0xff}
+}
+
+// showAdhoc asks for an ad-hoc task, saves it and starts it.
+func (r *RecordTab) showAdhoc() {
+	if r.ctx.Store == nil || r.ctx.Window == nil {
+		return
+	}
+	goal := widget.NewMultiLineEntry()
+	goal.SetPlaceHolder("What should be done, e.g. Find the price of the red kettle")
+	goal.SetMinRowsVisible(2)
+	goal.Wrapping = fyne.TextWrapWord
+	cat := widget.NewSelect(dataset.Categories, nil)
+	cat.SetSelected(dataset.Navigation)
+	url := widget.NewEntry()
+	url.SetPlaceHolder("https://…")
+	d := dialog.NewForm("Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
+		{Text: "Goal", Widget: goal},
+		{Text: "Category", Widget: cat},
+		{Text: "Start URL", Widget: url},
+	}, func(ok bool) {
+		if !ok {
+			return
+		}
+		t, err := r.saveAdhoc(goal.Text, cat.Selected, url.Text)
+		if err != nil {
+			dialog.ShowError(err, r.ctx.Window)
+			return
+		}
+		r.catSel.SetSelectedIndex(0)
+		r.task = &t
+		r.refreshQueue()
+		r.showTask(t)
+		r.start(t)
+	}, r.ctx.Window)
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
+}
+
+// saveAdhoc stores an ad-hoc task (or finds the same one already stored).
+func (r *RecordTab) saveAdhoc(goal, category, url string) (dataset.Task, error) {
+	t := dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc}
+	saved, err := r.ctx.Store.AddTask(t)
+	if errors.Is(err, dataset.ErrDuplicateTask) {
+		found, ok, ferr := r.ctx.Store.FindTask(goal, url)
+		if ferr == nil && ok {
+			return found, nil
+		}
+	}
+	if err != nil {
+		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
+	}
+	return saved, nil
+}
+
+// --- episode control ---
+
+func (r *RecordTab) startChosen() {
+	if r.task == nil {
+		r.setError("Choose a task first.")
+		return
+	}
+	r.start(*r.task)
+}
+
+// StartTask starts recording t (the Tasks tab and --start-task use it).
+func (r *RecordTab) StartTask(t dataset.Task) {
+	if r.state == stRecording || r.state == stStarting {
+		r.setError("An episode is running: finish, discard or restart it first.")
+		return
+	}
+	r.task = &t
+	r.catSel.SetSelectedIndex(0)
+	r.refreshQueue()
+	r.showTask(t)
+	r.start(t)
+}
+
+func (r *RecordTab) start(t dataset.Task) {
+	if r.opts.Open == nil {
+		r.setError("Recording is not available in this build.")
+		return
+	}
+	if r.state == stRecording || r.state == stStarting {
+		return
+	}
+	s := r.opts.Settings()
+	if strings.TrimSpace(s.Annotator) == "" && r.ctx.Window != nil {
+		AskAnnotator(r.ctx.Window, func(name string) {
+			s.Annotator = name
+			if r.ctx.App != nil {
+				s.Save(r.ctx.App.Preferences())
+			}
+			r.start(t)
+		})
+		return
+	}
+	if r.endDialog != nil {
+		r.endDialog.Hide()
+		r.endDialog = nil
+	}
+	r.task = &t
+	r.state = stStarting
+	r.set = s.ActionSet
+	r.maxSteps = s.MaxSteps
+	r.episodeID = ""
+	r.frameless = false
+	r.rows = nil
+	r.queued, r.running, r.typing, r.scrollDY = nil, nil, "", 0
+	r.lastClick = nil
+	r.timeline.UnselectAll()
+	r.timeline.Refresh()
+	r.view.ShowLive()
+	r.view.SetHint("Starting the browser…", true)
+	r.setError("")
+	r.latLbl.SetText("")
+	r.mapper = NewMapper(s.ActionSet, MapperEvents{
+		Emit: func(a action.Action) {
+			if rr := r.runner; rr != nil && !rr.Push(a) {
+				r.b.Do(func() { r.setError("Not sent: the episode has ended (" + a.String() + ").") })
+			}
+		},
+		Pending: func(text string, dy int) { r.b.Do(func() { r.typing, r.scrollDY = text, dy; r.showPending() }) },
+		Refused: func(msg string) { r.b.Do(func() { r.setError(msg) }) },
+	})
+	task := t
+	open := func(ctx context.Context) (*Opened, error) { return r.opts.Open(ctx, task, s) }
+	reset := engine.ResetOptions{StartURL: t.StartURL, Check: t.Check}
+	var runner *Runner
+	runner = StartRunner(open, reset, RunnerEvents{
+		Opened:  func(o *Opened) { r.b.Do(func() { r.opened(runner, o) }) },
+		Reset:   func(obs action.Observation, err error) { r.b.Do(func() { r.resetDone(runner, obs, err) }) },
+		Pending: func(run *action.Action, q []action.Action) { r.b.Do(func() { r.pending(runner, run, q) }) },
+		Step:    func(res StepResult) { r.b.Do(func() { r.stepDone(runner, res) }) },
+		Ended: func(reason string, last action.Observation, dropped []action.Action) {
+			r.b.Do(func() { r.ended(runner, reason, last, dropped) })
+		},
+		Closed: func(err error) { r.b.Do(func() { r.closed(runner, err) }) },
+	})
+	r.runner = runner
+	r.view.Sink = r.mapper
+	r.sync()
+	if r.ctx.Window != nil {
+		r.ctx.Window.Canvas().Focus(r.view)
+	}
+}
+
+func (r *RecordTab) opened(run *Runner, o *Opened) {
+	if run != r.runner {
+		return
+	}
+	if id, ok := o.Engine.(interface{ EpisodeID() string }); ok {
+		_ = id // the id exists only after Reset
+	}
+	if o.Frames == nil {
+		r.frameless = true
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.pumpStop = cancel
+	r.pump = NewFramePump(r.b, func(img *image.RGBA) {
+		if run == r.runner {
+			r.view.SetFrame(img)
+		}
+	})
+	go r.pump.Run(ctx, o.Frames)
+	if r.opts.Debugf != nil {
+		go r.logFPS(ctx, r.pump)
+	}
+	r.engineRef(o.Engine)
+}
+
+// engineRef remembers how to ask the engine for its episode id.
+func (r *RecordTab) engineRef(e engine.Engine) { r.eng = e }
+
+func (r *RecordTab) logFPS(ctx context.Context, p *FramePump) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var lastD, lastS uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d, s := p.Counts()
+			if s != lastS {
+				r.opts.Debugf("frames/s shown=%d decoded=%d", s-lastS, d-lastD)
+			}
+			lastD, lastS = d, s
+		}
+	}
+}
+
+func (r *RecordTab) resetDone(run *Runner, obs action.Observation, err error) {
+	if run != r.runner {
+		return
+	}
+	if err != nil {
+		r.setError("The episode could not start: " + err.Error())
+		return
+	}
+	r.state = stRecording
+	if e, ok := r.eng.(interface{ EpisodeID() string }); ok {
+		r.episodeID = e.EpisodeID()
+	}
+	r.view.SetHint("", false)
+	if r.opts.Debugf != nil {
+		if app := fyne.CurrentApp(); app != nil {
+			pos := app.Driver().AbsolutePositionForObject(r.view)
+			scale := float32(1)
+			if c := app.Driver().CanvasForObject(r.view); c != nil {
+				scale = c.Scale()
+			}
+			r.opts.Debugf("liveview at %g,%g size %gx%g scale %g episode %s", pos.X, pos.Y, r.view.Size().Width, r.view.Size().Height, scale, r.episodeID)
+		}
+	}
+	r.addRow(stepRow{idx: 0, text: "start", url: obs.URL, at: time.Now(), err: ObservationError(obs.Error)}, obs)
+	r.lastURL = obs.URL
+	r.setError(ObservationError(obs.Error))
+	r.sync()
+}
+
+func (r *RecordTab) pending(run *Runner, running *action.Action, q []action.Action) {
+	if run != r.runner {
+		return
+	}
+	r.running, r.queued = running, q
+	r.showPending()
+}
+
+func (r *RecordTab) showPending() {
+	var parts []string
+	if r.running != nil {
+		parts = append(parts, "▶ "+r.running.String())
+	}
+	if n := len(r.queued); n > 0 {
+		s := make([]string, 0, 3)
+		for i, a := range r.queued {
+			if i == 3 {
+				s = append(s, "…")
+				break
+			}
+			s = append(s, a.String())
+		}
+		parts = append(parts, fmt.Sprintf("queued %d: %s", n, strings.Join(s, ", ")))
+	}
+	if r.scrollDY != 0 {
+		parts = append(parts, fmt.Sprintf("scroll %+d…", r.scrollDY))
+	}
+	if r.typing != "" {
+		t := []rune(r.typing)
+		if len(t) > 40 {
+			t = append([]rune("…"), t[len(t)-40:]...)
+		}
+		parts = append(parts, "typing “"+string(t)+"▌”")
+	}
+	r.view.SetPending(strings.Join(parts, "   "))
+}
+
+func (r *RecordTab) stepDone(run *Runner, res StepResult) {
+	if run != r.runner {
+		return
+	}
+	a := res.Action
+	row := stepRow{idx: len(r.rows), act: &a, text: a.String(), url: res.Obs.URL, at: time.Now(), latency: res.Latency}
+	if res.Err != nil {
+		// Not performed: the timeline shows only recorded steps.
+		r.setError(StepError(res.Err))
+		return
+	}
+	if res.Obs.Step > 0 {
+		row.idx = res.Obs.Step
+	}
+	row.err = ObservationError(res.Obs.Error)
+	r.addRow(row, res.Obs)
+	if a.Op == action.Click && a.X != nil && a.Y != nil {
+		r.lastClick = &image.Point{X: *a.X, Y: *a.Y}
+		d := time.Since(res.Queued)
+		r.mu.Lock()
+		r.clickDelays = append(r.clickDelays, d)
+		r.mu.Unlock()
+		if r.opts.Debugf != nil {
+			r.opts.Debugf("click→timeline %d ms (step %d, engine %d ms)", d.Milliseconds(), row.idx, res.Latency.Milliseconds())
+		}
+	}
+	r.lastURL = res.Obs.URL
+	r.latLbl.SetText(fmt.Sprintf("%d ms", res.Latency.Milliseconds()))
+	r.setError(row.err)
+	r.sync()
+}
+
+// addRow appends a timeline row and makes its thumbnail off the Fyne
+// goroutine.
+func (r *RecordTab) addRow(row stepRow, obs action.Observation) {
+	r.rows = append(r.rows, row)
+	i := len(r.rows) - 1
+	r.timeline.Refresh()
+	r.timeline.ScrollToBottom()
+	shot := obs.Screenshot
+	ep := r.episodeID
+	run := r.runner
+	frameless := r.frameless
+	go func() {
+		var thumb image.Image
+		if r.ctx.Store != nil && ep != "" {
+			thumb, _ = r.ctx.Store.ThumbnailImage(ep, row.idx)
+		}
+		if thumb == nil && len(shot) > 0 {
+			if b, err := dataset.MakeThumbnail(shot); err == nil {
+				thumb, _ = decodePNG(b)
+			}
+		}
+		var full *image.RGBA
+		if frameless && len(shot) > 0 {
+			if img, err := decodePNG(shot); err == nil {
+				full = ToRGBA(img)
+			}
+		}
+		r.b.Do(func() {
+			if run != r.runner || i >= len(r.rows) {
+				return
+			}
+			r.rows[i].thumb = thumb
+			r.timeline.RefreshItem(i)
+			if full != nil {
+				r.view.SetFrame(full)
+			}
+		})
+	}()
+}
+
+func (r *RecordTab) ended(run *Runner, reason string, last action.Observation, dropped []action.Action) {
+	if run != r.runner {
+		return
+	}
+	r.state = stEnded
+	r.view.Sink = idleSink{r}
+	r.queued, r.running, r.typing, r.scrollDY = nil, nil, "", 0
+	r.showPending()
+	r.sync()
+	if reason == action.EndInterrupted {
+		return // the window is closing
+	}
+	msg := EndReason(reason)
+	if len(dropped) > 0 {
+		msg += fmt.Sprintf("\n%d input(s) made after the end were not sent.", len(dropped))
+	}
+	r.setError("")
+	if reason == action.EndDiscarded {
+		r.setStatus("Episode discarded.")
+		return
+	}
+	check := CheckResult(last.Reward)
+	r.ctx.Notifyf("Waymark: episode ended", strings.TrimSpace(msg+" "+check))
+	r.showEnd(msg, last, check)
+}
+
+func (r *RecordTab) showEnd(msg string, last action.Observation, check string) {
+	if r.ctx.Window == nil {
+		return
+	}
+	lines := []fyne.CanvasObject{widget.NewLabelWithStyle(msg, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+	if last.Answer != "" {
+		lines = append(lines, widget.NewLabel("Your answer: “"+last.Answer+"”"))
+	}
+	if check != "" {
+		l := widget.NewLabel(check)
+		if last.Reward != nil && *last.Reward >= 1 {
+			l.Importance = widget.SuccessImportance
+		} else {
+			l.Importance = widget.WarningImportance
+		}
+		lines = append(lines, l)
+	}
+	lines = append(lines, widget.NewLabel(fmt.Sprintf("%d steps saved.", max(0, len(r.rows)-1))))
+	next := r.nextTask()
+	var d *dialog.CustomDialog
+	buttons := []fyne.CanvasObject{&widget.Button{Text: "Stay here", OnTapped: func() { d.Hide() }}}
+	if next != nil {
+		t := *next
+		nl := widget.NewLabel("Next: " + t.Goal)
+		nl.Wrapping = fyne.TextWrapWord
+		lines = append(lines, widget.NewSeparator(), nl)
+		buttons = append(buttons, &widget.Button{Text: "Start next task", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: func() {
+			d.Hide()
+			r.StartTask(t)
+		}})
+	}
+	d = dialog.NewCustomWithoutButtons("Episode ended", container.NewVBox(lines...), r.ctx.Window)
+	d.SetButtons(buttons)
+	d.Resize(fyne.NewSize(460, 0))
+	r.endDialog = d
+	d.Show()
+}
+
+// nextTask is the first task of the queue not yet demonstrated, other than
+// the current one.
+func (r *RecordTab) nextTask() *dataset.Task {
+	r.refreshQueue()
+	for _, t := range r.tasks {
+		if (r.task == nil || t.ID != r.task.ID) && t.Demonstrations == 0 {
+			tt := t.Task
+			return &tt
+		}
+	}
+	return nil
+}
+
+func (r *RecordTab) closed(run *Runner, err error) {
+	if run != r.runner {
+		return
+	}
+	if r.pumpStop != nil {
+		r.pumpStop()
+		r.pumpStop = nil
+	}
+	if r.state == stStarting || r.state == stRecording {
+		r.state = stEnded
+		r.view.Sink = idleSink{r}
+	}
+	if err != nil {
+		msg := "The browser could not start or stopped: " + err.Error()
+		r.setError(msg)
+		if len(r.rows) == 0 {
+			r.view.SetHint("Could not start: see the status bar", true)
+		}
+	}
+	r.sync()
+}
+
+// act performs a toolbar action (pending text goes first).
+func (r *RecordTab) act(a action.Action) {
+	if r.state != stRecording || r.mapper == nil {
+		return
+	}
+	r.mapper.Do(a)
+}
+
+// Finish ends the episode with answer; information tasks need one.
+func (r *RecordTab) Finish(answer string) error {
+	if r.state != stRecording || r.mapper == nil {
+		return errors.New("no episode is being recorded")
+	}
+	cat := ""
+	if r.task != nil {
+		cat = r.task.Category
+	}
+	if err := FinishAnswerError(cat, answer); err != nil {
+		return err
+	}
+	r.mapper.Do(action.FinishWith(strings.TrimSpace(answer)))
+	return nil
+}
+
+func (r *RecordTab) askFinish() {
+	if r.state != stRecording || r.ctx.Window == nil {
+		return
+	}
+	r.mapper.Flush()
+	cat := ""
+	if r.task != nil {
+		cat = r.task.Category
+	}
+	ans := widget.NewEntry()
+	hint := "Optional: the answer, if the task asks for one"
+	if cat == dataset.Information {
+		hint = "Required for information tasks"
+		ans.SetPlaceHolder("The answer you found")
+	}
+	ans.Validator = func(s string) error { return FinishAnswerError(cat, s) }
+	d := dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
+		if ok {
+			if err := r.Finish(ans.Text); err != nil {
+				r.setError(err.Error())
+			}
+		}
+		r.ctx.Window.Canvas().Focus(r.view)
+	}, r.ctx.Window)
+	d.Resize(fyne.NewSize(460, 0))
+	d.Show()
+	r.ctx.Window.Canvas().Focus(ans)
+}
+
+func (r *RecordTab) askDiscard() {
+	if r.runner == nil || (r.state != stRecording && r.state != stStarting) {
+		return
+	}
+	confirm(r.ctx.Window, "Discard this episode?", "Its steps stay on disk, marked discarded, and are left out of exports.", func() {
+		r.discard()
+	})
+}
+
+func (r *RecordTab) discard() {
+	if r.mapper != nil {
+		r.mapper.Drop()
+	}
+	if r.runner != nil {
+		r.runner.Stop(action.EndDiscarded, false)
+	}
+}
+
+func (r *RecordTab) askRestart() {
+	if r.task == nil || r.state == stIdle || r.state == stStarting {
+		return
+	}
+	t := *r.task
+	if r.state == stEnded {
+		r.start(t)
+		return
+	}
+	confirm(r.ctx.Window, "Restart the task?", "The current episode is discarded (kept on disk, marked discarded) and a new one starts.", func() {
+		run := r.runner
+		r.discard()
+		go func() {
+			<-run.Done()
+			r.b.Do(func() { r.start(t) })
+		}()
+	})
+}
+
+func confirm(w fyne.Window, title, msg string, yes func()) {
+	if w == nil {
+		yes()
+		return
+	}
+	dialog.ShowConfirm(title, msg, func(ok bool) {
+		if ok {
+			yes()
+		}
+	}, w)
+}
+
+// TypedShortcut runs the toolbar's keyboard shortcuts.
+func (r *RecordTab) TypedShortcut(s fyne.Shortcut) bool {
+	cs, ok := s.(*desktop.CustomShortcut)
+	if !ok {
+		return false
+	}
+	switch cs.ShortcutName() {
+	case ShortcutBack.ShortcutName():
+		r.act(action.Action{Op: action.Back})
+	case ShortcutWait.ShortcutName():
+		r.act(action.Action{Op: action.Wait})
+	case ShortcutFinish.ShortcutName():
+		r.askFinish()
+	case ShortcutDiscard.ShortcutName():
+		r.askDiscard()
+	case ShortcutRestart.ShortcutName():
+		r.askRestart()
+	default:
+		return false
+	}
+	return true
+}
+
+// preview shows a recorded step: the page before the action, with the
+// action drawn on it (step 0: the start page).
+func (r *RecordTab) preview(id int) {
+	if id < 0 || id >= len(r.rows) {
+		return
+	}
+	row := r.rows[id]
+	ep := r.episodeID
+	before := row.idx - 1
+	if row.idx == 0 {
+		before = 0
+	}
+	var pointer *image.Point
+	for j := id - 1; j >= 0; j-- {
+		if a := r.rows[j].act; a != nil && a.Op == action.Click && a.X != nil {
+			pointer = &image.Point{X: *a.X, Y: *a.Y}
+			break
+		}
+	}
+	banner := fmt.Sprintf("Step %d: %s — the page before it. Click the picture to return to the live page.", row.idx, row.text)
+	if row.idx == 0 {
+		banner = "Step 0: the start page. Click the picture to return to the live page."
+	}
+	if r.ctx.Store == nil || ep == "" {
+		r.view.ShowStill(nil, row.act, pointer, banner)
+		return
+	}
+	go func() {
+		png, err := r.ctx.Store.Screenshot(ep, before)
+		var img image.Image
+		if err == nil && len(png) > 0 {
+			img, _ = decodePNG(png)
+		}
+		r.b.Do(func() {
+			if sel := r.timelineSelected(); sel == id {
+				r.view.ShowStill(img, row.act, pointer, banner)
+			}
+		})
+	}()
+	r.selected = id
+}
+
+func (r *RecordTab) timelineSelected() int { return r.selected }
+
+// --- status ---
+
+// sync enables the buttons that can act now and updates the status bar.
+func (r *RecordTab) sync() {
+	rec := r.state == stRecording
+	setEnabled(r.backBtn, rec)
+	setEnabled(r.waitBtn, rec)
+	setEnabled(r.finishBtn, rec)
+	setEnabled(r.discardBtn, rec || r.state == stStarting)
+	setEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
+	setEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
+	steps := max(0, len(r.rows)-1)
+	switch r.state {
+	case stIdle:
+		r.stepLbl.SetText("No episode")
+		r.recLbl.SetText("Not recording")
+		r.recDot.FillColor = color.NRGBA{0x88, 0x88, 0x88, 0xff}
+	case stStarting:
+		r.stepLbl.SetText("Starting…")
+		r.recLbl.SetText("Starting")
+		r.recDot.FillColor = color.NRGBA{0xe0, 0xa0, 0x00, 0xff}
+	case stRecording:
+		r.stepLbl.SetText(fmt.Sprintf("Step %d / %d", steps, r.maxSteps))
+		r.recLbl.SetText("Recording")
+		r.recDot.FillColor = color.NRGBA{0xe5, 0x39, 0x35, 0xff}
+	case stEnded:
+		r.stepLbl.SetText(fmt.Sprintf("Ended after %d / %d", steps, r.maxSteps))
+		r.recLbl.SetText("Saved")
+		r.recDot.FillColor = color.NRGBA{0x43, 0xa0, 0x47, 0xff}
+	}
+	r.recDot.Refresh()
+	r.urlLbl.SetText(r.lastURL)
+}
+
+func setEnabled(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
+}
+
+// setError shows the last error (or refusal) in words; "" clears it.
+func (r *RecordTab) setError(msg string) {
+	r.errLbl.Importance = widget.DangerImportance
+	r.errLbl.SetText(msg)
+}
+
+// setStatus shows a neutral message where errors go.
+func (r *RecordTab) setStatus(msg string) {
+	r.errLbl.Importance = widget.MediumImportance
+	r.errLbl.SetText(msg)
+}
+
+// StatusText is the status bar's text (tests and the e2e log read it).
+func (r *RecordTab) StatusText() string {
+	return strings.Join([]string{r.stepLbl.Text, r.urlLbl.Text, r.errLbl.Text, r.latLbl.Text, r.recLbl.Text}, " | ")
+}
+
+// ClickDelays returns the click→timeline delays measured so far.
+func (r *RecordTab) ClickDelays() []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.clickDelays)
+}
+
+// Close ends a running episode cleanly when the window closes: typed text
+// is sent, queued input performed, the episode saved as interrupted, and
+// the browser closed. It waits at most about 20 s.
+func (r *RecordTab) Close() {
+	if r.mapper != nil {
+		r.mapper.Flush()
+	}
+	if r.runner != nil {
+		r.runner.Stop(action.EndInterrupted, true)
+		r.runner.Wait(15 * time.Second)
+	}
+	if r.pumpStop != nil {
+		r.pumpStop()
+	}
+}
+
+// idleSink refuses input while no episode records.
+type idleSink struct{ r *RecordTab }
+
+func (s idleSink) msg() {
+	m := "Not recording: choose a task and press Start. Input is sent to the page only during an episode."
+	if s.r.state == stStarting {
+		m = "The browser is starting; input is accepted once the page shows."
+	}
+	s.r.setError(m)
+}
+func (s idleSink) Click(int, int)              { s.msg() }
+func (s idleSink) Drag(int, int, int, int)     { s.msg() }
+func (s idleSink) Rune(rune)                   { s.msg() }
+func (s idleSink) Key(fyne.KeyName, bool)      { s.msg() }
+func (s idleSink) Wheel(float32)               { s.msg() }
+func (s idleSink) Shortcut(fyne.Shortcut) bool { s.msg(); return true }
+func (s idleSink) Refuse(m string)             { s.r.setError(m) }
+
+// fixedSize gives its objects one size.
+type fixedSize struct{ s fyne.Size }
+
+func (f *fixedSize) Layout(objs []fyne.CanvasObject, _ fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(f.s)
+	}
+}
+func (f *fixedSize) MinSize([]fyne.CanvasObject) fyne.Size { return f.s }
+
+// tightVBox stacks objects with no padding between them.
+type tightVBox struct{}
+
+func (tightVBox) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	var y float32
+	for _, o := range objs {
+		h := o.MinSize().Height - 8
+		o.Move(fyne.NewPos(0, y-4))
+		o.Resize(fyne.NewSize(size.Width, h+8))
+		y += h
+	}
+}
+
+func (tightVBox) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		m := o.MinSize()
+		s.Width = max(s.Width, m.Width)
+		s.Height += m.Height - 8
+	}
+	return s
+}

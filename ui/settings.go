@@ -1,0 +1,218 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/engine/action"
+)
+
+// Settings are the person's choices, kept in Fyne preferences.
+type Settings struct {
+	// Annotator is the name written on every episode and review.
+	Annotator string
+	// Display is "xvfb", "headless" or "" (Xvfb when installed).
+	Display string
+	// ActionSet is the vocabulary of new episodes.
+	ActionSet action.Set
+	// MaxSteps ends an episode (1–200).
+	MaxSteps int
+	// ActionWait caps the settle wait after each action (0–10 s);
+	// ExplicitWait is how long a wait action waits (0–10 s).
+	ActionWait, ExplicitWait time.Duration
+	// DBPath is the database file used from the next start ("" = default).
+	DBPath string
+}
+
+// Preference keys.
+const (
+	prefAnnotator    = "annotator"
+	prefDisplay      = "display"
+	prefActionSet    = "action_set"
+	prefMaxSteps     = "max_steps"
+	prefActionWait   = "action_wait_s"
+	prefExplicitWait = "explicit_wait_s"
+	prefDBPath       = "db_path"
+)
+
+// DefaultSettings are the reference environment's limits.
+func DefaultSettings() Settings {
+	return Settings{ActionSet: action.SetDefault, MaxSteps: 20, ActionWait: 1500 * time.Millisecond, ExplicitWait: 3 * time.Second}
+}
+
+// LoadSettings reads the settings, falling back to the defaults for missing
+// or out-of-range values.
+func LoadSettings(p fyne.Preferences) Settings {
+	d := DefaultSettings()
+	s := Settings{
+		Annotator:    strings.TrimSpace(p.String(prefAnnotator)),
+		Display:      p.StringWithFallback(prefDisplay, ""),
+		MaxSteps:     p.IntWithFallback(prefMaxSteps, d.MaxSteps),
+		ActionWait:   secs(p.FloatWithFallback(prefActionWait, d.ActionWait.Seconds())),
+		ExplicitWait: secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())),
+		DBPath:       p.String(prefDBPath),
+	}
+	set, err := action.ParseSet(p.String(prefActionSet))
+	if err != nil {
+		set = d.ActionSet
+	}
+	s.ActionSet = set
+	if s.Display != "xvfb" && s.Display != "headless" {
+		s.Display = ""
+	}
+	if s.MaxSteps < 1 || s.MaxSteps > 200 {
+		s.MaxSteps = d.MaxSteps
+	}
+	if s.ActionWait < 0 || s.ActionWait > 10*time.Second {
+		s.ActionWait = d.ActionWait
+	}
+	if s.ExplicitWait < 0 || s.ExplicitWait > 10*time.Second {
+		s.ExplicitWait = d.ExplicitWait
+	}
+	return s
+}
+
+func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// Save writes the settings.
+func (s Settings) Save(p fyne.Preferences) {
+	p.SetString(prefAnnotator, strings.TrimSpace(s.Annotator))
+	p.SetString(prefDisplay, s.Display)
+	p.SetString(prefActionSet, string(s.ActionSet))
+	p.SetInt(prefMaxSteps, s.MaxSteps)
+	p.SetFloat(prefActionWait, s.ActionWait.Seconds())
+	p.SetFloat(prefExplicitWait, s.ExplicitWait.Seconds())
+	p.SetString(prefDBPath, strings.TrimSpace(s.DBPath))
+}
+
+// Validate says what is wrong, in words a person can act on.
+func (s Settings) Validate() error {
+	var errs []error
+	if strings.TrimSpace(s.Annotator) == "" {
+		errs = append(errs, errors.New("write your name: it is stored with every episode you record"))
+	}
+	if s.MaxSteps < 1 || s.MaxSteps > 200 {
+		errs = append(errs, fmt.Errorf("max steps must be a whole number from 1 to 200 (got %d)", s.MaxSteps))
+	}
+	if s.ActionWait < 0 || s.ActionWait > 10*time.Second || s.ExplicitWait < 0 || s.ExplicitWait > 10*time.Second {
+		errs = append(errs, errors.New("waits must be from 0 to 10 seconds"))
+	}
+	return errors.Join(errs...)
+}
+
+var displayChoices = []string{"Automatic (Xvfb when installed)", "Xvfb (private display)", "Headless"}
+var displayValues = []string{"", "xvfb", "headless"}
+
+// settingsForm builds the Settings form; read reads it back.
+func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings, error)) {
+	name := widget.NewEntry()
+	name.SetText(cur.Annotator)
+	name.SetPlaceHolder("e.g. Ada Lovelace")
+	disp := widget.NewSelect(displayChoices, nil)
+	for i, v := range displayValues {
+		if v == cur.Display {
+			disp.SetSelectedIndex(i)
+		}
+	}
+	set := widget.NewRadioGroup([]string{string(action.SetDefault), string(action.SetExtended)}, nil)
+	set.Horizontal = true
+	set.SetSelected(string(cur.ActionSet))
+	steps := widget.NewEntry()
+	steps.SetText(strconv.Itoa(cur.MaxSteps))
+	aw := widget.NewEntry()
+	aw.SetText(strconv.FormatFloat(cur.ActionWait.Seconds(), 'f', -1, 64))
+	ew := widget.NewEntry()
+	ew.SetText(strconv.FormatFloat(cur.ExplicitWait.Seconds(), 'f', -1, 64))
+	db := widget.NewEntry()
+	db.SetText(cur.DBPath)
+	db.SetPlaceHolder("default location")
+	items = []*widget.FormItem{
+		{Text: "Annotator name", Widget: name, HintText: "Stored with every episode and review"},
+		{Text: "Display", Widget: disp, HintText: "Where the browser runs"},
+		{Text: "Action set", Widget: set, HintText: "default = the reference environment's; extended adds drag, goto…"},
+		{Text: "Max steps", Widget: steps, HintText: "1–200 actions per episode"},
+		{Text: "Settle wait (s)", Widget: aw, HintText: "Longest wait for the page after an action, 0–10"},
+		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
+		{Text: "Database file", Widget: db, HintText: "Used from the next start"},
+	}
+	read = func() (Settings, error) {
+		s := cur
+		s.Annotator = strings.TrimSpace(name.Text)
+		if i := disp.SelectedIndex(); i >= 0 {
+			s.Display = displayValues[i]
+		}
+		s.ActionSet, _ = action.ParseSet(set.Selected)
+		var errs []error
+		n, err := strconv.Atoi(strings.TrimSpace(steps.Text))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("max steps %q is not a whole number", steps.Text))
+		}
+		s.MaxSteps = n
+		for _, w := range []struct {
+			e   *widget.Entry
+			dst *time.Duration
+		}{{aw, &s.ActionWait}, {ew, &s.ExplicitWait}} {
+			f, err := strconv.ParseFloat(strings.TrimSpace(w.e.Text), 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%q is not a number of seconds", w.e.Text))
+				continue
+			}
+			*w.dst = secs(f)
+		}
+		s.DBPath = strings.TrimSpace(db.Text)
+		if err := errors.Join(errs...); err != nil {
+			return cur, err
+		}
+		return s, s.Validate()
+	}
+	return items, read
+}
+
+// ShowSettings opens the Settings dialog; onSave gets valid settings. A
+// wrong value keeps the dialog's values and says what to fix.
+func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
+	items, read := settingsForm(cur)
+	var d *dialog.FormDialog
+	d = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		s, err := read()
+		if err != nil {
+			dialog.ShowError(fmt.Errorf("settings not saved: %w", err), w)
+			return
+		}
+		onSave(s)
+	}, w)
+	d.Resize(fyne.NewSize(560, 0))
+	d.Show()
+}
+
+// AskAnnotator asks for the person's name (first start); onName gets it.
+func AskAnnotator(w fyne.Window, onName func(string)) {
+	name := widget.NewEntry()
+	name.SetPlaceHolder("Your name")
+	name.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("a name is needed")
+		}
+		return nil
+	}
+	d := dialog.NewForm("Welcome to Waymark", "Continue", "Later",
+		[]*widget.FormItem{{Text: "Annotator name", Widget: name, HintText: "Stored with every episode you record; change it in Settings"}},
+		func(ok bool) {
+			if ok {
+				onName(strings.TrimSpace(name.Text))
+			}
+		}, w)
+	d.Resize(fyne.NewSize(480, 0))
+	d.Show()
+	w.Canvas().Focus(name)
+}
