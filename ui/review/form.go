@@ -44,7 +44,7 @@ type form struct {
 	failStepSel  *widget.Select
 	failTypeSel  *widget.Select
 	failBox      *fyne.Container
-	reason       *widget.Entry
+	reason       *reasonEntry
 	mistake      *widget.Check
 	unnecessary  *widget.Check
 	flagLabel    *widget.Label
@@ -103,7 +103,7 @@ func (f *form) init(t *Tab) {
 		f.t.unfocus()
 	})
 	f.failTypeSel.PlaceHolder = "(choose, or press T)"
-	f.reason = widget.NewMultiLineEntry()
+	f.reason = newReasonEntry(f)
 	f.reason.SetPlaceHolder("Reason: one sentence a second reviewer could check")
 	f.reason.Wrapping = fyne.TextWrapWord
 	f.reason.SetMinRowsVisible(3)
@@ -519,4 +519,38 @@ func (f *form) toggleGuideEdit() {
 	f.guideBtn.SetText("Edit guidelines")
 	f.guideStack.Refresh()
 	f.t.unfocus()
+}
+
+// reasonEntry is the reason field. It keeps Ctrl+S working while the
+// reviewer types (a focused entry would swallow it) and gives the keys back
+// to the tab on Escape.
+type reasonEntry struct {
+	widget.Entry
+	f *form
+}
+
+func newReasonEntry(f *form) *reasonEntry {
+	e := &reasonEntry{f: f}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapWord
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut saves on Ctrl+S and passes other shortcuts to the entry.
+func (e *reasonEntry) TypedShortcut(s fyne.Shortcut) {
+	if isSave(s) {
+		e.f.save()
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// TypedKey gives the keys back to the tab on Escape.
+func (e *reasonEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape {
+		e.f.t.unfocus()
+		return
+	}
+	e.Entry.TypedKey(ev)
 }

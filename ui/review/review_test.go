@@ -395,3 +395,28 @@ func BenchmarkOpen300Steps(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/first-step")
 }
+
+// TestReasonFieldKeepsCtrlS: while the reason field has the focus, Ctrl+S
+// still saves (the window sends it to the focused widget) and Escape gives
+// the keys back to the tab.
+func TestReasonFieldKeepsCtrlS(t *testing.T) {
+	e := newEnv(t)
+	e.key(fyne.KeyN)
+	e.key(fyne.Key4)
+	c := e.w.Canvas()
+	c.Focus(e.tab.form.reason)
+	test.Type(e.tab.form.reason, "goal names a product that does not exist")
+	focused, ok := c.Focused().(fyne.Shortcutable)
+	if !ok {
+		t.Fatal("the reason field is not focused")
+	}
+	focused.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault})
+	rs := e.reviews(e.tab.player.ep.ID)
+	if len(rs) != 1 || rs[0].Outcome != dataset.OutcomeInvalidTask || rs[0].Reason != "goal names a product that does not exist" {
+		t.Fatalf("reviews after Ctrl+S in the reason field: %+v", rs)
+	}
+	c.Focused().(fyne.Focusable).TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if c.Focused() != nil {
+		t.Error("Escape did not give the keys back")
+	}
+}

@@ -121,11 +121,17 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 
 // TypedShortcut handles Ctrl+S (save).
 func (t *Tab) TypedShortcut(s fyne.Shortcut) bool {
-	if cs, ok := s.(*desktop.CustomShortcut); ok && cs.KeyName == fyne.KeyS && cs.Modifier == fyne.KeyModifierShortcutDefault {
+	if isSave(s) {
 		t.form.save()
 		return true
 	}
 	return false
+}
+
+// isSave reports whether s is Ctrl+S (Cmd+S on macOS).
+func isSave(s fyne.Shortcut) bool {
+	cs, ok := s.(*desktop.CustomShortcut)
+	return ok && cs.KeyName == fyne.KeyS && cs.Modifier == fyne.KeyModifierShortcutDefault
 }
 
 // Shortcuts lists the canvas shortcuts the tab wants (for windows that route
