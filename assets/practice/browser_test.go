@@ -264,7 +264,10 @@ var interactionSolutions = map[string][]step{
 		click(`#add-to-cart`), expect(`wmCart().length === 0 && !document.getElementById('added').hidden`, true),
 		click(`button.size[data-size="44"]`), click(`#add-to-cart`),
 		clickNav(`nav.cats a[href$="/category/jackets"]`), clickNav(`a.card[data-slug="stormshell-jacket"]`), click(`button.size[data-size="M"]`), click(`#add-to-cart`)},
-	"shop-cart-three-socks": {typeText(`#q`, "socks"), clickNav(`.search button`), clickNav(`a.card[data-slug="trail-socks-3-pack"]`), click(`button.size[data-size="L"]`), click(`#qty-plus`), click(`#qty-plus`), click(`#qty-plus`), click(`#qty-minus`), click(`#add-to-cart`)},
+	"shop-cart-three-socks": {typeText(`#q`, "socks"), clickNav(`.search button`), clickNav(`a.card[data-slug="trail-socks-3-pack"]`), click(`button.size[data-size="L"]`), click(`#qty-plus`), click(`#qty-plus`), click(`#qty-minus`), click(`#add-to-cart`),
+		// Two packs in the cart; the third is added on the cart page.
+		clickNav(`.cartlink`), expect(`document.getElementById('subtotal').innerText === '$48.00'`, true), setValue(`.qty-input`, "3"),
+		expect(`document.getElementById('subtotal').innerText === '$72.00' && document.getElementById('cart-count').innerText === '3'`, true)},
 	"shop-order-thermos-express": {clickNav(`a.card[data-slug="alpine-thermos"]`), click(`#add-to-cart`), clickNav(`.cartlink`), clickNav(`#to-checkout`),
 		typeText(`#name`, "Jane Doe"), typeText(`#email`, "jane@example.com"), typeText(`#address`, "5 Fjord Street"), typeText(`#city`, "Varnholm"), typeText(`#zip`, "10115"),
 		setValue(`#shipping`, "express"), typeText(`#card`, "4242 4242 4242 4241"), typeText(`#expiry`, "12/30"), typeText(`#cvc`, "123"),

@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,6 +40,9 @@ type Server struct {
 	srv  *http.Server
 	h    http.Handler
 	done chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start listens on 127.0.0.1 on a free port and serves the practice sites
@@ -80,16 +84,19 @@ func (s *Server) HostRules() string {
 // Handler is the server's HTTP handler (also usable with httptest).
 func (s *Server) Handler() http.Handler { return s.h }
 
-// Close stops the server, waiting briefly for requests in flight.
+// Close stops the server, waiting briefly for requests in flight. It is
+// safe to call more than once.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = s.srv.Close()
-	}
-	<-s.done
-	return err
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		s.closeErr = s.srv.Shutdown(ctx)
+		if errors.Is(s.closeErr, context.DeadlineExceeded) {
+			s.closeErr = s.srv.Close()
+		}
+		<-s.done
+	})
+	return s.closeErr
 }
 
 // Handler builds a fresh handler for the practice sites without listening,

@@ -258,6 +258,9 @@ func TestServerRoutesAndHostRules(t *testing.T) {
 	if _, err := http.Get(s.URL() + "/"); err == nil {
 		t.Error("server still answers after Close")
 	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
 }
 
 func TestShopSearchAndFilters(t *testing.T) {
