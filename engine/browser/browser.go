@@ -330,6 +330,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	}
 	begin := time.Now()
 	e.endEpisode()
+	tEnd := time.Since(begin)
 	id := opts.EpisodeID
 	if id == "" {
 		id = uuid.NewString()
@@ -348,6 +349,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 		e.state.Done = true
 		return action.Observation{}, err
 	}
+	e.logf("browser: reset: previous episode closed in %v, new tab ready in %v", tEnd, time.Since(begin)-tEnd)
 	ep.id = id
 	ep.check = opts.Check
 	e.ep = ep

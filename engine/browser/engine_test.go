@@ -59,8 +59,20 @@ func TestOps(t *testing.T) {
 		if n := eval[float64](t, e, `rec.input`) - before; n != 15 {
 			t.Errorf("input events: %v, want one per character", n)
 		}
+		if n := eval[float64](t, e, `rec.press`); n != 15 {
+			t.Errorf("keypress events: %v, want one per character", n)
+		}
+		// A long text: the first 200 runes as keys, the rest inserted.
+		long := strings.Repeat("0123456789", 50)
+		step(t, e, action.PressKey("CTRL+A"))
+		step(t, e, action.TypeText(long))
+		if v := eval[string](t, e, `document.getElementById('inp').value`); v != long {
+			t.Fatalf("long text: value has %d chars", len(v))
+		}
 	})
 	t.Run("keys", func(t *testing.T) {
+		step(t, e, action.PressKey("CTRL+A"))
+		step(t, e, action.TypeText("héllo wörld 42!"))
 		step(t, e, action.PressKey("CTRL+A"))
 		sel := eval[[]float64](t, e, `[document.getElementById('inp').selectionStart, document.getElementById('inp').selectionEnd]`)
 		if sel[0] != 0 || sel[1] != 15 {

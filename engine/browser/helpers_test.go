@@ -40,7 +40,8 @@ body { margin: 0; height: 3000px; font: 16px sans-serif; }
 <div id="hover"></div>
 <div id="box"><div>inner</div></div>
 <script>
-window.rec = {clicks: [], keys: [], dbl: 0, moves: 0, input: 0};
+window.rec = {clicks: [], keys: [], dbl: 0, moves: 0, input: 0, press: 0};
+addEventListener('keypress', () => rec.press++);
 addEventListener('mousedown', e => rec.clicks.push([e.clientX, e.clientY, e.isTrusted]));
 addEventListener('dblclick', e => rec.dbl++);
 addEventListener('keydown', e => rec.keys.push(e.key + (e.ctrlKey ? '+ctrl' : '') + (e.shiftKey ? '+shift' : '')));

@@ -50,11 +50,31 @@ func drag(ctx context.Context, x, y, x2, y2 float64) error {
 	return chromedp.Do(ctx, chromedp.DragAndDropXY(x, y, x2, y2, 10))
 }
 
-// typeText types text as key events, one rune at a time: keydown, char
-// (keypress and input) and keyup, as a keyboard would.
+// keyTypedRunes is how many runes of a text are typed as key events; the
+// rest of a longer text is inserted at once (a key event costs a round trip
+// to the renderer, about 2 ms here, and a 2000-character text would take
+// seconds).
+const keyTypedRunes = 200
+
+// typeText types text as key events, one rune at a time: keydown with the
+// character (the page sees keydown, keypress, beforeinput, input) and keyup,
+// as a keyboard would. Past keyTypedRunes the remainder is inserted as text
+// (input events, no key events).
 func typeText(ctx context.Context, text string) error {
-	for _, r := range text {
-		for _, ev := range kb.Encode(r) {
+	runes := []rune(text)
+	for i, r := range runes {
+		if i == keyTypedRunes {
+			_, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: string(runes[i:])})
+			return err
+		}
+		evs := kb.Encode(r)
+		if len(evs) == 3 && evs[1].Type == kb.KeyChar {
+			// keyDown carrying the text does what keyDown + char do, in one call.
+			down := *evs[0]
+			down.Text, down.UnmodifiedText = evs[1].Text, evs[1].UnmodifiedText
+			evs = []*input.DispatchKeyEventParams{&down, evs[2]}
+		}
+		for _, ev := range evs {
 			if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, *ev); err != nil {
 				return err
 			}
