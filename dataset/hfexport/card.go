@@ -27,6 +27,8 @@ type cardStats struct {
 	settled       int // conflicts settled by a settling label
 	unresolved    int // conflicts exported with a null outcome
 	reviewers     int
+	kappa         float64 // Fleiss' kappa over multiply reviewed episodes
+	kappaOK       bool
 	reviewed      int // exported episodes with ≥ 1 review
 }
 
@@ -75,29 +77,87 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
 	}
 }
 
-// loadReviewers counts the distinct reviewers of the exported episodes.
+// loadReviewers counts the distinct reviewers of the exported episodes and
+// computes Fleiss' kappa (for varying numbers of raters) over those with two
+// or more current, non-settling reviews.
 func (s *cardStats) loadReviewers(ctx context.Context, db *sql.DB, eps []*episodeInfo) error {
 	ids := make(map[string]bool, len(eps))
 	for _, e := range eps {
 		ids[e.ID] = true
 	}
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT episode_id, reviewer FROM current_reviews`)
+	rows, err := db.QueryContext(ctx, `SELECT episode_id, reviewer, outcome, settles FROM current_reviews ORDER BY episode_id, reviewer, id`)
 	if err != nil {
 		return fmt.Errorf("reading reviewers: %w", err)
 	}
 	defer rows.Close()
 	who := map[string]bool{}
+	var order []string
+	counts := map[string]map[string]int{}
 	for rows.Next() {
-		var ep, r string
-		if err := rows.Scan(&ep, &r); err != nil {
+		var ep, r, outcome string
+		var settles bool
+		if err := rows.Scan(&ep, &r, &outcome, &settles); err != nil {
 			return fmt.Errorf("reading reviewers: %w", err)
 		}
-		if ids[ep] {
-			who[r] = true
+		if !ids[ep] {
+			continue
 		}
+		who[r] = true
+		if settles {
+			continue
+		}
+		if counts[ep] == nil {
+			counts[ep] = map[string]int{}
+			order = append(order, ep)
+		}
+		counts[ep][outcome]++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading reviewers: %w", err)
 	}
 	s.reviewers = len(who)
-	return rows.Err()
+	s.kappa, s.kappaOK = fleiss(order, counts)
+	return nil
+}
+
+// fleiss is Fleiss' kappa over items rated by two or more raters, in a fixed
+// order so the figure is the same on every export.
+func fleiss(order []string, counts map[string]map[string]int) (float64, bool) {
+	var sumP float64
+	var items int
+	total := map[string]int{}
+	var ratings int
+	for _, ep := range order {
+		c := counts[ep]
+		n := 0
+		for _, o := range dataset.Outcomes {
+			n += c[o]
+		}
+		if n < 2 {
+			continue
+		}
+		agree := 0
+		for _, o := range dataset.Outcomes {
+			agree += c[o] * (c[o] - 1)
+			total[o] += c[o]
+		}
+		sumP += float64(agree) / float64(n*(n-1))
+		ratings += n
+		items++
+	}
+	if items == 0 {
+		return 0, false
+	}
+	pBar := sumP / float64(items)
+	var pe float64
+	for _, o := range dataset.Outcomes {
+		p := float64(total[o]) / float64(ratings)
+		pe += p * p
+	}
+	if pe == 1 {
+		return 0, false // every rating in one class: kappa is undefined
+	}
+	return (pBar - pe) / (1 - pe), true
 }
 
 func sizeCategory(n int) string {
@@ -290,6 +350,11 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 	if s.multiReviewed > 0 {
 		fmt.Fprintf(&b, " %d episodes were reviewed by two or more people; their reviews agreed on the outcome for %d "+
 			"of them (%s).", s.multiReviewed, s.agreed, pct(s.agreed, s.multiReviewed))
+		if s.kappaOK {
+			fmt.Fprintf(&b, " Fleiss' kappa over those reviews is %.2f.", s.kappa)
+		} else {
+			b.WriteString(" Fleiss' kappa is undefined here (every review gave the same outcome).")
+		}
 	} else {
 		b.WriteString(" No episode was reviewed more than once, so agreement between reviewers cannot be measured.")
 	}

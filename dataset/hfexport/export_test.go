@@ -663,3 +663,19 @@ func TestExportDamagedSteps(t *testing.T) {
 		t.Errorf("episode row: final %v, steps %d", ep.FinalScreenshot != nil, len(ep.Steps))
 	}
 }
+
+func TestFleiss(t *testing.T) {
+	// Two raters, 4 items: agree on 3 (2× success, 1× failure), disagree on 1.
+	counts := map[string]map[string]int{
+		"a": {"success": 2}, "b": {"success": 2}, "c": {"failure": 2}, "d": {"success": 1, "failure": 1},
+		"single": {"success": 1},
+	}
+	k, ok := fleiss([]string{"a", "b", "c", "d", "single"}, counts)
+	// P̄ = 3/4; p(success) = 5/8, p(failure) = 3/8; Pe = 34/64; κ = (0.75-0.53125)/(0.46875)
+	if !ok || k < 0.4666 || k > 0.4667 {
+		t.Errorf("kappa %v %v, want 0.4667", k, ok)
+	}
+	if _, ok := fleiss([]string{"a", "b"}, counts); ok {
+		t.Errorf("kappa defined with one class only")
+	}
+}

@@ -134,6 +134,11 @@ func explainNothing(ctx context.Context, db *sql.DB, o *Options) string {
 	if len(filters) > 0 {
 		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
 	}
+	var interrupted int
+	_ = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE status='interrupted'`).Scan(&interrupted)
+	if interrupted > 0 {
+		fmt.Fprintf(&b, " (%d interrupted episodes are never exported)", interrupted)
+	}
 	switch {
 	case finished == 0:
 		b.WriteString("; record and finish some episodes first")
