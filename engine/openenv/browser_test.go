@@ -397,3 +397,36 @@ func chromiumDescendants() []int {
 	}
 	return out
 }
+
+// Stateless POST /reset starts a browser for the request and closes it.
+func TestStatelessResetClosesItsBrowser(t *testing.T) {
+	s := newSite(t)
+	var es engines
+	_, hs := testServer(t, Options{NewEngine: browserFactory(t, &es)})
+	resp, err := http.Post(hs.URL+"/reset", "application/json", strings.NewReader(`{"start_url":"`+s.URL+`/clicked"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Observation struct{ Screenshot, URL, Error string }
+		Reward      *float64
+		Done        bool
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST /reset: %d %v", resp.StatusCode, err)
+	}
+	if body.Observation.URL != s.URL+"/clicked" || len(body.Observation.Screenshot) < 100 || body.Reward == nil || *body.Reward != 0 {
+		t.Errorf("POST /reset body: url %q reward %v", body.Observation.URL, body.Reward)
+	}
+	made := es.all()
+	if len(made) != 1 {
+		t.Fatalf("%d engines for one request", len(made))
+	}
+	if made[0].BrowserPID() != 0 {
+		t.Error("the request's browser is still running")
+	}
+	if left := chromiumDescendants(); len(left) > 0 {
+		t.Errorf("Chromium processes left: %v", left)
+	}
+}

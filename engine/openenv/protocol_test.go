@@ -492,3 +492,31 @@ func TestPingsAnsweredDuringAStep(t *testing.T) {
 		t.Errorf("step reply %s", data)
 	}
 }
+
+// The client tells a step-limit end from a finish.
+func TestClientInfersStepLimit(t *testing.T) {
+	short := func(context.Context) (engine.Engine, error) {
+		e := newSketch()
+		e.maxSteps = 3
+		return e, nil
+	}
+	_, hs := testServer(t, Options{NewEngine: short})
+	ctx := context.Background()
+	c, err := Dial(ctx, hs.URL, ClientOptions{MaxSteps: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Reset(ctx, engine.ResetOptions{StartURL: "https://example.com/"}); err != nil {
+		t.Fatal(err)
+	}
+	var o engine.Observation
+	for i := 0; i < 3; i++ {
+		if o, err = c.Step(ctx, action.ScrollBy(10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !o.Done || o.EndReason != action.EndStepLimit || o.Step != 3 {
+		t.Errorf("third step: done %v reason %q step %d", o.Done, o.EndReason, o.Step)
+	}
+}

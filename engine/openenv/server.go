@@ -51,8 +51,9 @@ type SessionInfo struct {
 // what Options.WrapEpisode gets.
 type EpisodeStart struct {
 	Session SessionInfo
-	// Agent is the agent's name: the "agent" reset kwarg when given, else the
-	// client's remote address.
+	// Agent is the agent's name: the "agent" reset kwarg, else the name a
+	// step's metadata.agent gave earlier in the session, else the client's
+	// host address.
 	Agent string
 	Reset engine.ResetOptions
 	// Task is the task-pack task named by task_id, or nil for an ad-hoc
