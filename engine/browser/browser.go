@@ -86,6 +86,7 @@ type episode struct {
 	tab      *tab // the active tab
 	tabsMu   sync.Mutex
 	tabs     map[target.ID]*tab
+	order    []*tab // in opening order, to fall back when a tab closes
 	newTabs  chan target.ID
 	done     bool
 	endedBy  string
@@ -404,7 +405,7 @@ func (e *Engine) openEpisode(ctx context.Context) (*episode, error) {
 		cancel()
 		return nil, err
 	}
-	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t},
+	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t}, order: []*tab{t},
 		newTabs: make(chan target.ID, 8), px: action.ViewportWidth / 2, py: action.ViewportHeight / 2}
 	sink := func(opener, id target.ID) {
 		ep.tabsMu.Lock()

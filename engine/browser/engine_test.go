@@ -163,6 +163,21 @@ func TestOps(t *testing.T) {
 			t.Fatalf("new tab viewport %v", got)
 		}
 	})
+	t.Run("a tab closed by its page falls back to the opener", func(t *testing.T) {
+		reset(t, e, ts.URL+"/opener")
+		obs := step(t, e, action.ClickAt(400, 300))
+		if obs.Title != "popup" {
+			t.Fatalf("after window.open: %q %q", obs.Title, obs.Error)
+		}
+		obs = step(t, e, action.ClickAt(400, 300))
+		if obs.Title != "opener" || obs.Done || obs.Error != "" || len(obs.Screenshot) == 0 {
+			t.Fatalf("after window.close: title %q error %q done %v", obs.Title, obs.Error, obs.Done)
+		}
+		obs = step(t, e, action.ClickAt(400, 300)) // the opener still works
+		if obs.Title != "popup" {
+			t.Fatalf("second window.open: %q %q", obs.Title, obs.Error)
+		}
+	})
 	t.Run("a fetch 250 ms after a click is observed", func(t *testing.T) {
 		reset(t, e, ts.URL+"/")
 		for i := 0; i < 3; i++ {

@@ -81,6 +81,8 @@ func newSite(t testing.TB) *httptest.Server {
 <p>Verifying you are   human. This may take a few seconds.</p><p>Performance &amp; security by Cloudflare</p></body></html>`))
 	mux.HandleFunc("/vercel", html(`<html><body><h1>Vercel Security Checkpoint</h1><p>We're verifying your browser</p></body></html>`))
 	mux.HandleFunc("/cloudflare-hidden", html(`<html><body><p>cloudflare</p><p style="display:none">verify you are human</p></body></html>`))
+	mux.HandleFunc("/opener", html(`<html><head><title>opener</title></head><body style="margin:0"><button onclick="window.open('/popup')" style="width:800px;height:600px">open</button></body></html>`))
+	mux.HandleFunc("/popup", html(`<html><head><title>popup</title></head><body style="margin:0"><button onclick="window.close()" style="width:800px;height:600px">close</button></body></html>`))
 	mux.HandleFunc("/hang", html(`<html><body style="margin:0"><div id="h" style="width:800px;height:600px" onmousedown="for(;;){}">hang</div></body></html>`))
 	mux.HandleFunc("/download", html(`<html><body style="margin:0"><a id="d" href="/file.bin" style="display:block;width:800px;height:600px">download</a></body></html>`))
 	mux.HandleFunc("/file.bin", func(w http.ResponseWriter, r *http.Request) {

@@ -104,6 +104,13 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		err = e.settleAndFollow(ctx, ep, begin, limit)
 		obs.Timings.SettleMS = time.Since(settleStart).Milliseconds()
 	}
+	if ep.tab.gone() {
+		// The page closed its tab: go on in the newest tab still open, as
+		// a browser shows the tab behind.
+		if err = e.fallBack(ctx, ep, begin); err != nil {
+			e.logf("browser: %v", err)
+		}
+	}
 	if !ep.done && e.state.StepCount >= e.set.MaxSteps {
 		ep.done, ep.endedBy = true, action.EndStepLimit
 	}
@@ -142,6 +149,31 @@ func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Ti
 	return err
 }
 
+// fallBack makes the newest open tab the active one after the active tab
+// closed; with none left the episode ends.
+func (e *Engine) fallBack(ctx context.Context, ep *episode, since time.Time) error {
+	var live *tab
+	for i := len(ep.order) - 1; i >= 0; i-- {
+		if !ep.order[i].gone() {
+			live = ep.order[i]
+			break
+		}
+	}
+	if live == nil {
+		return errors.New("the page closed its last tab")
+	}
+	ep.tab = live
+	err := live.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		_, err := chromedp.Call(c, page.BringToFront, cdp.Empty{})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = live.settle(ctx, since, e.set.ActionWait, e.set.OpTimeout)
+	return err
+}
+
 // attachTab attaches to a tab the page opened and prepares it.
 func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab, error) {
 	nt := newTab()
@@ -166,6 +198,7 @@ func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab
 	ep.tabsMu.Lock()
 	ep.tabs[id] = nt
 	ep.tabsMu.Unlock()
+	ep.order = append(ep.order, nt)
 	if e.framesOn.Load() {
 		e.startScreencast(nt)
 	}

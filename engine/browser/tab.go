@@ -157,6 +157,22 @@ func (t *tab) listen(ev any) {
 	}
 }
 
+// gone reports whether the tab was closed (by the page or the browser).
+func (t *tab) gone() bool {
+	if t.ctx.Err() != nil {
+		return true
+	}
+	if t.detachedCh == nil {
+		return false
+	}
+	select {
+	case <-t.detachedCh:
+		return true
+	default:
+		return false
+	}
+}
+
 func (t *tab) isMain(id cdp.FrameID) bool { return string(id) == string(t.id) }
 
 func (t *tab) isCrashed() bool {
@@ -350,6 +366,9 @@ func (t *tab) targetURL(ctx context.Context) string {
 // setup prepares a freshly attached tab: 800×600 at scale 1, the settle
 // script, the front position, and a check of the viewport.
 func (t *tab) setup(ctx context.Context, d time.Duration) error {
+	if ch, err := chromedp.Detached(t.ctx); err == nil {
+		t.detachedCh = ch
+	}
 	err := t.do(ctx, d, func(ctx context.Context) error {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(800, 600, chromedp.EmulateScale(1))); err != nil {
 			return err
