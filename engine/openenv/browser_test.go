@@ -193,7 +193,7 @@ func TestGoClientWholeEpisode(t *testing.T) {
 	task := Task{ID: "search-boots", Goal: "Search for boots", Category: "navigation", StartURL: s.URL + "/",
 		Check: &action.Check{Kind: action.CheckKindURL, URL: `/search\?q=boots$`}}
 	_, hs := testServer(t, Options{NewEngine: browserFactory(t, &es),
-		Task: func(id string) (Task, bool) { return task, id == task.ID },
+		Task:    func(id string) (Task, bool) { return task, id == task.ID },
 		TaskIDs: func() []string { return []string{task.ID} }})
 	ctx := context.Background()
 	c, err := Dial(ctx, hs.URL, ClientOptions{ResetExtra: map[string]any{"task_id": "search-boots"}})

@@ -456,7 +456,6 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-
 // Pings from the client are answered while a step is running (the server
 // keeps a reader going), so a client's keep-alive never kills a long step.
 func TestPingsAnsweredDuringAStep(t *testing.T) {

@@ -190,8 +190,8 @@ type session struct {
 	eng  engine.Engine // what runs the current episode (base or a wrapper)
 	wrap engine.Engine // the current wrapper, closed at the next reset
 
-	started bool // a reset succeeded
-	done    bool // the episode ended
+	started bool   // a reset succeeded
+	done    bool   // the episode ended
 	agent   string // the agent's name from a metadata hint
 	epAgent string // the current episode's agent name
 }
