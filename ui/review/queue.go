@@ -54,6 +54,7 @@ type queuePanel struct {
 	summary   *widget.Label
 	agreement *widget.Label
 	openID    string
+	next      *widget.Button
 	loading   bool
 }
 
@@ -104,8 +105,8 @@ func (q *queuePanel) init(t *Tab) {
 }
 
 func (q *queuePanel) build() fyne.CanvasObject {
-	next := widget.NewButton("Next unreviewed (N)", func() { q.t.nextUnreviewed() })
-	next.Importance = widget.HighImportance
+	q.next = widget.NewButton("Next unreviewed (N)", func() { q.t.nextUnreviewed(); q.t.unfocus() })
+	q.next.Importance = widget.HighImportance
 	top := container.NewVBox(
 		widget.NewLabelWithStyle("Queue", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		q.stateSel,
@@ -113,7 +114,7 @@ func (q *queuePanel) build() fyne.CanvasObject {
 		q.search,
 		container.NewGridWithColumns(2, q.from, q.to),
 		q.sortSel,
-		next,
+		q.next,
 		q.summary,
 	)
 	bottom := container.NewVBox(widget.NewSeparator(),
@@ -249,6 +250,13 @@ func (q *queuePanel) reload() {
 	q.stateSel.SetOptions(opts)
 	q.stateSel.SetSelectedIndex(slices.Index(q.stateKeys(), q.state))
 	q.summary.SetText(q.summaryText(res))
+	if q.next != nil {
+		if q.state == dataset.QueueConflict {
+			q.next.SetText("Next conflict (N)")
+		} else {
+			q.next.SetText("Next unreviewed (N)")
+		}
+	}
 	q.list.UnselectAll()
 	q.list.Refresh()
 	q.selectOpen()

@@ -273,18 +273,20 @@ func (e *env) findItem(id string) (dataset.QueueItem, bool) {
 
 func TestSettleAConflict(t *testing.T) {
 	e := newEnv(t)
-	ep := e.eps[0]
-	for _, r := range []dataset.Review{
-		{EpisodeID: ep, Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
-		{EpisodeID: ep, Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
-	} {
-		if _, err := e.s.SaveReview(r); err != nil {
-			t.Fatal(err)
+	ep, other := e.eps[1], e.eps[0]
+	for _, id := range []string{ep, other} {
+		for _, r := range []dataset.Review{
+			{EpisodeID: id, Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
+			{EpisodeID: id, Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
+		} {
+			if _, err := e.s.SaveReview(r); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	q := &e.tab.queue
 	q.stateSel.SetSelectedIndex(2) // In conflict
-	if q.state != dataset.QueueConflict || len(q.items) != 1 || q.items[0].EpisodeID != ep {
+	if q.state != dataset.QueueConflict || len(q.items) != 2 || q.items[0].EpisodeID != ep {
 		t.Fatalf("conflict queue: state %q items %d", q.state, len(q.items))
 	}
 	q.list.Select(0)
@@ -300,7 +302,10 @@ func TestSettleAConflict(t *testing.T) {
 	}
 	e.key(fyne.KeyRight)
 	e.key(fyne.KeyT) // picks failure and the first type
-	e.ctrlS()
+	e.key(fyne.KeyN) // settles and opens the next conflict
+	if e.tab.player.ep.ID != other || !f.settle.Checked {
+		t.Errorf("N after settling opened %s (settling %v), want the other conflict", e.tab.player.ep.ID, f.settle.Checked)
+	}
 	var out string
 	var settled bool
 	if err := e.s.DB().QueryRow(`SELECT outcome, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&out, &settled); err != nil {
@@ -309,10 +314,10 @@ func TestSettleAConflict(t *testing.T) {
 	if out != dataset.OutcomeFailure || !settled {
 		t.Errorf("after settling: outcome %q settled %v", out, settled)
 	}
-	if q.counts[dataset.QueueConflict] != 0 || q.counts[dataset.QueueSettled] != 1 {
+	if q.counts[dataset.QueueConflict] != 1 || q.counts[dataset.QueueSettled] != 1 {
 		t.Errorf("counts after settling = %v", q.counts)
 	}
-	if q.agreement.Text == "" || q.agreement.Text[0] != '1' {
+	if q.agreement.Text == "" || q.agreement.Text[0] != '2' {
 		t.Errorf("agreement text = %q", q.agreement.Text)
 	}
 }

@@ -159,16 +159,51 @@ func (t *Tab) nextUnreviewed() {
 	if t.player.ep != nil {
 		after = t.player.ep.ID
 	}
-	it, ok, err := t.store.NextUnreviewed(t.queue.filter(), after)
+	var it dataset.QueueItem
+	var ok bool
+	var err error
+	if t.queue.state == dataset.QueueConflict {
+		it, ok, err = t.nextConflict(after)
+	} else {
+		it, ok, err = t.store.NextUnreviewed(t.queue.filter(), after)
+	}
 	if err != nil {
 		t.form.setStatus("Cannot read the queue: "+err.Error(), true)
 		return
 	}
 	if !ok {
+		if t.queue.state == dataset.QueueConflict {
+			t.form.setStatus("No conflict left: every disagreement matching the filters is settled.", false)
+			return
+		}
 		t.form.setStatus("Nothing left to review in this queue: every episode matching the filters has your review or is settled.", false)
 		return
 	}
 	t.openItem(it)
+}
+
+// nextConflict finds the next unsettled conflict after an episode, in the
+// queue's order, wrapping around.
+func (t *Tab) nextConflict(after string) (dataset.QueueItem, bool, error) {
+	f := t.queue.filter()
+	f.State = ""
+	q, err := t.store.ReviewQueue(f)
+	if err != nil {
+		return dataset.QueueItem{}, false, err
+	}
+	start := 0
+	for i, it := range q.Items {
+		if it.EpisodeID == after {
+			start = i + 1
+		}
+	}
+	for k := range q.Items {
+		it := q.Items[(start+k)%len(q.Items)]
+		if it.EpisodeID != after && it.In(dataset.QueueConflict) {
+			return it, true, nil
+		}
+	}
+	return dataset.QueueItem{}, false, nil
 }
 
 // openItem opens an episode in the player and the form.
