@@ -231,7 +231,7 @@ func (s *Store) endEpisode(ex interface {
 		reward = *end.reward
 	}
 	_, err := ex.Exec(`UPDATE episodes SET status=?, end_reason=?, final_answer=CASE WHEN ?='' THEN final_answer ELSE ? END,
-		final_url=CASE WHEN ?='' THEN final_url ELSE ? END, auto_reward=COALESCE(?, auto_reward), ended_at=? WHERE id=?`,
+		final_url=CASE WHEN ?='' THEN final_url ELSE ? END, auto_reward=COALESCE(?, auto_reward), ended_at=? WHERE id=? AND status='recording'`,
 		end.status, end.reason, end.answer, end.answer, end.finalURL, end.finalURL, reward, now(), id)
 	return err
 }

@@ -45,13 +45,18 @@ type Recorder struct {
 	store *Store
 	eng   engine.Engine
 
-	mu     sync.Mutex
-	opts   RecorderOptions
-	ep     string // current (or last) episode
-	next   int    // index of the next step
-	open   bool   // the episode is recording
-	failed error  // a write failure that stopped the episode's recording
-	closed bool
+	// op serialises Reset, Step and Close (the engine runs one at a time);
+	// mu guards the fields below and is never held while the engine works,
+	// so EpisodeID, Recording and Discard answer at once during a step.
+	op        sync.Mutex
+	mu        sync.Mutex
+	opts      RecorderOptions
+	ep        string // current (or last) episode
+	next      int    // index of the next step
+	open      bool   // the episode is recording
+	discarded bool   // the current episode was discarded
+	failed    error  // a write failure that stopped the episode's recording
+	closed    bool
 }
 
 var (
@@ -96,9 +101,9 @@ func (r *Recorder) Recording() bool {
 func (r *Recorder) Inner() engine.Engine { return r.eng }
 
 // task resolves the episode's task and fills the reset options from it.
-func (r *Recorder) task(opts *engine.ResetOptions) (Task, error) {
-	if r.opts.TaskID != "" {
-		t, err := r.store.GetTask(r.opts.TaskID)
+func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, error) {
+	if ro.TaskID != "" {
+		t, err := r.store.GetTask(ro.TaskID)
 		if err != nil {
 			return Task{}, err
 		}
@@ -113,14 +118,14 @@ func (r *Recorder) task(opts *engine.ResetOptions) (Task, error) {
 	if strings.TrimSpace(opts.StartURL) == "" {
 		return Task{}, errors.New("no task and no start URL: choose a task, or give a start URL")
 	}
-	goal := r.opts.Goal
+	goal := ro.Goal
 	if goal == "" {
 		goal = "Browse " + strings.TrimSpace(opts.StartURL)
 	}
 	if t, ok, err := r.store.FindTask(goal, opts.StartURL); err != nil || ok {
 		return t, err
 	}
-	cat := r.opts.Category
+	cat := ro.Category
 	if cat == "" {
 		cat = Navigation
 	}
@@ -136,16 +141,20 @@ func (r *Recorder) task(opts *engine.ResetOptions) (Task, error) {
 // transaction before the observation is returned. An episode still
 // recording is marked interrupted first.
 func (r *Recorder) Reset(ctx context.Context, opts engine.ResetOptions) (engine.Observation, error) {
+	r.op.Lock()
+	defer r.op.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return engine.Observation{}, errors.New("the recorder is closed")
 	}
-	if strings.TrimSpace(r.opts.Annotator) == "" {
+	ro := r.opts
+	r.stopCurrent()
+	r.mu.Unlock()
+	if strings.TrimSpace(ro.Annotator) == "" {
 		return engine.Observation{}, errors.New("no annotator: set your name before recording (or agent:NAME for an agent)")
 	}
-	r.stopCurrent()
-	t, err := r.task(&opts)
+	t, err := r.task(ro, &opts)
 	if err != nil {
 		return engine.Observation{}, err
 	}
@@ -164,11 +173,13 @@ func (r *Recorder) Reset(ctx context.Context, opts engine.ResetOptions) (engine.
 	if set == "" {
 		set = action.SetDefault
 	}
-	ep := Episode{ID: opts.EpisodeID, TaskID: t.ID, Annotator: r.opts.Annotator, ActionSet: set, EngineJSON: string(ij)}
+	ep := Episode{ID: opts.EpisodeID, TaskID: t.ID, Annotator: ro.Annotator, ActionSet: set, EngineJSON: string(ij)}
 	if err := r.saveReset(ep, obs); err != nil {
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
-	r.ep, r.next, r.open, r.failed = ep.ID, 1, !obs.Done, nil
+	r.mu.Lock()
+	r.ep, r.next, r.open, r.failed, r.discarded = ep.ID, 1, !obs.Done, nil, false
+	r.mu.Unlock()
 	return obs, nil
 }
 
@@ -217,15 +228,19 @@ func endOf(obs engine.Observation) episodeEnd {
 // locked), the error wraps ErrNotSaved, the step is not reported, and the
 // episode's recording stops with every earlier step kept.
 func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {
+	r.op.Lock()
+	defer r.op.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+	closed, failed, open, discarded, ep, idx := r.closed, r.failed, r.open, r.discarded, r.ep, r.next
+	r.mu.Unlock()
+	switch {
+	case closed:
 		return engine.Observation{}, errors.New("the recorder is closed")
-	}
-	if r.failed != nil {
-		return engine.Observation{}, fmt.Errorf("recording of this episode stopped after a step could not be saved (%v); its %d saved steps are kept — start a new episode", r.failed, r.next)
-	}
-	if !r.open {
+	case failed != nil:
+		return engine.Observation{}, fmt.Errorf("recording of this episode stopped after a step could not be saved (%v); its %d saved steps are kept — start a new episode", failed, idx)
+	case discarded:
+		return engine.Observation{}, errors.New("this episode was discarded; start a new episode to record again")
+	case !open:
 		// Nothing to record into: let the engine answer (it refuses steps
 		// before a reset and after the end).
 		return r.eng.Step(ctx, a)
@@ -238,18 +253,21 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 	if err != nil {
 		return obs, err
 	}
-	st := stepOf(r.ep, r.next, &a, string(aj), obs)
+	st := stepOf(ep, idx, &a, string(aj), obs)
 	var end *episodeEnd
 	if obs.Done {
 		e := endOf(obs)
 		end = &e
 	}
-	if err := r.store.appendStep(st, end); err != nil {
-		r.failed = err
+	werr := r.store.appendStep(st, end)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if werr != nil {
+		r.failed = werr
 		return engine.Observation{}, fmt.Errorf("step %d (%s) was done in the browser but %w: %w; recording of this episode stopped, its %d earlier steps are kept",
-			r.next, a.String(), ErrNotSaved, err, r.next)
+			idx, a.String(), ErrNotSaved, werr, idx)
 	}
-	r.next++
+	r.next = idx + 1
 	if obs.Done {
 		r.open = false
 	}
@@ -258,6 +276,7 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 
 // stopCurrent marks a recording (or failed) episode interrupted; a failure
 // to do so is harmless: the next Open after this program ends does it.
+// r.mu is held.
 func (r *Recorder) stopCurrent() error {
 	if r.ep == "" || (!r.open && r.failed == nil) {
 		return nil
@@ -277,7 +296,7 @@ func (r *Recorder) Discard() error {
 	if err := r.store.DiscardEpisode(r.ep); err != nil {
 		return err
 	}
-	r.open, r.failed = false, nil
+	r.open, r.failed, r.discarded = false, nil, true
 	return nil
 }
 
@@ -298,15 +317,22 @@ func (r *Recorder) Frames() <-chan engine.Frame {
 	return ch
 }
 
-// Close marks an episode still recording interrupted and closes the engine.
-// It is safe to call more than once.
+// Close closes the engine (aborting a step in progress) and marks an
+// episode still recording interrupted. It is safe to call more than once.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return nil
 	}
 	r.closed = true
-	err := r.stopCurrent()
-	return errors.Join(err, r.eng.Close())
+	r.mu.Unlock()
+	// Close the engine first: it aborts a step in progress, which then
+	// returns without recording anything.
+	cerr := r.eng.Close()
+	r.op.Lock()
+	defer r.op.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Join(r.stopCurrent(), cerr)
 }

@@ -148,6 +148,9 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if steps, _ := s.Steps(first); len(steps) != 3 {
 		t.Fatalf("discard lost steps: %d", len(steps))
 	}
+	if _, err := rec.Step(ctx, action.ScrollBy(10)); err == nil || !strings.Contains(err.Error(), "discarded") {
+		t.Fatalf("step after discard: %v", err)
+	}
 	// A reset while recording interrupts the open episode.
 	rec.Reset(ctx, engine.ResetOptions{})
 	second := rec.EpisodeID()
@@ -303,5 +306,74 @@ func TestRecorderLockedDatabase(t *testing.T) {
 	steps, _ := s.Steps(rec.EpisodeID())
 	if len(steps) != 1 {
 		t.Fatalf("%d steps stored, want only step 0", len(steps))
+	}
+}
+
+// slowEngine makes every step take a while, or hang until closed.
+type slowEngine struct {
+	*wmEngine
+	delay  time.Duration
+	closed chan struct{}
+}
+
+func (e *slowEngine) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {
+	select {
+	case <-time.After(e.delay):
+		return e.wmEngine.Step(ctx, a)
+	case <-e.closed:
+		return engine.Observation{}, errors.New("engine closed during the step")
+	}
+}
+
+func (e *slowEngine) Close() error {
+	select {
+	case <-e.closed:
+	default:
+		close(e.closed)
+	}
+	return e.wmEngine.Close()
+}
+
+func TestRecorderDuringASlowStep(t *testing.T) {
+	s := wmStore(t)
+	task := wmTask(t, s, "Slow", Navigation, "http://shop.waymark.test/")
+	eng := &slowEngine{wmEngine: newWMEngine(action.SetDefault, 0), delay: 400 * time.Millisecond, closed: make(chan struct{})}
+	rec := NewRecorder(s, eng, RecorderOptions{TaskID: task.ID, Annotator: "a"})
+	ctx := context.Background()
+	if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := rec.Step(ctx, action.ClickAt(1, 1)); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	id, recording := rec.EpisodeID(), rec.Recording()
+	if time.Since(start) > 50*time.Millisecond || id == "" || !recording {
+		t.Fatalf("EpisodeID/Recording blocked %v during a step (%q, %v)", time.Since(start), id, recording)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Close during a hanging step aborts it: nothing is recorded for it and
+	// the episode ends interrupted.
+	eng.delay = time.Hour
+	go func() { _, err := rec.Step(ctx, action.ClickAt(2, 2)); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	closed := make(chan error, 1)
+	go func() { closed <- rec.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for a hanging step")
+	}
+	if err := <-done; err == nil {
+		t.Fatal("the aborted step reported success")
+	}
+	ep, _ := s.GetEpisode(id)
+	if steps, _ := s.Steps(id); len(steps) != 2 || ep.Status != StatusInterrupted {
+		t.Fatalf("after close: %d steps, status %s", len(steps), ep.Status)
 	}
 }
