@@ -296,10 +296,9 @@ func (e *Engine) shutdownBrowser() {
 		e.allocCancel() // waits for the process to exit
 	}
 	if e.proc != nil {
-		// Chromium helpers may outlive a killed main process.
-		syscall.Kill(-e.proc.Pid, syscall.SIGKILL)
 		e.proc.Kill()
 	}
+	killLeftovers(e.profile)
 	if e.profile != "" {
 		if err := removeProfile(e.profile); err != nil {
 			e.logf("browser: could not remove profile %s: %v", e.profile, err)

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -230,4 +231,41 @@ func chromiumVersion(path string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// killLeftovers kills processes still running with the profile folder
+// (Chromium helpers outlive a killed main process). Chromium passes
+// --user-data-dir to every child, and the folder is unique to this engine.
+func killLeftovers(profile string) {
+	if profile == "" {
+		return
+	}
+	flag := []byte("--user-data-dir=" + profile)
+	for pass, quiet := 0, 0; pass < 20 && quiet < 3; pass++ {
+		found := false
+		ents, _ := os.ReadDir("/proc")
+		for _, en := range ents {
+			pid, err := strconv.Atoi(en.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + en.Name() + "/cmdline")
+			if err != nil {
+				continue
+			}
+			for _, arg := range bytes.Split(b, []byte{0}) {
+				if bytes.Equal(arg, flag) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					found = true
+					break
+				}
+			}
+		}
+		if found {
+			quiet = 0
+		} else {
+			quiet++
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

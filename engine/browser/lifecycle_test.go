@@ -49,7 +49,7 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 	})
 	t.Run("killed Chromium", func(t *testing.T) {
 		reset(t, e, ts.URL+"/")
-		pid := e.BrowserPID()
+		pid, profile := e.BrowserPID(), e.Profile()
 		if pid == 0 {
 			t.Fatal("no browser pid")
 		}
@@ -65,6 +65,12 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		}
 		if e.BrowserPID() == pid {
 			t.Fatal("same browser pid after the kill")
+		}
+		if left := procsWith(profile); len(left) > 0 {
+			t.Errorf("helpers of the killed browser still run: %v", left)
+		}
+		if _, err := os.Stat(profile); !os.IsNotExist(err) {
+			t.Errorf("old profile %s still there", profile)
 		}
 	})
 	t.Run("hung renderer times out and refuses steps", func(t *testing.T) {
