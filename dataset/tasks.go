@@ -225,7 +225,9 @@ type TaskFilter struct {
 	NotDemonstrated bool
 	// Search matches the goal, the start URL or the source (case-insensitive
 	// substring).
-	Search        string
+	Search string
+	// UndoneFirst lists the tasks not yet demonstrated before the others.
+	UndoneFirst   bool
 	Limit, Offset int
 }
 
@@ -264,14 +266,18 @@ type TaskItem struct {
 }
 
 // ListTasks lists tasks, sorted by category (canonical order), then source
-// and goal.
+// and goal; with f.UndoneFirst the tasks not yet demonstrated come first.
 func (s *Store) ListTasks(f TaskFilter) ([]TaskItem, error) {
 	where, args := f.where()
 	q := `SELECT ` + taskColumns + `,
 		(SELECT COUNT(*) FROM episodes e WHERE e.task_id = t.id),
 		(SELECT COUNT(*) FROM episodes e WHERE e.task_id = t.id AND e.status = 'finished' AND e.annotator NOT LIKE 'agent:%')
 		FROM tasks t` + where + `
-		ORDER BY CASE t.category WHEN 'information' THEN 0 WHEN 'navigation' THEN 1 ELSE 2 END, t.source, t.goal`
+		ORDER BY `
+	if f.UndoneFirst {
+		q += `EXISTS (` + demonstratedEpisodes + `), `
+	}
+	q += `CASE t.category WHEN 'information' THEN 0 WHEN 'navigation' THEN 1 ELSE 2 END, t.source, t.goal`
 	q, args = limitOffset(q, args, f.Limit, f.Offset)
 	rows, err := s.db.Query(q, args...)
 	if err != nil {

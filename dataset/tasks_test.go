@@ -158,6 +158,10 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 	if strings.Join(ids(todo), "|") != strings.Join([]string{info.Goal, other.Goal, inter.Goal}, "|") {
 		t.Fatalf("not demonstrated: %q", ids(todo))
 	}
+	undone, _ := s.ListTasks(TaskFilter{UndoneFirst: true})
+	if strings.Join(ids(undone), "|") != strings.Join([]string{info.Goal, other.Goal, inter.Goal, nav.Goal}, "|") {
+		t.Fatalf("undone first: %q", ids(undone))
+	}
 	if l, _ := s.ListTasks(TaskFilter{Category: Navigation}); len(l) != 2 {
 		t.Fatalf("navigation: %q", ids(l))
 	}
