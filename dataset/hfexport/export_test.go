@@ -538,6 +538,17 @@ func TestExportCrashLeftovers(t *testing.T) {
 	stale := filepath.Join(dir, ".ds"+partialInfix+"123")
 	os.MkdirAll(filepath.Join(stale, "steps"), 0o755)
 	os.WriteFile(filepath.Join(stale, "steps", "train.partial-00000.parquet"), []byte("PAR1"), 0o644)
+	// a partial folder of an export still running (its lock is held) is kept
+	busy := filepath.Join(dir, ".ds"+partialInfix+"456")
+	os.MkdirAll(busy, 0o755)
+	lf, err := os.Create(filepath.Join(busy, lockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
 	other := filepath.Join(dir, ".other-hidden")
 	os.MkdirAll(other, 0o755)
 	mustExport(t, f, opts(filepath.Join(dir, "ds")))
@@ -546,6 +557,9 @@ func TestExportCrashLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("an unrelated folder was removed")
+	}
+	if _, err := os.Stat(busy); err != nil {
+		t.Errorf("the folder of a running export was removed")
 	}
 }
 

@@ -155,10 +155,22 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 			os.RemoveAll(tmp)
 		}
 	}()
+	// A lock inside the temporary folder tells a concurrent export of the
+	// same target that this folder is in use, not left by a crash.
+	lockPath := filepath.Join(tmp, lockFile)
+	lock, err := os.Create(lockPath)
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot write in %s: %w (check its permissions or choose another output folder)", parent, err)
+	}
+	defer lock.Close()
+	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 
 	x := &exporter{ctx: ctx, db: store.DB(), o: &o, root: tmp, eps: eps, progress: progress}
 	res, err := x.run()
 	if err != nil {
+		return Result{}, explainWriteError(ctx, err, target)
+	}
+	if err := os.Remove(lockPath); err != nil {
 		return Result{}, explainWriteError(ctx, err, target)
 	}
 	if err := swapInto(tmp, target, replace); err != nil {
@@ -254,7 +266,8 @@ func checkTarget(target string, force bool) (bool, error) {
 }
 
 // removeStale deletes hidden folders a crashed export of the same target
-// left behind (they carry our infix in their name).
+// left behind (they carry our infix in their name); folders whose lock a
+// running export holds are left alone.
 func removeStale(parent, base string) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -262,10 +275,32 @@ func removeStale(parent, base string) {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() && (strings.HasPrefix(n, "."+base+partialInfix) || strings.HasPrefix(n, "."+base+oldInfix)) {
-			os.RemoveAll(filepath.Join(parent, n))
+		if !e.IsDir() || !(strings.HasPrefix(n, "."+base+partialInfix) || strings.HasPrefix(n, "."+base+oldInfix)) {
+			continue
 		}
+		dir := filepath.Join(parent, n)
+		if inUse(dir) {
+			continue
+		}
+		os.RemoveAll(dir)
 	}
+}
+
+// lockFile is held (flock) by a running export inside its temporary folder.
+const lockFile = ".lock"
+
+// inUse reports whether a running export holds the folder's lock.
+func inUse(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, lockFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
 }
 
 // swapInto renames the finished temporary folder to the target, replacing a
