@@ -190,6 +190,15 @@ func TestOps(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a DOM change 40 ms after a click's first change is observed", func(t *testing.T) {
+		reset(t, e, ts.URL+"/")
+		for i := 0; i < 3; i++ {
+			eval[any](t, e, `document.title = 'ops'`)
+			if obs := step(t, e, action.ClickAt(50, 275)); obs.Title != "chain 2" {
+				t.Fatalf("observed title %q", obs.Title)
+			}
+		}
+	})
 	t.Run("wait and finish", func(t *testing.T) {
 		reset(t, e, ts.URL+"/")
 		start := time.Now()

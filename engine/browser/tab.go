@@ -62,7 +62,7 @@ const infoScript = `(() => {
 // finished for netQuiet and nothing changed for domQuiet.
 var (
 	netQuiet  = 60 * time.Millisecond
-	domQuiet  = 25 * time.Millisecond
+	domQuiet  = 50 * time.Millisecond
 	pollEvery = 8 * time.Millisecond
 )
 
