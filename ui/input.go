@@ -18,7 +18,7 @@ const (
 	TypingPause = 600 * time.Millisecond
 	// WheelPause ends a wheel gesture: notches closer together than this
 	// become one scroll action.
-	WheelPause = 250 * time.Millisecond
+	WheelPause = 400 * time.Millisecond
 	// WheelPixelsPerUnit turns Fyne's wheel units (25 per notch on Linux)
 	// into page pixels (100 per notch, as Chrome scrolls).
 	WheelPixelsPerUnit = 4

@@ -703,7 +703,8 @@ func (r *RecordTab) stepDone(run *Runner, res StepResult) {
 		r.clickDelays = append(r.clickDelays, d)
 		r.mu.Unlock()
 		if r.opts.Debugf != nil {
-			r.opts.Debugf("click→timeline %d ms (step %d, engine %d ms)", d.Milliseconds(), row.idx, res.Latency.Milliseconds())
+			r.opts.Debugf("click→timeline %d ms (step %d: queued %d ms, engine %d ms, to the screen %d ms)", d.Milliseconds(), row.idx,
+				res.Started.Sub(res.Queued).Milliseconds(), res.Latency.Milliseconds(), time.Since(res.Started.Add(res.Latency)).Milliseconds())
 		}
 	}
 	r.lastURL = res.Obs.URL
@@ -761,6 +762,9 @@ func (r *RecordTab) ended(run *Runner, reason string, last action.Observation, d
 	r.queued, r.running, r.typing, r.scrollDY = nil, nil, "", 0
 	r.showPending()
 	r.sync()
+	if r.opts.Debugf != nil {
+		r.opts.Debugf("episode %s ended reason=%s steps=%d", r.episodeID, reason, max(0, len(r.rows)-1))
+	}
 	if reason == action.EndInterrupted {
 		return // the window is closing
 	}
@@ -891,7 +895,8 @@ func (r *RecordTab) askFinish() {
 		ans.SetPlaceHolder("The answer you found")
 	}
 	ans.Validator = func(s string) error { return FinishAnswerError(cat, s) }
-	d := dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
+	var d *dialog.FormDialog
+	d = dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
 		if ok {
 			if err := r.Finish(ans.Text); err != nil {
 				r.setError(err.Error())
@@ -899,6 +904,7 @@ func (r *RecordTab) askFinish() {
 		}
 		r.ctx.Window.Canvas().Focus(r.view)
 	}, r.ctx.Window)
+	ans.OnSubmitted = func(string) { d.Submit() } // Enter finishes (when the answer is valid)
 	d.Resize(fyne.NewSize(460, 0))
 	d.Show()
 	r.ctx.Window.Canvas().Focus(ans)

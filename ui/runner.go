@@ -35,6 +35,7 @@ type StepResult struct {
 	Obs     action.Observation
 	Err     error
 	Queued  time.Time     // when the input was made
+	Started time.Time     // when the engine began the step
 	Latency time.Duration // from the start of the step to its result
 }
 
@@ -232,7 +233,7 @@ func (r *Runner) loop(ctx context.Context) {
 
 		start := time.Now()
 		obs, err := o.Engine.Step(ctx, item.a)
-		res := StepResult{Action: item.a, Obs: obs, Err: err, Queued: item.at, Latency: time.Since(start)}
+		res := StepResult{Action: item.a, Obs: obs, Err: err, Queued: item.at, Started: start, Latency: time.Since(start)}
 		r.mu.Lock()
 		r.running = nil
 		r.reportPendingLocked()

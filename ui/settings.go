@@ -205,13 +205,15 @@ func AskAnnotator(w fyne.Window, onName func(string)) {
 		}
 		return nil
 	}
-	d := dialog.NewForm("Welcome to Waymark", "Continue", "Later",
+	var d *dialog.FormDialog
+	d = dialog.NewForm("Welcome to Waymark", "Continue", "Later",
 		[]*widget.FormItem{{Text: "Annotator name", Widget: name, HintText: "Stored with every episode you record; change it in Settings"}},
 		func(ok bool) {
 			if ok {
 				onName(strings.TrimSpace(name.Text))
 			}
 		}, w)
+	name.OnSubmitted = func(string) { d.Submit() }
 	d.Resize(fyne.NewSize(480, 0))
 	d.Show()
 	w.Canvas().Focus(name)

@@ -1,0 +1,527 @@
+package app
+
+// End-to-end tests of the real binary: it is built with `go build`, run on a
+// private Xvfb display, driven with xdotool like a person, and its database
+// is then read back. They need Xvfb, xdotool and Chromium, and are skipped
+// (with the reason) when one is missing or with -short.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"waymark/dataset"
+)
+
+// e2ePage reports where clicks land and what was typed; a red box moves for
+// the first animMS milliseconds after load so the live view has frames to
+// show (the frame rate is measured then).
+const e2ePage = `<!doctype html><html><head><title>Waymark e2e</title><style>
+body{margin:0;font:16px sans-serif;background:#f4f6f8}
+#q{position:absolute;left:100px;top:60px;width:300px;height:40px;font-size:20px}
+#box{position:absolute;left:560px;top:480px;width:60px;height:60px;background:#e33;border-radius:8px}
+h1{position:absolute;left:100px;top:130px;margin:0;font-size:22px;color:#234}
+</style></head><body>
+<input id=q autocomplete=off placeholder="type here">
+<h1>Click anywhere: the page reports where.</h1>
+<div id=box></div>
+<script>
+function rep(o){fetch('/report',{method:'POST',body:JSON.stringify(o)})}
+document.addEventListener('mousedown',e=>rep({kind:'click',x:e.clientX,y:e.clientY}));
+document.getElementById('q').addEventListener('keydown',e=>{if(e.key==='Enter')rep({kind:'enter',value:e.target.value})});
+const t0=performance.now();
+function anim(t){const b=document.getElementById('box');const dt=t-t0;
+ if(dt<ANIM_MS){b.style.transform='translateX('+(Math.sin(dt/150)*120).toFixed(1)+'px)';requestAnimationFrame(anim)}}
+requestAnimationFrame(anim);
+</script></body></html>`
+
+type pageReport struct {
+	Kind  string  `json:"kind"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Value string  `json:"value"`
+}
+
+// reportServer serves e2ePage and collects its reports.
+type reportServer struct {
+	*httptest.Server
+	mu      sync.Mutex
+	reports []pageReport
+}
+
+func newReportServer(t testing.TB, animMS int) *reportServer {
+	rs := &reportServer{}
+	page := strings.Replace(e2ePage, "ANIM_MS", strconv.Itoa(animMS), 1)
+	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/report":
+			var p pageReport
+			if err := json.NewDecoder(r.Body).Decode(&p); err == nil {
+				rs.mu.Lock()
+				rs.reports = append(rs.reports, p)
+				rs.mu.Unlock()
+			}
+			w.WriteHeader(http.StatusNoContent)
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, page)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(rs.Close)
+	return rs
+}
+
+func (rs *reportServer) all() []pageReport {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.reports)
+}
+
+func needTools(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end GUI test skipped with -short")
+	}
+	for _, tool := range []string{"Xvfb", "xdotool", "chromium", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("end-to-end GUI test needs %s, which is not installed (make deps installs it)", tool)
+		}
+	}
+}
+
+// startXvfb starts a private X display and returns its name (":N").
+func startXvfb(t testing.TB) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x900x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		r.Close()
+	}()
+	select {
+	case n := <-line:
+		if n == "" {
+			t.Fatal("Xvfb gave no display number")
+		}
+		return ":" + n
+	case <-time.After(10 * time.Second):
+		t.Fatal("Xvfb did not start in 10 s")
+	}
+	return ""
+}
+
+var buildOnce struct {
+	sync.Once
+	path string
+	err  error
+	dir  string
+}
+
+// buildBinary builds the real waymark binary once per test binary.
+func buildBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "waymark-e2e-bin")
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		buildOnce.dir = dir
+		buildOnce.path = filepath.Join(dir, "waymark")
+		cmd := exec.Command("go", "build", "-o", buildOnce.path, ".")
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildOnce.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildOnce.err != nil {
+		t.Fatal(buildOnce.err)
+	}
+	return buildOnce.path
+}
+
+// guiRun is one running app.
+type guiRun struct {
+	t       testing.TB
+	cmd     *exec.Cmd
+	display string
+	dbPath  string
+	mu      sync.Mutex
+	lines   []string
+	exited  chan struct{}
+	viewX   int // the live view's top-left on the screen
+	viewY   int
+}
+
+// startGUI runs the binary on display with a fresh database, annotator
+// preferences and the given extra settings, starting the task at startURL.
+func startGUI(t testing.TB, display, startURL string, prefs map[string]any, extra ...string) *guiRun {
+	t.Helper()
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config")
+	prefDir := filepath.Join(cfg, "fyne", AppID)
+	if err := os.MkdirAll(prefDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := map[string]any{"annotator": "E2E Tester"}
+	for k, v := range prefs {
+		p[k] = v
+	}
+	pj, _ := json.Marshal(p)
+	if err := os.WriteFile(filepath.Join(prefDir, "preferences.json"), pj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := &guiRun{t: t, display: display, dbPath: filepath.Join(dir, "e2e.db"), exited: make(chan struct{})}
+	args := append([]string{"--db", g.dbPath, "gui", "--debug", "--start-task", startURL,
+		"--goal", "E2E: type a word and answer 42", "--category", "information"}, extra...)
+	g.cmd = exec.Command(bin, args...)
+	g.cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1",
+		"XDG_CONFIG_HOME="+cfg, "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"))
+	stderr, err := g.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.cmd.Stdout = io.Discard
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			g.mu.Lock()
+			g.lines = append(g.lines, sc.Text())
+			g.mu.Unlock()
+		}
+		g.cmd.Wait()
+		close(g.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-g.exited:
+		default:
+			g.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-g.exited:
+			case <-time.After(30 * time.Second):
+				g.cmd.Process.Kill()
+				<-g.exited
+			}
+		}
+		if t.Failed() {
+			g.mu.Lock()
+			t.Logf("app log:\n%s", strings.Join(g.lines, "\n"))
+			g.mu.Unlock()
+		}
+	})
+	m := g.waitLine(`liveview at (\d+),(\d+) size 800x600 scale 1 `, 90*time.Second)
+	wx, wy := g.windowPos()
+	vx, _ := strconv.Atoi(m[1])
+	vy, _ := strconv.Atoi(m[2])
+	g.viewX, g.viewY = wx+vx, wy+vy
+	return g
+}
+
+// waitLine waits for a log line matching re and returns its submatches.
+func (g *guiRun) waitLine(re string, d time.Duration) []string {
+	g.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(d)
+	for {
+		g.mu.Lock()
+		for _, l := range g.lines {
+			if m := rx.FindStringSubmatch(l); m != nil {
+				g.mu.Unlock()
+				return m
+			}
+		}
+		g.mu.Unlock()
+		select {
+		case <-g.exited:
+			g.t.Fatalf("the app exited while waiting for %q", re)
+		default:
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("no log line %q within %v", re, d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// matches returns the submatches of every log line matching re.
+func (g *guiRun) matches(re string) [][]string {
+	rx := regexp.MustCompile(re)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out [][]string
+	for _, l := range g.lines {
+		if m := rx.FindStringSubmatch(l); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (g *guiRun) xdo(args ...string) string {
+	g.t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+g.display)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		g.t.Fatalf("xdotool %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (g *guiRun) windowPos() (int, int) {
+	g.t.Helper()
+	out := g.xdo("search", "--name", "^Waymark$", "getwindowgeometry")
+	m := regexp.MustCompile(`Position: (\d+),(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		g.t.Fatalf("window position not found in %q", out)
+	}
+	x, _ := strconv.Atoi(m[1])
+	y, _ := strconv.Atoi(m[2])
+	return x, y
+}
+
+// clickPage clicks viewport pixel x,y of the live view.
+func (g *guiRun) clickPage(x, y int) {
+	g.xdo("mousemove", strconv.Itoa(g.viewX+x), strconv.Itoa(g.viewY+y), "click", "1")
+}
+
+func (g *guiRun) screenshot(path string) {
+	g.t.Helper()
+	cmd := exec.Command("import", "-window", "root", path)
+	cmd.Env = append(os.Environ(), "DISPLAY="+g.display)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		g.t.Errorf("screenshot: %v\n%s", err, out)
+	}
+}
+
+// children lists the processes whose parent is the app.
+func (g *guiRun) children() []int {
+	pid := g.cmd.Process.Pid
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i > 0 {
+			f := strings.Fields(s[i+1:])
+			if len(f) > 2 && f[1] == strconv.Itoa(pid) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// rssKB reads the app's resident memory.
+func (g *guiRun) rssKB() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", g.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+// quit closes the app as a window manager would (SIGTERM goes through the
+// same close path) and checks that it leaves no child process behind.
+func (g *guiRun) quit() {
+	g.t.Helper()
+	kids := g.children()
+	g.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-g.exited:
+	case <-time.After(40 * time.Second):
+		g.t.Fatal("the app did not exit within 40 s of SIGTERM")
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, k := range kids {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", k)); err == nil && !strings.Contains(string(b), ") Z ") {
+			g.t.Errorf("process %d (a child of the app) is still running after it exited: %s", k, b)
+		}
+	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
+	needTools(t)
+	display := startXvfb(t)
+	rs := newReportServer(t, 6000)
+	g := startGUI(t, display, rs.URL+"/", nil)
+
+	// Frames per second shown while the box animates (the first 6 s).
+	time.Sleep(5 * time.Second)
+	var fps []float64
+	for _, m := range g.matches(`frames/s shown=(\d+)`) {
+		f, _ := strconv.ParseFloat(m[1], 64)
+		fps = append(fps, f)
+	}
+	time.Sleep(1500 * time.Millisecond) // let the animation stop: steps settle faster
+
+	// Two clicks, a word, Enter; each waits for its step in the timeline.
+	clicks := [][2]int{{500, 300}, {250, 80}}
+	for i, c := range clicks {
+		g.clickPage(c[0], c[1])
+		g.waitLine(fmt.Sprintf(`click→timeline \d+ ms \(step %d:`, i+1), 30*time.Second)
+	}
+	g.xdo("type", "--delay", "60", "hello")
+	g.xdo("key", "Return")
+	deadline := time.Now().Add(30 * time.Second)
+	for !slices.ContainsFunc(rs.all(), func(p pageReport) bool { return p.Kind == "enter" }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the page never saw Enter; reports %+v", rs.all())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	shot := filepath.Join(os.TempDir(), "waymark-e2e-record.png")
+	time.Sleep(800 * time.Millisecond)
+	g.screenshot(shot)
+	t.Logf("screenshot of the window: %s", shot)
+
+	// Finish with the toolbar shortcut; the answer dialog takes 42 and Enter.
+	g.xdo("key", "ctrl+shift+f")
+	time.Sleep(1200 * time.Millisecond)
+	g.xdo("type", "--delay", "60", "42")
+	g.xdo("key", "Return")
+	g.waitLine(`ended reason=finished steps=5`, 30*time.Second)
+	time.Sleep(800 * time.Millisecond)
+	g.screenshot(filepath.Join(os.TempDir(), "waymark-e2e-ended.png"))
+	var delays []float64
+	for _, m := range g.matches(`click→timeline (\d+) ms`) {
+		f, _ := strconv.ParseFloat(m[1], 64)
+		delays = append(delays, f)
+	}
+	g.quit()
+
+	// The database holds exactly those actions.
+	store, err := dataset.Open(g.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %+v, %v; want exactly one", eps, err)
+	}
+	ep := eps[0]
+	if ep.Status != dataset.StatusFinished || ep.FinalAnswer != "42" || ep.Annotator != "E2E Tester" {
+		t.Errorf("episode status %q answer %q annotator %q", ep.Status, ep.FinalAnswer, ep.Annotator)
+	}
+	steps, err := store.Steps(ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range steps[1:] {
+		got = append(got, s.Action.String())
+	}
+	want := []string{"click 500,300", "click 250,80", `type "hello"`, "key ENTER", `finish "42"`}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("stored actions %q\nwant %q", got, want)
+	}
+	// Where the page says the clicks landed: within 1 px of the stored x,y.
+	var landed []pageReport
+	for _, p := range rs.all() {
+		if p.Kind == "click" {
+			landed = append(landed, p)
+		}
+	}
+	if len(landed) != len(clicks) {
+		t.Fatalf("page saw %d clicks, want %d: %+v", len(landed), len(clicks), landed)
+	}
+	for i, p := range landed {
+		a := steps[i+1].Action
+		if dx, dy := p.X-float64(*a.X), p.Y-float64(*a.Y); dx < -1 || dx > 1 || dy < -1 || dy > 1 {
+			t.Errorf("click %d stored at %d,%d but landed at %v,%v", i, *a.X, *a.Y, p.X, p.Y)
+		}
+		if *a.X != clicks[i][0] || *a.Y != clicks[i][1] {
+			t.Errorf("click %d made at viewport %v was stored as %d,%d", i, clicks[i], *a.X, *a.Y)
+		}
+	}
+	if e := rs.all(); !slices.ContainsFunc(e, func(p pageReport) bool { return p.Kind == "enter" && p.Value == "hello" }) {
+		t.Errorf("the page did not get \"hello\" then Enter: %+v", e)
+	}
+	t.Logf("live view frames/s during the animation: %v (max %.0f)", fps, slices.Max(append(fps, 0)))
+	t.Logf("click→timeline ms: %v (median %.0f)", delays, median(delays))
+}
+
+// BenchmarkGUI200Steps drives the real app through a 200-step episode
+// (clicks on a static part of the page, each waiting for its step in the
+// timeline) and reports the click→timeline median and the app's memory
+// after 200 steps. One run per benchmark: b.N is not used.
+func BenchmarkGUI200Steps(b *testing.B) {
+	needTools(b)
+	display := startXvfb(b)
+	rs := newReportServer(b, 0)
+	g := startGUI(b, display, rs.URL+"/", map[string]any{"max_steps": 200, "action_wait_s": 1.5})
+	rss0 := g.rssKB()
+	b.ResetTimer()
+	for i := 1; i <= 200; i++ {
+		g.clickPage(300+(i%20)*10, 300+(i/20)*10)
+		g.waitLine(fmt.Sprintf(`click→timeline \d+ ms \(step %d:`, i), 60*time.Second)
+	}
+	g.waitLine(`ended reason=step_limit steps=200`, 60*time.Second)
+	b.StopTimer()
+	time.Sleep(time.Second)
+	rss := g.rssKB()
+	var delays []float64
+	for _, m := range g.matches(`click→timeline (\d+) ms`) {
+		f, _ := strconv.ParseFloat(m[1], 64)
+		delays = append(delays, f)
+	}
+	g.quit()
+	b.ReportMetric(median(delays), "click→timeline-median-ms")
+	b.ReportMetric(float64(rss)/1024, "rss-MB-after-200-steps")
+	b.ReportMetric(float64(rss0)/1024, "rss-MB-at-start")
+}
