@@ -380,3 +380,60 @@ func TestGuidelines(t *testing.T) {
 		t.Errorf("empty text should restore the default")
 	}
 }
+
+// BenchmarkReviewQueue10k lists a queue of 10,000 episodes (30% with two
+// reviews, some in conflict) with counts, and computes agreement.
+func BenchmarkReviewQueue10k(b *testing.B) {
+	s := rvStore(b)
+	task := rvTask(b, s, "Benchmark task", Navigation)
+	tx, err := s.DB().Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now().Add(-time.Hour)
+	for i := range 10000 {
+		id := fmt.Sprintf("ep-%05d", i)
+		if _, err := tx.Exec(`INSERT INTO episodes(id, task_id, annotator, action_set, status, num_steps, started_at) VALUES(?,?,?,?,?,?,?)`,
+			id, task, fmt.Sprintf("ann%d", i%7), "default", StatusFinished, 10, FormatTime(t0.Add(time.Duration(i)*time.Second))); err != nil {
+			b.Fatal(err)
+		}
+		if i%10 < 3 {
+			for j, who := range []string{"alice", "bob"} {
+				out := Outcomes[(i/10+j*(i%3))%2]
+				if _, err := tx.Exec(`INSERT INTO reviews(id, episode_id, reviewer, outcome, created_at) VALUES(?,?,?,?,?)`,
+					fmt.Sprintf("r-%d-%d", i, j), id, who, out, FormatTime(t0.Add(time.Duration(i)*time.Second))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("queue", func(b *testing.B) {
+		for b.Loop() {
+			q, err := s.ReviewQueue(QueueFilter{Reviewer: "alice", State: QueueUnreviewed, Limit: 200})
+			if err != nil || q.Counts[QueueUnreviewed] != 7000 {
+				b.Fatalf("%v %v", err, q.Counts)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/queue")
+	})
+	b.Run("next", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok, err := s.NextUnreviewed(QueueFilter{Reviewer: "alice"}, "ep-05000"); err != nil || !ok {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/next")
+	})
+	b.Run("agreement", func(b *testing.B) {
+		for b.Loop() {
+			ag, err := s.Agreement()
+			if err != nil || ag.Episodes != 3000 {
+				b.Fatalf("%v %d", err, ag.Episodes)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/agreement")
+	})
+}
