@@ -39,32 +39,3 @@ class BrowserObservation(Observation):
     controls: List[Dict[str, Any]] = Field(default_factory=list)
     page_text: str = ""
 
-if __name__ == "__main__": print(json.dumps({"action": BrowserAction.model_json_schema(), "observation": BrowserObservation.model_json_schema(), "state": State.model_json_schema()}, separators=(",",":")))
-import json
-from pydantic import ValidationError
-from models import BrowserAction
-cases = [
- {"metadata":{},"op":"click","x":900,"y":300,"text":"","dy":0},
- {"op":"click","x":-1,"y":600},
- {"op":"click"},
- {"op":"type","text":""},
- {"op":"key","text":"F5"},
- {"op":"scroll","dy":5000},
- {"op":"scroll","dy":"abc"},
- {"op":"scroll","dy":1.5},
- {"op":"fly"},
- {"x":1},
- {"op":"click","x":1,"y":2,"button":"left"},
- {"op":"type","text":"a"*2001},
- {"op":"type","text":5},
- {"op":"wait","metadata":[]},
- {"op":"click","x":"12","y":3.0},
-]
-out = []
-for c in cases:
-    try:
-        BrowserAction.model_validate(c); errs = []
-    except ValidationError as e:
-        errs = json.loads(e.json())
-    out.append({"input": c, "errors": errs})
-print(json.dumps(out, indent=1))
