@@ -141,3 +141,44 @@ func BenchmarkReset(b *testing.B) {
 	}
 	report(b, samples)
 }
+
+// BenchmarkStaticVsFloor alternates a bare click+screenshot and a full
+// static click step, so both see the same machine load, and reports the
+// ratio of the medians (target ≤ 1.5).
+func BenchmarkStaticVsFloor(b *testing.B) {
+	e, _ := benchEngine(b)
+	var floor, full []time.Duration
+	for b.Loop() {
+		tb := e.ep.tab
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		if err := click(ctx, 600, 500, 1); err != nil {
+			b.Fatal(err)
+		}
+		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+		cancel()
+		if err != nil || len(res.Data) == 0 {
+			b.Fatal(err)
+		}
+		floor = append(floor, time.Since(start))
+
+		start = time.Now()
+		obs := step(b, e, action.ClickAt(600, 500))
+		full = append(full, time.Since(start))
+		if obs.Error != "" || len(obs.Screenshot) == 0 {
+			b.Fatalf("%+v", obs)
+		}
+		if e.State().StepCount >= e.set.MaxSteps-1 {
+			b.StopTimer()
+			reset(b, e, e.ep.lastURL)
+			b.StartTimer()
+		}
+	}
+	slices.Sort(floor)
+	slices.Sort(full)
+	f, s := floor[len(floor)/2], full[len(full)/2]
+	b.ReportMetric(float64(f.Microseconds())/1000, "ms/floor-median")
+	b.ReportMetric(float64(s.Microseconds())/1000, "ms/step-median")
+	b.ReportMetric(float64(s)/float64(f), "ratio")
+	b.ReportMetric(0, "ns/op")
+}
