@@ -132,6 +132,15 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
 	defer cancel()
+	// Each stateless reset starts a browser: run as many at once as there
+	// may be sessions, so a burst of requests cannot exhaust the machine.
+	select {
+	case s.statelessSlots <- struct{}{}:
+		defer func() { <-s.statelessSlots }()
+	case <-ctx.Done():
+		internalError(w)
+		return
+	}
 	rr, err := s.parseReset(body)
 	if err != nil {
 		s.opts.Logf("openenv: POST /reset: %v", err)

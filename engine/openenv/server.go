@@ -109,7 +109,8 @@ type Server struct {
 	sessions map[string]*session
 	wg       sync.WaitGroup
 
-	pongs atomic.Int64
+	pongs          atomic.Int64
+	statelessSlots chan struct{} // browsers started by stateless HTTP /reset
 }
 
 // NewServer checks the options and builds the handler.
@@ -135,7 +136,7 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
-	s := &Server{opts: opts, sessions: map[string]*session{}}
+	s := &Server{opts: opts, sessions: map[string]*session{}, statelessSlots: make(chan struct{}, opts.MaxSessions)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mux = http.NewServeMux()
 	s.routes()
