@@ -318,8 +318,11 @@ loop:
 		qmu.Unlock()
 		if m == nil {
 			if rerr != nil || ctx.Err() != nil {
-				if rerr != nil && websocket.CloseStatus(rerr) == -1 && ctx.Err() == nil {
+				switch {
+				case rerr != nil && websocket.CloseStatus(rerr) == -1:
 					reason = "connection lost: " + rerr.Error()
+				case rerr == nil:
+					reason = "server stopping or client not answering pings"
 				}
 				break
 			}
