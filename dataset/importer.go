@@ -23,7 +23,7 @@ import (
 	"waymark/engine/action"
 )
 
-// Task import: JSON Lines, a JSON array, CSV/TSV with a header row, and
+// Task import: JSON Lines, a JSON array, CSV (comma or semicolon) or TSV with a header row, and
 // Parquet (for example a Hugging Face dataset's file).
 //
 // Columns are found by name, case-insensitively, first match wins:
@@ -757,6 +757,9 @@ func readCSV(data []byte, name string, comma rune) (table, error) {
 	tab := table{format: "csv"}
 	if comma == '\t' {
 		tab.format = "tsv"
+	}
+	if first, _, _ := bytes.Cut(data, []byte("\n")); comma == ',' && !bytes.ContainsRune(first, ',') && bytes.ContainsRune(first, ';') {
+		comma = ';' // spreadsheets in many locales save CSV with semicolons
 	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comma = comma

@@ -157,6 +157,10 @@ func TestImportCSVAndTSV(t *testing.T) {
 	if cart, ok, _ := s.FindTask("Open the cart", "http://shop.waymark.test/"); !ok || cart.Category != Navigation {
 		t.Fatalf("default category: %+v", cart)
 	}
+	semi := "goal;url;category\nRead the weather;http://wiki.waymark.test/weather;info\n"
+	if rep, err := s.ImportTasks(strings.NewReader(semi), "excel.csv", ImportOptions{}); err != nil || rep.Imported != 1 {
+		t.Fatalf("semicolon CSV: %v %s %v", err, rep.Summary(), rep.Skipped)
+	}
 	tsv := "goal\turl\tcategory\nRead the news\thttp://wiki.waymark.test/news\tinformation\nToo\tmany\tfields\there\n"
 	rep, err = s.ImportTasks(strings.NewReader(tsv), "x.tsv", ImportOptions{})
 	if err != nil || rep.Imported != 1 || rep.Format != "tsv" {
