@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,13 @@ func debugLogger(w io.Writer, on bool) func(string, ...any) {
 // RunGUI opens the main window and returns when it is closed. The store,
 // the practice sites and any browser are closed before it returns.
 func RunGUI(env *Env, f guiFlags) error {
+	if path := os.Getenv("WAYMARK_CPUPROFILE"); path != "" && f.debug {
+		if pf, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(pf) == nil {
+				defer func() { pprof.StopCPUProfile(); pf.Close() }()
+			}
+		}
+	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	prefs := a.Preferences()

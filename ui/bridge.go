@@ -19,6 +19,9 @@ import (
 // Nothing else in ui calls fyne.Do. The zero value is ready to use.
 type Bridge struct {
 	closed atomic.Bool
+	// post, when set, replaces fyne.Do (tests run the hand-offs on their
+	// own goroutine, as the real main loop would).
+	post func(func())
 }
 
 // Do runs fn on the Fyne goroutine (after the current callback when called
@@ -28,11 +31,16 @@ func (b *Bridge) Do(fn func()) {
 	if b.closed.Load() {
 		return
 	}
-	fyne.Do(func() {
+	run := func() {
 		if !b.closed.Load() {
 			fn()
 		}
-	})
+	}
+	if b.post != nil {
+		b.post(run)
+		return
+	}
+	fyne.Do(run)
 }
 
 // After runs fn on the Fyne goroutine once d has passed.

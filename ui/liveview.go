@@ -266,10 +266,13 @@ type liveRenderer struct {
 
 func (r *liveRenderer) Layout(s fyne.Size) {
 	v := r.v
-	for _, o := range []fyne.CanvasObject{v.bg, v.img, v.still, v.focusBox} {
+	for _, o := range []fyne.CanvasObject{v.bg, v.img, v.still} {
 		o.Move(fyne.NewPos(0, 0))
 		o.Resize(s)
 	}
+	// The focus ring sits just outside the picture so it hides no page pixel.
+	v.focusBox.Move(fyne.NewPos(-2, -2))
+	v.focusBox.Resize(s.AddWidthHeight(4, 4))
 	v.hint.Move(fyne.NewPos(0, s.Height/2-14))
 	v.hint.Resize(fyne.NewSize(s.Width, 28))
 	v.layoutOverlays(s)
@@ -310,7 +313,9 @@ func (v *LiveView) MouseDown(ev *desktop.MouseEvent) {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil && !v.focused {
 		c.Focus(v)
 	}
-	v.touched()
+	if !v.ShowingStill() { // a press on a still picture only returns to live (on release)
+		v.touched()
+	}
 	switch ev.Button {
 	case desktop.MouseButtonPrimary:
 		v.down = true
@@ -361,6 +366,7 @@ func (v *LiveView) release(at fyne.Position) {
 	if abs(x2-x) <= dragThreshold && abs(y2-y) <= dragThreshold {
 		if v.ShowingStill() {
 			v.ShowLive()
+			v.touched()
 			v.refuse("Back to the live page: that click was not sent. Click again to act on the page.")
 			return
 		}

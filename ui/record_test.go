@@ -1,0 +1,242 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// mainLoop stands in for Fyne's main goroutine: hand-offs queue here and
+// the test runs them, so widgets are only touched by the test goroutine.
+type mainLoop struct{ ch chan func() }
+
+func newMainLoop() (*mainLoop, *Bridge) {
+	m := &mainLoop{ch: make(chan func(), 1024)}
+	return m, &Bridge{post: func(f func()) { m.ch <- f }}
+}
+
+// until runs hand-offs until cond holds.
+func (m *mainLoop) until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for !cond() {
+		select {
+		case f := <-m.ch:
+			f()
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// shotEngine is a gateEngine whose observations carry a PNG screenshot.
+type shotEngine struct {
+	gateEngine
+	png []byte
+}
+
+func (e *shotEngine) Reset(ctx context.Context, o engine.ResetOptions) (action.Observation, error) {
+	return action.Observation{URL: o.StartURL, Screenshot: e.png}, nil
+}
+
+func (e *shotEngine) Step(ctx context.Context, a action.Action) (action.Observation, error) {
+	obs, err := e.gateEngine.Step(ctx, a)
+	obs.Screenshot = e.png
+	return obs, err
+}
+
+func testPNG(t *testing.T) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 800, 600))
+	for y := range 600 {
+		for x := range 800 {
+			img.Set(x, y, color.RGBA{200, uint8(x / 4), uint8(y / 3), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+type recordFixture struct {
+	tab   *RecordTab
+	loop  *mainLoop
+	store *dataset.Store
+	eng   *shotEngine
+	task  dataset.Task
+	win   fyne.Window
+}
+
+func newRecordFixture(t *testing.T, category string) *recordFixture {
+	t.Helper()
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme()) // the test theme lacks bold monospace
+	store, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	task, err := store.AddTask(dataset.Task{Goal: "Find the answer", Category: category, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &recordFixture{store: store, task: task, eng: &shotEngine{gateEngine: gateEngine{gate: make(chan struct{})}, png: testPNG(t)}}
+	loop, b := newMainLoop()
+	f.loop = loop
+	f.win = test.NewTempWindow(t, nil)
+	ctx := &Context{App: fyne.CurrentApp(), Window: f.win, Store: store}
+	settings := DefaultSettings()
+	settings.Annotator = "Tester"
+	f.tab = NewRecordTab(ctx, b, RecordOptions{
+		Settings: func() Settings { return settings },
+		Open: func(ctx context.Context, t dataset.Task, s Settings) (*Opened, error) {
+			rec := dataset.NewRecorder(store, f.eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
+			return &Opened{Engine: rec}, nil
+		},
+	})
+	f.win.SetContent(f.tab.Content())
+	f.win.Resize(fyne.NewSize(1200, 800))
+	t.Cleanup(func() {
+		close(f.eng.gate)
+		if f.tab.runner != nil {
+			f.tab.runner.Stop(action.EndInterrupted, false)
+			f.tab.runner.Wait(2 * time.Second)
+		}
+	})
+	f.tab.StartTask(task)
+	loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+	return f
+}
+
+func (f *recordFixture) storedActions(t *testing.T) []string {
+	t.Helper()
+	eps, err := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %v %v", eps, err)
+	}
+	steps, err := f.store.Steps(eps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range steps[1:] {
+		out = append(out, s.Action.String())
+	}
+	return out
+}
+
+func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	v := f.tab.View()
+	f.tab.mapper.SetPauses(time.Hour, time.Hour) // only flushes by other input
+	if f.tab.finishBtn.Disabled() || !f.tab.startBtn.Disabled() {
+		t.Fatal("while recording, Finish must be enabled and Start disabled")
+	}
+	click(v, fyne.NewPos(120, 80))
+	f.loop.until(t, "the click to run", func() bool { return strings.Contains(v.PendingText(), "▶ click 120,80") })
+	// The click's step is blocked: these inputs wait, in order.
+	test.Type(v, "abc")
+	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -50}})
+	f.tab.mapper.Flush()
+	f.loop.until(t, "the queue to show", func() bool {
+		return strings.Contains(v.PendingText(), `queued 3: type "abc", key ENTER, scroll 200`)
+	})
+	for range 4 {
+		f.eng.gate <- struct{}{}
+	}
+	f.loop.until(t, "four steps in the timeline", func() bool { return len(f.tab.rows) == 5 })
+	var got []string
+	for _, r := range f.tab.rows[1:] {
+		got = append(got, r.text)
+	}
+	want := []string{"click 120,80", `type "abc"`, "key ENTER", "scroll 200"}
+	equal(t, got, want)
+	equal(t, f.storedActions(t), want)
+	if !strings.HasPrefix(f.tab.stepLbl.Text, "Step 4 / 20") {
+		t.Fatalf("status says %q", f.tab.stepLbl.Text)
+	}
+	// Selecting a step shows it without disturbing the recording.
+	f.tab.timeline.Select(1)
+	f.loop.until(t, "the still picture", func() bool { return v.ShowingStill() })
+	if !strings.Contains(v.BannerText(), "click 120,80") {
+		t.Fatalf("banner %q", v.BannerText())
+	}
+	click(v, fyne.NewPos(10, 10)) // returns to live, not sent
+	if v.ShowingStill() || f.tab.runner.Busy() {
+		t.Fatal("a click on the still picture must only return to the live page")
+	}
+}
+
+func TestRecordTabFinishNeedsAnswerForInformation(t *testing.T) {
+	f := newRecordFixture(t, dataset.Information)
+	if err := f.tab.Finish("  "); err == nil {
+		t.Fatal("an information task finished without an answer")
+	}
+	if f.tab.runner.Busy() {
+		t.Fatal("a refused finish was sent")
+	}
+	if err := f.tab.Finish("42"); err != nil {
+		t.Fatal(err)
+	}
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the episode to end", func() bool { return f.tab.state == stEnded })
+	equal(t, f.storedActions(t), []string{`finish "42"`})
+	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	if eps[0].Status != dataset.StatusFinished || eps[0].FinalAnswer != "42" || eps[0].Annotator != "Tester" {
+		t.Fatalf("episode %+v", eps[0])
+	}
+	if !f.tab.finishBtn.Disabled() || f.tab.restartBtn.Disabled() {
+		t.Fatal("after the end: Finish disabled, Restart enabled")
+	}
+	// Other categories may finish without one.
+	if err := FinishAnswerError(dataset.Navigation, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRecordTabCloseSavesPendingInput(t *testing.T) {
+	f := newRecordFixture(t, dataset.Interaction)
+	v := f.tab.View()
+	test.Type(v, "unsent") // still buffered when the window closes
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); f.eng.gate <- struct{}{} }()
+	f.tab.Close()
+	wg.Wait()
+	equal(t, f.storedActions(t), []string{`type "unsent"`})
+	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	if eps[0].Status != dataset.StatusInterrupted {
+		t.Fatalf("status %q after closing, want interrupted", eps[0].Status)
+	}
+	if !f.eng.closed {
+		t.Fatal("engine not closed")
+	}
+}
+
+func TestObservationErrorsInWords(t *testing.T) {
+	for _, code := range []string{action.ErrPageLoadTimeout, action.ErrRendererTimeout, action.ErrRendererCrashed, action.ErrBotVerification, "net::ERR_NAME_NOT_RESOLVED"} {
+		msg := ObservationError(code)
+		if msg == "" || msg == code || !strings.HasSuffix(msg, ".") {
+			t.Errorf("%q → %q", code, msg)
+		}
+	}
+	if StepError(&action.ValidationError{Errors: []action.FieldError{{Msg: "Value error, unsupported key"}}}) == "" {
+		t.Error("validation error not explained")
+	}
+}
