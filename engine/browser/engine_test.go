@@ -329,6 +329,20 @@ func TestEpisodeRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("dialogs are accepted, file choosers do not open", func(t *testing.T) {
+		obs := reset(t, e, ts.URL+"/alert")
+		if obs.Title != "after alert" || obs.Error != "" {
+			t.Fatalf("alert at load: %q %q", obs.Title, obs.Error)
+		}
+		obs = step(t, e, action.ClickAt(400, 450))
+		if obs.Title != "confirmed" {
+			t.Fatalf("confirm: %q %q", obs.Title, obs.Error)
+		}
+		obs = step(t, e, action.ClickAt(400, 150))
+		if obs.Error != "" || obs.Done {
+			t.Fatalf("file input click: %q", obs.Error)
+		}
+	})
 	t.Run("downloads are denied", func(t *testing.T) {
 		home, _ := os.UserHomeDir()
 		dirs := []string{filepath.Join(home, "Downloads"), e.Profile(), "."}

@@ -84,6 +84,10 @@ func newSite(t testing.TB) *httptest.Server {
 	mux.HandleFunc("/cloudflare-hidden", html(`<html><body><p>cloudflare</p><p style="display:none">verify you are human</p></body></html>`))
 	mux.HandleFunc("/opener", html(`<html><head><title>opener</title></head><body style="margin:0"><button onclick="window.open('/popup')" style="width:800px;height:600px">open</button></body></html>`))
 	mux.HandleFunc("/popup", html(`<html><head><title>popup</title></head><body style="margin:0"><button onclick="window.close()" style="width:800px;height:600px">close</button></body></html>`))
+	mux.HandleFunc("/alert", html(`<html><head><title>before</title></head><body style="margin:0">
+<input type="file" id="f" style="width:800px;height:300px">
+<button style="width:800px;height:300px" onclick="document.title = confirm('sure?') ? 'confirmed' : 'refused'">ask</button>
+<script>alert('hello'); document.title = 'after alert';</script></body></html>`))
 	mux.HandleFunc("/hang", html(`<html><body style="margin:0"><div id="h" style="width:800px;height:600px" onmousedown="for(;;){}">hang</div></body></html>`))
 	mux.HandleFunc("/download", html(`<html><body style="margin:0"><a id="d" href="/file.bin" style="display:block;width:800px;height:600px">download</a></body></html>`))
 	mux.HandleFunc("/file.bin", func(w http.ResponseWriter, r *http.Request) {

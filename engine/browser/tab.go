@@ -384,6 +384,10 @@ func (t *tab) setup(ctx context.Context, d time.Duration) error {
 		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](settleScript)); err != nil {
 			return err
 		}
+		// No native file dialog on the display: a file input click does nothing.
+		if _, err := chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
+			return err
+		}
 		if _, err := chromedp.Call(ctx, page.BringToFront, cdp.Empty{}); err != nil {
 			return err
 		}
