@@ -195,7 +195,10 @@ func (f *form) load(it dataset.QueueItem) {
 	f.updating = true
 	f.reason.SetText("")
 	f.updating = false
-	conflict := it.In(dataset.QueueConflict) || it.Settled
+	// Other reviewers' labels are shown only in the conflict and settled
+	// queues: elsewhere they would bias an independent review.
+	settlingQueue := f.t.queue.state == dataset.QueueConflict || f.t.queue.state == dataset.QueueSettled
+	conflict := (it.In(dataset.QueueConflict) || it.Settled) && settlingQueue
 	var others []dataset.Review
 	if conflict {
 		cur, err := f.t.store.CurrentReviews(it.EpisodeID)
@@ -204,7 +207,7 @@ func (f *form) load(it dataset.QueueItem) {
 		}
 		others = cur
 	}
-	settling := conflict && (f.t.queue.state == dataset.QueueConflict || f.t.queue.state == dataset.QueueSettled)
+	settling := conflict
 	f.updating = true
 	f.settle.SetChecked(settling)
 	f.updating = false

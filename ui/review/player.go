@@ -106,10 +106,44 @@ func (p *player) build() fyne.CanvasObject {
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	bar := container.NewHBox(prev, next, flip, p.mode)
-	centre := container.NewVScroll(container.NewVBox(header, container.NewHBox(p.view), bar, p.info))
+	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, container.NewVBox(bar, p.info)))
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
-	return container.NewBorder(nil, nil, nil, minWidth(steps, 225), centre)
+	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
 }
+
+// fitLayout gives its first object (the screenshot) the largest 4:3 area
+// that fits above the second (the step bar), at most 800×600 (one viewport
+// pixel per logical unit), in whole units, at the top left, and puts the
+// second right under it. Smaller windows get a scaled-down screenshot
+// rather than a scroll bar.
+type fitLayout struct{}
+
+func (fitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	var belowH float32
+	if len(objs) > 1 {
+		belowH = objs[1].MinSize().Height + theme.Padding()
+	}
+	w := min(size.Width, (size.Height-belowH)*4/3, float32(action.ViewportWidth))
+	w = float32(int(w/4) * 4) // a multiple of 4 keeps the height whole
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(w, w*3/4))
+	if len(objs) > 1 {
+		objs[1].Move(fyne.NewPos(0, w*3/4+theme.Padding()))
+		objs[1].Resize(fyne.NewSize(size.Width, belowH-theme.Padding()))
+	}
+}
+
+func (fitLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	s := fyne.NewSize(minViewWidth, minViewWidth*3/4)
+	if len(objs) > 1 {
+		m := objs[1].MinSize()
+		s = fyne.NewSize(max(s.Width, m.Width), s.Height+theme.Padding()+m.Height)
+	}
+	return s
+}
+
+// minViewWidth is the smallest the screenshot gets (logical units).
+const minViewWidth = 560
 
 // open loads an episode's metadata and step list and shows its first action
 // at once; thumbnails follow lazily as rows become visible.
@@ -360,9 +394,11 @@ func (p *player) shot(i int) (image.Image, error) {
 
 func (p *player) createStepRow() fyne.CanvasObject {
 	img := &canvas.Image{FillMode: canvas.ImageFillContain, ScaleMode: canvas.ImageScaleFastest}
-	img.SetMinSize(fyne.NewSize(80, 60))
+	img.SetMinSize(fyne.NewSize(72, 54))
 	title := widget.NewLabel("0 · start")
 	title.Truncation = fyne.TextTruncateEllipsis
+	title.SizeName = theme.SizeNameCaptionText
+	title.TextStyle = fyne.TextStyle{Bold: true}
 	sub := widget.NewLabel("")
 	sub.Truncation = fyne.TextTruncateEllipsis
 	sub.SizeName = theme.SizeNameCaptionText

@@ -425,3 +425,51 @@ func TestReasonFieldKeepsCtrlS(t *testing.T) {
 		t.Error("Escape did not give the keys back")
 	}
 }
+
+// TestFitsTheMainWindow: the tab asks for no more than the main window
+// allows a tab (else it would get a sideways scroll bar).
+func TestFitsTheMainWindow(t *testing.T) {
+	e := newEnv(t)
+	e.key(fyne.KeyN)
+	if w := e.tab.Content().MinSize().Width; w > ui.MaxTabWidth {
+		t.Errorf("tab min width %.0f > ui.MaxTabWidth %d", w, ui.MaxTabWidth)
+	}
+	// In a wide window the screenshot is shown 1:1.
+	if s := e.tab.player.view.Size(); s.Width != 800 || s.Height != 600 {
+		t.Errorf("screenshot shown at %v in a 1700-wide window, want 800×600", s)
+	}
+	// In a narrow one it shrinks, keeping 4:3.
+	e.w.Resize(fyne.NewSize(1200, 800))
+	if s := e.tab.player.view.Size(); s.Width >= 800 || s.Width < 560 || s.Width*3 != s.Height*4 {
+		t.Errorf("screenshot shown at %v in a 1200-wide window", s)
+	}
+}
+
+// TestNoPeekingOutsideTheConflictQueue: reviewing a disputed episode from
+// the ordinary queue shows no other reviewer's label.
+func TestNoPeekingOutsideTheConflictQueue(t *testing.T) {
+	e := newEnv(t)
+	for _, r := range []dataset.Review{
+		{EpisodeID: e.eps[2], Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
+		{EpisodeID: e.eps[2], Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
+	} {
+		if _, err := e.s.SaveReview(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.tab.Shown()
+	e.key(fyne.KeyN)
+	if e.tab.player.ep.ID != e.eps[2] {
+		t.Fatal("N did not open the disputed episode")
+	}
+	if !e.tab.form.othersBox.Hidden {
+		t.Error("other reviews shown in the unreviewed queue")
+	}
+	e.key(fyne.Key1)
+	e.ctrlS()
+	var settles int
+	e.s.DB().QueryRow(`SELECT COUNT(*) FROM reviews WHERE settles=1`).Scan(&settles)
+	if settles != 0 {
+		t.Error("an ordinary review was stored as a settling label")
+	}
+}

@@ -6,7 +6,7 @@
 //
 //	←/→ step · Home/End first/last · Space before/after
 //	1–4 outcome · T failure type · M/U flag the step
-//	Ctrl+S save · N save and open the next unreviewed episode
+//	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
 // All methods run on the Fyne goroutine; thumbnails load on a worker
 // goroutine that hands them over with fyne.Do.
@@ -32,6 +32,9 @@ type Tab struct {
 	queue  queuePanel
 	player player
 	form   form
+
+	side               *container.AppTabs
+	labelTab, queueTab *container.TabItem
 
 	content fyne.CanvasObject
 }
@@ -83,11 +86,26 @@ func minWidth(obj fyne.CanvasObject, w float32) fyne.CanvasObject {
 	return container.NewStack(r, obj)
 }
 
+// build lays the tab out within ui.MaxTabWidth: the player (its screenshot
+// shrinks to fit, up to 800×600) and the step list, and a side panel whose
+// tabs hold the label form (with the guidelines) and the queue (with the
+// agreement).
 func (t *Tab) build() fyne.CanvasObject {
-	left := minWidth(t.queue.build(), 270)
-	center := t.player.build()
-	right := minWidth(t.form.build(), 330)
-	return container.NewBorder(nil, nil, left, right, center)
+	t.labelTab = container.NewTabItem("Label", t.form.build())
+	t.queueTab = container.NewTabItem("Queue", t.queue.build())
+	t.side = container.NewAppTabs(t.queueTab, t.labelTab)
+	t.side.OnSelected = func(*container.TabItem) { t.unfocus() }
+	right := minWidth(t.side, 330)
+	return container.NewBorder(nil, nil, nil, right, t.player.build())
+}
+
+// showSide shows the label form (label true) or the queue in the side panel.
+func (t *Tab) showSide(label bool) {
+	if label {
+		t.side.Select(t.labelTab)
+	} else {
+		t.side.Select(t.queueTab)
+	}
 }
 
 // TypedKey handles the review keys when no widget inside has taken them.
@@ -113,6 +131,8 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 		t.form.toggleFlag(dataset.FlagUnnecessary)
 	case fyne.KeyN:
 		t.saveAndNext()
+	case fyne.KeyQ:
+		t.showSide(t.side.Selected() != t.queueTab)
 	default:
 		return false
 	}
@@ -214,6 +234,7 @@ func (t *Tab) openItem(it dataset.QueueItem) {
 	}
 	t.form.load(it)
 	t.queue.markOpen(it.EpisodeID)
+	t.showSide(true)
 	if c := t.canvas(); c != nil {
 		c.Unfocus()
 	}

@@ -58,7 +58,7 @@ func main() {
 		c.AddShortcut(sc, func(sc fyne.Shortcut) { tab.TypedShortcut(sc) })
 	}
 	_ = desktop.CustomShortcut{}
-	w.Resize(fyne.NewSize(1760, 1000))
+	w.Resize(fyne.NewSize(1240, 900))
 	w.SetOnClosed(tab.Close)
 	fmt.Println("ready")
 	w.ShowAndRun()
