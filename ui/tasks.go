@@ -153,13 +153,13 @@ func orDash(s string) string {
 
 func (t *TasksTab) filter() dataset.TaskFilter {
 	f := dataset.TaskFilter{Search: t.search.Text, Archived: t.archived.Checked}
-	if s := t.catSel.Selected; s != "" && s != allCats {
-		f.Category = strings.Fields(s)[0]
+	if i := t.catSel.SelectedIndex(); i > 0 && i <= len(dataset.Categories) {
+		f.Category = dataset.Categories[i-1]
 	}
-	if s := t.srcSel.Selected; s != "" && s != allSrcs {
-		f.Source = sourceOf(s)
+	if i := t.srcSel.SelectedIndex(); i > 0 {
+		f.Source = sourceOf(t.srcSel.Selected)
 	}
-	if t.demoSel.Selected == demoNot {
+	if t.demoSel.SelectedIndex() == 1 {
 		f.NotDemonstrated = true
 	}
 	return f
@@ -187,7 +187,7 @@ func (t *TasksTab) Reload() {
 		t.counts.SetText("Cannot read the tasks: " + err.Error())
 		return
 	}
-	if t.demoSel.Selected == demoDone {
+	if t.demoSel.SelectedIndex() == 2 {
 		kept := items[:0]
 		for _, it := range items {
 			if it.Demonstrations > 0 {
