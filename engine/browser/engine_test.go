@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -327,6 +328,21 @@ func TestEpisodeRules(t *testing.T) {
 			if obs.Reward == nil || *obs.Reward != c.want {
 				t.Errorf("check %+v after %s: reward %v, want %v", *c.check, c.last, obs.Reward, c.want)
 			}
+		}
+	})
+	t.Run("a network error is reported with the address that failed", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := "http://" + l.Addr().String() + "/x"
+		l.Close()
+		obs := reset(t, e, u)
+		if obs.URL != u || obs.Error != "net::ERR_CONNECTION_REFUSED" || obs.Done || len(obs.Screenshot) == 0 {
+			t.Fatalf("refused: url %q error %q done %v", obs.URL, obs.Error, obs.Done)
+		}
+		if obs = step(t, e, action.ScrollBy(5)); obs.URL != u || obs.Error != "" {
+			t.Fatalf("next step: url %q error %q", obs.URL, obs.Error)
 		}
 	})
 	t.Run("dialogs are accepted, file choosers do not open", func(t *testing.T) {

@@ -268,6 +268,15 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 		wg.Go(func() { png, shotErr = t.screenshot(ctx, e.set.OpTimeout) })
 		url, title, bot, infErr = t.info(ctx, e.set.OpTimeout)
 		wg.Wait()
+		if strings.HasPrefix(url, "chrome-error://") && e.browserAlive() {
+			// A network error page: report the address that failed, as the
+			// address bar shows it.
+			uctx, cancel := context.WithTimeout(e.browserCtx, 2*time.Second)
+			if u := t.targetURL(uctx); u != "" {
+				url = u
+			}
+			cancel()
+		}
 		obs.Screenshot, obs.URL, obs.Title = png, url, title
 		switch {
 		case errors.Is(shotErr, errCrashed) || errors.Is(infErr, errCrashed):
