@@ -76,6 +76,9 @@ func runExport(env *Env, args []string) error {
 		verb = "Replaced"
 	}
 	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", verb, res.Dir, res.Episodes, res.Steps, len(res.Files), exportSize(res.Bytes))
+	if res.BadImages > 0 {
+		fmt.Fprintf(env.Stdout, "Note: %d stored screenshots were not PNGs; their image cells are empty (the store is unchanged).\n", res.BadImages)
+	}
 	for _, sp := range res.Splits {
 		fmt.Fprintf(env.Stdout, "  %-5s %d tasks, %d episodes, %d steps\n", sp.Name, sp.Tasks, sp.Episodes, sp.Steps)
 	}

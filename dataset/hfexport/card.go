@@ -27,6 +27,7 @@ type cardStats struct {
 	settled       int // conflicts settled by a settling label
 	unresolved    int // conflicts exported with a null outcome
 	reviewers     int
+	badImages     int     // stored screenshots that were not PNGs
 	kappa         float64 // Fleiss' kappa over multiply reviewed episodes
 	kappaOK       bool
 	reviewed      int // exported episodes with ≥ 1 review
@@ -293,6 +294,11 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		b.WriteString(strings.Join(parts, ";") + ".\n\n")
 	}
 
+	if s.badImages > 0 {
+		fmt.Fprintf(&b, "%s stored by the recorder %s not a PNG and %s left empty (null).\n\n",
+			plural(s.badImages, "screenshot", "screenshots"), map[bool]string{true: "was", false: "were"}[s.badImages == 1],
+			map[bool]string{true: "is", false: "are"}[s.badImages == 1])
+	}
 	b.WriteString("## Action space and coordinates\n\n")
 	b.WriteString("Every `x`, `y` is a pixel of the 800×600 viewport (and of the screenshot): `0 ≤ x < 800`, " +
 		"`0 ≤ y < 600`, origin at the top left. Times are UTC; durations are milliseconds. The `action` column " +

@@ -658,16 +658,27 @@ func TestExportDamagedSteps(t *testing.T) {
 	f.exec(`UPDATE steps SET screenshot = NULL WHERE episode_id = 'e' AND idx = 1`)
 	f.exec(`UPDATE steps SET screenshot = x'' WHERE episode_id = 'e' AND idx = 3`)
 	f.exec(`UPDATE steps SET action_json = '{"op":' WHERE episode_id = 'e' AND idx = 2`)
+	f.exec(`UPDATE steps SET screenshot = x'ffd8ffe000104a464946' WHERE episode_id = 'e' AND idx = 2`) // a JPEG header
 	o := opts(filepath.Join(t.TempDir(), "ds"))
 	o.TestFraction = 0
-	mustExport(t, f, o)
+	o.License = " CC-BY-4.0 "
+	res := mustExport(t, f, o)
+	if res.BadImages != 1 {
+		t.Errorf("BadImages %d, want 1", res.BadImages)
+	}
 	fo := checkFolder(t, o.Out)
 	rows := fo.steps["train"]
 	if len(rows) != 3 {
 		t.Fatalf("%d rows", len(rows))
 	}
-	if rows[0].Screenshot == nil || rows[1].Screenshot != nil || rows[2].Screenshot == nil {
-		t.Errorf("screenshots: %v %v %v", rows[0].Screenshot != nil, rows[1].Screenshot != nil, rows[2].Screenshot != nil)
+	if rows[0].Screenshot == nil || rows[1].Screenshot != nil || rows[2].Screenshot != nil {
+		t.Errorf("screenshots: %v %v %v, want only the first", rows[0].Screenshot != nil, rows[1].Screenshot != nil, rows[2].Screenshot != nil)
+	}
+	if !strings.Contains(fo.card.body, "1 screenshot stored by the recorder was not a PNG") {
+		t.Errorf("card does not mention the bad screenshot")
+	}
+	if fo.card.raw["license"] != "cc-by-4.0" {
+		t.Errorf("license %v", fo.card.raw["license"])
 	}
 	if rows[1].Action != nil || rows[1].BrowserGymAction != nil || *rows[1].ActionJSON != `{"op":` {
 		t.Errorf("malformed action: %+v %v %q", rows[1].Action, rows[1].BrowserGymAction, *rows[1].ActionJSON)

@@ -104,6 +104,9 @@ type Result struct {
 	Bytes int64
 	// Replaced is true when a previous Waymark export was replaced.
 	Replaced bool
+	// BadImages counts stored screenshots that were not PNGs and were
+	// written as null images (the store is not changed).
+	BadImages int
 }
 
 // Errors a caller can test with errors.Is; their messages say what to do.
@@ -118,6 +121,7 @@ var (
 // Export writes the episodes chosen by o as a Hugging Face dataset folder at
 // o.Out. progress (may be nil) is called from Export's goroutine.
 func Export(ctx context.Context, store *dataset.Store, o Options, progress func(Progress)) (Result, error) {
+	o.License = strings.ToLower(strings.TrimSpace(o.License))
 	if err := o.validate(); err != nil {
 		return Result{}, err
 	}

@@ -1,6 +1,7 @@
 package hfexport
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -35,6 +36,7 @@ type exporter struct {
 	bytes      int64
 	files      []string
 	stats      cardStats
+	badImages  int // stored screenshots that are not PNGs (written as null)
 }
 
 // shard is one Parquet file being written.
@@ -207,6 +209,7 @@ func (x *exporter) run() (Result, error) {
 	if err := x.stats.loadReviewers(x.ctx, x.db, x.eps); err != nil {
 		return Result{}, err
 	}
+	x.stats.badImages = x.badImages
 	card := renderCard(x.o, splits, &x.stats)
 	if err := x.writeFile("README.md", []byte(card)); err != nil {
 		return Result{}, err
@@ -219,7 +222,7 @@ func (x *exporter) run() (Result, error) {
 		return Result{}, err
 	}
 	x.report(true)
-	res := Result{Splits: splits, Files: x.files, Bytes: x.bytes}
+	res := Result{Splits: splits, Files: x.files, Bytes: x.bytes, BadImages: x.badImages}
 	for _, s := range splits {
 		res.Episodes += s.Episodes
 		res.Steps += s.Steps
@@ -368,7 +371,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 			}
 			if havePrev {
 				r.URL = str(prevURL)
-				if len(prevShot) > 0 {
+				if x.usable(prevShot) {
 					r.Screenshot = &hfImage{Bytes: prevShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, prevIdx))}
 				}
 			}
@@ -435,7 +438,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 			}
 		}
 	}
-	if havePrev && len(prevShot) > 0 {
+	if havePrev && x.usable(prevShot) {
 		r.FinalScreenshot = &hfImage{Bytes: prevShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, prevIdx))}
 	}
 	if err := episodes.write(r, len(prevShot)); err != nil {
@@ -443,6 +446,22 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 	}
 	x.stats.add(e, written, start)
 	return nil
+}
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// usable reports whether a stored screenshot can go in an Image cell: a
+// missing one (renderer timeout) or one that is not a PNG becomes null, so
+// the viewer and datasets never choke on a cell; the store keeps the bytes.
+func (x *exporter) usable(shot []byte) bool {
+	if len(shot) == 0 {
+		return false
+	}
+	if !bytes.HasPrefix(shot, pngSignature) {
+		x.badImages++
+		return false
+	}
+	return true
 }
 
 type marker struct {
