@@ -154,6 +154,7 @@ func (t *Tab) refreshAnnotators() {
 		}
 	}
 	t.annotators.Selected = keep
+	t.annotators.Horizontal = len(names) <= 6 // a long list stacks instead of widening the form
 	t.annotators.Refresh()
 }
 
@@ -309,6 +310,9 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 		var parts []string
 		for _, s := range res.Splits {
 			parts = append(parts, fmt.Sprintf("%s: %d episodes of %d tasks", s.Name, s.Episodes, s.Tasks))
+		}
+		if res.BadImages > 0 {
+			msg += fmt.Sprintf(" %d stored screenshots were not PNGs; their image cells are empty.", res.BadImages)
 		}
 		t.status.SetText(msg + " " + strings.Join(parts, "; ") + ".\nLoad it with datasets.load_dataset(\"" + res.Dir + "\").")
 		t.force.SetChecked(false)
