@@ -242,6 +242,19 @@ func (s *Store) DiscardEpisode(id string) error {
 	return s.setStatus(id, StatusDiscarded, action.EndDiscarded)
 }
 
+// SetEpisodeAnnotator renames who recorded an episode (e.g. an agent that
+// names itself in a step's metadata after the episode began).
+func (s *Store) SetEpisodeAnnotator(id, annotator string) error {
+	res, err := s.db.Exec(`UPDATE episodes SET annotator=? WHERE id=?`, annotator, id)
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("episode %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
 // InterruptEpisode marks a recording episode interrupted (its program
 // stopped recording before the episode ended).
 func (s *Store) InterruptEpisode(id string) error {

@@ -171,3 +171,25 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 		t.Fatal("the marker decoded as a PNG")
 	}
 }
+
+func TestSetEpisodeAnnotator(t *testing.T) {
+	s := wmStore(t)
+	task := wmTask(t, s, "Q", Information, "http://wiki.waymark.test/")
+	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "agent:127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetEpisodeAnnotator(e.ID, "agent:planner"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetEpisode(e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Annotator != "agent:planner" {
+		t.Fatalf("annotator = %q, want agent:planner", got.Annotator)
+	}
+	if err := s.SetEpisodeAnnotator("no-such-episode", "x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown episode: err = %v, want ErrNotFound", err)
+	}
+}
