@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"waymark/engine/action"
 )
 
 // rvStore opens a fresh store in a temp folder.
@@ -40,42 +42,50 @@ func rvPNG(t testing.TB, c color.Color) []byte {
 	return buf.Bytes()
 }
 
-// rvTask inserts a task with plain SQL (the fixtures must not depend on the
-// task API being written in parallel).
+// rvTask adds a task through the store's API.
 func rvTask(t testing.TB, s *Store, goal, category string) string {
 	t.Helper()
-	id := uuid.NewString()
-	_, err := s.DB().Exec(`INSERT INTO tasks(id, goal, category, start_url, created_at, updated_at) VALUES(?,?,?,?,?,?)`,
-		id, goal, category, "http://127.0.0.1/"+id, now(), now())
+	task, err := s.AddTask(Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	return task.ID
 }
 
-// rvEpisode inserts an episode with n actions (n+1 steps, real PNGs).
+// rvEpisode records an episode with n actions (n+1 steps with real PNGs)
+// through the store's API and leaves it in the given status.
 func rvEpisode(t testing.TB, s *Store, taskID, annotator, status string, n int, started time.Time) string {
 	t.Helper()
-	id := uuid.NewString()
-	_, err := s.DB().Exec(`INSERT INTO episodes(id, task_id, annotator, action_set, status, end_reason, num_steps, started_at, ended_at) VALUES(?,?,?,?,?,?,?,?,?)`,
-		id, taskID, annotator, "default", status, "finished", n, FormatTime(started), FormatTime(started.Add(time.Minute)))
+	ep, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
 	if err != nil {
 		t.Fatal(err)
 	}
 	shot := rvPNG(t, color.RGBA{200, 200, 200, 255})
 	for i := 0; i <= n; i++ {
-		var aj any
-		op := ""
+		st := Step{EpisodeID: ep.ID, Index: i, URL: "http://127.0.0.1/p", Title: "Page", Screenshot: shot,
+			CreatedAt: started.Add(time.Duration(i) * time.Second)}
 		if i > 0 {
-			aj = fmt.Sprintf(`{"metadata":{},"op":"click","x":%d,"y":%d,"text":"","dy":0}`, 10*i, 10*i)
-			op = "click"
+			a := action.ClickAt(10*i, 10*i)
+			st.Action = &a
 		}
-		if _, err := s.DB().Exec(`INSERT INTO steps(episode_id, idx, action_json, op, url, title, screenshot, created_at) VALUES(?,?,?,?,?,?,?,?)`,
-			id, i, aj, op, "http://127.0.0.1/p", "Page", shot, FormatTime(started.Add(time.Duration(i)*time.Second))); err != nil {
+		if err := s.AppendStep(st); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return id
+	switch status {
+	case StatusRecording:
+	case StatusDiscarded:
+		err = s.DiscardEpisode(ep.ID)
+	case StatusInterrupted:
+		err = s.InterruptEpisode(ep.ID)
+	default:
+		// Only the recorder ends an episode as finished; say so directly.
+		_, err = s.DB().Exec(`UPDATE episodes SET status=?, end_reason='finished', ended_at=? WHERE id=?`, status, FormatTime(started.Add(time.Minute)), ep.ID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep.ID
 }
 
 func rvIP(v int) *int { return &v }
