@@ -67,8 +67,9 @@ type Engine struct {
 	browserCancel context.CancelFunc
 	proc          *os.Process
 
-	ep    *episode
-	state engine.State
+	ep      *episode
+	state   engine.State
+	closing sync.WaitGroup // episodes being closed in the background
 
 	frames       chan engine.Frame
 	framesMu     sync.Mutex
@@ -289,6 +290,7 @@ func (e *Engine) launch() error {
 
 // shutdownBrowser stops Chromium and removes its profile; Xvfb stays.
 func (e *Engine) shutdownBrowser() {
+	e.closing.Wait()
 	if e.browserCancel != nil {
 		e.browserCancel()
 	}
@@ -313,7 +315,9 @@ func (e *Engine) endEpisode() {
 		return
 	}
 	e.openerSink.Store(nil)
-	e.ep.cancel()
+	// Closing the tabs and disposing the browser context takes a round trip
+	// or two; the next episode need not wait for it. Close does.
+	e.closing.Go(e.ep.cancel)
 	e.ep = nil
 }
 
