@@ -191,7 +191,7 @@ func TestOps(t *testing.T) {
 			}
 		}
 	})
-	t.Run("a DOM change 40 ms after a click's first change is observed", func(t *testing.T) {
+	t.Run("a DOM change 25 ms after a click's first change is observed", func(t *testing.T) {
 		reset(t, e, ts.URL+"/")
 		for i := 0; i < 3; i++ {
 			eval[any](t, e, `document.title = 'ops'`)

@@ -38,7 +38,7 @@ body { margin: 0; height: 3000px; font: 16px sans-serif; }
 <a id="blank" href="/page2?tab=new" target="_blank">new tab</a>
 <button id="fetch">load</button><span id="out">none</span>
 <div id="hover"></div>
-<button id="chain" style="position:absolute;left:10px;top:260px;width:120px;height:30px" onclick="document.title='chain 1'; setTimeout(() => { document.title = 'chain 2'; }, 40)">chain</button>
+<button id="chain" style="position:absolute;left:10px;top:260px;width:120px;height:30px" onclick="document.title='chain 1'; setTimeout(() => { document.title = 'chain 2'; }, 25)">chain</button>
 <div id="box"><div>inner</div></div>
 <script>
 window.rec = {clicks: [], keys: [], dbl: 0, moves: 0, input: 0, press: 0};
