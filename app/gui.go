@@ -25,6 +25,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/openenv"
 	"waymark/ui"
 	"waymark/ui/exporttab"
 	"waymark/ui/review"
@@ -136,18 +137,32 @@ func RunGUI(env *Env, f guiFlags) error {
 		})
 	}
 	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*ui.Opened, error) {
-		eng, err := browser.New(browser.Options{
-			Settings: engine.Settings{
-				MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
-				Display: s.Display, ActionSet: s.ActionSet,
-			},
-			HostRules: srv.HostRules(),
-		})
-		if err != nil {
-			return nil, err
+		var eng engine.Engine
+		if s.Server != "" {
+			c, err := openenv.Dial(ctx, s.Server, openenv.ClientOptions{ActionSet: s.ActionSet, MaxSteps: s.MaxSteps})
+			if err != nil {
+				return nil, fmt.Errorf("cannot reach the OpenEnv server %s: %w (check the address in Settings, or clear it to use the local browser)", s.Server, err)
+			}
+			eng = c
+		} else {
+			b, err := browser.New(browser.Options{
+				Settings: engine.Settings{
+					MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
+					Display: s.Display, ActionSet: s.ActionSet,
+				},
+				HostRules: srv.HostRules(),
+			})
+			if err != nil {
+				return nil, err
+			}
+			eng = b
 		}
 		rec := dataset.NewRecorder(store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
-		return &ui.Opened{Engine: rec, Frames: rec.Frames()}, nil
+		o := &ui.Opened{Engine: rec}
+		if _, live := eng.(engine.LiveFrames); live {
+			o.Frames = rec.Frames()
+		}
+		return o, nil
 	}
 	rec := ui.NewRecordTab(ctx, bridge, ui.RecordOptions{
 		Open:         open,

@@ -154,6 +154,9 @@ func NewRecordTab(ctx *Context, b *Bridge, opts RecordOptions) *RecordTab {
 	}
 	r.build()
 	r.refreshQueue()
+	if r.task == nil && len(r.tasks) > 0 {
+		r.queue.Select(0) // the first task not yet demonstrated: Start is one click
+	}
 	r.sync()
 	return r
 }

@@ -29,6 +29,9 @@ type Settings struct {
 	ActionWait, ExplicitWait time.Duration
 	// DBPath is the database file used from the next start ("" = default).
 	DBPath string
+	// Server, when set, is an OpenEnv browser server (http://host:port) that
+	// runs the episodes instead of the local browser.
+	Server string
 }
 
 // Preference keys.
@@ -40,6 +43,7 @@ const (
 	prefActionWait   = "action_wait_s"
 	prefExplicitWait = "explicit_wait_s"
 	prefDBPath       = "db_path"
+	prefServer       = "openenv_server"
 )
 
 // DefaultSettings are the reference environment's limits.
@@ -58,6 +62,7 @@ func LoadSettings(p fyne.Preferences) Settings {
 		ActionWait:   secs(p.FloatWithFallback(prefActionWait, d.ActionWait.Seconds())),
 		ExplicitWait: secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())),
 		DBPath:       p.String(prefDBPath),
+		Server:       strings.TrimSpace(p.String(prefServer)),
 	}
 	set, err := action.ParseSet(p.String(prefActionSet))
 	if err != nil {
@@ -90,6 +95,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetFloat(prefActionWait, s.ActionWait.Seconds())
 	p.SetFloat(prefExplicitWait, s.ExplicitWait.Seconds())
 	p.SetString(prefDBPath, strings.TrimSpace(s.DBPath))
+	p.SetString(prefServer, strings.TrimSpace(s.Server))
 }
 
 // Validate says what is wrong, in words a person can act on.
@@ -103,6 +109,11 @@ func (s Settings) Validate() error {
 	}
 	if s.ActionWait < 0 || s.ActionWait > 10*time.Second || s.ExplicitWait < 0 || s.ExplicitWait > 10*time.Second {
 		errs = append(errs, errors.New("waits must be from 0 to 10 seconds"))
+	}
+	if s.Server != "" {
+		if err := action.CheckURL(s.Server); err != nil {
+			errs = append(errs, fmt.Errorf("the OpenEnv server must be an http(s) address such as http://127.0.0.1:8000, got %q", s.Server))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -133,6 +144,9 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 	db := widget.NewEntry()
 	db.SetText(cur.DBPath)
 	db.SetPlaceHolder("default location")
+	srv := widget.NewEntry()
+	srv.SetText(cur.Server)
+	srv.SetPlaceHolder("empty: the local browser")
 	items = []*widget.FormItem{
 		{Text: "Annotator name", Widget: name, HintText: "Stored with every episode and review"},
 		{Text: "Display", Widget: disp, HintText: "Where the browser runs"},
@@ -141,6 +155,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		{Text: "Settle wait (s)", Widget: aw, HintText: "Longest wait for the page after an action, 0–10"},
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
 		{Text: "Database file", Widget: db, HintText: "Used from the next start"},
+		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead"},
 	}
 	read = func() (Settings, error) {
 		s := cur
@@ -167,6 +182,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 			*w.dst = secs(f)
 		}
 		s.DBPath = strings.TrimSpace(db.Text)
+		s.Server = strings.TrimSpace(srv.Text)
 		if err := errors.Join(errs...); err != nil {
 			return cur, err
 		}
