@@ -577,7 +577,7 @@ Mark a step as a **mistake** (wrong but recovered from) or **unnecessary** (harm
 One sentence that a second reviewer could check. Required in practice for failures.
 
 ## Keys
-←/→ step · Home/End first/last · Space before/after · 1–4 outcome · T failure type · M/U flag step · Ctrl+S save · N save and next · Q queue
+←/→ step · Home/End first/last · Space before/after · B side by side · 1–4 outcome · T failure type · M/U flag step · Ctrl+S save · N save and next · Q queue
 `
 
 // Guidelines returns the review guidelines (markdown), or DefaultGuidelines

@@ -34,14 +34,17 @@ type player struct {
 	cur   int
 	after bool
 
-	view      *overlay.View
-	mode      *widget.Label
-	goal      *widget.Label
-	meta      *widget.Label
-	answer    *widget.Label
-	info      *widget.Label
-	stepList  *widget.List
-	selecting bool
+	view *overlay.View
+	// afterView shows the result beside the action in side-by-side mode.
+	afterView  *overlay.View
+	sideBySide bool
+	mode       *widget.Label
+	goal       *widget.Label
+	meta       *widget.Label
+	answer     *widget.Label
+	info       *widget.Label
+	stepList   *widget.List
+	selecting  bool
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
 	shots    map[int]image.Image
@@ -68,6 +71,8 @@ const keepShots = 8
 func (p *player) init(t *Tab) {
 	p.t = t
 	p.view = overlay.New()
+	p.afterView = overlay.New()
+	p.afterView.Hide()
 	p.mode = widget.NewLabel("")
 	p.mode.TextStyle = fyne.TextStyle{Bold: true}
 	p.goal = widget.NewLabel("Choose an episode in the queue, or press N for the next unreviewed one.")
@@ -105,41 +110,41 @@ func (p *player) build() fyne.CanvasObject {
 	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
-	bar := container.NewHBox(prev, next, flip, p.mode)
-	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, container.NewVBox(bar, p.info)))
+	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both), p.mode)
+	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, p.afterView, container.NewVBox(bar, p.info)))
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
 }
 
-// fitLayout gives its first object (the screenshot) the largest 4:3 area
-// that fits above the second (the step bar), at most 800×600 (one viewport
-// pixel per logical unit), in whole units, at the top left, and puts the
-// second right under it. Smaller windows get a scaled-down screenshot
-// rather than a scroll bar.
+// fitLayout lays out the screenshot, the result screenshot beside it when
+// that one is visible (side by side), and the step bar under them. Each
+// screenshot gets the largest 4:3 area that fits, at most 800×600 (one
+// viewport pixel per logical unit), in whole units, from the top left.
+// Smaller windows get scaled-down screenshots rather than a scroll bar.
 type fitLayout struct{}
 
 func (fitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	var belowH float32
-	if len(objs) > 1 {
-		belowH = objs[1].MinSize().Height + theme.Padding()
+	view, after, below := objs[0], objs[1], objs[2]
+	pad := theme.Padding()
+	belowH := below.MinSize().Height + pad
+	avail := size.Width
+	if after.Visible() {
+		avail = (size.Width - pad) / 2
 	}
-	w := min(size.Width, (size.Height-belowH)*4/3, float32(action.ViewportWidth))
+	w := min(avail, (size.Height-belowH)*4/3, float32(action.ViewportWidth))
 	w = float32(int(w/4) * 4) // a multiple of 4 keeps the height whole
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(fyne.NewSize(w, w*3/4))
-	if len(objs) > 1 {
-		objs[1].Move(fyne.NewPos(0, w*3/4+theme.Padding()))
-		objs[1].Resize(fyne.NewSize(size.Width, belowH-theme.Padding()))
-	}
+	view.Move(fyne.NewPos(0, 0))
+	view.Resize(fyne.NewSize(w, w*3/4))
+	after.Move(fyne.NewPos(w+pad, 0))
+	after.Resize(fyne.NewSize(w, w*3/4))
+	below.Move(fyne.NewPos(0, w*3/4+pad))
+	below.Resize(fyne.NewSize(size.Width, belowH-pad))
 }
 
 func (fitLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	s := fyne.NewSize(minViewWidth, minViewWidth*3/4)
-	if len(objs) > 1 {
-		m := objs[1].MinSize()
-		s = fyne.NewSize(max(s.Width, m.Width), s.Height+theme.Padding()+m.Height)
-	}
-	return s
+	m := objs[2].MinSize()
+	return fyne.NewSize(max(minViewWidth, m.Width), minViewWidth*3/4+theme.Padding()+m.Height)
 }
 
 // minViewWidth is the smallest the screenshot gets (logical units).
@@ -258,6 +263,21 @@ func (p *player) toggleAfter() {
 	p.show(p.cur, !p.after)
 }
 
+// toggleSideBySide shows the result beside the action (key B), or one at
+// a time again.
+func (p *player) toggleSideBySide() {
+	p.sideBySide = !p.sideBySide
+	if p.sideBySide {
+		p.afterView.Show()
+	} else {
+		p.afterView.Hide()
+	}
+	if p.ep != nil {
+		p.show(p.cur, false)
+	}
+	p.view.Refresh()
+}
+
 // show displays step k (clamped); after picks the result screenshot.
 func (p *player) show(k int, after bool) {
 	if p.ep == nil || len(p.steps) == 0 {
@@ -266,6 +286,9 @@ func (p *player) show(k int, after bool) {
 	k = max(0, min(k, len(p.steps)-1))
 	if k == 0 {
 		after = false // the reset has no "before"
+	}
+	if p.sideBySide {
+		after = false // the result shows beside
 	}
 	p.cur, p.after = k, after
 	st := p.steps[k]
@@ -285,9 +308,18 @@ func (p *player) show(k int, after bool) {
 		p.view.Set(img, a)
 		p.info.SetText(stepInfo(p.steps, k, after))
 	}
+	if p.sideBySide {
+		if res, err := p.shot(k); err == nil {
+			p.afterView.Set(res, nil)
+		} else {
+			_ = p.afterView.SetPNG(nil, nil)
+		}
+	}
 	switch {
 	case k == 0:
 		p.mode.SetText(fmt.Sprintf("Step 0 of %d · the start page", len(p.steps)-1))
+	case p.sideBySide:
+		p.mode.SetText(fmt.Sprintf("Step %d of %d · %s | result", k, len(p.steps)-1, actionText(st.Action)))
 	case after:
 		p.mode.SetText(fmt.Sprintf("Step %d of %d · AFTER: the result", k, len(p.steps)-1))
 	default:

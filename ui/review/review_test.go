@@ -473,3 +473,34 @@ func TestNoPeekingOutsideTheConflictQueue(t *testing.T) {
 		t.Error("an ordinary review was stored as a settling label")
 	}
 }
+
+// TestSideBySide: B shows the result beside the action, both 4:3 and
+// fitting the window; B again goes back to one picture.
+func TestSideBySide(t *testing.T) {
+	e := newEnv(t)
+	p := &e.tab.player
+	e.key(fyne.KeyN)
+	e.key(fyne.KeyRight)
+	e.key(fyne.KeyB)
+	if !p.afterView.Visible() || !sameImage(p.view.Image(), e.shot(1)) || !sameImage(p.afterView.Image(), e.shot(2)) {
+		t.Fatal("side by side should show screenshot 1 (with the action) and screenshot 2")
+	}
+	if p.view.Action() == nil || p.afterView.Action() != nil {
+		t.Error("the action belongs on the left picture only")
+	}
+	a, b := p.view.Size(), p.afterView.Size()
+	if a != b || a.Width*3 != a.Height*4 || p.afterView.Position().X < a.Width {
+		t.Errorf("pictures at %v and %v (after at %v)", a, b, p.afterView.Position())
+	}
+	e.key(fyne.KeyRight) // both follow the step
+	if !sameImage(p.afterView.Image(), e.shot(3)) {
+		t.Error("the result did not follow the step")
+	}
+	e.key(fyne.KeyB)
+	if p.afterView.Visible() {
+		t.Error("B again should hide the result")
+	}
+	if w := e.tab.Content().MinSize().Width; w > ui.MaxTabWidth {
+		t.Errorf("tab min width %.0f > %d", w, ui.MaxTabWidth)
+	}
+}

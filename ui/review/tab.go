@@ -4,7 +4,7 @@
 // and the review guidelines beside it. Everything is reachable from the
 // keyboard:
 //
-//	←/→ step · Home/End first/last · Space before/after
+//	←/→ step · Home/End first/last · Space before/after · B side by side
 //	1–4 outcome · T failure type · M/U flag the step
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
@@ -131,6 +131,8 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 		t.form.toggleFlag(dataset.FlagUnnecessary)
 	case fyne.KeyN:
 		t.saveAndNext()
+	case fyne.KeyB:
+		t.player.toggleSideBySide()
 	case fyne.KeyQ:
 		t.showSide(t.side.Selected() != t.queueTab)
 	default:
