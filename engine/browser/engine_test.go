@@ -37,6 +37,10 @@ func TestOps(t *testing.T) {
 		t.Fatalf("viewport %v", got)
 	}
 
+	if ua := eval[string](t, e, `navigator.userAgent`); strings.Contains(ua, "Headless") {
+		t.Errorf("the Xvfb browser says it is headless: %s", ua)
+	}
+	t.Logf("xvfb: navigator.webdriver = %v", eval[any](t, e, `navigator.webdriver`))
 	t.Run("click lands on the exact pixel", func(t *testing.T) {
 		for _, p := range [][2]int{{0, 0}, {799, 599}, {412, 287}} {
 			step(t, e, action.ClickAt(p[0], p[1]))
@@ -251,6 +255,10 @@ func TestEpisodeRules(t *testing.T) {
 		if got := eval[[]float64](t, e, `[innerWidth, innerHeight, devicePixelRatio]`); got[0] != 800 || got[1] != 600 || got[2] != 1 {
 			t.Fatalf("viewport %v", got)
 		}
+		if ua := eval[string](t, e, `navigator.userAgent`); !strings.Contains(ua, "HeadlessChrome") {
+			t.Errorf("headless mode is not headless: %s", ua)
+		}
+		t.Logf("headless: navigator.webdriver = %v", eval[any](t, e, `navigator.webdriver`))
 	})
 	t.Run("invalid actions change nothing", func(t *testing.T) {
 		reset(t, e, ts.URL+"/")
