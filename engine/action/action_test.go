@@ -36,6 +36,7 @@ func TestParseValidDefault(t *testing.T) {
 		{`{"op":"finish"}`, Action{Op: Finish}},
 		{`{"op":"finish","text":"42"}`, FinishWith("42")},
 		{`{"op":"click","x":12.0,"y":"7"}`, ClickAt(12, 7)},
+		{`{"op":"click","x":true,"y":false}`, ClickAt(1, 0)},
 	}
 	for _, c := range cases {
 		got, err := Parse([]byte(c.in), SetDefault)

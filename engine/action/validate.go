@@ -242,6 +242,12 @@ func toInt(v any, name string) (int, FieldError, bool) {
 		return floatInt(t, v, name)
 	case int:
 		return t, FieldError{}, true
+	case bool:
+		// pydantic's lax mode takes true and false as 1 and 0.
+		if t {
+			return 1, FieldError{}, true
+		}
+		return 0, FieldError{}, true
 	case string:
 		if i, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
 			return clampInt(i), FieldError{}, true
