@@ -864,6 +864,14 @@ func (r *RecordTab) act(a action.Action) {
 		return
 	}
 	r.mapper.Do(a)
+	r.focusView()
+}
+
+// focusView gives the keyboard back to the page after a toolbar action.
+func (r *RecordTab) focusView() {
+	if r.ctx.Window != nil {
+		r.ctx.Window.Canvas().Focus(r.view)
+	}
 }
 
 // Finish ends the episode with answer; information tasks need one.
