@@ -136,6 +136,7 @@ var (
 	_ ShortcutHandler = (*RecordTab)(nil)
 	_ Shower          = (*RecordTab)(nil)
 	_ Closer          = (*RecordTab)(nil)
+	_ ShortcutLister  = (*RecordTab)(nil)
 )
 
 // NewRecordTab builds the Record tab. b must be the app's bridge.
@@ -968,6 +969,11 @@ func confirm(w fyne.Window, title, msg string, yes func()) {
 			yes()
 		}
 	}, w)
+}
+
+// Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
+func (r *RecordTab) Shortcuts() []fyne.Shortcut {
+	return []fyne.Shortcut{ShortcutBack, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart}
 }
 
 // TypedShortcut runs the toolbar's keyboard shortcuts.

@@ -55,4 +55,10 @@ type (
 	Closer interface {
 		Close()
 	}
+	// ShortcutLister names the canvas shortcuts (e.g. Ctrl+S) the main
+	// window registers and routes to the tab's ShortcutHandler while it
+	// shows.
+	ShortcutLister interface {
+		Shortcuts() []fyne.Shortcut
+	}
 )

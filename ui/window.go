@@ -52,8 +52,16 @@ func NewMainWindow(ctx *Context, tabs ...Tab) *MainWindow {
 			h.TypedKey(ev)
 		}
 	})
-	for _, s := range []fyne.Shortcut{ShortcutBack, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart} {
-		c.AddShortcut(s, func(s fyne.Shortcut) { m.routeShortcut(s) })
+	seen := map[string]bool{}
+	for _, t := range m.tabs {
+		if l, ok := t.(ShortcutLister); ok {
+			for _, s := range l.Shortcuts() {
+				if !seen[s.ShortcutName()] {
+					seen[s.ShortcutName()] = true
+					c.AddShortcut(s, func(s fyne.Shortcut) { m.routeShortcut(s) })
+				}
+			}
+		}
 	}
 	return m
 }
