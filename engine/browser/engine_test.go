@@ -136,6 +136,16 @@ func TestOps(t *testing.T) {
 			t.Fatalf("dblclick count %v", n)
 		}
 	})
+	t.Run("drag", func(t *testing.T) {
+		reset(t, e, ts.URL+"/")
+		step(t, e, action.Action{Op: action.Drag, X: action.Int(600), Y: action.Int(100), X2: action.Int(650), Y2: action.Int(160)})
+		down := eval[[]any](t, e, `rec.clicks[rec.clicks.length-1]`)
+		up := eval[[]float64](t, e, `rec.up`)
+		moves := eval[float64](t, e, `rec.dragMoves || 0`)
+		if down[0] != 600.0 || down[1] != 100.0 || up[0] != 650 || up[1] != 160 || moves < 2 {
+			t.Fatalf("drag: down %v up %v moves with the button held %v", down, up, moves)
+		}
+	})
 	t.Run("link, back, goto", func(t *testing.T) {
 		reset(t, e, ts.URL+"/")
 		obs := step(t, e, action.ClickAt(20, 65))

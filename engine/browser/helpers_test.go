@@ -43,6 +43,8 @@ body { margin: 0; height: 3000px; font: 16px sans-serif; }
 <script>
 window.rec = {clicks: [], keys: [], dbl: 0, moves: 0, input: 0, press: 0};
 addEventListener('keypress', () => rec.press++);
+addEventListener('mouseup', e => rec.up = [e.clientX, e.clientY]);
+addEventListener('mousemove', e => { if (e.buttons === 1) rec.dragMoves = (rec.dragMoves || 0) + 1; });
 addEventListener('mousedown', e => rec.clicks.push([e.clientX, e.clientY, e.isTrusted]));
 addEventListener('dblclick', e => rec.dbl++);
 addEventListener('keydown', e => rec.keys.push(e.key + (e.ctrlKey ? '+ctrl' : '') + (e.shiftKey ? '+shift' : '')));
