@@ -70,6 +70,7 @@ type Engine struct {
 	ep      *episode
 	state   engine.State
 	closing sync.WaitGroup // episodes being closed in the background
+	stateMu sync.Mutex     // guards state, so State never waits for a step
 
 	frames       chan engine.Frame
 	framesMu     sync.Mutex
@@ -172,10 +173,18 @@ func (e *Engine) Info() engine.Info {
 		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
 }
 
-// State reports the episode's id and step count.
+// setState changes the state; the caller holds e.mu.
+func (e *Engine) setState(f func(*engine.State)) {
+	e.stateMu.Lock()
+	f(&e.state)
+	e.stateMu.Unlock()
+}
+
+// State reports the episode's id and step count; it does not wait for a
+// step in progress.
 func (e *Engine) State() engine.State {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
 	return e.state
 }
 
@@ -339,7 +348,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	if id == "" {
 		id = uuid.NewString()
 	}
-	e.state = engine.State{EpisodeID: id, MaxSteps: e.set.MaxSteps}
+	e.setState(func(s *engine.State) { *s = engine.State{EpisodeID: id, MaxSteps: e.set.MaxSteps} })
 
 	ep, err := e.openEpisode(ctx)
 	if err != nil && ctx.Err() == nil {
@@ -350,7 +359,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 		}
 	}
 	if err != nil {
-		e.state.Done = true
+		e.setState(func(s *engine.State) { s.Done = true })
 		return action.Observation{}, err
 	}
 	e.logf("browser: reset: previous episode closed in %v, new tab ready in %v", tEnd, time.Since(begin)-tEnd)

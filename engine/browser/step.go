@@ -35,7 +35,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		return action.Observation{}, engine.ErrResetBeforeStepping
 	}
 	begin := time.Now()
-	e.state.StepCount++
+	e.setState(func(s *engine.State) { s.StepCount++ })
 	obs := action.Observation{Step: e.state.StepCount}
 	t := ep.tab
 	op := e.set.OpTimeout
@@ -317,7 +317,7 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 		ep.lastURL = obs.URL
 	}
 	if ep.done {
-		e.state.Done = true
+		e.setState(func(s *engine.State) { s.Done = true })
 		obs.Done = true
 		obs.EndReason = ep.endedBy
 		obs.Answer = ep.answer
@@ -380,7 +380,7 @@ func (e *Engine) Close() error {
 	e.shutdownBrowser()
 	e.x.stop()
 	e.x = nil
-	e.state.Done = true
+	e.setState(func(s *engine.State) { s.Done = true })
 	e.framesMu.Lock()
 	e.framesClosed = true
 	close(e.frames)
