@@ -107,8 +107,10 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		reset(t, e, ts.URL+"/")
 		frames := e.Frames()
 		step(t, e, action.ScrollBy(300))
+		var first uint64
 		select {
 		case f := <-frames:
+			first = f.Seq
 			img, err := jpeg.Decode(bytes.NewReader(f.JPEG))
 			if err != nil || img.Bounds().Dx() != 800 || img.Bounds().Dy() != 600 || f.Width != 800 {
 				t.Fatalf("frame: %v %v %d", err, img.Bounds(), f.Width)
@@ -116,9 +118,22 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("no frame")
 		}
-		// Nobody reads: the engine must not stall.
+		// Nobody reads: the engine must not stall, and only the newest
+		// frame waits in the channel.
 		for i := 0; i < 5; i++ {
 			step(t, e, action.ScrollBy(100))
+		}
+		time.Sleep(300 * time.Millisecond)
+		f := <-frames
+		if f.Seq <= first+1 {
+			t.Errorf("frame seq %d after five scrolls (first %d): not the newest", f.Seq, first)
+		}
+		select {
+		case g := <-frames:
+			if g.Seq <= f.Seq {
+				t.Errorf("an older frame was queued: %d after %d", g.Seq, f.Seq)
+			}
+		default:
 		}
 	})
 	t.Run("Close leaves nothing", func(t *testing.T) {
