@@ -60,7 +60,7 @@ type LiveView struct {
 	badge    *canvas.Text
 	banner   *canvas.Rectangle
 	bannerTx *canvas.Text
-	focusBox *canvas.Rectangle
+	focusBox [4]*canvas.Rectangle // top, bottom, left, right bars
 	stillAct *action.Action
 
 	focused  bool
@@ -113,8 +113,13 @@ func NewLiveView(sink InputSink) *LiveView {
 	v.bannerTx.TextStyle = fyne.TextStyle{Bold: true}
 	v.banner.Hide()
 	v.bannerTx.Hide()
-	v.focusBox = &canvas.Rectangle{StrokeColor: theme.Color(theme.ColorNamePrimary), StrokeWidth: 2, FillColor: color.Transparent}
-	v.focusBox.Hide()
+	// The focus ring is four thin bars rather than one stroked rectangle:
+	// a stroked rectangle is shaded over its whole 800×600 area on every
+	// frame, which software GL pays for at each live frame.
+	for i := range v.focusBox {
+		v.focusBox[i] = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
+		v.focusBox[i].Hide()
+	}
 	v.ExtendBaseWidget(v)
 	return v
 }
@@ -135,6 +140,9 @@ func (v *LiveView) SetFrame(img *image.RGBA) {
 	if !v.hint.Hidden {
 		v.hint.Hide()
 	}
+	if !v.bg.Hidden {
+		v.bg.Hide() // the picture covers it; one full-size fill less per frame
+	}
 	v.img.Refresh()
 }
 
@@ -151,6 +159,7 @@ func (v *LiveView) SetHint(text string, clear bool) {
 	if clear {
 		v.img.Image = nil
 		v.img.Refresh()
+		v.bg.Show()
 	}
 	if text == "" || v.img.Image != nil {
 		v.hint.Hide()
@@ -256,7 +265,7 @@ func (v *LiveView) BannerText() string { return v.bannerTx.Text }
 
 // CreateRenderer implements fyne.Widget.
 func (v *LiveView) CreateRenderer() fyne.WidgetRenderer {
-	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.banner, v.bannerTx, v.badgeBG, v.badge, v.focusBox}}
+	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.banner, v.bannerTx, v.badgeBG, v.badge, v.focusBox[0], v.focusBox[1], v.focusBox[2], v.focusBox[3]}}
 }
 
 type liveRenderer struct {
@@ -271,8 +280,15 @@ func (r *liveRenderer) Layout(s fyne.Size) {
 		o.Resize(s)
 	}
 	// The focus ring sits just outside the picture so it hides no page pixel.
-	v.focusBox.Move(fyne.NewPos(-2, -2))
-	v.focusBox.Resize(s.AddWidthHeight(4, 4))
+	const ring = 2
+	v.focusBox[0].Move(fyne.NewPos(-ring, -ring))
+	v.focusBox[0].Resize(fyne.NewSize(s.Width+2*ring, ring))
+	v.focusBox[1].Move(fyne.NewPos(-ring, s.Height))
+	v.focusBox[1].Resize(fyne.NewSize(s.Width+2*ring, ring))
+	v.focusBox[2].Move(fyne.NewPos(-ring, 0))
+	v.focusBox[2].Resize(fyne.NewSize(ring, s.Height))
+	v.focusBox[3].Move(fyne.NewPos(s.Width, 0))
+	v.focusBox[3].Resize(fyne.NewSize(ring, s.Height))
 	v.hint.Move(fyne.NewPos(0, s.Height/2-14))
 	v.hint.Resize(fyne.NewSize(s.Width, 28))
 	v.layoutOverlays(s)
@@ -400,10 +416,20 @@ func (v *LiveView) Cursor() desktop.Cursor { return desktop.CrosshairCursor }
 // --- keyboard ---
 
 // FocusGained shows the focus ring.
-func (v *LiveView) FocusGained() { v.focused = true; v.focusBox.Show(); v.focusBox.Refresh() }
+func (v *LiveView) FocusGained() {
+	v.focused = true
+	for _, b := range v.focusBox {
+		b.Show()
+	}
+}
 
 // FocusLost hides it.
-func (v *LiveView) FocusLost() { v.focused = false; v.shift = false; v.focusBox.Hide() }
+func (v *LiveView) FocusLost() {
+	v.focused, v.shift = false, false
+	for _, b := range v.focusBox {
+		b.Hide()
+	}
+}
 
 // Focused reports whether the view has the keyboard.
 func (v *LiveView) Focused() bool { return v.focused }
