@@ -19,6 +19,10 @@ const (
 	// WheelPause ends a wheel gesture: notches closer together than this
 	// become one scroll action.
 	WheelPause = 400 * time.Millisecond
+	// DoubleClickDelay is how long the extended set holds a click to see
+	// whether a second one makes it a double click (the default set sends
+	// each click at once, so two quick clicks are two clicks).
+	DoubleClickDelay = 350 * time.Millisecond
 	// WheelPixelsPerUnit turns Fyne's wheel units (25 per notch on Linux)
 	// into page pixels (100 per notch, as Chrome scrolls).
 	WheelPixelsPerUnit = 4
@@ -56,17 +60,28 @@ type Mapper struct {
 	wheelGen  int
 	typeTimer *time.Timer
 	whTimer   *time.Timer
+	held      *action.Action // a click waiting for a possible second one
+	heldAt    time.Time
+	heldGen   int
+	dblDelay  time.Duration
 }
 
 // NewMapper makes a mapper for the action set with the default pauses.
 func NewMapper(set action.Set, ev MapperEvents) *Mapper {
-	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause}
+	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause, dblDelay: DoubleClickDelay}
 }
 
 // SetPauses changes the typing and wheel pauses (tests shorten them).
 func (m *Mapper) SetPauses(typing, wheel time.Duration) {
 	m.mu.Lock()
 	m.typePause, m.wheelPause = typing, wheel
+	m.mu.Unlock()
+}
+
+// SetDoubleClickDelay changes how long the extended set holds a click.
+func (m *Mapper) SetDoubleClickDelay(d time.Duration) {
+	m.mu.Lock()
+	m.dblDelay = d
 	m.mu.Unlock()
 }
 
@@ -84,6 +99,7 @@ func (m *Mapper) Rune(r rune) {
 	if r < ' ' || r == 0x7f {
 		return // control characters arrive as keys
 	}
+	m.flushHeldLocked()
 	m.flushWheelLocked()
 	m.buf = append(m.buf, r)
 	if len(m.buf) >= action.MaxTextLen {
@@ -157,8 +173,45 @@ func (m *Mapper) Shortcut(s fyne.Shortcut) bool {
 	return false
 }
 
-// Click flushes pending input, then sends a click at viewport pixel x,y.
-func (m *Mapper) Click(x, y int) { m.Do(action.ClickAt(x, y)) }
+// Click flushes pending input, then sends a click at viewport pixel x,y. In
+// a set with double_click, the click waits DoubleClickDelay: a second click
+// within 3 px in that time makes the pair one double_click.
+func (m *Mapper) Click(x, y int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.set.HasOp(action.DoubleClick) {
+		m.emitLocked(action.ClickAt(x, y))
+		return
+	}
+	if h := m.held; h != nil && time.Since(m.heldAt) <= m.dblDelay && abs(*h.X-x) <= 3 && abs(*h.Y-y) <= 3 {
+		m.held = nil
+		m.heldGen++
+		m.send(action.Action{Op: action.DoubleClick, X: h.X, Y: h.Y})
+		return
+	}
+	m.emitLocked(action.Action{}) // flushes; the empty action is not sent
+	a := action.ClickAt(x, y)
+	m.held, m.heldAt = &a, time.Now()
+	m.heldGen++
+	gen := m.heldGen
+	time.AfterFunc(m.dblDelay, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.heldGen == gen {
+			m.flushHeldLocked()
+		}
+	})
+}
+
+func (m *Mapper) flushHeldLocked() {
+	if m.held == nil {
+		return
+	}
+	a := *m.held
+	m.held = nil
+	m.heldGen++
+	m.send(a)
+}
 
 // Drag is a press at x,y and a release at x2,y2 more than a few pixels
 // away: the extended set records it as a drag; the default set cannot.
@@ -181,6 +234,7 @@ func (m *Mapper) Wheel(fyneDY float32) {
 	if fyneDY == 0 {
 		return
 	}
+	m.flushHeldLocked()
 	m.flushTextLocked()
 	m.wheel += -float64(fyneDY) * WheelPixelsPerUnit
 	m.wheelOn = true
@@ -210,6 +264,7 @@ func (m *Mapper) Do(a action.Action) {
 func (m *Mapper) Flush() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.flushHeldLocked()
 	m.flushTextLocked()
 	m.flushWheelLocked()
 }
@@ -221,6 +276,8 @@ func (m *Mapper) Drop() {
 	defer m.mu.Unlock()
 	m.buf = nil
 	m.typeGen++
+	m.held = nil
+	m.heldGen++
 	m.wheel, m.wheelOn = 0, false
 	m.wheelGen++
 	m.pendingLocked()
@@ -234,9 +291,12 @@ func (m *Mapper) Refuse(msg string) {
 }
 
 func (m *Mapper) emitLocked(a action.Action) {
+	m.flushHeldLocked()
 	m.flushTextLocked()
 	m.flushWheelLocked()
-	m.send(a)
+	if a.Op != "" {
+		m.send(a)
+	}
 }
 
 func (m *Mapper) flushTextLocked() {

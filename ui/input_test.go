@@ -318,3 +318,23 @@ func TestLiveViewShowsFramePixelExact(t *testing.T) {
 		t.Fatalf("frames shown %d", v.FramesShown())
 	}
 }
+
+func TestDoubleClickInTheExtendedSet(t *testing.T) {
+	v, s, m, _ := newTestView(t, 1, action.SetExtended)
+	m.SetDoubleClickDelay(150 * time.Millisecond)
+	click(v, fyne.NewPos(100, 100))
+	click(v, fyne.NewPos(101, 99)) // within 3 px and the delay
+	equal(t, s.strings(), []string{"double_click 100,100"})
+	click(v, fyne.NewPos(300, 300)) // alone: sent once the delay passes
+	equal(t, s.strings(), []string{"double_click 100,100"})
+	equal(t, s.waitFor(t, 2), []string{"double_click 100,100", "click 300,300"})
+	click(v, fyne.NewPos(10, 10))
+	test.Type(v, "x") // other input sends the held click first, in order
+	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	equal(t, s.strings(), []string{"double_click 100,100", "click 300,300", "click 10,10", `type "x"`, "key ENTER"})
+	// The default set has no double_click: two quick clicks are two clicks.
+	v2, s2, _, _ := newTestView(t, 1, action.SetDefault)
+	click(v2, fyne.NewPos(100, 100))
+	click(v2, fyne.NewPos(100, 100))
+	equal(t, s2.strings(), []string{"click 100,100", "click 100,100"})
+}
