@@ -172,8 +172,11 @@ func (v *LiveView) SetHint(text string, clear bool) {
 // SetPending shows what is typed or queued but not yet performed ("" hides).
 func (v *LiveView) SetPending(text string) {
 	if text == "" {
-		v.badge.Hide()
-		v.badgeBG.Hide()
+		if !v.badge.Hidden {
+			v.badge.Hide()
+			v.badgeBG.Hide()
+			canvas.Refresh(v)
+		}
 		return
 	}
 	v.badge.Text = text
@@ -202,6 +205,7 @@ func (v *LiveView) ShowMarker(x, y int) {
 			if v.markGen == gen && v.stillAct == nil {
 				v.marker.Hide()
 				v.markDot.Hide()
+				canvas.Refresh(v)
 			}
 		})
 	}
@@ -255,6 +259,7 @@ func (v *LiveView) ShowLive() {
 	v.stillAct = nil
 	v.banner.Hide()
 	v.bannerTx.Hide()
+	canvas.Refresh(v)
 }
 
 // ShowingStill reports whether a recorded step is shown.
@@ -421,6 +426,7 @@ func (v *LiveView) FocusGained() {
 	for _, b := range v.focusBox {
 		b.Show()
 	}
+	canvas.Refresh(v)
 }
 
 // FocusLost hides it.
@@ -429,6 +435,7 @@ func (v *LiveView) FocusLost() {
 	for _, b := range v.focusBox {
 		b.Hide()
 	}
+	canvas.Refresh(v)
 }
 
 // Focused reports whether the view has the keyboard.

@@ -282,7 +282,7 @@ func (r *RecordTab) build() {
 		OnSelected:   func(id widget.ListItemID) { r.preview(id) },
 		OnUnselected: func(widget.ListItemID) { r.selected = -1; r.view.ShowLive() },
 	}
-	stepsHead := widget.NewLabelWithStyle("Steps — select one to see it; click the page to return", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	stepsHead := widget.NewLabelWithStyle("Steps · select one to look at it", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	stepsHead.Truncation = fyne.TextTruncateEllipsis
 	stepsPanel := container.NewBorder(stepsHead, nil, nil, nil, r.timeline)
 	split := container.NewVSplit(taskPanel, stepsPanel)
