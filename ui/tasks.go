@@ -136,7 +136,7 @@ func (t *TasksTab) build() {
 	add := &widget.Button{Text: "Add…", Icon: theme.ContentAddIcon(), OnTapped: func() { t.showEdit(nil) }}
 	imp := &widget.Button{Text: "Import file…", Icon: theme.UploadIcon(), OnTapped: t.chooseImport}
 
-	filters := container.NewBorder(nil, nil, nil, container.NewHBox(t.catSel, t.srcSel, t.demoSel, t.archived), t.search)
+	filters := container.NewBorder(nil, nil, nil, container.NewHBox(newFixedWidth(190, t.catSel), newFixedWidth(210, t.srcSel), newFixedWidth(240, t.demoSel), t.archived), t.search)
 	top := container.NewVBox(filters, t.counts)
 	actions := container.NewHBox(add, imp, layout.NewSpacer(), t.editBtn, t.archiveBtn, t.recordBtn)
 	bottom := container.NewVBox(widget.NewSeparator(), t.detail, actions)
