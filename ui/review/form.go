@@ -106,7 +106,7 @@ func (f *form) init(t *Tab) {
 	f.reason = newReasonEntry(f)
 	f.reason.SetPlaceHolder("Reason: one sentence a second reviewer could check")
 	f.reason.Wrapping = fyne.TextWrapWord
-	f.reason.SetMinRowsVisible(3)
+	f.reason.SetMinRowsVisible(2)
 	f.reason.OnChanged = func(string) {
 		if !f.updating {
 			f.dirty = true
@@ -156,7 +156,8 @@ func (f *form) build() fyne.CanvasObject {
 	f.othersBox = container.NewVBox(widget.NewSeparator(), f.settle, f.others)
 	f.othersBox.Hide()
 	next := widget.NewButton("Save & next (N)", func() { f.t.saveAndNext(); f.t.unfocus() })
-	labelPanel := container.NewVBox(
+	// The buttons and the status line stay in sight; the rest scrolls.
+	fields := container.NewVBox(
 		widget.NewLabelWithStyle("Outcome", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		f.outcomeRadio,
 		f.failBox,
@@ -164,17 +165,17 @@ func (f *form) build() fyne.CanvasObject {
 		f.flagLabel,
 		container.NewHBox(f.mistake, f.unnecessary),
 		f.othersBox,
-		container.NewGridWithColumns(2, f.saveBtn, next),
-		f.status,
 		f.history,
 	)
+	labelPanel := container.NewBorder(container.NewVBox(container.NewGridWithColumns(2, f.saveBtn, next), f.status), nil, nil, nil,
+		container.NewVScroll(fields))
 	f.refreshFailure()
 	f.guideStack = container.NewStack(container.NewVScroll(f.guide))
 	guides := container.NewBorder(
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Guidelines", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), f.guideBtn),
 		nil, nil, nil, f.guideStack)
-	split := container.NewVSplit(container.NewVScroll(labelPanel), guides)
-	split.Offset = 0.62
+	split := container.NewVSplit(labelPanel, guides)
+	split.Offset = 0.68
 	return split
 }
 

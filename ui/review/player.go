@@ -41,7 +41,6 @@ type player struct {
 	mode       *widget.Label
 	goal       *widget.Label
 	meta       *widget.Label
-	answer     *widget.Label
 	info       *widget.Label
 	stepList   *widget.List
 	selecting  bool
@@ -80,8 +79,6 @@ func (p *player) init(t *Tab) {
 	p.goal.TextStyle = fyne.TextStyle{Bold: true}
 	p.meta = widget.NewLabel("")
 	p.meta.Wrapping = fyne.TextWrapWord
-	p.answer = widget.NewLabel("")
-	p.answer.Wrapping = fyne.TextWrapWord
 	p.info = widget.NewLabel("")
 	p.info.Wrapping = fyne.TextWrapWord
 	p.shots = map[int]image.Image{}
@@ -106,7 +103,7 @@ func (p *player) init(t *Tab) {
 }
 
 func (p *player) build() fyne.CanvasObject {
-	header := container.NewVBox(p.goal, p.meta, p.answer)
+	header := container.NewVBox(p.goal, p.meta)
 	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
@@ -174,8 +171,7 @@ func (p *player) open(it dataset.QueueItem) error {
 	p.shots, p.shotUse = map[int]image.Image{}, nil
 	p.thumbs, p.pending = map[int]image.Image{}, map[int]bool{}
 	p.goal.SetText(task.Goal)
-	p.meta.SetText(episodeMeta(ep, task, len(steps)))
-	p.answer.SetText(answerText(ep, task))
+	p.meta.SetText(episodeMeta(ep, task, len(steps)) + "\n" + answerText(ep, task))
 	first := 0
 	if len(steps) > 1 {
 		first = 1 // the first action, drawn on the reset screenshot
@@ -344,7 +340,7 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 	var b strings.Builder
 	if k > 0 {
 		prev := steps[k-1]
-		fmt.Fprintf(&b, "Action: %s\nOn: %s  “%s”\nResult: %s  “%s”", actionText(st.Action), prev.URL, prev.Title, st.URL, st.Title)
+		fmt.Fprintf(&b, "On: %s  “%s”\nResult: %s  “%s”", prev.URL, prev.Title, st.URL, st.Title)
 	} else {
 		fmt.Fprintf(&b, "Start page: %s  “%s”", st.URL, st.Title)
 	}

@@ -504,3 +504,36 @@ func TestSideBySide(t *testing.T) {
 		t.Errorf("tab min width %.0f > %d", w, ui.MaxTabWidth)
 	}
 }
+
+// TestCtrlSFromTheWindow: Ctrl+S typed in the window reaches the tab while
+// it shows (the tab registers it on the canvas), and not when it is hidden.
+func TestCtrlSFromTheWindow(t *testing.T) {
+	test.NewTempApp(t)
+	s, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	task, _ := fixture.Task(s, "Buy the red shoes", dataset.Interaction, "http://shop.test/", nil)
+	ep, err := fixture.Episode(s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := test.NewTempWindow(t, nil)
+	tab := New(&ui.Context{Store: s, Window: w, User: func() string { return "rita" }})
+	defer tab.Close()
+	w.SetContent(tab.Content())
+	tab.TypedKey(&fyne.KeyEvent{Name: fyne.KeyN})
+	tab.TypedKey(&fyne.KeyEvent{Name: fyne.Key1})
+	ctrlS := &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}
+	tab.Content().Hide()
+	w.Canvas().(fyne.Shortcutable).TypedShortcut(ctrlS)
+	if rs, _ := s.CurrentReviews(ep); len(rs) != 0 {
+		t.Fatal("Ctrl+S saved while the tab was hidden")
+	}
+	tab.Content().Show()
+	w.Canvas().(fyne.Shortcutable).TypedShortcut(ctrlS)
+	if rs, _ := s.CurrentReviews(ep); len(rs) != 1 || rs[0].Outcome != dataset.OutcomeSuccess {
+		t.Fatalf("Ctrl+S from the window: reviews %+v", rs)
+	}
+}

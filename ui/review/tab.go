@@ -56,7 +56,25 @@ func New(ctx *ui.Context) *Tab {
 	t.content = t.build()
 	t.queue.reload()
 	t.form.showGuidelines()
+	t.registerShortcuts()
 	return t
+}
+
+// registerShortcuts puts Ctrl+S on the window's canvas: a Ctrl combination
+// reaches a canvas only when registered there. It acts only while this tab
+// shows (AppTabs hides the content of the tabs not selected). A window that
+// routes Shortcuts() to the shown tab itself simply replaces this handler.
+func (t *Tab) registerShortcuts() {
+	if t.ctx.Window == nil {
+		return
+	}
+	for _, sc := range t.Shortcuts() {
+		t.ctx.Window.Canvas().AddShortcut(sc, func(s fyne.Shortcut) {
+			if t.content.Visible() {
+				t.TypedShortcut(s)
+			}
+		})
+	}
 }
 
 // Title implements ui.Tab.
