@@ -303,7 +303,7 @@ func (g *guiRun) xdo(args ...string) string {
 
 func (g *guiRun) windowPos() (int, int) {
 	g.t.Helper()
-	out := g.xdo("search", "--name", "^Waymark$", "getwindowgeometry")
+	out := g.xdo("search", "--name", "^Waymark", "getwindowgeometry")
 	m := regexp.MustCompile(`Position: (\d+),(\d+)`).FindStringSubmatch(out)
 	if m == nil {
 		g.t.Fatalf("window position not found in %q", out)
@@ -541,4 +541,44 @@ func BenchmarkGUI200Steps(b *testing.B) {
 var gui200 struct {
 	done              bool
 	median, rss, rss0 float64
+}
+
+// Closing the app in the middle of an episode saves it as interrupted,
+// with the text still being typed, and leaves no browser or display behind.
+func TestE2ECloseMidEpisode(t *testing.T) {
+	needTools(t)
+	display := startXvfb(t)
+	rs := newReportServer(t, 0)
+	g := startGUI(t, display, rs.URL+"/", nil)
+	g.clickPage(250, 80)
+	g.waitLine(`click→timeline \d+ ms \(step 1:`, 30*time.Second)
+	if len(g.children()) == 0 {
+		t.Fatal("no browser or display process under the app while recording")
+	}
+	g.xdo("type", "--delay", "40", "bye")
+	g.quit() // at once: "bye" is still in the typing buffer
+
+	store, err := dataset.Open(g.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %+v, %v", eps, err)
+	}
+	if eps[0].Status != dataset.StatusInterrupted {
+		t.Errorf("status %q after closing mid-episode, want interrupted", eps[0].Status)
+	}
+	steps, err := store.Steps(eps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range steps[1:] {
+		got = append(got, s.Action.String())
+	}
+	if want := []string{"click 250,80", `type "bye"`}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stored %q, want %q", got, want)
+	}
 }

@@ -566,6 +566,7 @@ func (r *RecordTab) start(t dataset.Task) {
 	})
 	r.runner = runner
 	r.view.Sink = r.mapper
+	r.setTitle("Recording: " + t.Goal)
 	r.sync()
 	if r.ctx.Window != nil {
 		r.ctx.Window.Canvas().Focus(r.view)
@@ -763,6 +764,7 @@ func (r *RecordTab) ended(run *Runner, reason string, last action.Observation, d
 	}
 	r.state = stEnded
 	r.view.Sink = idleSink{r}
+	r.setTitle("")
 	r.queued, r.running, r.typing, r.scrollDY = nil, nil, "", 0
 	r.showPending()
 	r.sync()
@@ -848,6 +850,7 @@ func (r *RecordTab) closed(run *Runner, err error) {
 	if r.state == stStarting || r.state == stRecording {
 		r.state = stEnded
 		r.view.Sink = idleSink{r}
+		r.setTitle("")
 	}
 	if err != nil {
 		msg := "The browser could not start or stopped: " + err.Error()
@@ -866,6 +869,21 @@ func (r *RecordTab) act(a action.Action) {
 	}
 	r.mapper.Do(a)
 	r.focusView()
+}
+
+// setTitle shows what is being recorded in the window title.
+func (r *RecordTab) setTitle(what string) {
+	if r.ctx.Window == nil {
+		return
+	}
+	if rs := []rune(what); len(rs) > 70 {
+		what = string(rs[:70]) + "…"
+	}
+	if what == "" {
+		r.ctx.Window.SetTitle("Waymark")
+		return
+	}
+	r.ctx.Window.SetTitle("Waymark · " + what)
 }
 
 // focusView gives the keyboard back to the page after a toolbar action.
