@@ -5,12 +5,15 @@ import (
 	"image"
 	"image/png"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
 	"waymark/engine/action"
@@ -167,8 +170,8 @@ func TestKeyboardFlow(t *testing.T) {
 	if len(e.reviews(p.ep.ID)) != 0 {
 		t.Fatal("saved without an outcome")
 	}
-	if f.status.Importance != 0 && f.status.Text == "" {
-		t.Error("no message")
+	if f.status.Importance != widget.DangerImportance || !strings.Contains(f.status.Text, "outcome") {
+		t.Errorf("no clear message for a save without an outcome: %q", f.status.Text)
 	}
 	// 2 picks failure; the failing step defaults to the step shown.
 	e.key(fyne.Key2)
@@ -183,7 +186,7 @@ func TestKeyboardFlow(t *testing.T) {
 	if len(e.reviews(p.ep.ID)) != 0 {
 		t.Fatal("saved a failure without a type")
 	}
-	if f.status.Importance != 3 { // widget.DangerImportance
+	if f.status.Importance != widget.DangerImportance {
 		t.Errorf("refusal not shown as a problem: %q", f.status.Text)
 	}
 	e.key(fyne.KeyT)
@@ -535,5 +538,45 @@ func TestCtrlSFromTheWindow(t *testing.T) {
 	w.Canvas().(fyne.Shortcutable).TypedShortcut(ctrlS)
 	if rs, _ := s.CurrentReviews(ep); len(rs) != 1 || rs[0].Outcome != dataset.OutcomeSuccess {
 		t.Fatalf("Ctrl+S from the window: reviews %+v", rs)
+	}
+}
+
+// TestQueueFiltersInTheTab: the filter widgets narrow the queue and the
+// state list shows counts.
+func TestQueueFiltersInTheTab(t *testing.T) {
+	e := newEnv(t)
+	task, _ := fixture.Task(e.s, "Find the opening hours", dataset.Information, "http://shop.test/hours", nil)
+	agentEp, err := fixture.Episode(e.s, task, fixture.Options{Annotator: "agent:bot", Actions: fixture.Clicks(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &e.tab.queue
+	e.tab.Shown()
+	if len(q.items) != 4 || q.stateSel.Options[0] != "Unreviewed by me (4)" {
+		t.Fatalf("queue %d items, states %v", len(q.items), q.stateSel.Options)
+	}
+	if !slices.Contains(q.annSel.Options, "agent:bot") {
+		t.Errorf("annotator choices %v lack agent:bot", q.annSel.Options)
+	}
+	q.annSel.SetSelected(onlyAgents)
+	if len(q.items) != 1 || q.items[0].EpisodeID != agentEp {
+		t.Errorf("agents only: %d items", len(q.items))
+	}
+	q.annSel.SetSelected(anyAnnotator)
+	q.catSel.SetSelected(dataset.Interaction)
+	if len(q.items) != 3 {
+		t.Errorf("interaction: %d items, want 3", len(q.items))
+	}
+	q.catSel.SetSelected(anyCategory)
+	q.search.SetText("opening")
+	q.search.OnSubmitted(q.search.Text)
+	if len(q.items) != 1 {
+		t.Errorf("search: %d items, want 1", len(q.items))
+	}
+	q.search.SetText("")
+	q.from.SetText("not a date")
+	q.from.OnSubmitted(q.from.Text)
+	if e.tab.form.status.Importance != widget.DangerImportance {
+		t.Errorf("a bad date is not reported: %q", e.tab.form.status.Text)
 	}
 }
