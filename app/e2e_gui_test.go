@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -106,13 +107,15 @@ func needTools(t testing.TB) {
 }
 
 // startXvfb starts a private X display and returns its name (":N").
-func startXvfb(t testing.TB) string {
+func startXvfb(t testing.TB) string { return startXvfbSized(t, "1280x900x24") }
+
+func startXvfbSized(t testing.TB, screen string) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x900x24", "-nolisten", "tcp")
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start Xvfb: %v", err)
@@ -177,13 +180,20 @@ type guiRun struct {
 	mu      sync.Mutex
 	lines   []string
 	exited  chan struct{}
-	viewX   int // the live view's top-left on the screen
-	viewY   int
+	viewX   float64 // the live view's top-left on the screen, in screen pixels
+	viewY   float64
+	scale   float64 // screen pixels per logical unit
 }
 
 // startGUI runs the binary on display with a fresh database, annotator
 // preferences and the given extra settings, starting the task at startURL.
 func startGUI(t testing.TB, display, startURL string, prefs map[string]any, extra ...string) *guiRun {
+	t.Helper()
+	return startGUIScaled(t, display, startURL, 1, prefs, extra...)
+}
+
+// startGUIScaled is startGUI at a Fyne scale (FYNE_SCALE).
+func startGUIScaled(t testing.TB, display, startURL string, scale float64, prefs map[string]any, extra ...string) *guiRun {
 	t.Helper()
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -204,7 +214,7 @@ func startGUI(t testing.TB, display, startURL string, prefs map[string]any, extr
 	args := append([]string{"--db", g.dbPath, "gui", "--debug", "--start-task", startURL,
 		"--goal", "E2E: type a word and answer 42", "--category", "information"}, extra...)
 	g.cmd = exec.Command(bin, args...)
-	g.cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1",
+	g.cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE="+strconv.FormatFloat(scale, 'f', -1, 64),
 		"XDG_CONFIG_HOME="+cfg, "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"))
 	stderr, err := g.cmd.StderrPipe()
 	if err != nil {
@@ -242,11 +252,15 @@ func startGUI(t testing.TB, display, startURL string, prefs map[string]any, extr
 			g.mu.Unlock()
 		}
 	})
-	m := g.waitLine(`liveview at (\d+),(\d+) size 800x600 scale 1 `, 90*time.Second)
+	m := g.waitLine(`liveview at ([\d.]+),([\d.]+) size 800x600 scale ([\d.]+) `, 90*time.Second)
 	wx, wy := g.windowPos()
-	vx, _ := strconv.Atoi(m[1])
-	vy, _ := strconv.Atoi(m[2])
-	g.viewX, g.viewY = wx+vx, wy+vy
+	vx, _ := strconv.ParseFloat(m[1], 64)
+	vy, _ := strconv.ParseFloat(m[2], 64)
+	if got, _ := strconv.ParseFloat(m[3], 64); got != scale {
+		t.Fatalf("the canvas scale is %v, want %v", got, scale)
+	}
+	g.scale = scale
+	g.viewX, g.viewY = float64(wx)+vx*scale, float64(wy)+vy*scale
 	return g
 }
 
@@ -313,9 +327,12 @@ func (g *guiRun) windowPos() (int, int) {
 	return x, y
 }
 
-// clickPage clicks viewport pixel x,y of the live view.
+// clickPage clicks viewport pixel x,y of the live view: the screen pixel
+// nearest the centre of that viewport pixel.
 func (g *guiRun) clickPage(x, y int) {
-	g.xdo("mousemove", strconv.Itoa(g.viewX+x), strconv.Itoa(g.viewY+y), "click", "1")
+	sx := int(math.Floor(g.viewX + (float64(x)+0.5)*g.scale))
+	sy := int(math.Floor(g.viewY + (float64(y)+0.5)*g.scale))
+	g.xdo("mousemove", strconv.Itoa(sx), strconv.Itoa(sy), "click", "1")
 }
 
 func (g *guiRun) screenshot(path string) {
@@ -580,5 +597,35 @@ func TestE2ECloseMidEpisode(t *testing.T) {
 	}
 	if want := []string{"click 250,80", `type "bye"`}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("stored %q, want %q", got, want)
+	}
+}
+
+// At Fyne scale 1.5 the 800×600 view covers 1200×900 screen pixels; a click
+// on the screen pixel of a viewport pixel still lands on that page pixel.
+func TestE2EClicksLandAtScale15(t *testing.T) {
+	needTools(t)
+	display := startXvfbSized(t, "1920x1280x24")
+	rs := newReportServer(t, 0)
+	g := startGUIScaled(t, display, rs.URL+"/", 1.5, nil)
+	clicks := [][2]int{{500, 300}, {7, 593}, {799, 1}}
+	for i, c := range clicks {
+		g.clickPage(c[0], c[1])
+		g.waitLine(fmt.Sprintf(`click→timeline \d+ ms \(step %d:`, i+1), 30*time.Second)
+	}
+	g.screenshot(filepath.Join(os.TempDir(), "waymark-e2e-scale15.png"))
+	g.quit()
+	var landed []pageReport
+	for _, p := range rs.all() {
+		if p.Kind == "click" {
+			landed = append(landed, p)
+		}
+	}
+	if len(landed) != len(clicks) {
+		t.Fatalf("page saw %+v", landed)
+	}
+	for i, p := range landed {
+		if dx, dy := p.X-float64(clicks[i][0]), p.Y-float64(clicks[i][1]); math.Abs(dx) > 1 || math.Abs(dy) > 1 {
+			t.Errorf("click on viewport pixel %v landed at %v,%v", clicks[i], p.X, p.Y)
+		}
 	}
 }
