@@ -113,6 +113,7 @@ type RecordTab struct {
 
 	// toolbar
 	backBtn, waitBtn, finishBtn, discardBtn, restartBtn *widget.Button
+	gotoBtn                                             *widget.Button
 	recDot                                              *canvas.Circle
 	recLbl                                              *widget.Label
 
@@ -295,6 +296,7 @@ func (r *RecordTab) build() {
 	r.finishBtn = &widget.Button{Text: "Finish…", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: r.askFinish}
 	r.discardBtn = &widget.Button{Text: "Discard", Icon: theme.DeleteIcon(), Importance: widget.DangerImportance, OnTapped: r.askDiscard}
 	r.restartBtn = &widget.Button{Text: "Restart", Icon: theme.ViewRefreshIcon(), OnTapped: r.askRestart}
+	r.gotoBtn = &widget.Button{Text: "Go to…", Icon: theme.SearchIcon(), OnTapped: r.askGoto}
 	settingsBtn := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: func() {
 		if r.opts.ShowSettings != nil {
 			r.opts.ShowSettings()
@@ -302,7 +304,7 @@ func (r *RecordTab) build() {
 	}}
 	r.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
 	r.recLbl = widget.NewLabel("Not recording")
-	toolbar := container.NewHBox(r.backBtn, r.waitBtn, r.finishBtn, widget.NewSeparator(), r.restartBtn, r.discardBtn,
+	toolbar := container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.restartBtn, r.discardBtn,
 		layout.NewSpacer(), container.NewCenter(container.New(&fixedSize{fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
 
 	// --- status bar ---
@@ -940,6 +942,26 @@ func (r *RecordTab) askFinish() {
 	r.ctx.Window.Canvas().Focus(ans)
 }
 
+// askGoto asks for an address and sends goto (extended set).
+func (r *RecordTab) askGoto() {
+	if r.state != stRecording || !r.set.HasOp(action.Goto) || r.ctx.Window == nil {
+		return
+	}
+	u := widget.NewEntry()
+	u.SetPlaceHolder("https://…")
+	u.Validator = action.CheckURL
+	var d *dialog.FormDialog
+	d = dialog.NewForm("Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
+		if ok {
+			r.act(action.Action{Op: action.Goto, URL: strings.TrimSpace(u.Text)})
+		}
+	}, r.ctx.Window)
+	u.OnSubmitted = func(string) { d.Submit() }
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
+	r.ctx.Window.Canvas().Focus(u)
+}
+
 func (r *RecordTab) askDiscard() {
 	if r.runner == nil || (r.state != stRecording && r.state != stStarting) {
 		return
@@ -1069,6 +1091,13 @@ func (r *RecordTab) sync() {
 	setEnabled(r.backBtn, rec)
 	setEnabled(r.waitBtn, rec)
 	setEnabled(r.finishBtn, rec)
+	// goto exists only in the extended set; the default set hides it.
+	if r.set.HasOp(action.Goto) || (r.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto)) {
+		r.gotoBtn.Show()
+	} else {
+		r.gotoBtn.Hide()
+	}
+	setEnabled(r.gotoBtn, rec && r.set.HasOp(action.Goto))
 	setEnabled(r.discardBtn, rec || r.state == stStarting)
 	setEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
 	setEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)

@@ -83,7 +83,7 @@ type recordFixture struct {
 	win   fyne.Window
 }
 
-func newRecordFixture(t *testing.T, category string) *recordFixture {
+func newRecordFixture(t *testing.T, category string, sets ...action.Set) *recordFixture {
 	t.Helper()
 	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme()) // the test theme lacks bold monospace
 	store, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
@@ -102,6 +102,9 @@ func newRecordFixture(t *testing.T, category string) *recordFixture {
 	ctx := &Context{App: fyne.CurrentApp(), Window: f.win, Store: store}
 	settings := DefaultSettings()
 	settings.Annotator = "Tester"
+	if len(sets) > 0 {
+		settings.ActionSet = sets[0]
+	}
 	f.tab = NewRecordTab(ctx, b, RecordOptions{
 		Settings: func() Settings { return settings },
 		Open: func(ctx context.Context, t dataset.Task, s Settings) (*Opened, error) {
@@ -239,4 +242,19 @@ func TestObservationErrorsInWords(t *testing.T) {
 	if StepError(&action.ValidationError{Errors: []action.FieldError{{Msg: "Value error, unsupported key"}}}) == "" {
 		t.Error("validation error not explained")
 	}
+}
+
+func TestRecordTabGotoOnlyInTheExtendedSet(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	if f.tab.gotoBtn.Visible() {
+		t.Fatal("Go to… shown in the default set")
+	}
+	g := newRecordFixture(t, dataset.Navigation, action.SetExtended)
+	if !g.tab.gotoBtn.Visible() || g.tab.gotoBtn.Disabled() {
+		t.Fatal("Go to… must be usable in the extended set")
+	}
+	g.tab.act(action.Action{Op: action.Goto, URL: "http://127.0.0.1:9/next"})
+	g.eng.gate <- struct{}{}
+	g.loop.until(t, "the goto step", func() bool { return len(g.tab.rows) == 2 })
+	equal(t, g.storedActions(t), []string{"goto http://127.0.0.1:9/next"})
 }
