@@ -200,7 +200,7 @@ func RunGUI(env *Env, f guiFlags) error {
 	defer signal.Stop(sigs)
 	go func() {
 		if _, ok := <-sigs; ok {
-			fyne.Do(func() {
+			bridge.Do(func() {
 				shutdown()
 				w.Close()
 			})
