@@ -16,7 +16,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
 	"github.com/gen2brain/beeep"
 
 	"waymark/assets"
@@ -96,11 +99,14 @@ func RunGUI(env *Env, f guiFlags) error {
 	}
 	store, err := dataset.Open(dbPath)
 	if err != nil {
-		return fmt.Errorf("cannot open the database: %w", err)
+		err = fmt.Errorf("cannot open the database: %w", err)
+		showFatal(a, err)
+		return err
 	}
 	defer store.Close()
 	srv, err := practice.Start()
 	if err != nil {
+		showFatal(a, err)
 		return err
 	}
 	defer srv.Close()
@@ -223,6 +229,20 @@ func RunGUI(env *Env, f guiFlags) error {
 	w.ShowAndRun()
 	shutdown()
 	return nil
+}
+
+// showFatal shows why the app cannot open (people who start it from a menu
+// see no terminal) and waits for the window to be closed.
+func showFatal(a fyne.App, err error) {
+	w := a.NewWindow("Waymark cannot start")
+	msg := widget.NewLabel(err.Error())
+	msg.Wrapping = fyne.TextWrapWord
+	quit := &widget.Button{Text: "Quit", Importance: widget.HighImportance, OnTapped: w.Close}
+	w.SetContent(container.NewBorder(
+		widget.NewLabelWithStyle("Waymark cannot start", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewHBox(layout.NewSpacer(), quit), nil, nil, msg))
+	w.Resize(fyne.NewSize(560, 220))
+	w.ShowAndRun()
 }
 
 // startRequested starts the --start-task task, if any.
