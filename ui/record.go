@@ -579,9 +579,7 @@ func (r *RecordTab) opened(run *Runner, o *Opened) {
 	if run != r.runner {
 		return
 	}
-	if id, ok := o.Engine.(interface{ EpisodeID() string }); ok {
-		_ = id // the id exists only after Reset
-	}
+	r.eng = o.Engine // its EpisodeID is known after Reset
 	if o.Frames == nil {
 		r.frameless = true
 		return
@@ -597,11 +595,7 @@ func (r *RecordTab) opened(run *Runner, o *Opened) {
 	if r.opts.Debugf != nil {
 		go r.logFPS(ctx, r.pump)
 	}
-	r.engineRef(o.Engine)
 }
-
-// engineRef remembers how to ask the engine for its episode id.
-func (r *RecordTab) engineRef(e engine.Engine) { r.eng = e }
 
 func (r *RecordTab) logFPS(ctx context.Context, p *FramePump) {
 	t := time.NewTicker(time.Second)

@@ -180,6 +180,12 @@ func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
 	if !strings.Contains(v.BannerText(), "click 120,80") {
 		t.Fatalf("banner %q", v.BannerText())
 	}
+	if v.still.Image() == nil {
+		t.Fatal("the step's screenshot (from the store) is not shown")
+	}
+	if v.Frame() == nil {
+		t.Fatal("an engine without live frames must show each step's screenshot")
+	}
 	click(v, fyne.NewPos(10, 10)) // returns to live, not sent
 	if v.ShowingStill() || f.tab.runner.Busy() {
 		t.Fatal("a click on the still picture must only return to the live page")
