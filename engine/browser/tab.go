@@ -364,7 +364,8 @@ func (t *tab) targetURL(ctx context.Context) string {
 }
 
 // setup prepares a freshly attached tab: 800×600 at scale 1, the settle
-// script, the front position, and a check of the viewport.
+// script and the select popup (pageScript), the front position, and a check
+// of the viewport.
 func (t *tab) setup(ctx context.Context, d time.Duration) error {
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
 		t.detachedCh = ch
@@ -378,10 +379,12 @@ func (t *tab) setup(ctx context.Context, d time.Duration) error {
 		if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 			return err
 		}
-		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: settleScript}); err != nil {
+		// The settle recorder and the in-page <select> popup, in every
+		// frame of every document, and in the one already loaded.
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript}); err != nil {
 			return err
 		}
-		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](settleScript)); err != nil {
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pageScript)); err != nil {
 			return err
 		}
 		// No native file dialog on the display: a file input click does nothing.
