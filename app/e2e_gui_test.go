@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"net/http"
@@ -36,10 +37,11 @@ body{margin:0;font:16px sans-serif;background:#f4f6f8}
 #q{position:absolute;left:100px;top:60px;width:300px;height:40px;font-size:20px}
 #box{position:absolute;left:560px;top:480px;width:60px;height:60px;background:#e33;border-radius:8px}
 h1{position:absolute;left:100px;top:130px;margin:0;font-size:22px;color:#234}
+#line{position:absolute;left:700px;top:200px;width:1px;height:200px;background:#000}
 </style></head><body>
 <input id=q autocomplete=off placeholder="type here">
 <h1>Click anywhere: the page reports where.</h1>
-<div id=box></div>
+<div id=box></div><div id=line></div>
 <script>
 function rep(o){fetch('/report',{method:'POST',body:JSON.stringify(o)})}
 document.addEventListener('mousedown',e=>rep({kind:'click',x:e.clientX,y:e.clientY}));
@@ -402,6 +404,28 @@ func (g *guiRun) quit() {
 	}
 }
 
+// checkOnePixelLine checks that screen pixel x,y of a screenshot is dark
+// and its left and right neighbours light.
+func checkOnePixelLine(t *testing.T, path string, x, y int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	lum := func(x int) int {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return int((r + g + b) / 3 >> 8)
+	}
+	if l, c, r := lum(x-1), lum(x), lum(x+1); c > 90 || l < 170 || r < 170 {
+		t.Errorf("around screen %d,%d the page's 1-px line reads %d|%d|%d (want light|dark|light): shifted or blurred", x, y, l, c, r)
+	}
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -448,6 +472,9 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	time.Sleep(800 * time.Millisecond)
 	g.screenshot(shot)
 	t.Logf("screenshot of the window: %s", shot)
+	// The page's one-pixel black line at x=700 is one screen pixel wide and
+	// in place: the picture is neither shifted nor resampled.
+	checkOnePixelLine(t, shot, int(g.viewX)+700, int(g.viewY)+300)
 
 	// Finish with the toolbar shortcut; the answer dialog takes 42 and Enter.
 	g.xdo("key", "ctrl+shift+f")
