@@ -187,6 +187,16 @@ func RunGUI(env *Env, f guiFlags) error {
 		}
 	}
 
+	// A task file dropped on the window opens the import preview.
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		for _, u := range uris {
+			if u.Scheme() == "file" {
+				mw.Select(tasks.Title())
+				tasks.ImportFile(u.Path())
+				return
+			}
+		}
+	})
 	var once sync.Once
 	shutdown := func() {
 		once.Do(func() {

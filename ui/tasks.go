@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -433,6 +434,17 @@ func (t *TasksTab) chooseImport() {
 	}, t.ctx.Window)
 	fd.Resize(fyne.NewSize(900, 620))
 	fd.Show()
+}
+
+// ImportFile reads a task file (for example one dropped on the window) and
+// shows the import preview.
+func (t *TasksTab) ImportFile(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.showErr(fmt.Errorf("cannot read %s: %w", path, err))
+		return
+	}
+	t.previewImport(filepath.Base(path), data)
 }
 
 // ImportPreviewText describes a preview: how columns map, what would be
