@@ -512,7 +512,7 @@ func (t *TasksTab) previewImport(name string, data []byte) {
 			text.SetText(err.Error())
 		}
 	}
-	body := container.NewBorder(container.NewHBox(widget.NewLabel("Rows with no category:"), defCat), nil, nil, nil, container.NewScroll(text))
+	body := container.NewBorder(container.NewHBox(widget.NewLabel("Rows with no category:"), newFixedWidth(260, defCat)), nil, nil, nil, container.NewScroll(text))
 	d := dialog.NewCustomConfirm("Import "+filepath.Base(name), "Import", "Cancel", body, func(ok bool) {
 		if !ok {
 			return
