@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image"
+	"strings"
 	"image/color"
 	"time"
 
@@ -484,7 +485,13 @@ func (v *LiveView) TypedShortcut(s fyne.Shortcut) {
 	if v.Sink != nil && v.Sink.Shortcut(s) {
 		return
 	}
-	v.refuse("Shortcut " + s.ShortcutName() + " not sent: the action set cannot express it.")
+	v.refuse("Shortcut " + readableShortcut(s) + " not sent: the action set cannot express it.")
+}
+
+// readableShortcut names a shortcut for a message ("Ctrl+Q", "Copy").
+func readableShortcut(s fyne.Shortcut) string {
+	n := strings.TrimPrefix(s.ShortcutName(), "CustomDesktop:")
+	return strings.Replace(n, "Control+", "Ctrl+", 1)
 }
 
 func (v *LiveView) refuse(msg string) {

@@ -1005,9 +1005,12 @@ func confirm(w fyne.Window, title, msg string, yes func()) {
 	}, w)
 }
 
+// shortcutAltLeft is the browsers' Back key, accepted as well.
+var shortcutAltLeft = &desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}
+
 // Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
 func (r *RecordTab) Shortcuts() []fyne.Shortcut {
-	return []fyne.Shortcut{ShortcutBack, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart}
+	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart}
 }
 
 // TypedShortcut runs the toolbar's keyboard shortcuts.
@@ -1017,7 +1020,7 @@ func (r *RecordTab) TypedShortcut(s fyne.Shortcut) bool {
 		return false
 	}
 	switch cs.ShortcutName() {
-	case ShortcutBack.ShortcutName():
+	case ShortcutBack.ShortcutName(), shortcutAltLeft.ShortcutName():
 		r.act(action.Action{Op: action.Back})
 	case ShortcutWait.ShortcutName():
 		r.act(action.Action{Op: action.Wait})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
@@ -263,4 +264,17 @@ func TestRecordTabGotoOnlyInTheExtendedSet(t *testing.T) {
 	g.eng.gate <- struct{}{}
 	g.loop.until(t, "the goto step", func() bool { return len(g.tab.rows) == 2 })
 	equal(t, g.storedActions(t), []string{"goto http://127.0.0.1:9/next"})
+}
+
+func TestRecordTabShortcuts(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	v := f.tab.View()
+	v.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}) // browsers' Back
+	v.TypedShortcut(ShortcutWait)
+	v.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierControl})
+	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.errLbl.Text, "Ctrl+Q not sent") })
+	f.eng.gate <- struct{}{}
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "two steps", func() bool { return len(f.tab.rows) == 3 })
+	equal(t, f.storedActions(t), []string{"back", "wait"})
 }
