@@ -23,6 +23,12 @@ const (
 	// whether a second one makes it a double click (the default set sends
 	// each click at once, so two quick clicks are two clicks).
 	DoubleClickDelay = 350 * time.Millisecond
+	// HoverRest is how long the pointer must rest, in the extended set, for
+	// the spot to be sent as a move (hover menus open on the page).
+	HoverRest = 600 * time.Millisecond
+	// hoverMinDistance (viewport pixels) from the last pointer position sent
+	// makes a rest worth a move.
+	hoverMinDistance = 12
 	// WheelPixelsPerUnit turns Fyne's wheel units (25 per notch on Linux)
 	// into page pixels (100 per notch, as Chrome scrolls).
 	WheelPixelsPerUnit = 4
@@ -60,6 +66,9 @@ type Mapper struct {
 	wheelGen  int
 	typeTimer *time.Timer
 	whTimer   *time.Timer
+	hoverGen  int
+	hoverRest time.Duration
+	pointer   *[2]int // the last pointer position the page got (click, move, drag end)
 	held      *action.Action // a click waiting for a possible second one
 	heldAt    time.Time
 	heldGen   int
@@ -68,7 +77,7 @@ type Mapper struct {
 
 // NewMapper makes a mapper for the action set with the default pauses.
 func NewMapper(set action.Set, ev MapperEvents) *Mapper {
-	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause, dblDelay: DoubleClickDelay}
+	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause, dblDelay: DoubleClickDelay, hoverRest: HoverRest}
 }
 
 // SetPauses changes the typing and wheel pauses (tests shorten them).
@@ -76,6 +85,40 @@ func (m *Mapper) SetPauses(typing, wheel time.Duration) {
 	m.mu.Lock()
 	m.typePause, m.wheelPause = typing, wheel
 	m.mu.Unlock()
+}
+
+// SetHoverRest changes how long the pointer must rest to send a move.
+func (m *Mapper) SetHoverRest(d time.Duration) {
+	m.mu.Lock()
+	m.hoverRest = d
+	m.mu.Unlock()
+}
+
+// Hover notes the pointer at viewport pixel x,y (no button down). In a set
+// with move, a rest of HoverRest at least 12 px from where the page last
+// had the pointer sends a move, so hover menus open; any other input
+// cancels the pending rest. The default set ignores hovering.
+func (m *Mapper) Hover(x, y int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.set.HasOp(action.Move) {
+		return
+	}
+	m.hoverGen++
+	gen := m.hoverGen
+	if x < 0 || y < 0 {
+		return // the pointer left the page: no rest to report
+	}
+	if p := m.pointer; p != nil && abs(p[0]-x) < hoverMinDistance && abs(p[1]-y) < hoverMinDistance {
+		return
+	}
+	time.AfterFunc(m.hoverRest, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.hoverGen == gen {
+			m.emitLocked(action.Action{Op: action.Move, X: action.Int(x), Y: action.Int(y)})
+		}
+	})
 }
 
 // SetDoubleClickDelay changes how long the extended set holds a click.
@@ -325,6 +368,13 @@ func (m *Mapper) flushWheelLocked() {
 }
 
 func (m *Mapper) send(a action.Action) {
+	m.hoverGen++ // any action ends a pending rest
+	switch {
+	case a.Op == action.Drag && a.X2 != nil:
+		m.pointer = &[2]int{*a.X2, *a.Y2}
+	case a.X != nil && a.Y != nil:
+		m.pointer = &[2]int{*a.X, *a.Y}
+	}
 	if m.ev.Emit != nil {
 		m.ev.Emit(a)
 	}

@@ -338,3 +338,30 @@ func TestDoubleClickInTheExtendedSet(t *testing.T) {
 	click(v2, fyne.NewPos(100, 100))
 	equal(t, s2.strings(), []string{"click 100,100", "click 100,100"})
 }
+
+func TestHoverRestSendsMoveInTheExtendedSet(t *testing.T) {
+	v, s, m, _ := newTestView(t, 1, action.SetExtended)
+	m.SetHoverRest(60 * time.Millisecond)
+	m.SetDoubleClickDelay(10 * time.Millisecond)
+	move := func(x, y float32) { v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, y)}}) }
+	move(100, 100)
+	move(300, 200) // only where the pointer rests counts
+	equal(t, s.waitFor(t, 1), []string{"move 300,200"})
+	move(305, 204) // too close to where the page has the pointer
+	time.Sleep(150 * time.Millisecond)
+	equal(t, s.strings(), []string{"move 300,200"})
+	move(400, 400)
+	v.MouseOut() // left before the rest ended
+	time.Sleep(150 * time.Millisecond)
+	equal(t, s.strings(), []string{"move 300,200"})
+	click(v, fyne.NewPos(500, 500))
+	move(503, 502) // next to the click: nothing
+	time.Sleep(150 * time.Millisecond)
+	equal(t, s.strings(), []string{"move 300,200", "click 500,500"})
+
+	v2, s2, m2, _ := newTestView(t, 1, action.SetDefault)
+	m2.SetHoverRest(10 * time.Millisecond)
+	v2.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(300, 200)}})
+	time.Sleep(80 * time.Millisecond)
+	equal(t, s2.strings(), nil) // the default set has no move
+}

@@ -2,8 +2,8 @@ package ui
 
 import (
 	"image"
-	"strings"
 	"image/color"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -24,6 +24,7 @@ type InputSink interface {
 	Rune(r rune)
 	Key(k fyne.KeyName, shift bool)
 	Wheel(fyneDY float32)
+	Hover(x, y int)
 	Shortcut(s fyne.Shortcut) bool
 	Refuse(msg string)
 }
@@ -85,6 +86,7 @@ var (
 	_ fyne.Focusable         = (*LiveView)(nil)
 	_ desktop.Cursorable     = (*LiveView)(nil)
 	_ fyne.SecondaryTappable = (*LiveView)(nil)
+	_ desktop.Hoverable      = (*LiveView)(nil)
 )
 
 // NewLiveView makes an empty live view.
@@ -404,6 +406,27 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// MouseIn starts tracking the pointer over the page.
+func (v *LiveView) MouseIn(ev *desktop.MouseEvent) { v.MouseMoved(ev) }
+
+// MouseMoved reports where the pointer rests (the extended set sends a move
+// for hover menus; the default set ignores it).
+func (v *LiveView) MouseMoved(ev *desktop.MouseEvent) {
+	if v.Sink == nil || v.down || v.ShowingStill() {
+		return
+	}
+	if x, y, ok := ViewToPage(ev.Position, v.sizeOrMin()); ok {
+		v.Sink.Hover(x, y)
+	}
+}
+
+// MouseOut cancels a pending hover.
+func (v *LiveView) MouseOut() {
+	if v.Sink != nil {
+		v.Sink.Hover(-1, -1)
+	}
 }
 
 // Scrolled gathers wheel notches.

@@ -1184,6 +1184,7 @@ func (s idleSink) Drag(int, int, int, int)     { s.msg() }
 func (s idleSink) Rune(rune)                   { s.msg() }
 func (s idleSink) Key(fyne.KeyName, bool)      { s.msg() }
 func (s idleSink) Wheel(float32)               { s.msg() }
+func (s idleSink) Hover(int, int)              {}
 func (s idleSink) Shortcut(fyne.Shortcut) bool { s.msg(); return true }
 func (s idleSink) Refuse(m string)             { s.r.setError(m) }
 
