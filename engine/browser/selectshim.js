@@ -19,7 +19,8 @@
 //     Enter (or Tab) chooses, Escape closes, letters jump (type-ahead); the
 //     page does not see these keys, as with the native popup;
 //   - keys on a closed select stay native (Down changes the value), except
-//     the keys that would open the native popup (Space, F4, Alt+Up/Down),
+//     the keys that open the native popup on Linux (Space, Enter, F4,
+//     Alt+Up/Down),
 //     which open this list instead; select.showPicker() does too.
 //
 // It adds one non-enumerable symbol-keyed property to window (state() is
@@ -51,13 +52,13 @@
   const CSS = `
 :host { all: initial !important; }
 .box { all: initial; position: fixed; box-sizing: border-box; display: block; overflow-x: hidden; overflow-y: auto;
-  overscroll-behavior: contain; background: #fff; color: #000; border: 1px solid #767676; border-radius: 0;
-  box-shadow: 0 2px 6px rgba(0, 0, 0, .28); font-family: system-ui, sans-serif; font-size: 13px; line-height: normal;
+  overscroll-behavior: contain; background: #efefef; color: #000; border: 1px solid #767676; border-radius: 0;
+  font-family: system-ui, sans-serif; font-size: 13px; line-height: normal;
   white-space: pre; cursor: default; user-select: none; -webkit-user-select: none; text-align: left; direction: ltr;
   color-scheme: light; forced-color-adjust: none; visibility: visible; pointer-events: auto; z-index: 2147483647; }
-.row { display: block; box-sizing: border-box; padding: 1px 4px 1px 4px; min-height: 1.3em; overflow: hidden; text-overflow: ellipsis; }
-.ing { padding-left: 20px; }
-.grp { font-weight: bold; color: #000; }
+.row { display: block; box-sizing: border-box; padding: 4px 4px; overflow: hidden; text-overflow: ellipsis; }
+.ing { padding-left: 24px; }
+.grp { padding-left: 6px; font-weight: bold; color: #000; }
 .dis { color: #a0a0a0; }
 .grp.dis { color: #a0a0a0; }
 .hi { background: #1967d2; color: #fff; }
@@ -114,7 +115,7 @@
   function open(sel) {
     if (cur) close();
     if (!dropdown(sel) || sel.options.length === 0) return;
-    try { if (document.activeElement !== sel && sel.getRootNode().activeElement !== sel) sel.focus({preventScroll: true}); } catch (e) {}
+    try { if (document.activeElement !== sel && sel.getRootNode().activeElement !== sel) sel.focus({preventScroll: true, focusVisible: false}); } catch (e) {}
     const host = document.createElement(HOST);
     host.setAttribute('style', 'all: initial !important; position: fixed !important; left: 0 !important; top: 0 !important; ' +
       'width: 0 !important; height: 0 !important; margin: 0 !important; padding: 0 !important; border: 0 !important; ' +
@@ -378,7 +379,7 @@
     const t = e.composedPath()[0];
     if (!isSelect(t) || !e.isTrusted || !dropdown(t)) return;
     const k = e.key;
-    const opens = (k === ' ' && !e.ctrlKey && !e.altKey && !e.metaKey) || (k === 'F4' && !e.altKey && !e.ctrlKey) ||
+    const opens = ((k === ' ' || k === 'Enter') && !e.ctrlKey && !e.altKey && !e.metaKey) || (k === 'F4' && !e.altKey && !e.ctrlKey) ||
       ((k === 'ArrowDown' || k === 'ArrowUp') && e.altKey);
     if (!opens) return;
     e.preventDefault();
