@@ -555,6 +555,7 @@ func BenchmarkGUI200Steps(b *testing.B) {
 		b.ReportMetric(gui200.median, "click→timeline-median-ms")
 		b.ReportMetric(gui200.rss, "rss-MB-after-200-steps")
 		b.ReportMetric(gui200.rss0, "rss-MB-at-start")
+		b.ReportMetric(gui200.heap, "go-heap-MB-after-200-steps")
 		return
 	}
 	display := startXvfb(b)
@@ -566,8 +567,9 @@ func BenchmarkGUI200Steps(b *testing.B) {
 		g.clickPage(300+(i%20)*10, 300+(i/20)*10)
 		g.waitLine(fmt.Sprintf(`click→timeline \d+ ms \(step %d:`, i), 60*time.Second)
 	}
-	g.waitLine(`ended reason=step_limit steps=200`, 60*time.Second)
+	heap := g.waitLine(`ended reason=step_limit steps=200 heap_inuse_mb=([\d.]+)`, 60*time.Second)
 	b.StopTimer()
+	gui200.heap, _ = strconv.ParseFloat(heap[1], 64)
 	time.Sleep(time.Second)
 	rss := g.rssKB()
 	var delays []float64
@@ -580,11 +582,12 @@ func BenchmarkGUI200Steps(b *testing.B) {
 	b.ReportMetric(gui200.median, "click→timeline-median-ms")
 	b.ReportMetric(gui200.rss, "rss-MB-after-200-steps")
 	b.ReportMetric(gui200.rss0, "rss-MB-at-start")
+	b.ReportMetric(gui200.heap, "go-heap-MB-after-200-steps")
 }
 
 var gui200 struct {
-	done              bool
-	median, rss, rss0 float64
+	done                    bool
+	median, rss, rss0, heap float64
 }
 
 // Closing the app in the middle of an episode saves it as interrupted,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -86,6 +87,20 @@ func RunGUI(env *Env, f guiFlags) error {
 				defer func() { pprof.StopCPUProfile(); pf.Close() }()
 			}
 		}
+	}
+	if path := os.Getenv("WAYMARK_HEAPPROFILE"); path != "" && f.debug {
+		// SIGUSR1 writes a heap profile (after a GC) for memory questions.
+		usr := make(chan os.Signal, 1)
+		signal.Notify(usr, syscall.SIGUSR1)
+		go func() {
+			for range usr {
+				runtime.GC()
+				if hf, err := os.Create(path); err == nil {
+					_ = pprof.WriteHeapProfile(hf)
+					hf.Close()
+				}
+			}
+		}()
 	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))

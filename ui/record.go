@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -765,7 +766,9 @@ func (r *RecordTab) ended(run *Runner, reason string, last action.Observation, d
 	r.showPending()
 	r.sync()
 	if r.opts.Debugf != nil {
-		r.opts.Debugf("episode %s ended reason=%s steps=%d", r.episodeID, reason, max(0, len(r.rows)-1))
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		r.opts.Debugf("episode %s ended reason=%s steps=%d heap_inuse_mb=%.1f", r.episodeID, reason, max(0, len(r.rows)-1), float64(ms.HeapInuse)/(1<<20))
 	}
 	if reason == action.EndInterrupted {
 		return // the window is closing
