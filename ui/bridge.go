@@ -144,16 +144,6 @@ func (p *FramePump) Offer(img *image.RGBA) {
 // Counts reports frames decoded and frames shown.
 func (p *FramePump) Counts() (decoded, shown uint64) { return p.decoded.Load(), p.shown.Load() }
 
-// DecodeFrame turns a screencast JPEG into the *image.RGBA the canvas
-// uploads without another copy.
-func DecodeFrame(jpg []byte) (*image.RGBA, error) {
-	src, err := jpeg.Decode(bytes.NewReader(jpg))
-	if err != nil {
-		return nil, err
-	}
-	return ToRGBA(src), nil
-}
-
 // ToRGBA converts any image to a new *image.RGBA at origin 0,0.
 func ToRGBA(src image.Image) *image.RGBA {
 	if r, ok := src.(*image.RGBA); ok && r.Rect.Min == (image.Point{}) {

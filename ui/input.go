@@ -68,7 +68,7 @@ type Mapper struct {
 	whTimer   *time.Timer
 	hoverGen  int
 	hoverRest time.Duration
-	pointer   *[2]int // the last pointer position the page got (click, move, drag end)
+	pointer   *[2]int        // the last pointer position the page got (click, move, drag end)
 	held      *action.Action // a click waiting for a possible second one
 	heldAt    time.Time
 	heldGen   int

@@ -343,7 +343,9 @@ func TestHoverRestSendsMoveInTheExtendedSet(t *testing.T) {
 	v, s, m, _ := newTestView(t, 1, action.SetExtended)
 	m.SetHoverRest(60 * time.Millisecond)
 	m.SetDoubleClickDelay(10 * time.Millisecond)
-	move := func(x, y float32) { v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, y)}}) }
+	move := func(x, y float32) {
+		v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, y)}})
+	}
 	move(100, 100)
 	move(300, 200) // only where the pointer rests counts
 	equal(t, s.waitFor(t, 1), []string{"move 300,200"})

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -125,12 +124,9 @@ type RecordTab struct {
 	// status bar
 	stepLbl, urlLbl, errLbl, latLbl *widget.Label
 
-	// measurements (click → timeline delays)
-	mu          sync.Mutex
-	clickDelays []time.Duration
-	endDialog   dialog.Dialog
-	eng         engine.Engine
-	selected    int
+	endDialog dialog.Dialog
+	eng       engine.Engine
+	selected  int
 }
 
 var (
@@ -700,11 +696,8 @@ func (r *RecordTab) stepDone(run *Runner, res StepResult) {
 	r.addRow(row, res.Obs)
 	if a.Op == action.Click && a.X != nil && a.Y != nil {
 		r.lastClick = &image.Point{X: *a.X, Y: *a.Y}
-		d := time.Since(res.Queued)
-		r.mu.Lock()
-		r.clickDelays = append(r.clickDelays, d)
-		r.mu.Unlock()
 		if r.opts.Debugf != nil {
+			d := time.Since(res.Queued)
 			r.opts.Debugf("click→timeline %d ms (step %d: queued %d ms, engine %d ms, to the screen %d ms)", d.Milliseconds(), row.idx,
 				res.Started.Sub(res.Queued).Milliseconds(), res.Latency.Milliseconds(), time.Since(res.Started.Add(res.Latency)).Milliseconds())
 		}
@@ -1142,18 +1135,6 @@ func (r *RecordTab) setError(msg string) {
 func (r *RecordTab) setStatus(msg string) {
 	r.errLbl.Importance = widget.MediumImportance
 	r.errLbl.SetText(msg)
-}
-
-// StatusText is the status bar's text (tests and the e2e log read it).
-func (r *RecordTab) StatusText() string {
-	return strings.Join([]string{r.stepLbl.Text, r.urlLbl.Text, r.errLbl.Text, r.latLbl.Text, r.recLbl.Text}, " | ")
-}
-
-// ClickDelays returns the click→timeline delays measured so far.
-func (r *RecordTab) ClickDelays() []time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.clickDelays)
 }
 
 // Close ends a running episode cleanly when the window closes: typed text
