@@ -370,9 +370,14 @@
         typedAt = now;
         if (k === ' ' && typed === '') return;
         typed += k.toLowerCase();
+        // As Chromium's type-ahead: a first letter searches after the
+        // highlight, a longer prefix from it, wrapping around.
         const en = enabledRows();
-        const hit = en.find(i => cur.rows[i].el.textContent.toLowerCase().startsWith(typed));
-        if (hit !== undefined) setHi(hit, true);
+        let from = Math.max(0, en.indexOf(cur.hi) + (typed.length === 1 ? 1 : 0));
+        for (let j = 0; j < en.length; j++) {
+          const i = en[(from + j) % en.length];
+          if (cur.rows[i].el.textContent.toLowerCase().startsWith(typed)) { setHi(i, true); break; }
+        }
       }
       return;
     }

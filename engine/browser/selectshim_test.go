@@ -350,6 +350,25 @@ func testSelectPopup(t *testing.T, display string) {
 		}
 	})
 
+	t.Run("type-ahead, and press on the select, drag, release on an option", func(t *testing.T) {
+		step(t, e, action.ClickAt(140, 54))
+		step(t, e, action.TypeText("che"))
+		if st := popup(t, e, win); st.Highlighted != 3 || value() != "leek" {
+			t.Fatalf("typing \"che\": highlighted %d, value %q", st.Highlighted, value())
+		}
+		step(t, e, action.PressKey("ENTER"))
+		if value() != "cherry" {
+			t.Fatalf("value %q after type-ahead and ENTER", value())
+		}
+		step(t, e, action.ClickAt(140, 54))
+		x, y := popup(t, e, win).row(t, "Pea").center()
+		step(t, e, action.PressKey("ESCAPE"))
+		obs := step(t, e, action.Action{Op: action.Drag, X: action.Int(140), Y: action.Int(54), X2: action.Int(x), Y2: action.Int(y)})
+		if value() != "pea" || obs.Title != "chose pea" || popup(t, e, win).Open {
+			t.Fatalf("drag to Pea: value %q, title %q", value(), obs.Title)
+		}
+	})
+
 	t.Run("click outside and scrolling the page close", func(t *testing.T) {
 		step(t, e, action.ClickAt(140, 54))
 		step(t, e, action.ClickAt(300, 300))
