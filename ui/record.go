@@ -194,7 +194,8 @@ func (r *RecordTab) build() {
 			goal := widget.NewLabel("")
 			goal.Truncation = fyne.TextTruncateEllipsis
 			n := widget.NewLabel("")
-			return container.NewBorder(nil, nil, container.NewCenter(dotBox), n, goal)
+			n.Alignment = fyne.TextAlignTrailing
+			return container.NewBorder(nil, nil, container.NewCenter(dotBox), newFixedWidth(52, n), goal)
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(r.tasks) {
@@ -206,7 +207,7 @@ func (r *RecordTab) build() {
 			dot := c.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
 			dot.FillColor = categoryColor(t.Category)
 			dot.Refresh()
-			n := c.Objects[2].(*widget.Label)
+			n := c.Objects[2].(*fyne.Container).Objects[0].(*widget.Label)
 			if t.Demonstrations > 0 {
 				n.SetText(fmt.Sprintf("✓%d", t.Demonstrations))
 			} else {

@@ -28,16 +28,17 @@ type TasksTab struct {
 	onRecord func(dataset.Task)
 	content  fyne.CanvasObject
 
-	search   *widget.Entry
-	catSel   *widget.Select
-	srcSel   *widget.Select
-	demoSel  *widget.Select
-	archived *widget.Check
-	counts   *widget.Label
-	list     *widget.List
-	tasks    []dataset.TaskItem
-	sel      int
-	detail   *widget.Label
+	search     *widget.Entry
+	catSel     *widget.Select
+	srcSel     *widget.Select
+	demoSel    *widget.Select
+	archived   *widget.Check
+	counts     *widget.Label
+	list       *widget.List
+	tasks      []dataset.TaskItem
+	sel        int
+	detail     *widget.Label
+	detailMeta *widget.Label
 
 	recordBtn, editBtn, archiveBtn *widget.Button
 }
@@ -94,7 +95,8 @@ func (t *TasksTab) build() {
 			sub.Truncation = fyne.TextTruncateEllipsis
 			sub.SizeName = theme.SizeNameCaptionText
 			n := widget.NewLabel("")
-			return container.NewBorder(nil, nil, container.NewCenter(container.New(&fixedSize{fyne.NewSize(10, 10)}, dot)), n,
+			n.Alignment = fyne.TextAlignTrailing
+			return container.NewBorder(nil, nil, container.NewCenter(container.New(&fixedSize{fyne.NewSize(10, 10)}, dot)), newFixedWidth(300, n),
 				container.New(&tightVBox{}, goal, sub))
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
@@ -116,13 +118,16 @@ func (t *TasksTab) build() {
 			if it.Episodes > it.Demonstrations {
 				n += fmt.Sprintf(" · %d episode(s)", it.Episodes)
 			}
-			c.Objects[2].(*widget.Label).SetText(n)
+			c.Objects[2].(*fyne.Container).Objects[0].(*widget.Label).SetText(n)
 		},
 		OnSelected:   func(id widget.ListItemID) { t.sel = id; t.showDetail() },
 		OnUnselected: func(widget.ListItemID) { t.sel = -1; t.showDetail() },
 	}
 	t.detail = widget.NewLabel("Select a task to see it.")
-	t.detail.Wrapping = fyne.TextWrapWord
+	t.detail.Truncation = fyne.TextTruncateEllipsis
+	t.detail.TextStyle = fyne.TextStyle{Bold: true}
+	t.detailMeta = widget.NewLabel("")
+	t.detailMeta.Truncation = fyne.TextTruncateEllipsis
 	t.recordBtn = &widget.Button{Text: "Record this task", Icon: theme.MediaRecordIcon(), Importance: widget.HighImportance, OnTapped: func() {
 		if it := t.current(); it != nil && t.onRecord != nil {
 			t.onRecord(it.Task)
@@ -140,7 +145,7 @@ func (t *TasksTab) build() {
 	filters := container.NewBorder(nil, nil, nil, container.NewHBox(newFixedWidth(190, t.catSel), newFixedWidth(210, t.srcSel), newFixedWidth(240, t.demoSel), t.archived), t.search)
 	top := container.NewVBox(filters, t.counts)
 	actions := container.NewHBox(add, imp, layout.NewSpacer(), t.editBtn, t.archiveBtn, t.recordBtn)
-	bottom := container.NewVBox(widget.NewSeparator(), t.detail, actions)
+	bottom := container.NewVBox(widget.NewSeparator(), t.detail, t.detailMeta, actions)
 	t.content = container.NewBorder(top, bottom, nil, nil, t.list)
 	t.showDetail()
 }
@@ -281,6 +286,7 @@ func (t *TasksTab) showDetail() {
 	setEnabled(t.archiveBtn, on)
 	if !on {
 		t.detail.SetText("Select a task to see it, record it, edit it or archive it.")
+		t.detailMeta.SetText("")
 		return
 	}
 	if it.Archived {
@@ -299,7 +305,8 @@ func (t *TasksTab) showDetail() {
 			check = "page check: " + c.JS
 		}
 	}
-	t.detail.SetText(fmt.Sprintf("%s\n%s · %s · source %s · %s", it.Goal, strings.ToUpper(it.Category), it.StartURL, orDash(it.Source), check))
+	t.detail.SetText(it.Goal)
+	t.detailMeta.SetText(fmt.Sprintf("%s · %s · source %s · %s", strings.ToUpper(it.Category), it.StartURL, orDash(it.Source), check))
 }
 
 func (t *TasksTab) toggleArchive() {
