@@ -82,6 +82,7 @@ type recordFixture struct {
 	eng   *shotEngine
 	task  dataset.Task
 	win   fyne.Window
+	notes []string // notifications sent
 }
 
 func newRecordFixture(t *testing.T, category string, sets ...action.Set) *recordFixture {
@@ -100,7 +101,8 @@ func newRecordFixture(t *testing.T, category string, sets ...action.Set) *record
 	loop, b := newMainLoop()
 	f.loop = loop
 	f.win = test.NewTempWindow(t, nil)
-	ctx := &Context{App: fyne.CurrentApp(), Window: f.win, Store: store}
+	ctx := &Context{App: fyne.CurrentApp(), Window: f.win, Store: store,
+		Notify: func(title, body string) { f.notes = append(f.notes, title+": "+body) }}
 	settings := DefaultSettings()
 	settings.Annotator = "Tester"
 	if len(sets) > 0 {
@@ -208,6 +210,9 @@ func TestRecordTabFinishNeedsAnswerForInformation(t *testing.T) {
 	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
 	if eps[0].Status != dataset.StatusFinished || eps[0].FinalAnswer != "42" || eps[0].Annotator != "Tester" {
 		t.Fatalf("episode %+v", eps[0])
+	}
+	if len(f.notes) != 1 || !strings.Contains(f.notes[0], "You finished the task.") {
+		t.Fatalf("notifications %q", f.notes)
 	}
 	if !f.tab.finishBtn.Disabled() || f.tab.restartBtn.Disabled() {
 		t.Fatal("after the end: Finish disabled, Restart enabled")
