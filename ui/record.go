@@ -46,6 +46,8 @@ var (
 	ShortcutFinish  = &desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
 	ShortcutDiscard = &desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
 	ShortcutRestart = &desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	ShortcutStart   = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	ShortcutNext    = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
 )
 
 // episode states
@@ -315,7 +317,7 @@ func (r *RecordTab) build() {
 	r.errLbl.Importance = widget.DangerImportance
 	r.errLbl.Truncation = fyne.TextTruncateEllipsis
 	r.latLbl = widget.NewLabel("")
-	keys := widget.NewLabel("Shortcuts: Ctrl+Shift+B back · W wait · F finish · D discard · R restart")
+	keys := widget.NewLabel("Ctrl+Shift+ S start · N next task · B back · W wait · F finish · D discard · R restart")
 	keys.SizeName = theme.SizeNameCaptionText
 	status := container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), keys),
 		container.NewGridWithColumns(2, r.urlLbl, r.errLbl))
@@ -807,7 +809,7 @@ func (r *RecordTab) showEnd(msg string, last action.Observation, check string) {
 		nl := widget.NewLabel("Next: " + t.Goal)
 		nl.Wrapping = fyne.TextWrapWord
 		lines = append(lines, widget.NewSeparator(), nl)
-		buttons = append(buttons, &widget.Button{Text: "Start next task", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: func() {
+		buttons = append(buttons, &widget.Button{Text: "Start next task (Ctrl+Shift+N)", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: func() {
 			d.Hide()
 			r.StartTask(t)
 		}})
@@ -1007,7 +1009,7 @@ var shortcutAltLeft = &desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: f
 
 // Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
 func (r *RecordTab) Shortcuts() []fyne.Shortcut {
-	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart}
+	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext}
 }
 
 // TypedShortcut runs the toolbar's keyboard shortcuts.
@@ -1027,6 +1029,16 @@ func (r *RecordTab) TypedShortcut(s fyne.Shortcut) bool {
 		r.askDiscard()
 	case ShortcutRestart.ShortcutName():
 		r.askRestart()
+	case ShortcutStart.ShortcutName():
+		if r.state == stIdle || r.state == stEnded {
+			r.startChosen()
+		}
+	case ShortcutNext.ShortcutName():
+		if r.state == stIdle || r.state == stEnded {
+			if t := r.nextTask(); t != nil {
+				r.StartTask(*t)
+			}
+		}
 	default:
 		return false
 	}

@@ -281,3 +281,20 @@ func TestRecordTabShortcuts(t *testing.T) {
 	f.loop.until(t, "two steps", func() bool { return len(f.tab.rows) == 3 })
 	equal(t, f.storedActions(t), []string{"back", "wait"})
 }
+
+func TestRecordTabStartAndNextShortcuts(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	other, err := f.store.AddTask(dataset.Task{Goal: "Another task", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.tab.TypedShortcut(ShortcutStart) // recording: ignored
+	if err := f.tab.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the end", func() bool { return f.tab.state == stEnded })
+	f.loop.until(t, "the engine to close", func() bool { return f.tab.runner.Busy() == false && f.eng.closed })
+	f.tab.TypedShortcut(ShortcutNext)
+	f.loop.until(t, "the next task to record", func() bool { return f.tab.state == stRecording && f.tab.task.ID == other.ID })
+}
