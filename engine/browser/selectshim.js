@@ -137,6 +137,7 @@
     box.style.left = '0px';
     box.style.top = '0px';
     root.appendChild(box);
+    box.addEventListener('wheel', wheelOnList, {passive: false});
     const rows = build(sel, box);
     // Inside an open modal dialog the rest of the page is inert: put the
     // popup in the dialog.
@@ -249,35 +250,43 @@
     return -1;
   }
 
-  // The pointer over the list: the page must not see it.
+  // The pointer over the list: the page must not see it. These listeners
+  // are passive where the browser would make them so (wheel, touch), so that
+  // pages without an open list scroll as fast as before; the wheel over the
+  // list is handled by the list itself (see wheelOnList).
   const pointerTypes = ['pointerdown', 'pointerup', 'pointermove', 'pointerover', 'pointerout', 'pointerenter',
     'pointerleave', 'pointercancel', 'mousemove', 'mouseover', 'mouseout', 'mouseenter', 'mouseleave', 'click',
-    'dblclick', 'auxclick', 'contextmenu', 'wheel', 'touchstart', 'touchmove', 'touchend', 'dragstart', 'selectstart',
+    'dblclick', 'auxclick', 'contextmenu', 'touchstart', 'touchmove', 'touchend', 'dragstart', 'selectstart',
     'gotpointercapture', 'lostpointercapture'];
   const onHost = e => {
     const t = e.composedPath()[0];
     return isHost(t) ? t : null;
   };
   for (const type of pointerTypes) {
+    const passive = type === 'touchstart' || type === 'touchmove';
     addEventListener(type, e => {
       if (!onHost(e)) return;
       e.stopImmediatePropagation();
       // No preventDefault on pointer events: it would suppress the mouse
       // events that follow (mousedown, mouseup).
-      const cancel = e.cancelable && !type.startsWith('pointer') && !type.startsWith('touch') && type !== 'wheel' &&
+      const cancel = !passive && e.cancelable && !type.startsWith('pointer') && !type.startsWith('touch') &&
         !type.endsWith('pointercapture');
-      if (!cur) { if (cancel) e.preventDefault(); return; }
-      if (type === 'mousemove' || type === 'mouseover') {
+      if (cur && (type === 'mousemove' || type === 'mouseover')) {
         const i = rowAt(e.clientX, e.clientY);
         if (i >= 0 && cur.rows[i].kind === 'opt' && !cur.rows[i].disabled && i !== cur.hi) setHi(i, false);
-      } else if (type === 'wheel') {
-        const b = cur.box, dy = e.deltaY;
-        const canScroll = dy < 0 ? b.scrollTop > 0 : dy > 0 ? b.scrollTop + b.clientHeight < b.scrollHeight : false;
-        if (!canScroll && e.cancelable) e.preventDefault();
-      } else if (cancel) {
-        e.preventDefault();
       }
-    }, {capture: true, passive: false});
+      if (cancel) e.preventDefault();
+    }, {capture: true, passive});
+  }
+
+  // wheelOnList scrolls the list and never the page behind it (a list that
+  // cannot scroll further takes the wheel too, as the native popup).
+  function wheelOnList(e) {
+    e.stopPropagation();
+    if (!cur) return;
+    const b = cur.box, dy = e.deltaY;
+    const canScroll = dy < 0 ? b.scrollTop > 0 : dy > 0 ? b.scrollTop + b.clientHeight < b.scrollHeight - 1 : false;
+    if (!canScroll && e.cancelable) e.preventDefault();
   }
 
   addEventListener('mousedown', e => {

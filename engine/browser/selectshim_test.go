@@ -380,7 +380,14 @@ func testSelectPopup(t *testing.T, display string) {
 		if popup(t, e, win).Open {
 			t.Fatal("a second click on the select did not close its list")
 		}
+		// The wheel over a list that cannot scroll moves nothing.
 		step(t, e, action.ClickAt(140, 54))
+		x, y := popup(t, e, win).Box.center()
+		step(t, e, action.Action{Op: action.Move, X: action.Int(x), Y: action.Int(y)})
+		step(t, e, action.ScrollBy(100))
+		if !popup(t, e, win).Open || eval[float64](t, e, `scrollY`) != 0 {
+			t.Fatalf("wheel over a short list: open %v, page scrollY %v", popup(t, e, win).Open, eval[float64](t, e, `scrollY`))
+		}
 		step(t, e, action.Action{Op: action.Move, X: action.Int(300), Y: action.Int(300)})
 		step(t, e, action.ScrollBy(100))
 		if popup(t, e, win).Open || eval[float64](t, e, `scrollY`) != 100 {
