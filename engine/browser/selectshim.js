@@ -50,7 +50,10 @@
   };
 
   const CSS = `
-:host { all: initial !important; }
+/* Inner-context !important beats any page rule on the host, inline ones too. */
+:host { all: initial !important; position: fixed !important; left: 0 !important; top: 0 !important;
+  width: 0 !important; height: 0 !important; overflow: visible !important; display: block !important;
+  z-index: 2147483647 !important; }
 .box { all: initial; position: fixed; box-sizing: border-box; display: block; overflow-x: hidden; overflow-y: auto;
   overscroll-behavior: contain; background: #efefef; color: #000; border: 1px solid #767676; border-radius: 0;
   font-family: system-ui, sans-serif; font-size: 13px; line-height: normal;
@@ -207,14 +210,14 @@
 
   function close() {
     if (!cur) return;
-    const {host} = cur;
+    const {host, box} = cur;
     cur = null;
     typed = '';
     // Hide now; remove after the current input event, so that the click
     // that follows a release on the list still lands on the host and is
     // kept from the page.
+    box.style.display = 'none';
     try { host.hidePopover(); } catch (e) {}
-    host.style.setProperty('display', 'none', 'important');
     setTimeout(() => host.remove(), 0);
   }
 

@@ -28,6 +28,9 @@ body { margin: 0; height: 2000px; font: 16px sans-serif; }
 #long { position: absolute; left: 300px; top: 540px; width: 160px; }
 #fr { position: absolute; left: 420px; top: 60px; width: 320px; height: 300px; border: 0; }
 #dis { position: absolute; left: 40px; top: 160px; width: 120px; }
+/* Page CSS that would hide or move anything added after the body. */
+body ~ *, html > :last-child:not(body) { display: none !important; opacity: 0 !important; transform: translate(300px, 300px) !important; }
+div { background: red; padding: 9px; }
 </style></head><body>
 <select id="s">
   <option value="">Choose…</option>
