@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
@@ -113,7 +112,7 @@ func newTestView(t *testing.T, scale float32, set action.Set) (*LiveView, *sink,
 	m := NewMapper(set, s.events())
 	m.SetPauses(60*time.Millisecond, 40*time.Millisecond)
 	v := NewLiveView(m)
-	w := test.NewTempWindow(t, container.NewCenter(v))
+	w := test.NewTempWindow(t, newPixelCenter(v, v.FocusRing()...))
 	w.SetPadded(false)
 	w.Canvas().(test.WindowlessCanvas).SetScale(scale)
 	w.Resize(fyne.NewSize(1000, 700))

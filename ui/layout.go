@@ -15,10 +15,12 @@ type pixelCenter struct {
 }
 
 // newPixelCenter returns a container that shows obj at its MinSize,
-// centred on whole pixels.
-func newPixelCenter(obj fyne.CanvasObject) *fyne.Container {
+// centred on whole pixels. frame, if given, are four bars (top, bottom,
+// left, right) drawn just outside obj: a widget's own objects are clipped
+// to its bounds, so a ring around it must live in its container.
+func newPixelCenter(obj fyne.CanvasObject, frame ...fyne.CanvasObject) *fyne.Container {
 	l := &pixelCenter{}
-	l.box = container.New(l, obj)
+	l.box = container.New(l, append([]fyne.CanvasObject{obj}, frame...)...)
 	return l.box
 }
 
@@ -31,26 +33,39 @@ func (l *pixelCenter) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 			scale = c.Scale()
 		}
 	}
-	for _, o := range objs {
-		m := o.MinSize()
-		x := float64(abs.X + (size.Width-m.Width)/2)
-		y := float64(abs.Y + (size.Height-m.Height)/2)
-		// Round the absolute position to a device pixel, then back to the
-		// container's coordinates.
-		s := float64(scale)
-		x = math.Round(x*s)/s - float64(abs.X)
-		y = math.Round(y*s)/s - float64(abs.Y)
-		o.Move(fyne.NewPos(float32(math.Max(0, x)), float32(math.Max(0, y))))
-		o.Resize(m)
+	if len(objs) == 0 {
+		return
+	}
+	o := objs[0]
+	m := o.MinSize()
+	x := float64(abs.X + (size.Width-m.Width)/2)
+	y := float64(abs.Y + (size.Height-m.Height)/2)
+	// Round the absolute position to a device pixel, then back to the
+	// container's coordinates.
+	s := float64(scale)
+	x = math.Round(x*s)/s - float64(abs.X)
+	y = math.Round(y*s)/s - float64(abs.Y)
+	p := fyne.NewPos(float32(math.Max(0, x)), float32(math.Max(0, y)))
+	o.Move(p)
+	o.Resize(m)
+	if len(objs) == 5 {
+		const w = 2
+		place := func(b fyne.CanvasObject, x, y, bw, bh float32) {
+			b.Move(fyne.NewPos(x, y))
+			b.Resize(fyne.NewSize(bw, bh))
+		}
+		place(objs[1], p.X-w, p.Y-w, m.Width+2*w, w)
+		place(objs[2], p.X-w, p.Y+m.Height, m.Width+2*w, w)
+		place(objs[3], p.X-w, p.Y, w, m.Height)
+		place(objs[4], p.X+m.Width, p.Y, w, m.Height)
 	}
 }
 
 func (l *pixelCenter) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var s fyne.Size
-	for _, o := range objs {
-		s = s.Max(o.MinSize())
+	if len(objs) == 0 {
+		return fyne.Size{}
 	}
-	return s
+	return objs[0].MinSize().AddWidthHeight(4, 4)
 }
 
 // fixedWidth gives its content a fixed width and its own height.

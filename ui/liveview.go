@@ -127,6 +127,13 @@ func NewLiveView(sink InputSink) *LiveView {
 	return v
 }
 
+// FocusRing is four bars (top, bottom, left, right) the container draws
+// just outside the view while it has the keyboard (a widget's own objects
+// are clipped to it). newPixelCenter places them.
+func (v *LiveView) FocusRing() []fyne.CanvasObject {
+	return []fyne.CanvasObject{v.focusBox[0], v.focusBox[1], v.focusBox[2], v.focusBox[3]}
+}
+
 // MinSize is the viewport's size in logical units.
 func (v *LiveView) MinSize() fyne.Size {
 	return fyne.NewSize(action.ViewportWidth, action.ViewportHeight)
@@ -273,7 +280,7 @@ func (v *LiveView) BannerText() string { return v.bannerTx.Text }
 
 // CreateRenderer implements fyne.Widget.
 func (v *LiveView) CreateRenderer() fyne.WidgetRenderer {
-	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.banner, v.bannerTx, v.badgeBG, v.badge, v.focusBox[0], v.focusBox[1], v.focusBox[2], v.focusBox[3]}}
+	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.banner, v.bannerTx, v.badgeBG, v.badge}}
 }
 
 type liveRenderer struct {
@@ -287,16 +294,7 @@ func (r *liveRenderer) Layout(s fyne.Size) {
 		o.Move(fyne.NewPos(0, 0))
 		o.Resize(s)
 	}
-	// The focus ring sits just outside the picture so it hides no page pixel.
-	const ring = 2
-	v.focusBox[0].Move(fyne.NewPos(-ring, -ring))
-	v.focusBox[0].Resize(fyne.NewSize(s.Width+2*ring, ring))
-	v.focusBox[1].Move(fyne.NewPos(-ring, s.Height))
-	v.focusBox[1].Resize(fyne.NewSize(s.Width+2*ring, ring))
-	v.focusBox[2].Move(fyne.NewPos(-ring, 0))
-	v.focusBox[2].Resize(fyne.NewSize(ring, s.Height))
-	v.focusBox[3].Move(fyne.NewPos(s.Width, 0))
-	v.focusBox[3].Resize(fyne.NewSize(ring, s.Height))
+
 	v.hint.Move(fyne.NewPos(0, s.Height/2-14))
 	v.hint.Resize(fyne.NewSize(s.Width, 28))
 	v.layoutOverlays(s)
@@ -449,8 +447,8 @@ func (v *LiveView) FocusGained() {
 	v.focused = true
 	for _, b := range v.focusBox {
 		b.Show()
+		b.Refresh()
 	}
-	canvas.Refresh(v)
 }
 
 // FocusLost hides it.
@@ -458,8 +456,8 @@ func (v *LiveView) FocusLost() {
 	v.focused, v.shift = false, false
 	for _, b := range v.focusBox {
 		b.Hide()
+		canvas.Refresh(b)
 	}
-	canvas.Refresh(v)
 }
 
 // Focused reports whether the view has the keyboard.
