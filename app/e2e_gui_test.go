@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
 )
 
 // e2ePage reports where clicks land and what was typed; a red box moves for
@@ -657,5 +659,53 @@ func TestE2EClicksLandAtScale15(t *testing.T) {
 		if dx, dy := p.X-float64(clicks[i][0]), p.Y-float64(clicks[i][1]); math.Abs(dx) > 1 || math.Abs(dy) > 1 {
 			t.Errorf("click on viewport pixel %v landed at %v,%v", clicks[i], p.X, p.Y)
 		}
+	}
+}
+
+// With "OpenEnv server" set in Settings, the app records through an OpenEnv
+// client: no live frames, so the view shows each step's screenshot, and
+// the episode lands in the app's own store.
+func TestE2EOpenEnvServerEngine(t *testing.T) {
+	needTools(t)
+	display := startXvfb(t)
+	rs := newReportServer(t, 0)
+	set := engine.DefaultSettings()
+	set.Display = engine.DisplayHeadless
+	sv, err := newServing(&Env{DBPath: filepath.Join(t.TempDir(), "server.db")},
+		serveConfig{MaxSessions: 1, ActionSet: action.SetDefault, Settings: set, Display: engine.DisplayHeadless, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	t.Cleanup(func() { sv.Close(); hs.Close() })
+
+	g := startGUI(t, display, rs.URL+"/", map[string]any{"openenv_server": hs.URL})
+	g.clickPage(500, 300)
+	g.waitLine(`click→timeline \d+ ms \(step 1:`, 60*time.Second)
+	time.Sleep(1500 * time.Millisecond) // the step's screenshot is decoded off the UI goroutine
+	shot := filepath.Join(os.TempDir(), "waymark-e2e-openenv.png")
+	g.screenshot(shot)
+	checkOnePixelLine(t, shot, int(g.viewX)+700, int(g.viewY)+300)
+	g.quit()
+
+	landed := rs.all()
+	if len(landed) != 1 || landed[0].X != 500 || landed[0].Y != 300 {
+		t.Fatalf("the page saw %+v, want one click at 500,300", landed)
+	}
+	store, err := dataset.Open(g.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %+v %v", eps, err)
+	}
+	if !strings.Contains(eps[0].EngineJSON, "openenv") {
+		t.Errorf("engine details %s do not name the OpenEnv client", eps[0].EngineJSON)
+	}
+	steps, _ := store.Steps(eps[0].ID)
+	if len(steps) != 2 || steps[1].Action.String() != "click 500,300" {
+		t.Fatalf("stored steps %+v", steps)
 	}
 }
