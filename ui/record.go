@@ -117,7 +117,7 @@ type RecordTab struct {
 	backBtn, waitBtn, finishBtn, discardBtn, restartBtn *widget.Button
 	gotoBtn                                             *widget.Button
 	recDot                                              *canvas.Circle
-	recLbl                                              *widget.Label
+	recLbl, engineLbl                                   *widget.Label
 
 	// timeline
 	rows     []stepRow
@@ -285,7 +285,9 @@ func (r *RecordTab) build() {
 	}
 	stepsHead := widget.NewLabelWithStyle("Steps · select one to look at it", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	stepsHead.Truncation = fyne.TextTruncateEllipsis
-	stepsPanel := container.NewBorder(stepsHead, nil, nil, nil, r.timeline)
+	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard")
+	keys.SizeName = theme.SizeNameCaptionText
+	stepsPanel := container.NewBorder(stepsHead, container.NewVBox(widget.NewSeparator(), keys), nil, nil, r.timeline)
 	split := container.NewVSplit(taskPanel, stepsPanel)
 	split.Offset = 0.6
 	left := newFixedWidth(340, split)
@@ -304,6 +306,8 @@ func (r *RecordTab) build() {
 	}}
 	r.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
 	r.recLbl = widget.NewLabel("Not recording")
+	r.engineLbl = widget.NewLabel("")
+	r.engineLbl.SizeName = theme.SizeNameCaptionText
 	toolbar := container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.restartBtn, r.discardBtn,
 		layout.NewSpacer(), container.NewCenter(container.New(&fixedSize{fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
 
@@ -317,9 +321,7 @@ func (r *RecordTab) build() {
 	r.errLbl.Importance = widget.DangerImportance
 	r.errLbl.Truncation = fyne.TextTruncateEllipsis
 	r.latLbl = widget.NewLabel("")
-	keys := widget.NewLabel("Ctrl+Shift+ S start · N next task · B back · W wait · F finish · D discard · R restart")
-	keys.SizeName = theme.SizeNameCaptionText
-	status := container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), keys),
+	status := container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), r.engineLbl),
 		container.NewGridWithColumns(2, r.urlLbl, r.errLbl))
 
 	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenter(r.view, r.view.FocusRing()...))
@@ -580,6 +582,7 @@ func (r *RecordTab) opened(run *Runner, o *Opened) {
 		return
 	}
 	r.eng = o.Engine // its EpisodeID is known after Reset
+	r.engineLbl.SetText(engineText(o.Engine.Info()))
 	if o.Frames == nil {
 		r.frameless = true
 		return
@@ -864,6 +867,27 @@ func (r *RecordTab) act(a action.Action) {
 	}
 	r.mapper.Do(a)
 	r.focusView()
+}
+
+// engineText says where the episode runs, e.g. "Chromium 156 · Xvfb ·
+// default actions".
+func engineText(i engine.Info) string {
+	var parts []string
+	switch {
+	case i.Kind == "openenv":
+		parts = append(parts, "OpenEnv "+i.Server)
+	default:
+		if f := strings.Fields(i.Browser); len(f) >= 2 {
+			parts = append(parts, f[0]+" "+strings.SplitN(f[1], ".", 2)[0]) // "Chromium 156"
+		}
+		if i.Display != "" {
+			parts = append(parts, i.Display)
+		}
+	}
+	if i.ActionSet != "" {
+		parts = append(parts, string(i.ActionSet)+" actions")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // setTitle shows what is being recorded in the window title.
