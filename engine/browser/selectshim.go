@@ -1,6 +1,14 @@
 package browser
 
-import _ "embed"
+import (
+	"context"
+	_ "embed"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
 
 // selectShimScript replaces Chromium's native <select> popup with an
 // in-page list (see selectshim.js): the native popup is a separate widget
@@ -14,3 +22,64 @@ var selectShimScript string
 // pageScript runs at the start of every document in every frame of a tab:
 // the settle probe's recorder, then the select popup.
 var pageScript = settleScript + ";\n" + selectShimScript
+
+// frameInjectTimeout bounds injectFrame; steps wait for it to settle.
+const frameInjectTimeout = 3 * time.Second
+
+// injectFrame gives a cross-site iframe (an out-of-process frame, which is
+// its own target: the tab's AddScriptToEvaluateOnNewDocument does not reach
+// it) the page script, in its current document and in the ones it loads
+// later. It attaches a second session to the frame for the tab's lifetime,
+// and follows the frames nested in it. It runs on its own goroutine, never
+// in a message loop.
+func (t *tab) injectFrame(id target.ID) {
+	defer func() {
+		t.mu.Lock()
+		t.injecting--
+		t.mu.Unlock()
+	}()
+	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel(),
+		chromedp.WithListener(t.listenFrame))
+	limit, stop := context.WithTimeout(context.Background(), frameInjectTimeout)
+	defer stop()
+	deadline, _ := limit.Deadline()
+	// The first Do attaches; a timeout cancels the frame's context rather
+	// than a context derived from it, which would end the attachment.
+	halt := context.AfterFunc(limit, cancel)
+	err := chromedp.Do(fctx)
+	if !halt() || err != nil {
+		cancel()
+		return
+	}
+	ctx, done := context.WithDeadline(fctx, deadline)
+	defer done()
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript}); err != nil {
+		cancel()
+		return
+	}
+	// A frame that is already gone or busy only misses the list.
+	chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pageScript))
+}
+
+// frameAttached starts injectFrame once per frame; the caller holds t.mu.
+// Until it is done the tab does not count as settled.
+func (t *tab) frameAttached(id target.ID) {
+	if t.frames == nil {
+		t.frames = map[target.ID]bool{}
+	}
+	if t.frames[id] || t.ctx.Err() != nil {
+		return
+	}
+	t.frames[id] = true
+	t.injecting++
+	go t.injectFrame(id)
+}
+
+// listenFrame follows the frames nested in an out-of-process frame.
+func (t *tab) listenFrame(ev any) {
+	if ev, ok := ev.(*target.EventAttachedToTarget); ok && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
+		t.mu.Lock()
+		t.frameAttached(ev.TargetInfo.TargetID)
+		t.mu.Unlock()
+	}
+}

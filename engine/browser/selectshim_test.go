@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -13,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
 	"waymark/engine/action"
@@ -74,6 +78,13 @@ func newSelectSite(t testing.TB) *httptest.Server {
 	mux.HandleFunc("/", html(fmt.Sprintf(selectPage, opts.String())))
 	mux.HandleFunc("/select-frame", html(selectFrame))
 	mux.HandleFunc("/plain", html(page2))
+	// A cross-site iframe: other.test is mapped to this server, and runs in
+	// its own renderer process.
+	mux.HandleFunc("/cross", func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := strings.Cut(r.Host, ":")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>cross</title><body style="margin:0"><iframe id="fr" src="http://other.test:%s/select-frame" style="position:absolute;left:100px;top:50px;width:400px;height:300px;border:0"></iframe>`, port)
+	})
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	return ts
@@ -204,13 +215,19 @@ func TestSelectPopupHeadless(t *testing.T) { testSelectPopup(t, engine.DisplayHe
 
 func testSelectPopup(t *testing.T, display string) {
 	ts := newSelectSite(t)
-	e := newEngine(t, display, func(o *Options) { o.Settings.ActionSet = action.SetExtended; o.Settings.MaxSteps = 200 })
+	e := newEngine(t, display, func(o *Options) {
+		o.Settings.ActionSet = action.SetExtended
+		o.Settings.MaxSteps = 200
+		o.HostRules = "MAP other.test 127.0.0.1:" + hostPort(t, ts.URL)
+	})
 	if e.Info().Display != display {
 		t.Fatalf("display %q, want %q", e.Info().Display, display)
 	}
 	const win = "window"
 	value := func() string { return eval[string](t, e, `document.getElementById('s').value`) }
-	hosts := func() int { return int(eval[float64](t, e, `document.querySelectorAll('waymark-select-popup-4b1e').length`)) }
+	hosts := func() int {
+		return int(eval[float64](t, e, `document.querySelectorAll('waymark-select-popup-4b1e').length`))
+	}
 	frames := e.Frames()
 
 	t.Run("no trace on a page without a select", func(t *testing.T) {
@@ -443,6 +460,53 @@ func testSelectPopup(t *testing.T, display string) {
 		obs := step(t, e, action.ClickAt(x+int(fr[0]), y+int(fr[1])))
 		if v := eval[string](t, e, fwin+`.document.getElementById('fs').value`); v != "z" || obs.Title != "frame z" {
 			t.Fatalf("iframe select value %q, title %q", v, obs.Title)
+		}
+	})
+
+	t.Run("a select in a cross-site iframe (its own process)", func(t *testing.T) {
+		reset(t, e, ts.URL+"/cross")
+		e.mu.Lock()
+		tb := e.ep.tab
+		e.mu.Unlock()
+		infos, err := chromedp.Targets(tb.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id target.ID
+		for _, in := range infos {
+			if in.Type == "iframe" && strings.HasPrefix(in.URL, "http://other.test:") {
+				id = in.TargetID
+			}
+		}
+		if id == "" {
+			t.Fatalf("the cross-site iframe is not a target of its own: %+v", infos)
+		}
+		fctx, cancel := chromedp.NewContext(tb.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+		defer cancel()
+		// Attach with the frame's own context: a context derived from it
+		// would end the attachment when it ends.
+		if err := chromedp.Do(fctx); err != nil {
+			t.Fatal(err)
+		}
+		feval := func(expr string) string {
+			ctx, cancel := context.WithTimeout(fctx, 5*time.Second)
+			defer cancel()
+			v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+			if err != nil {
+				t.Fatalf("eval in the iframe %s: %v", expr, err)
+			}
+			return v
+		}
+		step(t, e, action.ClickAt(100+90, 50+30))
+		var st shimState
+		if err := json.Unmarshal([]byte(feval(`JSON.stringify(window[Symbol.for('waymark.select')].state())`)), &st); err != nil {
+			t.Fatal(err)
+		}
+		st.inViewport(t, 100, 50)
+		x, y := st.row(t, "Why").center()
+		step(t, e, action.ClickAt(x+100, y+50))
+		if v := feval(`document.getElementById('fs').value`); v != "y" {
+			t.Fatalf("cross-site iframe select value %q after a click on Why", v)
 		}
 	})
 

@@ -81,6 +81,8 @@ type tab struct {
 	crashed    bool
 	detachedCh <-chan struct{}
 	screencast bool
+	frames     map[target.ID]bool // out-of-process frames given the page script
+	injecting  int                // frames still being given it
 }
 
 // ignoredTypes never count as in flight: they may stay open for ever.
@@ -140,6 +142,12 @@ func (t *tab) listen(ev any) {
 		if t.isMain(ev.FrameID) {
 			t.navPending = false
 			t.lastNet = now
+		}
+	case *target.EventAttachedToTarget:
+		// A cross-site iframe runs in its own process and needs the page
+		// script (select popup, settle recorder) sent to it.
+		if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
+			t.frameAttached(ev.TargetInfo.TargetID)
 		}
 	case *inspector.EventTargetCrashed:
 		if !t.crashed {
@@ -207,7 +215,7 @@ func (t *tab) netState(since time.Time) (busy bool, sinceNet time.Duration) {
 			n++
 		}
 	}
-	return t.navPending || t.loading || n > 0, time.Since(t.lastNet)
+	return t.navPending || t.loading || n > 0 || t.injecting > 0, time.Since(t.lastNet)
 }
 
 // errCrashed and errTimedOut classify a failed browser operation.
