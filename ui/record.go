@@ -856,6 +856,8 @@ func (r *RecordTab) closed(run *Runner, err error) {
 		if len(r.rows) == 0 {
 			r.view.SetHint("Could not start: see the status bar", true)
 		}
+	} else if len(r.rows) == 0 {
+		r.view.SetHint("Choose a task and press Start", true) // stopped before the page opened
 	}
 	r.sync()
 }

@@ -188,6 +188,19 @@ func (r *Runner) loop(ctx context.Context) {
 	if r.ev.Opened != nil {
 		r.ev.Opened(o)
 	}
+	r.mu.Lock()
+	stopped := r.stop != ""
+	r.mu.Unlock()
+	if stopped { // discarded or closed while the browser started: no episode
+		r.mu.Lock()
+		r.ended = true
+		r.mu.Unlock()
+		err := o.Engine.Close()
+		if r.ev.Closed != nil {
+			r.ev.Closed(err)
+		}
+		return
+	}
 	obs, err := o.Engine.Reset(ctx, r.reset)
 	if r.ev.Reset != nil {
 		r.ev.Reset(obs, err)

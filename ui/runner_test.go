@@ -69,6 +69,7 @@ type runnerLog struct {
 	steps   []string
 	ended   string
 	dropped []action.Action
+	reset   bool
 }
 
 func (l *runnerLog) events() RunnerEvents {
@@ -85,7 +86,8 @@ func (l *runnerLog) events() RunnerEvents {
 			l.pending = append(l.pending, s)
 			l.mu.Unlock()
 		},
-		Step: func(r StepResult) { l.mu.Lock(); l.steps = append(l.steps, r.Action.String()); l.mu.Unlock() },
+		Step:  func(r StepResult) { l.mu.Lock(); l.steps = append(l.steps, r.Action.String()); l.mu.Unlock() },
+		Reset: func(action.Observation, error) { l.mu.Lock(); l.reset = true; l.mu.Unlock() },
 		Ended: func(reason string, _ action.Observation, dropped []action.Action) {
 			l.mu.Lock()
 			l.ended, l.dropped = reason, dropped
@@ -173,6 +175,7 @@ func TestRunnerFinishAndDiscard(t *testing.T) {
 	e2 := &gateEngine{gate: make(chan struct{})}
 	l2 := &runnerLog{}
 	r2 := startGate(t, e2, l2)
+	eventually(t, "the reset", func() bool { l2.mu.Lock(); defer l2.mu.Unlock(); return l2.reset })
 	r2.Stop(action.EndDiscarded, false)
 	if !r2.Wait(3 * time.Second) {
 		t.Fatal("discard did not end the runner")
@@ -195,4 +198,33 @@ func TestRunnerOpenFailure(t *testing.T) {
 	if got == nil || got.Error() != "no chromium" {
 		t.Fatalf("closed with %v", got)
 	}
+}
+
+func TestRunnerStoppedWhileOpeningMakesNoEpisode(t *testing.T) {
+	e := &gateEngine{gate: make(chan struct{})}
+	release := make(chan struct{})
+	var resets int
+	open := func(context.Context) (*Opened, error) {
+		<-release
+		return &Opened{Engine: countingReset{e, &resets}}, nil
+	}
+	r := StartRunner(open, engine.ResetOptions{}, RunnerEvents{})
+	r.Stop(action.EndDiscarded, false)
+	close(release)
+	if !r.Wait(3 * time.Second) {
+		t.Fatal("runner did not end")
+	}
+	if resets != 0 || !e.closed {
+		t.Fatalf("resets %d, closed %v: a discarded start must not reset", resets, e.closed)
+	}
+}
+
+type countingReset struct {
+	*gateEngine
+	n *int
+}
+
+func (c countingReset) Reset(ctx context.Context, o engine.ResetOptions) (action.Observation, error) {
+	*c.n++
+	return c.gateEngine.Reset(ctx, o)
 }
