@@ -6,6 +6,10 @@
 // (its own cookies, storage, cache and history) and a new tab, so a reset
 // costs a tab, not a browser start. A Chromium that died is started again at
 // the next Reset. Close stops Chromium and Xvfb and removes the profile.
+//
+// Every frame of every page gets pageScript: the settle recorder, and an
+// in-page replacement for the native <select> popup (selectshim.js), which
+// Chromium draws as a separate widget that clicks by position miss.
 package browser
 
 import (

@@ -400,6 +400,11 @@ func testSelectPopup(t *testing.T, display string) {
 		if popup(t, e, win).Open {
 			t.Fatal("a second click on the select did not close its list")
 		}
+		step(t, e, action.ClickAt(140, 54))
+		eval[any](t, e, `document.getElementById('s').blur()`)
+		if popup(t, e, win).Open {
+			t.Fatal("still open after the select lost the focus")
+		}
 		// The wheel over a list that cannot scroll moves nothing.
 		step(t, e, action.ClickAt(140, 54))
 		x, y := popup(t, e, win).Box.center()
