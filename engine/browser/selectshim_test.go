@@ -43,6 +43,8 @@ div { background: red; padding: 9px; }
 </select>
 <div id="out">none</div>
 <select id="dis" disabled><option>off</option><option>on</option></select>
+<select id="lb" size="3" style="position:absolute;left:40px;top:200px;width:120px"><option>one</option><option>two</option><option>three</option></select>
+<select id="custom" style="position:absolute;left:40px;top:280px;width:120px" onmousedown="event.preventDefault(); window.customOpened = true"><option>a</option><option>b</option></select>
 <select id="long">%s</select>
 <iframe id="fr" src="/select-frame"></iframe>
 <script>
@@ -320,6 +322,17 @@ func testSelectPopup(t *testing.T, display string) {
 		step(t, e, action.ClickAt(80, 170))
 		if popup(t, e, win).Open {
 			t.Error("a disabled select opened")
+		}
+		// A list box (size 3) is left to Chromium: a click picks the row.
+		r := eval[[]float64](t, e, `(r => [r.left, r.top, r.height])(document.getElementById('lb').getBoundingClientRect())`)
+		step(t, e, action.ClickAt(int(r[0])+30, int(r[1]+r[2]/2)))
+		if popup(t, e, win).Open || eval[string](t, e, `document.getElementById('lb').value`) != "two" {
+			t.Errorf("list box: open %v, value %q", popup(t, e, win).Open, eval[string](t, e, `document.getElementById('lb').value`))
+		}
+		// A page that handles the press itself (a custom drop-down) gets no list.
+		step(t, e, action.ClickAt(80, 290))
+		if popup(t, e, win).Open || !eval[bool](t, e, `window.customOpened === true`) {
+			t.Error("the list opened over a select whose page prevented the press")
 		}
 	})
 
