@@ -47,6 +47,7 @@ div { background: red; padding: 9px; }
 <select id="custom" style="position:absolute;left:40px;top:280px;width:120px" onmousedown="event.preventDefault(); window.customOpened = true"><option>a</option><option>b</option></select>
 <select id="long">%s</select>
 <iframe id="fr" src="/select-frame"></iframe>
+<dialog id="dlg" style="width:300px;height:200px"><select id="ds"><option value="p">Pee</option><option value="q">Queue</option></select></dialog>
 <script>
 window.log = [];
 window.downs = 0;
@@ -478,6 +479,20 @@ func testSelectPopup(t *testing.T, display string) {
 		obs := step(t, e, action.ClickAt(x+int(fr[0]), y+int(fr[1])))
 		if v := eval[string](t, e, fwin+`.document.getElementById('fs').value`); v != "z" || obs.Title != "frame z" {
 			t.Fatalf("iframe select value %q, title %q", v, obs.Title)
+		}
+	})
+
+	t.Run("a select in a modal dialog (the rest of the page is inert)", func(t *testing.T) {
+		reset(t, e, ts.URL+"/")
+		eval[any](t, e, `document.getElementById('dlg').showModal()`)
+		r := eval[[]float64](t, e, `(r => [r.left, r.top, r.width, r.height])(document.getElementById('ds').getBoundingClientRect())`)
+		step(t, e, action.ClickAt(int(r[0]+r[2]/2), int(r[1]+r[3]/2)))
+		st := popup(t, e, win)
+		st.inViewport(t, 0, 0)
+		x, y := st.row(t, "Queue").center()
+		step(t, e, action.ClickAt(x, y))
+		if v := eval[string](t, e, `document.getElementById('ds').value`); v != "q" {
+			t.Fatalf("dialog select value %q after a click on Queue", v)
 		}
 	})
 
