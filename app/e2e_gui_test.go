@@ -399,6 +399,16 @@ func (g *guiRun) quit() {
 		g.t.Fatal("the app did not exit within 40 s of SIGTERM")
 	}
 	time.Sleep(300 * time.Millisecond)
+	g.mu.Lock()
+	for _, l := range g.lines {
+		if strings.HasPrefix(l, "panic:") || strings.Contains(l, "Error in Fyne call thread") {
+			g.t.Errorf("the app logged %q while closing", l)
+		}
+	}
+	g.mu.Unlock()
+	if code := g.cmd.ProcessState.ExitCode(); code != 0 {
+		g.t.Errorf("the app exited with code %d", code)
+	}
 	for _, k := range kids {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", k)); err == nil && !strings.Contains(string(b), ") Z ") {
 			g.t.Errorf("process %d (a child of the app) is still running after it exited: %s", k, b)

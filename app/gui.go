@@ -215,8 +215,11 @@ func RunGUI(env *Env, f guiFlags) error {
 	var once sync.Once
 	shutdown := func() {
 		once.Do(func() {
-			mw.Close()
+			// Hand-offs stop first: Fyne also quits on SIGTERM by itself, and
+			// once its loop has ended fyne.Do runs callbacks inline on the
+			// caller's goroutine, where touching the gone window panics.
 			bridge.Close()
+			mw.Close() // saves the episode and stops the browser
 		})
 	}
 	w.SetCloseIntercept(func() {
