@@ -150,4 +150,12 @@ func TestSettingsRoundTripAndValidation(t *testing.T) {
 	if err != nil || got.MaxSteps != 50 {
 		t.Fatalf("%+v %v", got, err)
 	}
+	items[7].Widget.(interface{ SetText(string) }).SetText("ftp://example.org")
+	if _, err := read(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
+		t.Fatalf("a bad OpenEnv server address was accepted: %v", err)
+	}
+	items[7].Widget.(interface{ SetText(string) }).SetText("http://127.0.0.1:8000")
+	if got, err := read(); err != nil || got.Server != "http://127.0.0.1:8000" {
+		t.Fatalf("%+v %v", got, err)
+	}
 }
