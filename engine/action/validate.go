@@ -49,8 +49,13 @@ func (e *ValidationError) Error() string {
 
 const pydanticURL = "https://errors.pydantic.dev/2.13/v/"
 
-func fieldErr(typ string, loc []any, msg string, input any, ctx map[string]any) FieldError {
-	return FieldError{Type: typ, Loc: loc, Msg: msg, Input: input, Ctx: ctx, URL: pydanticURL + typ}
+// NewFieldError builds a pydantic-shaped error dict (nil loc becomes [];
+// json.Number inputs become the numbers they were).
+func NewFieldError(typ string, loc []any, msg string, input any, ctx map[string]any) FieldError {
+	if loc == nil {
+		loc = []any{}
+	}
+	return FieldError{Type: typ, Loc: loc, Msg: msg, Input: PlainJSON(input), Ctx: ctx, URL: pydanticURL + typ}
 }
 
 // The reference's custom-validator messages.
@@ -61,7 +66,7 @@ const (
 )
 
 func valueErr(msg string, input any) FieldError {
-	return fieldErr("value_error", []any{}, "Value error, "+msg, input, map[string]any{"error": msg})
+	return NewFieldError("value_error", []any{}, "Value error, "+msg, input, map[string]any{"error": msg})
 }
 
 func literalExpected(ops []Op) string {
@@ -83,7 +88,7 @@ func Parse(data []byte, set Set) (Action, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return Action{}, &ValidationError{Errors: []FieldError{fieldErr("json_invalid", []any{},
+		return Action{}, &ValidationError{Errors: []FieldError{NewFieldError("json_invalid", []any{},
 			"Invalid JSON: "+err.Error(), string(data), map[string]any{"error": err.Error()})}}
 	}
 	return FromValue(raw, set)
@@ -94,8 +99,8 @@ func Parse(data []byte, set Set) (Action, error) {
 func FromValue(raw any, set Set) (Action, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return Action{}, &ValidationError{Errors: []FieldError{fieldErr("model_attributes_type", []any{},
-			"Input should be a valid dictionary or object to extract fields from", plain(raw), nil)}}
+		return Action{}, &ValidationError{Errors: []FieldError{NewFieldError("model_attributes_type", []any{},
+			"Input should be a valid dictionary or object to extract fields from", PlainJSON(raw), nil)}}
 	}
 	var a Action
 	var errs []FieldError
@@ -106,10 +111,10 @@ func FromValue(raw any, set Set) (Action, error) {
 	ops := set.Ops()
 
 	if v, present := obj["op"]; !present {
-		errs = append(errs, fieldErr("missing", []any{"op"}, "Field required", plain(obj), nil))
+		errs = append(errs, NewFieldError("missing", []any{"op"}, "Field required", PlainJSON(obj), nil))
 	} else if s, ok := v.(string); !ok || !set.HasOp(s) {
 		exp := literalExpected(ops)
-		errs = append(errs, fieldErr("literal_error", []any{"op"}, "Input should be "+exp, plain(v),
+		errs = append(errs, NewFieldError("literal_error", []any{"op"}, "Input should be "+exp, PlainJSON(v),
 			map[string]any{"expected": exp}))
 	} else {
 		a.Op = s
@@ -138,9 +143,9 @@ func FromValue(raw any, set Set) (Action, error) {
 	}
 	if v, present := obj["text"]; present {
 		if s, ok := v.(string); !ok {
-			errs = append(errs, fieldErr("string_type", []any{"text"}, "Input should be a valid string", plain(v), nil))
+			errs = append(errs, NewFieldError("string_type", []any{"text"}, "Input should be a valid string", PlainJSON(v), nil))
 		} else if n := len([]rune(s)); n > MaxTextLen {
-			errs = append(errs, fieldErr("string_too_long", []any{"text"},
+			errs = append(errs, NewFieldError("string_too_long", []any{"text"},
 				fmt.Sprintf("String should have at most %d characters", MaxTextLen), s, map[string]any{"max_length": MaxTextLen}))
 		} else {
 			a.Text = s
@@ -153,21 +158,21 @@ func FromValue(raw any, set Set) (Action, error) {
 	}
 	if v, present := obj["url"]; present && set == SetExtended {
 		if s, ok := v.(string); !ok {
-			errs = append(errs, fieldErr("string_type", []any{"url"}, "Input should be a valid string", plain(v), nil))
+			errs = append(errs, NewFieldError("string_type", []any{"url"}, "Input should be a valid string", PlainJSON(v), nil))
 		} else {
 			a.URL = s
 		}
 	}
 	if v, present := obj["metadata"]; present {
 		if m, ok := v.(map[string]any); !ok {
-			errs = append(errs, fieldErr("dict_type", []any{"metadata"}, "Input should be a valid dictionary", plain(v), nil))
+			errs = append(errs, NewFieldError("dict_type", []any{"metadata"}, "Input should be a valid dictionary", PlainJSON(v), nil))
 		} else {
-			a.Metadata = plain(m).(map[string]any)
+			a.Metadata = PlainJSON(m).(map[string]any)
 		}
 	}
 	for _, k := range sortedKeys(obj) {
 		if !allowed[k] {
-			errs = append(errs, fieldErr("extra_forbidden", []any{k}, "Extra inputs are not permitted", plain(obj[k]), nil))
+			errs = append(errs, NewFieldError("extra_forbidden", []any{k}, "Extra inputs are not permitted", PlainJSON(obj[k]), nil))
 		}
 	}
 	if len(errs) > 0 {
@@ -177,7 +182,7 @@ func FromValue(raw any, set Set) (Action, error) {
 		}
 		return Action{}, ve
 	}
-	if fe, bad := crossField(a, set, plain(obj)); bad {
+	if fe, bad := crossField(a, set, PlainJSON(obj)); bad {
 		return Action{}, &ValidationError{Errors: []FieldError{fe}}
 	}
 	return a, nil
@@ -226,7 +231,7 @@ func crossField(a Action, set Set, input any) (FieldError, bool) {
 
 func toInt(v any, name string) (int, FieldError, bool) {
 	bad := func(typ, msg string) (int, FieldError, bool) {
-		return 0, fieldErr(typ, []any{name}, msg, plain(v), nil), false
+		return 0, NewFieldError(typ, []any{name}, msg, PlainJSON(v), nil), false
 	}
 	switch t := v.(type) {
 	case json.Number:
@@ -259,7 +264,7 @@ func toInt(v any, name string) (int, FieldError, bool) {
 
 func floatInt(f float64, v any, name string) (int, FieldError, bool) {
 	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, fieldErr("int_from_float", []any{name}, "Input should be a valid integer, got a number with a fractional part", plain(v), nil), false
+		return 0, NewFieldError("int_from_float", []any{name}, "Input should be a valid integer, got a number with a fractional part", PlainJSON(v), nil), false
 	}
 	return clampInt(int64(f)), FieldError{}, true
 }
@@ -275,22 +280,22 @@ func clampInt(i int64) int {
 }
 
 func rangeErr(name string, n int, input any, lo, hi int, hiExclusive bool) (FieldError, bool) {
-	in := plain(input)
+	in := PlainJSON(input)
 	if n < lo {
-		return fieldErr("greater_than_equal", []any{name}, fmt.Sprintf("Input should be greater than or equal to %d", lo), in, map[string]any{"ge": lo}), true
+		return NewFieldError("greater_than_equal", []any{name}, fmt.Sprintf("Input should be greater than or equal to %d", lo), in, map[string]any{"ge": lo}), true
 	}
 	if hiExclusive && n >= hi {
-		return fieldErr("less_than", []any{name}, fmt.Sprintf("Input should be less than %d", hi), in, map[string]any{"lt": hi}), true
+		return NewFieldError("less_than", []any{name}, fmt.Sprintf("Input should be less than %d", hi), in, map[string]any{"lt": hi}), true
 	}
 	if !hiExclusive && n > hi {
-		return fieldErr("less_than_equal", []any{name}, fmt.Sprintf("Input should be less than or equal to %d", hi), in, map[string]any{"le": hi}), true
+		return NewFieldError("less_than_equal", []any{name}, fmt.Sprintf("Input should be less than or equal to %d", hi), in, map[string]any{"le": hi}), true
 	}
 	return FieldError{}, false
 }
 
-// plain converts json.Number values into int64 or float64 so errors marshal
-// as the numbers they were.
-func plain(v any) any {
+// PlainJSON converts json.Number values (in maps and slices too) into int64
+// or float64, so decoded inputs marshal as the numbers they were.
+func PlainJSON(v any) any {
 	switch t := v.(type) {
 	case json.Number:
 		if i, err := t.Int64(); err == nil {
@@ -301,13 +306,13 @@ func plain(v any) any {
 	case map[string]any:
 		m := make(map[string]any, len(t))
 		for k, x := range t {
-			m[k] = plain(x)
+			m[k] = PlainJSON(x)
 		}
 		return m
 	case []any:
 		s := make([]any, len(t))
 		for i, x := range t {
-			s[i] = plain(x)
+			s[i] = PlainJSON(x)
 		}
 		return s
 	}

@@ -81,18 +81,18 @@ func readBody(w http.ResponseWriter, r *http.Request, emptyOK bool) (map[string]
 		return map[string]any{}, true
 	}
 	if len(raw) == 0 {
-		unprocessable(w, []action.FieldError{pyErr("missing", []any{"body"}, "Field required", nil, nil)}, false)
+		unprocessable(w, []action.FieldError{action.NewFieldError("missing", []any{"body"}, "Field required", nil, nil)}, false)
 		return nil, false
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {
-		unprocessable(w, []action.FieldError{pyErr("json_invalid", []any{"body", 0}, "JSON decode error", map[string]any{},
+		unprocessable(w, []action.FieldError{action.NewFieldError("json_invalid", []any{"body", 0}, "JSON decode error", map[string]any{},
 			map[string]any{"error": err.Error()})}, false)
 		return nil, false
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		unprocessable(w, []action.FieldError{pyErr("model_attributes_type", []any{"body"},
+		unprocessable(w, []action.FieldError{action.NewFieldError("model_attributes_type", []any{"body"},
 			"Input should be a valid dictionary or object to extract fields from", v, nil)}, false)
 		return nil, false
 	}
@@ -112,18 +112,18 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 		i, err := n.Int64()
 		switch {
 		case !isNum || err != nil:
-			errs = append(errs, pyErr("int_type", []any{"body", "seed"}, "Input should be a valid integer", v, nil))
+			errs = append(errs, action.NewFieldError("int_type", []any{"body", "seed"}, "Input should be a valid integer", v, nil))
 		case i < 0:
-			errs = append(errs, pyErr("greater_than_equal", []any{"body", "seed"}, "Input should be greater than or equal to 0", v, map[string]any{"ge": 0}))
+			errs = append(errs, action.NewFieldError("greater_than_equal", []any{"body", "seed"}, "Input should be greater than or equal to 0", v, map[string]any{"ge": 0}))
 		}
 	}
 	if v, ok := body["episode_id"]; ok && v != nil {
 		str, isStr := v.(string)
 		switch {
 		case !isStr:
-			errs = append(errs, pyErr("string_type", []any{"body", "episode_id"}, "Input should be a valid string", v, nil))
+			errs = append(errs, action.NewFieldError("string_type", []any{"body", "episode_id"}, "Input should be a valid string", v, nil))
 		case len([]rune(str)) > 255:
-			errs = append(errs, pyErr("string_too_long", []any{"body", "episode_id"}, "String should have at most 255 characters", v, map[string]any{"max_length": 255}))
+			errs = append(errs, action.NewFieldError("string_too_long", []any{"body", "episode_id"}, "String should have at most 255 characters", v, map[string]any{"max_length": 255}))
 		}
 	}
 	if len(errs) > 0 {
@@ -173,11 +173,11 @@ func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, present := body["action"]
 	if !present {
-		unprocessable(w, []action.FieldError{pyErr("missing", []any{"body", "action"}, "Field required", body, nil)}, false)
+		unprocessable(w, []action.FieldError{action.NewFieldError("missing", []any{"body", "action"}, "Field required", body, nil)}, false)
 		return
 	}
 	if _, isMap := raw.(map[string]any); !isMap {
-		unprocessable(w, []action.FieldError{pyErr("dict_type", []any{"body", "action"}, "Input should be a valid dictionary", raw, nil)}, false)
+		unprocessable(w, []action.FieldError{action.NewFieldError("dict_type", []any{"body", "action"}, "Input should be a valid dictionary", raw, nil)}, false)
 		return
 	}
 	a, err := action.FromValue(raw, s.opts.ActionSet)
@@ -255,7 +255,7 @@ func (s *Server) httpMCP(w http.ResponseWriter, r *http.Request) {
 
 // mcpResponse answers one JSON-RPC request (HTTP /mcp and the WS mcp message).
 func mcpResponse(req map[string]any) json.RawMessage {
-	id := plainJSON(req["id"])
+	id := action.PlainJSON(req["id"])
 	if req["jsonrpc"] != "2.0" {
 		return rpcError(id, -32600, "Invalid Request: 'jsonrpc' must be \"2.0\"")
 	}

@@ -425,7 +425,7 @@ func (ss *session) handle(ctx context.Context, data []byte) (reply []byte, end b
 	if !ok {
 		// The Python server crashes here (SESSION_ERROR); Waymark answers
 		// like any malformed message and keeps the session.
-		return validationFrame([]action.FieldError{pyErr("model_type", nil,
+		return validationFrame([]action.FieldError{action.NewFieldError("model_type", nil,
 			"Input should be a valid dictionary or instance of a message model", v, nil)}), false
 	}
 	rawType, present := msg["type"]
@@ -468,10 +468,10 @@ func checkEnvelope(typ string, msg map[string]any, allowed []string) []action.Fi
 	var errs []action.FieldError
 	if d, ok := msg["data"]; ok && len(allowed) > 1 {
 		if _, isMap := d.(map[string]any); !isMap {
-			errs = append(errs, pyErr("dict_type", []any{"data"}, "Input should be a valid dictionary", d, nil))
+			errs = append(errs, action.NewFieldError("dict_type", []any{"data"}, "Input should be a valid dictionary", d, nil))
 		}
 	} else if !ok && (typ == "step" || typ == "mcp") {
-		errs = append(errs, pyErr("missing", []any{"data"}, "Field required", msg, nil))
+		errs = append(errs, action.NewFieldError("missing", []any{"data"}, "Field required", msg, nil))
 	}
 	var extra []string
 	for k := range msg {
@@ -481,7 +481,7 @@ func checkEnvelope(typ string, msg map[string]any, allowed []string) []action.Fi
 	}
 	sort.Strings(extra)
 	for _, k := range extra {
-		errs = append(errs, pyErr("extra_forbidden", []any{k}, "Extra inputs are not permitted", msg[k], nil))
+		errs = append(errs, action.NewFieldError("extra_forbidden", []any{k}, "Extra inputs are not permitted", msg[k], nil))
 	}
 	return errs
 }
@@ -493,41 +493,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-const pydanticURL = "https://errors.pydantic.dev/2.13/v/"
-
-// pyErr builds a pydantic error dict.
-func pyErr(typ string, loc []any, msg string, input any, ctx map[string]any) action.FieldError {
-	if loc == nil {
-		loc = []any{}
-	}
-	return action.FieldError{Type: typ, Loc: loc, Msg: msg, Input: plainJSON(input), Ctx: ctx, URL: pydanticURL + typ}
-}
-
-// plainJSON turns json.Number into int64/float64 so inputs marshal as given.
-func plainJSON(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i
-		}
-		f, _ := t.Float64()
-		return f
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[k] = plainJSON(x)
-		}
-		return m
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = plainJSON(x)
-		}
-		return out
-	}
-	return v
 }
 
 // resetRequest is the reset kwargs Waymark understands; others are ignored,
@@ -544,7 +509,7 @@ type resetRequest struct {
 func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 	var rr resetRequest
 	if id, ok := data["task_id"]; ok && id != nil {
-		key := fmt.Sprint(plainJSON(id))
+		key := fmt.Sprint(action.PlainJSON(id))
 		if s.opts.Task == nil {
 			return rr, fmt.Errorf("task_id %q needs the built-in tasks: start the server with 'waymark serve --task-pack'", key)
 		}
