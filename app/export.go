@@ -59,7 +59,7 @@ func runExport(env *Env, args []string) error {
 			return
 		}
 		last = time.Now()
-		fmt.Fprintf(env.Stderr, "\r%d/%d episodes, %d/%d steps, %s written ", p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, exportSize(p.Bytes))
+		fmt.Fprintf(env.Stderr, "\r%d/%d episodes, %d/%d steps, %s written ", p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, hfexport.FormatBytes(p.Bytes))
 	}
 	res, err := hfexport.Export(ctx, s, o, progress)
 	if !*quiet {
@@ -75,7 +75,7 @@ func runExport(env *Env, args []string) error {
 	if res.Replaced {
 		verb = "Replaced"
 	}
-	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", verb, res.Dir, res.Episodes, res.Steps, len(res.Files), exportSize(res.Bytes))
+	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", verb, res.Dir, res.Episodes, res.Steps, len(res.Files), hfexport.FormatBytes(res.Bytes))
 	if res.BadImages > 0 {
 		fmt.Fprintf(env.Stdout, "Note: %d stored screenshots were not PNGs; their image cells are empty (the store is unchanged).\n", res.BadImages)
 	}
@@ -84,16 +84,4 @@ func runExport(env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "Load it with datasets.load_dataset(%q) (steps) or load_dataset(%q, \"episodes\").\n", res.Dir, res.Dir)
 	return nil
-}
-
-func exportSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -367,3 +367,16 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // wrapFile lets tests inject a failing writer (e.g. one that returns ENOSPC).
 var wrapFile func(io.Writer) io.Writer
+
+// FormatBytes writes a byte count for people: "1.2 GB", "3.4 MB", "56 KB".
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

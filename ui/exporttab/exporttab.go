@@ -275,7 +275,7 @@ func (t *Tab) showProgress(p hfexport.Progress) {
 	t.mu.Unlock()
 	t.bar.SetValue(p.Fraction())
 	t.counts.SetText(fmt.Sprintf("%d / %d episodes · %d / %d steps · %s written",
-		p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, size(p.Bytes)))
+		p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, hfexport.FormatBytes(p.Bytes)))
 }
 
 // Cancel stops a running export; nothing is left under the target name.
@@ -306,7 +306,7 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 	switch {
 	case err == nil:
 		t.bar.SetValue(1)
-		msg := fmt.Sprintf("Exported %d episodes (%d steps, %s) to %s.", res.Episodes, res.Steps, size(res.Bytes), res.Dir)
+		msg := fmt.Sprintf("Exported %d episodes (%d steps, %s) to %s.", res.Episodes, res.Steps, hfexport.FormatBytes(res.Bytes), res.Dir)
 		var parts []string
 		for _, s := range res.Splits {
 			parts = append(parts, fmt.Sprintf("%s: %d episodes of %d tasks", s.Name, s.Episodes, s.Tasks))
@@ -328,16 +328,4 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 	if t.finished != nil {
 		t.finished(res, err)
 	}
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
