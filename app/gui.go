@@ -296,12 +296,8 @@ func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 	if t, err := store.GetTask(v); err == nil {
 		return t, nil
 	}
-	for _, p := range practice.Tasks() {
-		if p.Key == v {
-			if t, ok, err := store.FindTask(p.Goal, p.StartURL); err == nil && ok {
-				return t, nil
-			}
-		}
+	if p, ok := practiceTask(v); ok {
+		return storePracticeTask(store, p)
 	}
 	if action.CheckURL(v) == nil {
 		goal := f.goal
@@ -319,24 +315,3 @@ func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 	return dataset.Task{}, fmt.Errorf("--start-task %q is not a task id, a practice task key or an http(s) URL", v)
 }
 
-// ensurePracticeTasks adds the built-in practice pack to the store once, so
-// a new user can record at once. Tasks already there are left alone.
-func ensurePracticeTasks(store *dataset.Store) error {
-	const key = "practice_pack_loaded"
-	if v, err := store.Meta(key); err != nil || v != "" {
-		return err
-	}
-	var errs []error
-	for _, p := range practice.Tasks() {
-		c := p.Check
-		_, err := store.AddTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
-			Source: practice.Source, SourceID: p.Key, Check: &c})
-		if err != nil && !errors.Is(err, dataset.ErrDuplicateTask) {
-			errs = append(errs, fmt.Errorf("%s: %w", p.Key, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return store.SetMeta(key, time.Now().UTC().Format(time.RFC3339))
-}

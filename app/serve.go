@@ -240,27 +240,17 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 func recordEpisode(st *dataset.Store, base engine.Engine, ep openenv.EpisodeStart) (engine.Engine, error) {
 	ro := dataset.RecorderOptions{Annotator: "agent:" + ep.Agent}
 	if t := ep.Task; t != nil {
-		id, err := storeTask(st, *t)
+		p, ok := practiceTask(t.ID)
+		if !ok {
+			return nil, fmt.Errorf("recording: %q is not a practice task", t.ID)
+		}
+		stored, err := storePracticeTask(st, p)
 		if err != nil {
 			return nil, fmt.Errorf("recording: the task %q could not be saved: %v", t.ID, err)
 		}
-		ro.TaskID = id
+		ro.TaskID = stored.ID
 	}
 	return dataset.NewRecorder(st, base, ro), nil
-}
-
-// storeTask finds or adds a practice task in the store.
-func storeTask(st *dataset.Store, t openenv.Task) (string, error) {
-	if have, ok, err := st.FindTask(t.Goal, t.StartURL); err != nil || ok {
-		return have.ID, err
-	}
-	added, err := st.AddTask(dataset.Task{Goal: t.Goal, Category: t.Category, StartURL: t.StartURL,
-		Source: practice.Source, Check: t.Check})
-	if errors.Is(err, dataset.ErrDuplicateTask) {
-		have, _, err := st.FindTask(t.Goal, t.StartURL)
-		return have.ID, err
-	}
-	return added.ID, err
 }
 
 // renameAgent names the current episode's agent from a metadata hint.

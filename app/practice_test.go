@@ -1,0 +1,66 @@
+package app
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"waymark/assets/practice"
+	"waymark/dataset"
+)
+
+func TestEnsurePracticeTasksLoadsOnceAndAddsNewOnes(t *testing.T) {
+	st, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pack := practice.Tasks()
+	count := func() int {
+		t.Helper()
+		items, err := st.ListTasks(dataset.TaskFilter{Source: practice.Source})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(items)
+	}
+	if err := ensurePracticeTasks(st); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != len(pack) {
+		t.Fatalf("first run: %d practice tasks stored, want %d", got, len(pack))
+	}
+	// The user deletes one task; an older store knew only part of the pack.
+	gone := pack[0]
+	have, ok, err := st.FindTask(gone.Goal, gone.StartURL)
+	if err != nil || !ok {
+		t.Fatalf("find %s: ok=%v err=%v", gone.Key, ok, err)
+	}
+	if err := st.DeleteTask(have.ID); err != nil {
+		t.Fatal(err)
+	}
+	newer := pack[len(pack)-1]
+	have, _, _ = st.FindTask(newer.Goal, newer.StartURL)
+	if err := st.DeleteTask(have.ID); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range pack[:len(pack)-1] {
+		keys = append(keys, `"`+p.Key+`"`)
+	}
+	if err := st.SetMeta(practiceKeysMeta, "["+strings.Join(keys, ",")+"]"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensurePracticeTasks(st); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := st.FindTask(gone.Goal, gone.StartURL); ok {
+		t.Errorf("a practice task the user deleted came back")
+	}
+	if _, ok, _ := st.FindTask(newer.Goal, newer.StartURL); !ok {
+		t.Errorf("a task new in the pack was not added")
+	}
+	if got := count(); got != len(pack)-1 {
+		t.Errorf("after upgrade: %d practice tasks, want %d", got, len(pack)-1)
+	}
+}
