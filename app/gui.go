@@ -314,4 +314,3 @@ func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 	}
 	return dataset.Task{}, fmt.Errorf("--start-task %q is not a task id, a practice task key or an http(s) URL", v)
 }
-
