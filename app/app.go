@@ -71,8 +71,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "waymark: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "waymark: unknown command %q; 'waymark help' lists the commands\n", name)
 		return 2
 	}
 	if err := cmd.run(env, rest); err != nil {
@@ -99,7 +98,7 @@ func usage(w io.Writer) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := commands[n]
-		fmt.Fprintf(w, "  %-40s %s\n", c.usage, c.summary)
+		fmt.Fprintf(w, "\n  waymark %s\n      %s\n", c.usage, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'waymark COMMAND -h' for a command's options.")
 }

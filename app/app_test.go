@@ -1,0 +1,58 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMainHelpAndUnknownCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main([]string{"help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("help: exit %d, stderr %q", code, errb.String())
+	}
+	for name := range commands {
+		if !strings.Contains(out.String(), "waymark "+name) {
+			t.Errorf("help does not list %q:\n%s", name, out.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	if code := Main([]string{"frob"}, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Fatalf("unknown command: exit %d, want 2", code)
+	}
+	if !strings.Contains(errb.String(), `unknown command "frob"`) || !strings.Contains(errb.String(), "waymark help") {
+		t.Errorf("unknown command message = %q", errb.String())
+	}
+}
+
+func TestMainDBFlagWinsOverEnv(t *testing.T) {
+	dir := t.TempDir()
+	flagDB, envDB := filepath.Join(dir, "flag.db"), filepath.Join(dir, "env.db")
+	t.Setenv("WAYMARK_DB", envDB)
+	var out, errb bytes.Buffer
+	if code := Main([]string{"--db", flagDB, "tasks", "list"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("tasks list: exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := os.Stat(flagDB); err != nil {
+		t.Errorf("--db file not created: %v", err)
+	}
+	if _, err := os.Stat(envDB); err == nil {
+		t.Errorf("WAYMARK_DB was used although --db was given")
+	}
+	if code := Main([]string{"tasks", "list"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("tasks list: exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := os.Stat(envDB); err != nil {
+		t.Errorf("WAYMARK_DB not used without --db: %v", err)
+	}
+	errb.Reset()
+	if code := Main([]string{"--db", filepath.Join(flagDB, "x.db"), "tasks", "list"}, strings.NewReader(""), &out, &errb); code == 0 {
+		t.Fatalf("a database path under a file was accepted")
+	}
+	if !strings.Contains(errb.String(), flagDB) {
+		t.Errorf("the error does not name the chosen path: %q", errb.String())
+	}
+}
