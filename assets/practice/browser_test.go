@@ -494,19 +494,75 @@ func TestInBrowser(t *testing.T) {
 		} else if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		shots := map[string]string{
-			"shop-home":      "http://shop.waymark.test/",
-			"shop-product":   "http://shop.waymark.test/product/summit-gtx",
-			"shop-category":  "http://shop.waymark.test/category/footwear",
-			"wiki-home":      "http://wiki.waymark.test/",
-			"wiki-article":   "http://wiki.waymark.test/wiki/Varnholm",
-			"forms-home":     "http://forms.waymark.test/",
-			"forms-security": "http://forms.waymark.test/settings/security",
-			"forms-book":     "http://forms.waymark.test/book",
+		// Every page type at 800×600; steps put the page into the state
+		// worth looking at (a filled cart, a wizard step).
+		cartItems := `localStorage.setItem('wm_cart', JSON.stringify([
+			{slug: 'summit-gtx', name: 'Summit GTX Hiking Boot', price: 18900, size: '42', qty: 1},
+			{slug: 'trail-runner-x', name: 'Trail Runner X', price: 12900, size: '44', qty: 2},
+			{slug: 'merino-beanie', name: 'Merino Beanie', price: 2900, size: '', qty: 1}]))`
+		fillCart := []step{open("http://shop.waymark.test/"), expect(cartItems+`, true`, true)}
+		book := "http://forms.waymark.test/book"
+		step1 := []step{open(book), click(`input[value="bread"]`), setValue(`#date`, "2026-12-12"), setValue(`#participants`, "3")}
+		step2 := append(append([]step{}, step1...), click(`#next`), typeText(`#fullName`, "Alex Kim"), typeText(`#contactEmail`, "alex.kim@example.com"))
+		step3 := append(append([]step{}, step2...), click(`#next`))
+		shots := []struct {
+			name  string
+			url   string
+			steps []step
+		}{
+			{"shop-home", "http://shop.waymark.test/", nil},
+			{"shop-product", "http://shop.waymark.test/product/summit-gtx", nil},
+			{"shop-category", "http://shop.waymark.test/category/footwear", nil},
+			{"shop-search", "http://shop.waymark.test/search?q=jacket", nil},
+			{"shop-cart", "http://shop.waymark.test/cart", fillCart},
+			{"shop-checkout", "http://shop.waymark.test/checkout", fillCart},
+			{"shop-checkout-errors", "", append(append([]step{}, fillCart...), open("http://shop.waymark.test/checkout"), typeText(`#name`, "Jane Doe"), click(`#place-order`))},
+			{"shop-order", "", append(append([]step{}, fillCart...), open("http://shop.waymark.test/checkout"),
+				typeText(`#name`, "Jane Doe"), typeText(`#email`, "jane@example.com"), typeText(`#address`, "5 Fjord Street"), typeText(`#city`, "Varnholm"), typeText(`#zip`, "10115"),
+				setValue(`#shipping`, "express"), typeText(`#card`, "4242 4242 4242 4242"), typeText(`#expiry`, "12/30"), typeText(`#cvc`, "123"), clickNav(`#place-order`))},
+			{"shop-product-added", "", []step{open("http://shop.waymark.test/product/trail-runner-x"), click(`button.size[data-size="44"]`), click(`#add-to-cart`), click(`#check-stock`), func(*browser) error { time.Sleep(600 * time.Millisecond); return nil }}},
+			{"shop-cart-empty", "http://shop.waymark.test/cart", []step{open("http://shop.waymark.test/"), expect(`(localStorage.clear(), true)`, true)}},
+			{"wiki-home", "http://wiki.waymark.test/", nil},
+			{"wiki-article", "http://wiki.waymark.test/wiki/Varnholm", nil},
+			{"wiki-article-table", "http://wiki.waymark.test/wiki/Kaldoria", nil},
+			{"wiki-article-river", "http://wiki.waymark.test/wiki/Sella_River", nil},
+			{"wiki-category", "http://wiki.waymark.test/category/Rivers", nil},
+			{"wiki-search", "http://wiki.waymark.test/search?q=river", nil},
+			{"forms-home", "http://forms.waymark.test/", nil},
+			{"forms-profile", "http://forms.waymark.test/settings/profile", nil},
+			{"forms-security", "http://forms.waymark.test/settings/security", nil},
+			{"forms-notifications", "http://forms.waymark.test/settings/notifications", nil},
+			{"forms-preferences", "http://forms.waymark.test/settings/preferences", nil},
+			{"forms-book", book, nil},
+			{"forms-help", "http://forms.waymark.test/help", nil},
+			{"forms-help-article", "http://forms.waymark.test/help/reset-password", nil},
+			{"forms-book-1", "", step1},
+			{"forms-book-2", "", step2},
+			{"forms-book-3", "", step3},
+			{"forms-booked", "", append(append([]step{}, step3...), click(`#terms`), clickNav(`#submit`))},
 		}
-		for name, u := range shots {
-			if _, err := b.open(u); err != nil {
-				t.Fatal(err)
+		full := os.Getenv("WAYMARK_PRACTICE_SHOTS_FULL") != ""
+		for _, sh := range shots {
+			name := sh.name
+			if err := run(b, sh.steps); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if sh.url != "" {
+				if _, err := b.open(sh.url); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if full {
+				// The whole page, for a person checking the layout below the fold.
+				ctx, cancel := b.step(10 * time.Second)
+				whole, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name+"-full.jpg"), whole, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			ctx, cancel := b.step(10 * time.Second)
 			shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -534,6 +590,20 @@ func TestInBrowser(t *testing.T) {
 			// Pages are designed for 800 px: no sideways scrolling.
 			if wide, _ := b.eval(`document.documentElement.scrollWidth > 800`); wide {
 				t.Errorf("%s: the page is wider than 800 px", name)
+			}
+			// No field squeezed into a sliver beside something else (the
+			// checkout once put "Full name" in an 18 px column).
+			ctx, cancel = b.step(5 * time.Second)
+			narrow, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('input, select, textarea')]
+				.filter(el => el.offsetParent !== null && !['checkbox', 'radio', 'hidden', 'number', 'submit', 'button'].includes(el.type))
+				.filter(el => el.getBoundingClientRect().width < 90)
+				.map(el => (el.id || el.name || el.tagName) + ' is ' + Math.round(el.getBoundingClientRect().width) + ' px wide')`))
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(narrow) > 0 {
+				t.Errorf("%s: squeezed fields: %s", name, strings.Join(narrow, "; "))
 			}
 			if err := os.WriteFile(filepath.Join(dir, name+".png"), shot, 0o644); err != nil {
 				t.Fatal(err)
