@@ -802,6 +802,11 @@ func (r *RecordTab) showEnd(msg string, last action.Observation, check string) {
 			l.Importance = widget.WarningImportance
 		}
 		lines = append(lines, l)
+		if want := r.expectedAnswer(last); want != "" {
+			w := widget.NewLabel("Accepted answers: " + want)
+			w.Wrapping = fyne.TextWrapWord
+			lines = append(lines, w)
+		}
 	}
 	lines = append(lines, widget.NewLabel(fmt.Sprintf("%d steps saved.", max(0, len(r.rows)-1))))
 	next := r.nextTask()
@@ -822,6 +827,19 @@ func (r *RecordTab) showEnd(msg string, last action.Observation, check string) {
 	d.Resize(fyne.NewSize(460, 0))
 	r.endDialog = d
 	d.Show()
+}
+
+// expectedAnswer lists the accepted answers of the task's answer check
+// when the episode's answer did not pass it ("" otherwise): the episode is
+// over, so showing them teaches without giving anything away.
+func (r *RecordTab) expectedAnswer(last action.Observation) string {
+	if r.task == nil || r.task.Check == nil || r.task.Check.Kind != action.CheckKindAnswer {
+		return ""
+	}
+	if last.Reward == nil || *last.Reward >= 1 {
+		return ""
+	}
+	return ExpectedAnswers(r.task.Check.Answer)
 }
 
 // nextTask is the first task of the queue not yet demonstrated, other than

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
 	"waymark/engine"
@@ -52,7 +53,9 @@ type shotEngine struct {
 }
 
 func (e *shotEngine) Reset(ctx context.Context, o engine.ResetOptions) (action.Observation, error) {
-	return action.Observation{URL: o.StartURL, Screenshot: e.png}, nil
+	obs, err := e.gateEngine.Reset(ctx, o)
+	obs.Screenshot = e.png
+	return obs, err
 }
 
 func (e *shotEngine) Step(ctx context.Context, a action.Action) (action.Observation, error) {
@@ -87,13 +90,19 @@ type recordFixture struct {
 
 func newRecordFixture(t *testing.T, category string, sets ...action.Set) *recordFixture {
 	t.Helper()
+	return newRecordFixtureWith(t, dataset.Task{Goal: "Find the answer", Category: category, StartURL: "http://127.0.0.1:9/", Source: "test"}, sets...)
+}
+
+// newRecordFixtureWith starts recording task (added to a new store).
+func newRecordFixtureWith(t *testing.T, task dataset.Task, sets ...action.Set) *recordFixture {
+	t.Helper()
 	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme()) // the test theme lacks bold monospace
 	store, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	task, err := store.AddTask(dataset.Task{Goal: "Find the answer", Category: category, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	task, err = store.AddTask(task)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,4 +306,71 @@ func TestRecordTabStartAndNextShortcuts(t *testing.T) {
 	f.loop.until(t, "the engine to close", func() bool { return f.tab.runner.Busy() == false && f.eng.closed })
 	f.tab.TypedShortcut(ShortcutNext)
 	f.loop.until(t, "the next task to record", func() bool { return f.tab.state == stRecording && f.tab.task.ID == other.ID })
+}
+
+// texts lists the text of every label and canvas text under o.
+func texts(o fyne.CanvasObject) []string {
+	var out []string
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *widget.Label:
+			out = append(out, v.Text)
+			return
+		case *fyne.Container:
+			for _, c := range v.Objects {
+				walk(c)
+			}
+			return
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(v).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	return out
+}
+
+func TestExpectedAnswersInWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"7|7 days|seven|seven days": "“7”, “7 days”, “seven” or “seven days”",
+		"12,400":                    "“12,400”",
+		"Tobias Quell| Quell ":      "“Tobias Quell” or “Quell”",
+		"|":                         "",
+		"":                          "",
+	} {
+		if got := ExpectedAnswers(in); got != want {
+			t.Errorf("ExpectedAnswers(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A wrong answer's end dialog lists the accepted answers in words; a right
+// one does not.
+func TestRecordTabEndDialogListsAcceptedAnswersAfterAFailedCheck(t *testing.T) {
+	check := &action.Check{Kind: action.CheckKindAnswer, Answer: "7|7 days|seven"}
+	for _, c := range []struct {
+		answer string
+		passed bool
+	}{{"8", false}, {"seven", true}} {
+		f := newRecordFixtureWith(t, dataset.Task{Goal: "How many days?", Category: dataset.Information, StartURL: "http://127.0.0.1:9/", Source: "test", Check: check})
+		if err := f.tab.Finish(c.answer); err != nil {
+			t.Fatal(err)
+		}
+		f.eng.gate <- struct{}{}
+		f.loop.until(t, "the end dialog", func() bool { return f.tab.endDialog != nil })
+		top := f.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("no end dialog shown")
+		}
+		all := strings.Join(texts(top), "\n")
+		const accepted = "Accepted answers: “7”, “7 days” or “seven”"
+		if c.passed == strings.Contains(all, accepted) || strings.Contains(all, "7|7 days") {
+			t.Errorf("answer %q (passed %v): dialog says\n%s", c.answer, c.passed, all)
+		}
+		if !strings.Contains(all, "Your answer: “"+c.answer+"”") {
+			t.Errorf("the dialog does not repeat the answer:\n%s", all)
+		}
+	}
 }

@@ -21,9 +21,13 @@ type gateEngine struct {
 	closed  bool
 	discard bool
 	max     int
+	check   *action.Check // the reset's check: a finish gets its reward
 }
 
 func (e *gateEngine) Reset(ctx context.Context, o engine.ResetOptions) (action.Observation, error) {
+	e.mu.Lock()
+	e.check = o.Check
+	e.mu.Unlock()
 	return action.Observation{URL: o.StartURL}, nil
 }
 
@@ -40,6 +44,13 @@ func (e *gateEngine) Step(ctx context.Context, a action.Action) (action.Observat
 	obs := action.Observation{Step: e.steps, URL: "http://127.0.0.1/x"}
 	if a.Op == action.Finish {
 		obs.Done, obs.EndReason, obs.Answer = true, action.EndFinished, a.Text
+		if e.check != nil && e.check.Kind == action.CheckKindAnswer {
+			var r float64
+			if e.check.MatchAnswer(a.Text) {
+				r = 1
+			}
+			obs.Reward = &r
+		}
 	}
 	if e.max > 0 && e.steps >= e.max {
 		obs.Done, obs.EndReason = true, action.EndStepLimit

@@ -298,7 +298,7 @@ func (t *TasksTab) showDetail() {
 	if c := it.Check; c != nil {
 		switch c.Kind {
 		case action.CheckKindAnswer:
-			check = "answer check: " + c.Answer
+			check = "answer check: " + ExpectedAnswers(c.Answer)
 		case action.CheckKindURL:
 			check = "final URL must match " + c.URL
 		case action.CheckKindJS:

@@ -23,7 +23,7 @@ func newTasksFixture(t *testing.T) (*TasksTab, *dataset.Store, *[]dataset.Task) 
 	}
 	t.Cleanup(func() { store.Close() })
 	for _, task := range []dataset.Task{
-		{Goal: "What is the price of the red kettle?", Category: dataset.Information, StartURL: "http://shop.test/", Source: "pack", Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "12"}},
+		{Goal: "What is the price of the red kettle?", Category: dataset.Information, StartURL: "http://shop.test/", Source: "pack", Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "12|twelve|12 euros"}},
 		{Goal: "Open the returns page", Category: dataset.Navigation, StartURL: "http://shop.test/", Source: "pack"},
 		{Goal: "Turn on dark mode", Category: dataset.Interaction, StartURL: "http://forms.test/", Source: "mine.csv"},
 	} {
@@ -66,6 +66,9 @@ func TestTasksTabFiltersAndCounts(t *testing.T) {
 
 	// Record from here.
 	tab.list.Select(0)
+	if want := "answer check: “12”, “twelve” or “12 euros”"; !strings.Contains(tab.detailMeta.Text, want) {
+		t.Errorf("details say %q, want %q", tab.detailMeta.Text, want)
+	}
 	test.Tap(tab.recordBtn)
 	if len(*started) != 1 || (*started)[0].Goal != "What is the price of the red kettle?" {
 		t.Fatalf("started %v", *started)

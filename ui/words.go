@@ -91,3 +91,22 @@ func FinishAnswerError(category, answer string) error {
 	}
 	return nil
 }
+
+// ExpectedAnswers shows an answer check's alternatives ("7|7 days|seven")
+// for people: each quoted, as a list, e.g. “7”, “7 days” or “seven”.
+// Empty alternatives are left out; "" when there is none.
+func ExpectedAnswers(answer string) string {
+	var alts []string
+	for _, a := range strings.Split(answer, "|") {
+		if a = strings.TrimSpace(a); a != "" {
+			alts = append(alts, "“"+a+"”")
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return ""
+	case 1:
+		return alts[0]
+	}
+	return strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
+}

@@ -17,6 +17,7 @@ import (
 
 	"waymark/dataset"
 	"waymark/engine/action"
+	"waymark/ui"
 	"waymark/ui/overlay"
 )
 
@@ -236,8 +237,10 @@ func answerText(ep dataset.Episode, task dataset.Task) string {
 	default:
 		ans += "   ·   Automatic check (a hint, not a label): failed"
 	}
-	if task.Check != nil && task.Check.Kind == action.CheckKindAnswer && task.Check.Answer != "" {
-		ans += "   ·   expected: “" + task.Check.Answer + "”"
+	if task.Check != nil && task.Check.Kind == action.CheckKindAnswer {
+		if want := ui.ExpectedAnswers(task.Check.Answer); want != "" {
+			ans += "   ·   expected: " + want
+		}
 	}
 	return ans
 }

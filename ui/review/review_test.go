@@ -588,3 +588,16 @@ func TestQueueFiltersInTheTab(t *testing.T) {
 		t.Errorf("a bad date is not reported: %q", e.tab.form.status.Text)
 	}
 }
+
+// TestExpectedAnswerInWords: the header lists an answer check's
+// alternatives, not the check's raw "a|b" form.
+func TestExpectedAnswerInWords(t *testing.T) {
+	reward := 0.0
+	ep := dataset.Episode{FinalAnswer: "8", AutoReward: &reward}
+	task := dataset.Task{Category: dataset.Information, Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "7|7 days|seven|seven days"}}
+	got := answerText(ep, task)
+	want := "Final answer: “8”   ·   Automatic check (a hint, not a label): failed   ·   expected: “7”, “7 days”, “seven” or “seven days”"
+	if got != want {
+		t.Errorf("answerText = %q\nwant          %q", got, want)
+	}
+}
