@@ -540,6 +540,11 @@ func TestInBrowser(t *testing.T) {
 			{"forms-book-2", "", step2},
 			{"forms-book-3", "", step3},
 			{"forms-booked", "", append(append([]step{}, step3...), click(`#terms`), clickNav(`#submit`))},
+			// The dark theme, last: it stays in the browser's storage.
+			{"forms-dark-preferences", "", []step{open("http://forms.waymark.test/settings/preferences"), click(`#theme-dark`), click(`#save`)}},
+			{"forms-dark-profile", "http://forms.waymark.test/settings/profile", nil},
+			{"forms-dark-book-1", "", step1},
+			{"forms-dark-book-3", "", step3},
 		}
 		full := os.Getenv("WAYMARK_PRACTICE_SHOTS_FULL") != ""
 		for _, sh := range shots {
@@ -608,6 +613,9 @@ func TestInBrowser(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, name+".png"), shot, 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if _, err := b.eval(`(localStorage.clear(), true)`); err != nil {
+			t.Fatal(err)
 		}
 		t.Logf("screenshots in %s", dir)
 	})
