@@ -181,6 +181,7 @@ type guiRun struct {
 	cmd     *exec.Cmd
 	display string
 	dbPath  string
+	dir     string // the run's temp dir (HOME, preferences, screenshots)
 	mu      sync.Mutex
 	lines   []string
 	exited  chan struct{}
@@ -199,6 +200,37 @@ func startGUI(t testing.TB, display, startURL string, prefs map[string]any, extr
 // startGUIScaled is startGUI at a Fyne scale (FYNE_SCALE).
 func startGUIScaled(t testing.TB, display, startURL string, scale float64, prefs map[string]any, extra ...string) *guiRun {
 	t.Helper()
+	g := launchGUI(t, display, guiOptions{scale: scale, prefs: prefs, args: append([]string{"--start-task", startURL,
+		"--goal", "E2E: type a word and answer 42", "--category", "information"}, extra...)})
+	m := g.waitLine(`liveview at ([\d.]+),([\d.]+) size 800x600 scale ([\d.]+) `, 90*time.Second)
+	wx, wy := g.windowPos()
+	vx, _ := strconv.ParseFloat(m[1], 64)
+	vy, _ := strconv.ParseFloat(m[2], 64)
+	if got, _ := strconv.ParseFloat(m[3], 64); got != scale {
+		t.Fatalf("the canvas scale is %v, want %v", got, scale)
+	}
+	g.scale = scale
+	g.viewX, g.viewY = float64(wx)+vx*scale, float64(wy)+vy*scale
+	return g
+}
+
+// e2eAnnotator is the annotator (and reviewer) name launchGUI presets in
+// the Fyne preferences, so the first-start name dialog does not show.
+const e2eAnnotator = "E2E Tester"
+
+// guiOptions say how launchGUI runs the binary.
+type guiOptions struct {
+	dbPath string         // the database; "" is a fresh one in the test's temp dir
+	scale  float64        // FYNE_SCALE; 0 is 1
+	prefs  map[string]any // preferences besides the annotator name
+	args   []string       // after "--db DB gui --debug"
+}
+
+// launchGUI runs the binary on display with its own HOME and XDG dirs (the
+// preferences hold e2eAnnotator and o.prefs) and returns at once; the app
+// is stopped at the end of the test, and its log shown if the test failed.
+func launchGUI(t testing.TB, display string, o guiOptions) *guiRun {
+	t.Helper()
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config")
@@ -206,19 +238,23 @@ func startGUIScaled(t testing.TB, display, startURL string, scale float64, prefs
 	if err := os.MkdirAll(prefDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := map[string]any{"annotator": "E2E Tester"}
-	for k, v := range prefs {
+	p := map[string]any{"annotator": e2eAnnotator}
+	for k, v := range o.prefs {
 		p[k] = v
 	}
 	pj, _ := json.Marshal(p)
 	if err := os.WriteFile(filepath.Join(prefDir, "preferences.json"), pj, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := &guiRun{t: t, display: display, dbPath: filepath.Join(dir, "e2e.db"), exited: make(chan struct{})}
-	args := append([]string{"--db", g.dbPath, "gui", "--debug", "--start-task", startURL,
-		"--goal", "E2E: type a word and answer 42", "--category", "information"}, extra...)
-	g.cmd = exec.Command(bin, args...)
-	g.cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE="+strconv.FormatFloat(scale, 'f', -1, 64),
+	if o.dbPath == "" {
+		o.dbPath = filepath.Join(dir, "e2e.db")
+	}
+	if o.scale == 0 {
+		o.scale = 1
+	}
+	g := &guiRun{t: t, display: display, dbPath: o.dbPath, dir: dir, exited: make(chan struct{}), scale: o.scale}
+	g.cmd = exec.Command(bin, append([]string{"--db", g.dbPath, "gui", "--debug"}, o.args...)...)
+	g.cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE="+strconv.FormatFloat(o.scale, 'f', -1, 64),
 		"XDG_CONFIG_HOME="+cfg, "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"))
 	stderr, err := g.cmd.StderrPipe()
 	if err != nil {
@@ -256,15 +292,6 @@ func startGUIScaled(t testing.TB, display, startURL string, scale float64, prefs
 			g.mu.Unlock()
 		}
 	})
-	m := g.waitLine(`liveview at ([\d.]+),([\d.]+) size 800x600 scale ([\d.]+) `, 90*time.Second)
-	wx, wy := g.windowPos()
-	vx, _ := strconv.ParseFloat(m[1], 64)
-	vy, _ := strconv.ParseFloat(m[2], 64)
-	if got, _ := strconv.ParseFloat(m[3], 64); got != scale {
-		t.Fatalf("the canvas scale is %v, want %v", got, scale)
-	}
-	g.scale = scale
-	g.viewX, g.viewY = float64(wx)+vx*scale, float64(wy)+vy*scale
 	return g
 }
 
@@ -345,6 +372,53 @@ func (g *guiRun) screenshot(path string) {
 	cmd.Env = append(os.Environ(), "DISPLAY="+g.display)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		g.t.Errorf("screenshot: %v\n%s", err, out)
+	}
+}
+
+// keepShot saves a screenshot of the whole display as name in the run's
+// temp dir, copies it to $WAYMARK_E2E_SHOTS when that is set (to look at
+// after the run), and returns the temp-dir path (kept until the test ends).
+func (g *guiRun) keepShot(name string) string {
+	g.t.Helper()
+	path := filepath.Join(g.dir, name)
+	g.screenshot(path)
+	if dir := os.Getenv("WAYMARK_E2E_SHOTS"); dir != "" {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		}
+		if err != nil {
+			g.t.Errorf("copy the screenshot to WAYMARK_E2E_SHOTS: %v", err)
+		} else {
+			g.t.Logf("screenshot: %s", filepath.Join(dir, name))
+		}
+	}
+	return path
+}
+
+// waitWindow waits until the app's window is mapped and returns its
+// top-left corner on the screen.
+func (g *guiRun) waitWindow(d time.Duration) (int, int) {
+	g.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Waymark")
+		cmd.Env = append(os.Environ(), "DISPLAY="+g.display)
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+			return g.windowPos()
+		}
+		select {
+		case <-g.exited:
+			g.t.Fatal("the app exited before its window showed")
+		default:
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("no Waymark window within %v", d)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -514,7 +588,7 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 		t.Fatalf("episodes %+v, %v; want exactly one", eps, err)
 	}
 	ep := eps[0]
-	if ep.Status != dataset.StatusFinished || ep.FinalAnswer != "42" || ep.Annotator != "E2E Tester" {
+	if ep.Status != dataset.StatusFinished || ep.FinalAnswer != "42" || ep.Annotator != e2eAnnotator {
 		t.Errorf("episode status %q answer %q annotator %q", ep.Status, ep.FinalAnswer, ep.Annotator)
 	}
 	steps, err := store.Steps(ep.ID)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"waymark/dataset"
-	"waymark/ui/review/internal/seed"
+	"waymark/ui/review/reviewtest"
 )
 
 // startXvfb starts a private X display and returns its name (":N").
@@ -58,7 +58,7 @@ func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	ids, err := seed.Record(ctx, s, seed.Scripts)
+	ids, err := reviewtest.Record(ctx, s, reviewtest.Scripts)
 	cancel()
 	s.Close()
 	if err != nil || len(ids) != 2 {

@@ -21,7 +21,7 @@ import (
 	"waymark/dataset"
 	"waymark/ui"
 	"waymark/ui/review"
-	"waymark/ui/review/internal/seed"
+	"waymark/ui/review/reviewtest"
 )
 
 func main() {
@@ -39,7 +39,7 @@ func main() {
 		q, err := s.ReviewQueue(dataset.QueueFilter{})
 		if err == nil && q.Total == 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			ids, err := seed.Record(ctx, s, seed.Scripts)
+			ids, err := reviewtest.Record(ctx, s, reviewtest.Scripts)
 			cancel()
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "demo: recording the demo episodes failed:", err)

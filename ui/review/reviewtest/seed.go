@@ -1,8 +1,9 @@
-// Package seed records real episodes for the Review tab's demo and its
-// end-to-end test: the built-in practice sites on 127.0.0.1, a real headless
-// Chromium driven by engine/browser, and the dataset recorder writing every
-// step to the store.
-package seed
+// Package reviewtest records real episodes for the Review tab's tests: the
+// demo's end-to-end test and the real binary's (app/e2e_review_test.go). It
+// uses the built-in practice sites on 127.0.0.1, a real headless Chromium
+// driven by engine/browser, and the dataset recorder writing every step to
+// the store. Not imported by the app itself.
+package reviewtest
 
 import (
 	"context"
