@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/png"
 	"io"
 	"math"
@@ -490,9 +491,8 @@ func (g *guiRun) quit() {
 	}
 }
 
-// checkOnePixelLine checks that screen pixel x,y of a screenshot is dark
-// and its left and right neighbours light.
-func checkOnePixelLine(t *testing.T, path string, x, y int) {
+// loadPNG decodes a screenshot.
+func loadPNG(t *testing.T, path string) image.Image {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -501,8 +501,16 @@ func checkOnePixelLine(t *testing.T, path string, x, y int) {
 	defer f.Close()
 	img, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("screenshot: %v", err)
+		t.Fatalf("screenshot %s: %v", path, err)
 	}
+	return img
+}
+
+// checkOnePixelLine checks that screen pixel x,y of a screenshot is dark
+// and its left and right neighbours light.
+func checkOnePixelLine(t *testing.T, path string, x, y int) {
+	t.Helper()
+	img := loadPNG(t, path)
 	lum := func(x int) int {
 		r, g, b, _ := img.At(x, y).RGBA()
 		return int((r + g + b) / 3 >> 8)
