@@ -112,6 +112,20 @@ type RecordTab struct {
 	checkLbl *widget.Label
 	startBtn *widget.Button
 	counts   *widget.Label
+	taskBtns *fyne.Container
+
+	// The task panel and the timeline share the left column. While an
+	// episode runs the queue folds away to the chosen task and the timeline
+	// takes the room; otherwise the queue gets it. The divider offset each
+	// mode last had is kept, so a person's own choice sticks.
+	split     *container.Split
+	taskPanel *fyne.Container
+	panelHead *widget.Label // "Tasks", or "Recording" while the queue is folded
+	stepsHead *widget.Label
+	recLayout bool       // the split is laid out for a running episode
+	splitSet  float64    // the offset given last (a different one: dragged)
+	splitAt   [2]float64 // a dragged offset per mode: [idle, recording]
+	splitOwn  [2]bool    // whether the person dragged the divider in a mode
 
 	// toolbar
 	backBtn, waitBtn, finishBtn, discardBtn, restartBtn *widget.Button
@@ -232,17 +246,20 @@ func (r *RecordTab) build() {
 	r.startURL.TextStyle = fyne.TextStyle{Monospace: true}
 	r.checkLbl = widget.NewLabel("")
 	r.checkLbl.TextStyle = fyne.TextStyle{Italic: true}
+	r.checkLbl.SizeName = theme.SizeNameCaptionText
+	r.checkLbl.Truncation = fyne.TextTruncateEllipsis
 	r.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: r.startChosen}
 	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: r.showAdhoc}
+	r.taskBtns = container.NewGridWithColumns(2, r.startBtn, adhoc)
 	details := container.NewVBox(
-		container.NewHBox(badge, layout.NewSpacer()),
+		container.NewBorder(nil, nil, badge, nil, r.checkLbl),
 		r.goal,
 		r.startURL,
-		r.checkLbl,
-		container.NewGridWithColumns(2, r.startBtn, adhoc),
+		r.taskBtns,
 	)
-	queueHead := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), r.counts)
-	taskPanel := container.NewBorder(container.NewVBox(queueHead, r.catSel), details, nil, nil, r.queue)
+	r.panelHead = widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	queueHead := container.NewBorder(nil, nil, r.panelHead, r.counts)
+	r.taskPanel = container.NewBorder(container.NewVBox(queueHead, r.catSel), details, nil, nil, r.queue)
 
 	// --- timeline ---
 	r.timeline = &widget.List{
@@ -283,14 +300,18 @@ func (r *RecordTab) build() {
 		OnSelected:   func(id widget.ListItemID) { r.preview(id) },
 		OnUnselected: func(widget.ListItemID) { r.selected = -1; r.view.ShowLive() },
 	}
-	stepsHead := widget.NewLabelWithStyle("Steps · select one to look at it", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	stepsHead.Truncation = fyne.TextTruncateEllipsis
+	r.stepsHead = widget.NewLabelWithStyle(stepsHeadEmpty, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.stepsHead.Truncation = fyne.TextTruncateEllipsis
+	stepsHead := r.stepsHead
 	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard")
 	keys.SizeName = theme.SizeNameCaptionText
-	stepsPanel := container.NewBorder(stepsHead, container.NewVBox(widget.NewSeparator(), keys), nil, nil, r.timeline)
-	split := container.NewVSplit(taskPanel, stepsPanel)
-	split.Offset = 0.6
-	left := newFixedWidth(340, split)
+	// The timeline may shrink to nothing: the divider, not its one-row
+	// minimum, decides how much room the queue gets.
+	stepsPanel := container.NewBorder(stepsHead, container.NewVBox(widget.NewSeparator(), keys), nil, nil, container.New(noMinHeight{}, r.timeline))
+	r.split = container.NewVSplit(r.taskPanel, stepsPanel)
+	r.split.Offset = 1 // the queue gets the room until an episode starts
+	r.splitSet = 1
+	left := newFixedWidth(340, r.split)
 
 	// --- toolbar ---
 	r.backBtn = &widget.Button{Text: "Back", Icon: theme.NavigateBackIcon(), OnTapped: func() { r.act(action.Action{Op: action.Back}) }}
@@ -410,13 +431,13 @@ func (r *RecordTab) showTask(t dataset.Task) {
 	r.startURL.SetText(t.StartURL)
 	switch {
 	case t.Check == nil:
-		r.checkLbl.SetText("No automatic check")
+		r.checkLbl.SetText("no automatic check")
 	case t.Check.Kind == action.CheckKindAnswer:
-		r.checkLbl.SetText("Checked automatically: your answer")
+		r.checkLbl.SetText("checked automatically: your answer")
 	case t.Check.Kind == action.CheckKindURL:
-		r.checkLbl.SetText("Checked automatically: the final page")
+		r.checkLbl.SetText("checked automatically: the final page")
 	default:
-		r.checkLbl.SetText("Checked automatically: the page's state")
+		r.checkLbl.SetText("checked automatically: the page's state")
 	}
 }
 
@@ -1135,9 +1156,82 @@ func (r *RecordTab) timelineSelected() int { return r.selected }
 
 // --- status ---
 
+// foldQueue lays the left column out for a running episode (the queue
+// folded to the chosen task, the timeline tall) or for choosing a task
+// (the queue tall), keeping the divider offset each mode had last.
+func (r *RecordTab) foldQueue(running bool) {
+	if r.split == nil || running == r.recLayout {
+		return
+	}
+	if was := boolInt(r.recLayout); r.split.Offset != r.splitSet {
+		r.splitAt[was], r.splitOwn[was] = r.split.Offset, true
+	}
+	r.recLayout = running
+	if running {
+		r.panelHead.SetText("Recording")
+		r.catSel.Hide()
+		r.queue.Hide()
+		r.taskBtns.Hide()
+	} else {
+		r.panelHead.SetText("Tasks")
+		r.catSel.Show()
+		r.queue.Show()
+		r.taskBtns.Show()
+	}
+	off := r.defaultOffset(running)
+	if m := boolInt(running); r.splitOwn[m] {
+		off = r.splitAt[m]
+	}
+	r.splitSet = off
+	r.split.SetOffset(off)
+	r.split.Refresh()
+}
+
+// Timeline headings: before the first episode, and once it has steps.
+const (
+	stepsHeadEmpty = "Steps · they appear here as you record"
+	stepsHeadSteps = "Steps · select one to look at it"
+)
+
+// QueueRowsShown is how many whole queue rows the list has room for.
+func (r *RecordTab) QueueRowsShown() int {
+	if !r.queue.Visible() {
+		return 0
+	}
+	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
+	return int((r.queue.Size().Height + theme.Padding()) / pitch)
+}
+
+// minQueueRows is how many tasks the queue shows, at least, between
+// episodes when the column is tall enough: the rest goes to the last
+// episode's steps.
+const minQueueRows = 8
+
+// defaultOffset is the divider's place for a mode the person has not
+// arranged: while recording the task's details take their minimum and the
+// timeline the rest; between episodes the queue gets the room, leaving
+// the last episode's steps what minQueueRows rows leave over.
+func (r *RecordTab) defaultOffset(running bool) float64 {
+	if running {
+		return 0
+	}
+	h := float64(r.split.Size().Height - theme.Padding()) // less the divider
+	if len(r.rows) == 0 || h <= 0 {
+		return 1
+	}
+	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
+	lead := r.taskPanel.MinSize().Height - r.queue.MinSize().Height + minQueueRows*pitch
+	return min(1, float64(lead)/h)
+}
+
+// QueueFolded reports whether the queue is folded away for a running
+// episode.
+func (r *RecordTab) QueueFolded() bool { return r.recLayout }
+
 // sync enables the buttons that can act now and updates the status bar.
 func (r *RecordTab) sync() {
 	rec := r.state == stRecording
+	r.foldQueue(rec || r.state == stStarting)
 	setEnabled(r.backBtn, rec)
 	setEnabled(r.waitBtn, rec)
 	setEnabled(r.finishBtn, rec)
@@ -1152,6 +1246,11 @@ func (r *RecordTab) sync() {
 	setEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
 	setEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
 	steps := max(0, len(r.rows)-1)
+	if len(r.rows) > 0 {
+		r.stepsHead.SetText(stepsHeadSteps)
+	} else {
+		r.stepsHead.SetText(stepsHeadEmpty)
+	}
 	switch r.state {
 	case stIdle:
 		r.stepLbl.SetText("No episode")
@@ -1239,6 +1338,24 @@ func (f *fixedSize) Layout(objs []fyne.CanvasObject, _ fyne.Size) {
 	}
 }
 func (f *fixedSize) MinSize([]fyne.CanvasObject) fyne.Size { return f.s }
+
+// noMinHeight fills its space and asks for no height of its own.
+type noMinHeight struct{}
+
+func (noMinHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (noMinHeight) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var w float32
+	for _, o := range objs {
+		w = max(w, o.MinSize().Width)
+	}
+	return fyne.NewSize(w, 0)
+}
 
 // tightVBox stacks objects with no padding between them.
 type tightVBox struct{}

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -96,15 +97,31 @@ func newRecordFixture(t *testing.T, category string, sets ...action.Set) *record
 // newRecordFixtureWith starts recording task (added to a new store).
 func newRecordFixtureWith(t *testing.T, task dataset.Task, sets ...action.Set) *recordFixture {
 	t.Helper()
+	f := openRecordFixture(t, []dataset.Task{task}, sets...)
+	f.tab.StartTask(f.task)
+	f.loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+	return f
+}
+
+// openRecordFixture shows the Record tab over a new store holding tasks
+// (f.task is the first), in a 1200×800 window, with no episode yet.
+func openRecordFixture(t *testing.T, tasks []dataset.Task, sets ...action.Set) *recordFixture {
+	t.Helper()
 	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme()) // the test theme lacks bold monospace
 	store, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	task, err = store.AddTask(task)
-	if err != nil {
-		t.Fatal(err)
+	var task dataset.Task
+	for i, tk := range tasks {
+		tk, err := store.AddTask(tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			task = tk
+		}
 	}
 	f := &recordFixture{store: store, task: task, eng: &shotEngine{gateEngine: gateEngine{gate: make(chan struct{})}, png: testPNG(t)}}
 	loop, b := newMainLoop()
@@ -133,8 +150,6 @@ func newRecordFixtureWith(t *testing.T, task dataset.Task, sets ...action.Set) *
 			f.tab.runner.Wait(2 * time.Second)
 		}
 	})
-	f.tab.StartTask(task)
-	loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
 	return f
 }
 
@@ -372,5 +387,61 @@ func TestRecordTabEndDialogListsAcceptedAnswersAfterAFailedCheck(t *testing.T) {
 		if !strings.Contains(all, "Your answer: “"+c.answer+"”") {
 			t.Errorf("the dialog does not repeat the answer:\n%s", all)
 		}
+	}
+}
+
+// The queue has the room between episodes (at least minQueueRows rows in a
+// 1200×800 window less the main window's tab bar) and folds to the chosen
+// task while one records, when the timeline gets it; a divider the person
+// moved stays where they put it.
+func TestRecordTabQueueFoldsWhileRecording(t *testing.T) {
+	var tasks []dataset.Task
+	for i := range 20 {
+		tasks = append(tasks, dataset.Task{Goal: fmt.Sprintf("Task number %d", i+1), Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	}
+	f := openRecordFixture(t, tasks)
+	f.win.Resize(fyne.NewSize(1200, 800-40))
+	r := f.tab
+	if n := r.QueueRowsShown(); n < minQueueRows || r.QueueFolded() {
+		t.Fatalf("before any episode the queue shows %d rows (folded %v), want at least %d", n, r.QueueFolded(), minQueueRows)
+	}
+	r.StartTask(f.task)
+	f.loop.until(t, "the episode to start", func() bool { return r.state == stRecording && len(r.rows) == 1 })
+	col := r.split.Size().Height
+	if !r.QueueFolded() || r.queue.Visible() || r.catSel.Visible() || r.taskBtns.Visible() {
+		t.Fatal("while recording the queue must fold to the chosen task")
+	}
+	if h := r.timeline.Size().Height; h < col/2 {
+		t.Fatalf("while recording the timeline is %.0f high in a %.0f column, want at least half", h, col)
+	}
+	if !strings.Contains(r.goal.Text, "Task number 1") || r.panelHead.Text != "Recording" {
+		t.Fatalf("the folded panel shows %q under %q", r.goal.Text, r.panelHead.Text)
+	}
+	if err := r.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the end", func() bool { return r.state == stEnded })
+	if r.QueueFolded() || !r.queue.Visible() {
+		t.Fatal("after the episode the queue must unfold")
+	}
+	if n := r.QueueRowsShown(); n < minQueueRows {
+		t.Fatalf("after an episode the queue shows %d rows, want at least %d", n, minQueueRows)
+	}
+	if h := r.timeline.Size().Height; h <= 0 {
+		t.Fatal("after an episode its steps get the room the queue leaves")
+	}
+	// The person moves the divider between episodes; it stays through the
+	// next episode.
+	r.split.SetOffset(0.3)
+	r.StartTask(f.task)
+	f.loop.until(t, "the second episode", func() bool { return r.state == stRecording })
+	if r.split.Offset != 0 {
+		t.Fatalf("recording offset %v, want 0 (details at their minimum)", r.split.Offset)
+	}
+	r.discard()
+	f.loop.until(t, "the discard", func() bool { return r.state == stEnded })
+	if r.split.Offset != 0.3 {
+		t.Fatalf("offset %v after the episode, want the 0.3 the person chose", r.split.Offset)
 	}
 }
