@@ -241,6 +241,11 @@ func RunGUI(env *Env, f guiFlags) error {
 		}
 	}()
 	a.Lifecycle().SetOnStarted(func() {
+		// Larger on a screen with room: the live view and the Review
+		// player at 800×600 (the screen is known only once the window is).
+		if msg := ui.FitWindow(w); debugf != nil {
+			debugf("%s", msg)
+		}
 		if settings.Annotator == "" {
 			ui.AskAnnotator(w, func(name string) {
 				s := ui.LoadSettings(prefs)
@@ -252,7 +257,7 @@ func RunGUI(env *Env, f guiFlags) error {
 		}
 		startRequested(rec, store, f, w, debugf)
 	})
-	w.Resize(fyne.NewSize(1200, 800))
+	w.Resize(ui.DefaultWindowSize)
 	w.SetMaster()
 	w.ShowAndRun()
 	shutdown()

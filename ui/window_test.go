@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -63,5 +64,49 @@ func TestMainWindowRoutesKeysToTheShownTab(t *testing.T) {
 	mw.Close()
 	if !a.closed || !b.closed {
 		t.Fatal("Close must reach every Closer")
+	}
+}
+
+func TestWindowSizeForTheScreen(t *testing.T) {
+	for _, c := range []struct{ screen, want fyne.Size }{
+		{fyne.Size{}, DefaultWindowSize},                      // unknown
+		{fyne.NewSize(1920, 1080), LargeWindowSize},           // full HD: all of it
+		{fyne.NewSize(2560, 1440), LargeWindowSize},           // no bigger than needed
+		{fyne.NewSize(1280, 900), fyne.NewSize(1264, 852)},    // what fits, less the frame
+		{fyne.NewSize(1280, 853.33), fyne.NewSize(1264, 805)}, // 1920×1280 at scale 1.5
+		{fyne.NewSize(1024, 768), DefaultWindowSize},          // small: as before
+		{fyne.NewSize(1440, 900), fyne.NewSize(1360, 852)},    // wide but low
+	} {
+		if got := WindowSizeFor(c.screen); got != c.want {
+			t.Errorf("screen %v: window %v, want %v", c.screen, got, c.want)
+		}
+	}
+}
+
+func TestParseWindowSize(t *testing.T) {
+	if s, err := ParseWindowSize(" 1360X1000 "); err != nil || s != fyne.NewSize(1360, 1000) {
+		t.Fatalf("got %v %v", s, err)
+	}
+	for _, bad := range []string{"big", "1360", "10x10", "1360x"} {
+		if _, err := ParseWindowSize(bad); err == nil || !strings.Contains(err.Error(), WindowSizeEnv) {
+			t.Errorf("%q: error %v, want one naming %s", bad, err, WindowSizeEnv)
+		}
+	}
+}
+
+// Without a desktop driver (tests) the screen is unknown: the window keeps
+// its size, and says so.
+func TestFitWindowWithoutAScreen(t *testing.T) {
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, canvas.NewRectangle(nil))
+	w.Resize(fyne.NewSize(900, 700))
+	t.Setenv(WindowSizeEnv, "")
+	if msg := FitWindow(w); !strings.Contains(msg, "unknown") || w.Canvas().Size() != fyne.NewSize(900, 700) {
+		t.Fatalf("%q, size %v", msg, w.Canvas().Size())
+	}
+	t.Setenv(WindowSizeEnv, "1300x950")
+	FitWindow(w)
+	if s := w.Canvas().Size(); s != fyne.NewSize(1300, 950) {
+		t.Fatalf("size %v with %s=1300x950", s, WindowSizeEnv)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -599,5 +600,43 @@ func TestExpectedAnswerInWords(t *testing.T) {
 	want := "Final answer: “8”   ·   Automatic check (a hint, not a label): failed   ·   expected: “7”, “7 days”, “seven” or “seven days”"
 	if got != want {
 		t.Errorf("answerText = %q\nwant          %q", got, want)
+	}
+}
+
+// TestPlayerAt800x600InTheLargeWindow: in the main window at
+// ui.LargeWindowSize (tab bar included, default theme) an information
+// episode with a two-line goal and an answer check shows its screenshot
+// 1:1.
+func TestPlayerAt800x600InTheLargeWindow(t *testing.T) {
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
+	s, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	goal := "According to the help centre, up to how many days before a workshop can you cancel a booking and get a full refund?"
+	task, err := fixture.Task(s, goal, dataset.Information, "http://forms.waymark.test/", &action.Check{Kind: action.CheckKindAnswer, Answer: "7|7 days|seven|seven days"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reward := 0.0
+	if _, err := fixture.Episode(s, task, fixture.Options{Annotator: "lena", Actions: fixture.Clicks(3), Answer: "8", Reward: &reward}); err != nil {
+		t.Fatal(err)
+	}
+	w := test.NewTempWindow(t, nil)
+	tab := New(&ui.Context{Store: s, Window: w, User: func() string { return "rita" }})
+	tab.player.syncLoad = true
+	t.Cleanup(tab.Close)
+	ui.NewMainWindow(&ui.Context{Window: w}, tab)
+	w.Resize(ui.LargeWindowSize)
+	if !tab.TypedKey(&fyne.KeyEvent{Name: fyne.KeyN}) || tab.player.ep == nil {
+		t.Fatal("N did not open the episode")
+	}
+	if s := tab.player.view.Size(); s.Width != 800 || s.Height != 600 {
+		t.Errorf("screenshot shown at %v in a %v main window, want 800×600", s, ui.LargeWindowSize)
+	}
+	w.Resize(ui.DefaultWindowSize)
+	if s := tab.player.view.Size(); s.Width < minViewWidth || s.Width*3 != s.Height*4 {
+		t.Errorf("screenshot shown at %v in a %v main window", s, ui.DefaultWindowSize)
 	}
 }
