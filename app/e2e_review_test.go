@@ -128,7 +128,8 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 	}
 	wiki, shop := ids[0], ids[1] // the queue shows the newest (shop) first
 
-	display := startXvfb(t)
+	// Room for the window's full size (the player shows 800×600).
+	display := startXvfbSized(t, "1600x1200x24")
 	g := launchGUI(t, display, guiOptions{dbPath: db})
 	g.waitLine(`tab Review min size`, 60*time.Second)
 	wx, wy := g.waitWindow(30 * time.Second)
