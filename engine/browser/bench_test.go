@@ -40,19 +40,24 @@ func BenchmarkFloor(b *testing.B) {
 	tb := e.ep.tab
 	var samples []time.Duration
 	for b.Loop() {
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
-		if err := click(ctx, 600, 500, 1); err != nil {
-			b.Fatal(err)
-		}
-		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
-		cancel()
-		if err != nil || len(res.Data) == 0 {
-			b.Fatal(err)
-		}
-		samples = append(samples, time.Since(start))
+		samples = append(samples, floorStep(b, tb))
 	}
 	report(b, samples)
+}
+
+// floorStep is one bare CDP click and PNG screenshot, timed.
+func floorStep(b *testing.B, tb *tab) time.Duration {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+	defer cancel()
+	if err := click(ctx, 600, 500, 1); err != nil {
+		b.Fatal(err)
+	}
+	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if err != nil || len(res.Data) == 0 {
+		b.Fatal(err)
+	}
+	return time.Since(start)
 }
 
 // BenchmarkClickStatic is a full click step on a page where the click
@@ -149,20 +154,9 @@ func BenchmarkStaticVsFloor(b *testing.B) {
 	e, _ := benchEngine(b)
 	var floor, full []time.Duration
 	for b.Loop() {
-		tb := e.ep.tab
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
-		if err := click(ctx, 600, 500, 1); err != nil {
-			b.Fatal(err)
-		}
-		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
-		cancel()
-		if err != nil || len(res.Data) == 0 {
-			b.Fatal(err)
-		}
-		floor = append(floor, time.Since(start))
+		floor = append(floor, floorStep(b, e.ep.tab))
 
-		start = time.Now()
+		start := time.Now()
 		obs := step(b, e, action.ClickAt(600, 500))
 		full = append(full, time.Since(start))
 		if obs.Error != "" || len(obs.Screenshot) == 0 {
