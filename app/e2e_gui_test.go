@@ -586,16 +586,7 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	g.quit()
 
 	// The database holds exactly those actions.
-	store, err := dataset.Open(g.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
-	if err != nil || len(eps) != 1 {
-		t.Fatalf("episodes %+v, %v; want exactly one", eps, err)
-	}
-	ep := eps[0]
+	store, ep := g.onlyEpisode(t)
 	if ep.Status != dataset.StatusFinished || ep.FinalAnswer != "42" || ep.Annotator != e2eAnnotator {
 		t.Errorf("episode status %q answer %q annotator %q", ep.Status, ep.FinalAnswer, ep.Annotator)
 	}
@@ -699,19 +690,11 @@ func TestE2ECloseMidEpisode(t *testing.T) {
 	g.xdo("type", "--delay", "40", "bye")
 	g.quit() // at once: "bye" is still in the typing buffer
 
-	store, err := dataset.Open(g.dbPath)
-	if err != nil {
-		t.Fatal(err)
+	store, ep := g.onlyEpisode(t)
+	if ep.Status != dataset.StatusInterrupted {
+		t.Errorf("status %q after closing mid-episode, want interrupted", ep.Status)
 	}
-	defer store.Close()
-	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
-	if err != nil || len(eps) != 1 {
-		t.Fatalf("episodes %+v, %v", eps, err)
-	}
-	if eps[0].Status != dataset.StatusInterrupted {
-		t.Errorf("status %q after closing mid-episode, want interrupted", eps[0].Status)
-	}
-	steps, err := store.Steps(eps[0].ID)
+	steps, err := store.Steps(ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -784,20 +767,28 @@ func TestE2EOpenEnvServerEngine(t *testing.T) {
 	if len(landed) != 1 || landed[0].X != 500 || landed[0].Y != 300 {
 		t.Fatalf("the page saw %+v, want one click at 500,300", landed)
 	}
+	store, ep := g.onlyEpisode(t)
+	if !strings.Contains(ep.EngineJSON, "openenv") {
+		t.Errorf("engine details %s do not name the OpenEnv client", ep.EngineJSON)
+	}
+	steps, _ := store.Steps(ep.ID)
+	if len(steps) != 2 || steps[1].Action.String() != "click 500,300" {
+		t.Fatalf("stored steps %+v", steps)
+	}
+}
+
+// onlyEpisode opens the run's database (closed when the test ends) and
+// returns its one episode; any other number of episodes fails the test.
+func (g *guiRun) onlyEpisode(t *testing.T) (*dataset.Store, dataset.Episode) {
+	t.Helper()
 	store, err := dataset.Open(g.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(func() { store.Close() })
 	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
-		t.Fatalf("episodes %+v %v", eps, err)
+		t.Fatalf("episodes %+v, %v; want exactly one", eps, err)
 	}
-	if !strings.Contains(eps[0].EngineJSON, "openenv") {
-		t.Errorf("engine details %s do not name the OpenEnv client", eps[0].EngineJSON)
-	}
-	steps, _ := store.Steps(eps[0].ID)
-	if len(steps) != 2 || steps[1].Action.String() != "click 500,300" {
-		t.Fatalf("stored steps %+v", steps)
-	}
+	return store, eps[0]
 }
