@@ -56,3 +56,29 @@ func TestMainDBFlagWinsOverEnv(t *testing.T) {
 		t.Errorf("the error does not name the chosen path: %q", errb.String())
 	}
 }
+
+func TestGUIWithoutDisplaySaysWhatToDo(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	var out, errb bytes.Buffer
+	code := Main([]string{"--db", filepath.Join(t.TempDir(), "w.db")}, strings.NewReader(""), &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errb.String())
+	}
+	for _, want := range []string{"DISPLAY", "xvfb-run", "play, serve"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("message lacks %q: %q", want, errb.String())
+		}
+	}
+	if err := checkDisplay("linux", func(k string) string {
+		if k == "WAYLAND_DISPLAY" {
+			return "wayland-0"
+		}
+		return ""
+	}); err != nil {
+		t.Errorf("a Wayland session was refused: %v", err)
+	}
+	if err := checkDisplay("windows", func(string) string { return "" }); err != nil {
+		t.Errorf("Windows needs no DISPLAY: %v", err)
+	}
+}

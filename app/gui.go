@@ -81,6 +81,9 @@ func debugLogger(w io.Writer, on bool) func(string, ...any) {
 // RunGUI opens the main window and returns when it is closed. The store,
 // the practice sites and any browser are closed before it returns.
 func RunGUI(env *Env, f guiFlags) error {
+	if err := checkDisplay(runtime.GOOS, os.Getenv); err != nil {
+		return err
+	}
 	if path := os.Getenv("WAYMARK_CPUPROFILE"); path != "" && f.debug {
 		if pf, err := os.Create(path); err == nil {
 			if pprof.StartCPUProfile(pf) == nil {
@@ -318,4 +321,21 @@ func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 		return t, err
 	}
 	return dataset.Task{}, fmt.Errorf("--start-task %q is not a task id, a practice task key or an http(s) URL", v)
+}
+
+// errNoDisplay is returned where the desktop app has no screen to open on
+// (GLFW would panic).
+var errNoDisplay = errors.New("the desktop app needs a graphical session, and neither DISPLAY nor WAYLAND_DISPLAY is set; " +
+	"run it from a desktop (or over ssh -X, or under xvfb-run -a), or use the commands that need no window: " +
+	"play, serve, tasks, review stats, export ('waymark help')")
+
+// checkDisplay refuses to start the window on Linux/BSD without a display.
+func checkDisplay(goos string, getenv func(string) string) error {
+	switch goos {
+	case "linux", "freebsd", "openbsd", "netbsd":
+		if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+			return errNoDisplay
+		}
+	}
+	return nil
 }
