@@ -266,7 +266,9 @@ func floatInt(f float64, v any, name string) (int, FieldError, bool) {
 	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
 		return 0, NewFieldError("int_from_float", []any{name}, "Input should be a valid integer, got a number with a fractional part", PlainJSON(v), nil), false
 	}
-	return clampInt(int64(f)), FieldError{}, true
+	// Clamp before converting: int64(f) of a float beyond int64's range is
+	// undefined (99999999999999999999 would come out negative).
+	return clampInt(int64(max(min(f, math.MaxInt32+1), math.MinInt32-1))), FieldError{}, true
 }
 
 func clampInt(i int64) int {
