@@ -1,0 +1,240 @@
+package hfexport
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
+	"waymark/dataset"
+)
+
+// The export contract, pinned from outside the code: the features of each
+// config (every column's type and every ClassLabel's names in order) are the
+// hand-written testdata/features_*.json, and the class indices are decoded
+// with literal name lists — never with the lists the writer used.
+
+// literal ClassLabel names, in their published order.
+var (
+	wantCategories = []string{"information", "navigation", "interaction"}
+	wantOutcomes   = []string{"success", "failure", "not_executable", "invalid_task"}
+)
+
+func goldenFeatures(t *testing.T, cfg string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/features_" + cfg + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return canonJSON(t, string(b))
+}
+
+func exportStandard(t *testing.T) (string, *fixture) {
+	t.Helper()
+	f := standard(t)
+	out := filepath.Join(t.TempDir(), "ds")
+	mustExport(t, f, opts(out))
+	return out, f
+}
+
+func parquetFiles(t *testing.T, dir, cfg string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, cfg, "*.parquet"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatalf("no %s files in %s", cfg, dir)
+	}
+	return files
+}
+
+func openParquet(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fh.Close() })
+	st, _ := fh.Stat()
+	f, err := parquet.OpenFile(fh, st.Size())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f
+}
+
+// Every Parquet file's `huggingface` metadata and the card's dataset_info
+// declare exactly the golden features.
+func TestContractFeatures(t *testing.T) {
+	out, _ := exportStandard(t)
+	c := readCard(t, out)
+	for _, cfg := range []string{"steps", "episodes"} {
+		want := goldenFeatures(t, cfg)
+		if got := c.features[cfg]; got != want {
+			t.Errorf("card %s features:\n got %s\nwant %s", cfg, got, want)
+		}
+		for _, p := range parquetFiles(t, out, cfg) {
+			fc := checkParquet(t, p, map[string]string{"steps": "screenshot", "episodes": "final_screenshot"}[cfg])
+			if fc.features != want {
+				t.Errorf("%s features:\n got %s\nwant %s", p, fc.features, want)
+			}
+		}
+	}
+	// The card's YAML spells the class labels as datasets writes them.
+	b, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomeYAML := "  - name: outcome\n    dtype:\n      class_label:\n        names:\n" +
+		"          '0': success\n          '1': failure\n          '2': not_executable\n          '3': invalid_task\n"
+	categoryYAML := "  - name: category\n    dtype:\n      class_label:\n        names:\n" +
+		"          '0': information\n          '1': navigation\n          '2': interaction\n"
+	for _, s := range []string{outcomeYAML, categoryYAML} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("card lacks\n%s", s)
+		}
+	}
+}
+
+// The stored class indices mean what the literal names say: each episode's
+// outcome is the one its reviewers gave (written in the fixture's words).
+func TestContractClassIndices(t *testing.T) {
+	out, f := exportStandard(t)
+	// The review outcomes as stored, by episode (settled or agreeing).
+	want := map[string]string{"ep-04-c": "failure"}
+	for i := 0; i < 10; i++ {
+		want[fmt.Sprintf("ep-%02d-a", i)] = []string{"success", "failure", "not_executable", "invalid_task"}[i%4]
+		if i%2 == 0 {
+			want[fmt.Sprintf("ep-%02d-b", i)] = "success"
+		}
+	}
+	var stored []string
+	rows, err := f.store.DB().Query(`SELECT DISTINCT outcome FROM reviews ORDER BY outcome`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var o string
+		rows.Scan(&o)
+		stored = append(stored, o)
+	}
+	rows.Close()
+	if strings.Join(stored, ",") != "failure,invalid_task,not_executable,success" {
+		t.Fatalf("the fixture stores outcomes %v", stored)
+	}
+	taskCategory := map[string]string{}
+	for i := 0; i < 10; i++ {
+		taskCategory[fmt.Sprintf("task-%02d", i)] = wantCategories[i%3]
+	}
+	seen := 0
+	for _, p := range parquetFiles(t, out, "episodes") {
+		for _, r := range readRows[episodeRow](t, p) {
+			id := *r.EpisodeID
+			if r.Outcome == nil || *r.Outcome < 0 || int(*r.Outcome) >= len(wantOutcomes) || wantOutcomes[*r.Outcome] != want[id] {
+				t.Errorf("%s: outcome index %v, want %q", id, r.Outcome, want[id])
+			}
+			if r.Category == nil || *r.Category < 0 || int(*r.Category) >= 3 || wantCategories[*r.Category] != taskCategory[*r.TaskID] {
+				t.Errorf("%s: category index %v, want %q", id, r.Category, taskCategory[*r.TaskID])
+			}
+			seen++
+		}
+	}
+	for _, p := range parquetFiles(t, out, "steps") {
+		for _, r := range readRows[stepRow](t, p) {
+			if r.Category == nil || wantCategories[*r.Category] != taskCategory[*r.TaskID] {
+				t.Errorf("step of %s: category index %v", *r.EpisodeID, r.Category)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d episode rows, want %d", seen, len(want))
+	}
+	// The store's own lists are the published ones too.
+	if strings.Join(dataset.Outcomes, ",") != strings.Join(wantOutcomes, ",") || strings.Join(dataset.Categories, ",") != strings.Join(wantCategories, ",") {
+		t.Errorf("store lists %v %v", dataset.Outcomes, dataset.Categories)
+	}
+}
+
+// Image bytes carry no statistics: neither in the column chunk nor in any
+// page header (min/max of a PNG are useless and cost tens of KB per page);
+// the other columns keep their page statistics.
+func TestContractNoImagePageStatistics(t *testing.T) {
+	out, _ := exportStandard(t)
+	for cfg, img := range map[string]string{"steps": "screenshot.bytes", "episodes": "final_screenshot.bytes"} {
+		for _, p := range parquetFiles(t, out, cfg) {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := openParquet(t, p)
+			imagePages, otherWithStats := 0, 0
+			for _, rg := range f.Metadata().RowGroups {
+				for _, c := range rg.Columns {
+					path := strings.Join(c.MetaData.PathInSchema, ".")
+					for _, h := range pageHeaders(t, raw, c.MetaData) {
+						st := pageStats(h)
+						if st == nil {
+							continue
+						}
+						has := len(st.Min)+len(st.Max)+len(st.MinValue)+len(st.MaxValue) > 0
+						if path == img {
+							imagePages++
+							if has {
+								t.Errorf("%s: an image page of %s carries statistics (%d-byte max)", p, path, max(len(st.Max), len(st.MaxValue)))
+							}
+						} else if has {
+							otherWithStats++
+						}
+					}
+					if path == img {
+						s := c.MetaData.Statistics
+						if len(s.Min)+len(s.Max)+len(s.MinValue)+len(s.MaxValue) > 0 {
+							t.Errorf("%s: the %s column chunk carries min/max statistics", p, path)
+						}
+					}
+				}
+			}
+			if imagePages == 0 || otherWithStats == 0 {
+				t.Errorf("%s: %d image data pages, %d other pages with statistics", p, imagePages, otherWithStats)
+			}
+		}
+	}
+}
+
+// pageHeaders decodes the page headers of one column chunk.
+func pageHeaders(t *testing.T, file []byte, md format.ColumnMetaData) []format.PageHeader {
+	t.Helper()
+	start := md.DataPageOffset
+	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+		start = md.DictionaryPageOffset
+	}
+	end := start + md.TotalCompressedSize
+	var hs []format.PageHeader
+	for off := start; off < end; {
+		rd := bytes.NewReader(file[off:end])
+		var h format.PageHeader
+		if err := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(rd)).Decode(&h); err != nil {
+			t.Fatalf("page header at %d: %v", off, err)
+		}
+		used := int64(len(file[off:end]) - rd.Len())
+		hs = append(hs, h)
+		off += used + int64(h.CompressedPageSize)
+	}
+	return hs
+}
+
+func pageStats(h format.PageHeader) *format.Statistics {
+	switch {
+	case h.DataPageHeader.Valid:
+		return &h.DataPageHeader.V.Statistics
+	case h.DataPageHeaderV2.Valid:
+		return &h.DataPageHeaderV2.V.Statistics
+	}
+	return nil
+}
