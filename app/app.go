@@ -78,7 +78,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "waymark %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "waymark %s: %v\n", name, dataset.ExplainDamage(env.DBPath, err))
 		if errors.Is(err, errUsage) {
 			return 2
 		}

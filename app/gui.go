@@ -106,6 +106,8 @@ func RunGUI(env *Env, f guiFlags) error {
 		}()
 	}
 	a := fyneapp.NewWithID(AppID)
+	// Before any dialog can list the database's folder: see GuardStoreFiles.
+	ui.GuardStoreFiles()
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	prefs := a.Preferences()
 	settings := ui.LoadSettings(prefs)

@@ -201,6 +201,10 @@ func openImportFile(path string) (*os.File, error) {
 	if fi.IsDir() {
 		return nil, importErr("%s is a folder; give the task file inside it (.jsonl, .json, .csv or .parquet)", path)
 	}
+	if IsStoreFile(path) {
+		// Opening it here would drop the open store's locks (see IsStoreFile).
+		return nil, importErr("%s is the Waymark database in use, not a task file; choose a .jsonl, .json, .csv, .tsv or .parquet file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, importErr("cannot read %s: %v; check its permissions", path, err)
@@ -538,6 +542,9 @@ func readTable(data []byte, name, format string) (table, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return table{}, importErr("%s is empty", name)
 	}
+	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))) == 0 {
+		return table{}, importErr("%s is empty (it holds only a UTF-8 byte-order mark)", name)
+	}
 	if format == "" {
 		format = detectFormat(data, name)
 	}
@@ -717,6 +724,10 @@ func readJSONArray(data []byte, name string) (table, error) {
 	}
 	if _, err := dec.Token(); err != nil {
 		return tab, importErr("%s is not valid JSON (the array is not closed): %v", name, err)
+	}
+	if len(tab.rows) == 0 && len(tab.issues) > 0 {
+		return tab, importErr(`%s is a JSON array with no object in it (%s); each element of the array must be a JSON object with the task's fields, e.g. [{"goal": "…", "url": "https://…", "category": "navigation"}]`,
+			name, tab.issues[0].Reason)
 	}
 	return tab, nil
 }

@@ -5,6 +5,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -35,6 +36,11 @@ func ParseTime(s string) time.Time {
 type Store struct {
 	db   *sql.DB
 	path string
+	// pin keeps one connection open for the store's life, so this process
+	// never closes its last connection (which would delete the write-ahead
+	// log and start a new one) while the store is open.
+	pin   *sql.Conn
+	guard *walGuard
 	// owner identifies this process in episodes.owner (see processOwner).
 	owner string
 }
@@ -65,6 +71,8 @@ var (
 	ErrNewerSchema = errors.New("database was written by a newer Waymark")
 	ErrNotDatabase = errors.New("file is not a Waymark database")
 	ErrLocked      = errors.New("database is locked by another program")
+	// ErrForeignDatabase is a SQLite file of another program.
+	ErrForeignDatabase = fmt.Errorf("%w", ErrNotDatabase)
 	// Errors of reads and writes after Open.
 	ErrDiskFull = errors.New("the disk holding the database is full")
 	ErrReadOnly = errors.New("the database cannot be written")
@@ -75,7 +83,13 @@ var (
 // package's errors with a hint of what to do; other errors pass unchanged.
 func (s *Store) explainWriteError(err error) error {
 	var se sqlite3.Error
-	if err == nil || !errors.As(err, &se) {
+	if err == nil {
+		return nil
+	}
+	if s.guard.isLost() || errors.Is(err, ErrStoreLost) {
+		return s.lostError()
+	}
+	if !errors.As(err, &se) {
 		return err
 	}
 	switch se.Code {
@@ -85,6 +99,8 @@ func (s *Store) explainWriteError(err error) error {
 		return fmt.Errorf("%w (%s): free some space and try again; nothing already saved was lost", ErrDiskFull, s.path)
 	case sqlite3.ErrReadonly, sqlite3.ErrPerm, sqlite3.ErrCantOpen:
 		return fmt.Errorf("%w (%s: %v): check the file's and folder's permissions", ErrReadOnly, s.path, se)
+	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+		return ExplainDamage(s.path, err)
 	case sqlite3.ErrIoErr:
 		return fmt.Errorf("%s: the disk reported an error while writing (%v); check the disk, nothing already saved was lost", s.path, se)
 	}
@@ -98,33 +114,89 @@ func Open(path string) (*Store, error) {
 	if path == "" {
 		path = DefaultPath()
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the folder for the database %s: %w (choose another place with --db or WAYMARK_DB)", dir, err)
+	if err := prepareFile(path); err != nil {
+		return nil, err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a database file (give a file path with --db)", path)
-	}
-	dsn := "file:" + path + fmt.Sprintf("?_foreign_keys=on&_busy_timeout=%d&_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_cache_size=-32768", busyTimeoutMS)
-	db, err := sql.Open("sqlite3", dsn)
+	dsn := "file:" + path + fmt.Sprintf("?_foreign_keys=on&_busy_timeout=%d&_synchronous=FULL&_txlock=immediate&_cache_size=-32768", busyTimeoutMS)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, owner: processOwner()}
-	if err := s.migrate(); err != nil {
-		db.Close()
+	s := &Store{db: db, path: path, owner: processOwner(), guard: acquireGuard(path)}
+	fail := func(err error) (*Store, error) {
+		s.Close()
 		return nil, explainOpenError(path, err)
 	}
+	if s.pin, err = db.Conn(context.Background()); err != nil {
+		return fail(err)
+	}
+	if err := s.migrate(); err != nil {
+		return fail(err)
+	}
+	s.guard.note()
 	if err := s.markInterrupted(); err != nil {
-		db.Close()
-		return nil, explainOpenError(path, err)
+		return fail(err)
 	}
 	return s, nil
+}
+
+// prepareFile checks the database's place before SQLite opens it, so that a
+// person reads what is wrong in words: a missing or read-only folder, a
+// folder given as the file. A new database is created readable by its owner
+// only (its folder too, when Waymark creates it): it holds everything typed
+// in the recorded episodes. It never opens an existing database file: that
+// would drop the locks of a store this process may already have open on it.
+func prepareFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create the folder for the database %s: %w (choose another place with --db or WAYMARK_DB)", dir, err)
+	}
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder, not a database file (give a file path with --db)", path)
+	}
+	// SQLite keeps its write-ahead log and shared-memory files beside the
+	// database, so the folder must be writable even to read.
+	if aerr := syscall.Access(dir, 2 /* W_OK */); aerr != nil {
+		why := "Waymark cannot write in it"
+		if errors.Is(aerr, syscall.EROFS) {
+			why = "it is on a read-only file system"
+		}
+		return fmt.Errorf("cannot use the database %s: the folder %s is not writable (%s), and SQLite needs to create its journal files there; "+
+			"copy the database to a writable folder and open that copy with --db", path, dir, why)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		f, cerr := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if cerr == nil {
+			return f.Close()
+		}
+		if !errors.Is(cerr, os.ErrExist) {
+			return fmt.Errorf("cannot create the database %s: %w (choose another place with --db or WAYMARK_DB)", path, cerr)
+		}
+	}
+	return nil
+}
+
+// ErrDamaged marks a database SQLite found damaged while reading or writing.
+var ErrDamaged = errors.New("the database file is damaged")
+
+// ExplainDamage turns SQLite's "database disk image is malformed" (and "file
+// is not a database" met after open) into a message that names the file and
+// says what to do; any other error passes unchanged.
+func ExplainDamage(path string, err error) error {
+	var se sqlite3.Error
+	if err == nil || errors.Is(err, ErrDamaged) || !errors.As(err, &se) || (se.Code != sqlite3.ErrCorrupt && se.Code != sqlite3.ErrNotADB) {
+		return err
+	}
+	return fmt.Errorf("%w: %s (%v). Nothing was changed: copy the file somewhere safe, then save what can be read with "+
+		"'sqlite3 %s .recover | sqlite3 recovered.db' and open recovered.db with --db, or restore a backup", ErrDamaged, path, se, path)
 }
 
 func explainOpenError(path string, err error) error {
 	var se sqlite3.Error
 	switch {
+	case errors.Is(err, ErrForeignDatabase):
+		return fmt.Errorf("%s: %w; it was not changed — choose another file with --db", path, err)
 	case errors.Is(err, ErrNewerSchema):
 		return fmt.Errorf("%s: %w; update Waymark to open it (the file was not changed)", path, err)
 	case errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt ||
@@ -140,11 +212,45 @@ func explainOpenError(path string, err error) error {
 
 func (s *Store) migrate() error {
 	var v int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+	if err := s.pin.QueryRowContext(context.Background(), `PRAGMA user_version`).Scan(&v); err != nil {
 		return err
 	}
 	if v > SchemaVersion {
 		return fmt.Errorf("%w (schema %d, this program knows up to %d)", ErrNewerSchema, v, SchemaVersion)
+	}
+	if v == 0 {
+		// A new file has no tables; a file with tables but no Waymark schema
+		// belongs to another program and must not be changed (not even by
+		// switching it to write-ahead logging, hence the order here).
+		var names []string
+		rows, err := s.db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return err
+			}
+			names = append(names, n)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(names) > 0 {
+			return fmt.Errorf("%w: it is another program's SQLite database (it has tables such as %s)", ErrForeignDatabase, strings.Join(names, ", "))
+		}
+	}
+	// Write-ahead logging is a property of the file: set once, every later
+	// connection of every program uses it.
+	var mode string
+	if err := s.pin.QueryRowContext(context.Background(), `PRAGMA journal_mode=WAL`).Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		return fmt.Errorf("cannot switch the database to write-ahead logging (journal mode %q)", mode)
 	}
 	for ; v < SchemaVersion; v++ {
 		tx, err := s.db.Begin()
@@ -288,7 +394,17 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.pin != nil {
+		s.pin.Close()
+	}
+	err := s.db.Close()
+	if s.guard != nil {
+		releaseGuard(s.guard)
+		s.guard = nil
+	}
+	return err
+}
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok").
 func (s *Store) IntegrityCheck() (string, error) {

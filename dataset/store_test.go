@@ -222,6 +222,11 @@ func TestChildRecorder(t *testing.T) {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
+	if mode == "openclose" {
+		// Another program that opens the store and closes it again.
+		s.Close()
+		os.Exit(0)
+	}
 	task, _, _ := s.FindTask("Record until killed", "http://shop.waymark.test/")
 	rec := NewRecorder(s, newWMEngine(action.SetDefault, 0), RecorderOptions{TaskID: task.ID, Annotator: "child"})
 	ctx := context.Background()
@@ -234,6 +239,9 @@ func TestChildRecorder(t *testing.T) {
 	if mode == "hold" {
 		bufio.NewReader(os.Stdin).ReadString('\n') // until the parent kills us
 		os.Exit(0)
+	}
+	if mode == "lockdrop" || mode == "guarded" {
+		lockDropChild(s, rec, mode)
 	}
 	for i := 1; ; i++ {
 		if _, err := rec.Step(ctx, action.ClickAt(i%800, i%600)); err != nil {

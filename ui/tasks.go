@@ -446,6 +446,11 @@ func (t *TasksTab) chooseImport() {
 // ImportFile reads a task file (for example one dropped on the window) and
 // shows the import preview.
 func (t *TasksTab) ImportFile(path string) {
+	if dataset.IsStoreFile(path) {
+		// Reading it would drop the open store's locks (see dataset.IsStoreFile).
+		t.showErr(fmt.Errorf("%s is the Waymark database in use, not a task file; choose a .jsonl, .json, .csv, .tsv or .parquet file", path))
+		return
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.showErr(fmt.Errorf("cannot read %s: %w", path, err))
