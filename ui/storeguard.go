@@ -40,10 +40,12 @@ func refuse(u fyne.URI) error {
 	return fmt.Errorf("%s is Waymark's open database (or one of its journal files); it cannot be opened as another file while Waymark uses it", u.Path())
 }
 
-func isStore(u fyne.URI) bool { return u != nil && u.Scheme() == "file" && dataset.IsStoreFile(u.Path()) }
+func isStore(u fyne.URI) bool {
+	return u != nil && u.Scheme() == "file" && dataset.IsStoreFile(u.Path())
+}
 
 func (g *guardedFiles) Exists(u fyne.URI) (bool, error) { return g.base.Exists(u) }
-func (g *guardedFiles) Destroy(scheme string)            { g.base.Destroy(scheme) }
+func (g *guardedFiles) Destroy(scheme string)           { g.base.Destroy(scheme) }
 
 func (g *guardedFiles) Reader(u fyne.URI) (fyne.URIReadCloser, error) {
 	if isStore(u) {
