@@ -130,7 +130,9 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := rec.EpisodeID()
-	rec.Step(ctx, action.ScrollBy(300))
+	if obs, err := rec.Step(ctx, action.ScrollBy(300)); err != nil || obs.Step != 1 || obs.Done {
+		t.Fatalf("first step: %+v %v", obs, err)
+	}
 	if _, err := rec.Step(ctx, action.Action{Op: action.Goto, URL: "http://shop.waymark.test/cart"}); err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +154,16 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 		t.Fatalf("step after discard: %v", err)
 	}
 	// A reset while recording interrupts the open episode.
-	rec.Reset(ctx, engine.ResetOptions{})
+	if obs, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil || obs.Step != 0 || obs.Done {
+		t.Fatalf("reset after discard: %+v %v", obs, err)
+	}
 	second := rec.EpisodeID()
-	rec.Step(ctx, action.ClickAt(1, 1))
+	if second == first {
+		t.Fatalf("the discarded episode's id was reused: %s", second)
+	}
+	if obs, err := rec.Step(ctx, action.ClickAt(1, 1)); err != nil || obs.Step != 1 || obs.Done {
+		t.Fatalf("click in the second episode: %+v %v", obs, err)
+	}
 	if _, err := rec.Reset(ctx, engine.ResetOptions{EpisodeID: first}); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +175,9 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 		t.Fatalf("episode left by a reset: %+v", ep)
 	}
 	// Close while recording: interrupted, steps kept.
-	rec.Step(ctx, action.PressKey("TAB"))
+	if obs, err := rec.Step(ctx, action.PressKey("TAB")); err != nil || obs.Step != 1 || obs.Done {
+		t.Fatalf("key in the third episode: %+v %v", obs, err)
+	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}

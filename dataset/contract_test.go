@@ -1,0 +1,107 @@
+package dataset
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// A preview (or --dry-run) of a file whose tasks are already stored says
+// nothing would be imported, and why — before any insert could hide it.
+func TestContractPreviewOfStoredTasks(t *testing.T) {
+	s := wmStore(t)
+	const file = `{"instruction": "Open the returns policy", "website": "http://shop.waymark.test/", "type": "navigation"}
+{"instruction": "Find the FAQ", "website": "http://shop.waymark.test/faq", "type": "navigation"}
+`
+	rep, err := s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Summary(); got != "would import 2 of 2 rows from tasks.jsonl (0 skipped, 0 duplicates)" {
+		t.Fatalf("first preview: %s", got)
+	}
+	if n := wmCount(t, s); n != 0 {
+		t.Fatalf("a preview stored %d tasks", n)
+	}
+	if _, err := s.ImportTasks(strings.NewReader(file), "tasks.jsonl", ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A goal stored with another start URL, or a start URL with another
+	// goal, is a different task.
+	if _, err := s.AddTask(Task{Goal: "Find the FAQ", Category: Navigation, StartURL: "http://shop.waymark.test/help"}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Summary(); got != "would import 0 of 2 rows from tasks.jsonl (0 skipped, 2 duplicates)" {
+		t.Errorf("preview of stored tasks: %s", got)
+	}
+	if len(rep.Tasks) != 0 || rep.Imported != 0 || len(rep.Duplicates) != 2 ||
+		rep.Duplicates[0].Row != 1 || rep.Duplicates[0].Reason != "already stored" || rep.Duplicates[0].Goal != "Open the returns policy" ||
+		rep.Duplicates[1].Row != 2 || rep.Duplicates[1].Reason != "already stored" || rep.ByCategory[Navigation] != 0 {
+		t.Errorf("preview report %+v", rep)
+	}
+	// An archived task is reported as such.
+	tasks, err := s.ListTasks(TaskFilter{Search: "returns"})
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("list: %v %v", tasks, err)
+	}
+	if err := s.ArchiveTask(tasks[0].ID, true); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	if err != nil || len(rep.Duplicates) != 2 || rep.Duplicates[0].Reason != "already stored (archived)" || rep.Duplicates[1].Reason != "already stored" {
+		t.Errorf("preview with an archived task: %+v %v", rep.Duplicates, err)
+	}
+	// The import itself agrees with its preview.
+	rep, err = s.ImportTasks(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	if err != nil || rep.Summary() != "imported 0 of 2 rows from tasks.jsonl (0 skipped, 2 duplicates)" {
+		t.Errorf("second import: %s %v", rep.Summary(), err)
+	}
+	if n := wmCount(t, s); n != 3 {
+		t.Errorf("%d tasks stored, want 3", n)
+	}
+}
+
+// Fleiss' kappa and Cohen's kappa on small fixtures computed by hand.
+func TestContractKappaByHand(t *testing.T) {
+	// Three items, three raters: [a a a] [a a b] [b b b].
+	// P_i = 1, (2·1)/(3·2) = 1/3, 1 → P̄ = 7/9. Labels: a 5, b 4 of 9 →
+	// P_e = (25 + 16)/81 = 41/81. κ = (63/81 − 41/81)/(40/81) = 22/40.
+	if k := FleissKappa([][]string{{"a", "a", "a"}, {"a", "a", "b"}, {"b", "b", "b"}}); math.Abs(k-0.55) > 1e-12 {
+		t.Errorf("Fleiss = %v, want 0.55", k)
+	}
+	// Items with fewer than two labels are skipped; two raters split on
+	// both items: P̄ = 0, P_e = 1/2, κ = −1.
+	if k := FleissKappa([][]string{{"a"}, {"a", "b"}, {}, {"b", "a"}}); math.Abs(k+1) > 1e-12 {
+		t.Errorf("Fleiss with skipped items = %v, want -1", k)
+	}
+	// Varying raters: [a a] [a b c] → P = 1, 0 → P̄ = 1/2; labels a 3, b 1,
+	// c 1 of 5 → P_e = 11/25; κ = (1/2 − 11/25)/(14/25) = 3/28.
+	if k := FleissKappa([][]string{{"a", "a"}, {"a", "b", "c"}}); math.Abs(k-3.0/28) > 1e-12 {
+		t.Errorf("Fleiss with varying raters = %v, want 3/28", k)
+	}
+	for _, items := range [][][]string{nil, {{"a"}}, {{"a", "a"}, {"a", "a", "a"}}} {
+		if k := FleissKappa(items); !math.IsNaN(k) {
+			t.Errorf("Fleiss(%v) = %v, want NaN", items, k)
+		}
+	}
+	// Cohen: a = [x x y y], b = [x y y y]: p_o = 3/4; p_e = (2/4)(1/4) +
+	// (2/4)(3/4) = 1/2; κ = (3/4 − 1/2)/(1/2) = 1/2.
+	if po, k := CohenKappa([]string{"x", "x", "y", "y"}, []string{"x", "y", "y", "y"}); math.Abs(po-0.75) > 1e-12 || math.Abs(k-0.5) > 1e-12 {
+		t.Errorf("Cohen = %v, %v; want 0.75, 0.5", po, k)
+	}
+	// Unequal lengths use the shorter; no items is NaN, NaN.
+	if po, k := CohenKappa([]string{"x", "y", "z"}, []string{"x", "y"}); po != 1 || math.Abs(k-1) > 1e-12 {
+		t.Errorf("Cohen on the shorter list = %v, %v", po, k)
+	}
+	if po, k := CohenKappa(nil, []string{"x"}); !math.IsNaN(po) || !math.IsNaN(k) {
+		t.Errorf("Cohen of nothing = %v, %v", po, k)
+	}
+	// Perfect agreement on one label: p_o 1, kappa undefined.
+	if po, k := CohenKappa([]string{"x", "x"}, []string{"x", "x"}); po != 1 || !math.IsNaN(k) {
+		t.Errorf("Cohen of one label = %v, %v", po, k)
+	}
+}
