@@ -819,21 +819,24 @@ func readParquet(data []byte, name string) (tab table, err error) {
 	tab.format = "parquet"
 	defer func() {
 		if p := recover(); p != nil {
-			err = importErr("%s cannot be read as Parquet: %v", name, p)
+			err = importErr("%s is not a valid Parquet file (%v); check that the file is complete, or save it again", name, p)
 		}
 	}()
-	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	f, err := openParquet(data)
 	if err != nil {
 		return tab, importErr("%s is not a readable Parquet file: %v", name, err)
 	}
 	for _, fl := range f.Schema().Fields() {
 		tab.columns = append(tab.columns, fl.Name())
 	}
-	rows, err := parquet.Read[any](bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return tab, importErr("%s: cannot read its rows: %v", name, err)
+	rows := make([]any, f.NumRows())
+	reader := parquet.NewGenericReader[any](f)
+	n, err := reader.Read(rows)
+	reader.Close()
+	if err != nil && err != io.EOF {
+		return tab, importErr("%s: cannot read its rows (the file is damaged or not a valid Parquet file): %v", name, err)
 	}
-	for i, r := range rows {
+	for i, r := range rows[:n] {
 		obj, ok := r.(map[string]any)
 		if !ok {
 			tab.issues = append(tab.issues, RowIssue{Row: i + 1, Reason: fmt.Sprintf("not a record (%T)", r)})

@@ -2,9 +2,11 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -293,6 +295,63 @@ func TestNormalizeCategory(t *testing.T) {
 		got, ok := NormalizeCategory(in)
 		if got != want || ok != (want != "") {
 			t.Errorf("NormalizeCategory(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// wmParquet is a small valid task file in Parquet.
+func wmParquet(t testing.TB) []byte {
+	t.Helper()
+	type row struct {
+		Goal     string   `parquet:"goal"`
+		URL      string   `parquet:"url"`
+		Category string   `parquet:"category"`
+		Answers  []string `parquet:"answers,list"`
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []row{
+		{"How long is the Nile?", "http://wiki.waymark.test/", "qa", []string{"6650 km"}},
+		{"Open the cart", "http://shop.waymark.test/", "nav", nil},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestImportHostileFiles: files made to break the reader get a clear
+// error, never a panic or a huge allocation.
+func TestImportHostileFiles(t *testing.T) {
+	s := wmStore(t)
+	good := wmParquet(t)
+	if rep, err := s.PreviewImport(bytes.NewReader(good), "ok.parquet", ImportOptions{}); err != nil || rep.Imported != 2 {
+		t.Fatalf("the valid Parquet file: %v %s", err, rep.Summary())
+	}
+	hugeFooter := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(hugeFooter[len(hugeFooter)-8:], 0xfffffff0)
+	cases := []struct {
+		name    string
+		content []byte
+		want    string
+	}{
+		{"bom.json", []byte("\xef\xbb\xbf"), "is empty"},
+		{"bom-space.json", []byte("\xef\xbb\xbf \n"), "is empty"},
+		{"bom.jsonl", []byte("\xef\xbb\xbf"), "is empty"},
+		{"bom.csv", []byte("\xef\xbb\xbf"), "is empty"},
+		{"numbers.json", []byte(`[1, 2, "three"]`), "each element of the array must be a JSON object with the task's fields"},
+		{"truncated.parquet", good[:len(good)/2], "truncated or not a Parquet file"},
+		{"footer.parquet", hugeFooter, "truncated or not a Parquet file"},
+		{"tail.parquet", good[len(good)-20:], "truncated or not a Parquet file"},
+	}
+	for _, c := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := s.PreviewImport(bytes.NewReader(c.content), c.name, ImportOptions{})
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrImportFile) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v\n   want an ErrImportFile mentioning %q", c.name, err, c.want)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+			t.Errorf("%s: reading %d bytes allocated %d MB", c.name, len(c.content), grew>>20)
 		}
 	}
 }
