@@ -6,7 +6,23 @@ type Timings struct {
 	SettleMS  int64 `json:"settle_ms"`
 	CaptureMS int64 `json:"capture_ms"`
 	TotalMS   int64 `json:"total_ms"`
+	// SettledBy says which signal ended the wait for the page after the
+	// action: SettledQuiet, SettledNavigation or SettledCap; empty when the
+	// step did not wait (wait, finish, a failed step).
+	SettledBy string `json:"settled_by,omitempty"`
 }
+
+// What ended the wait after an action (Timings.SettledBy).
+const (
+	// SettledQuiet: the page was quiet (nothing pending, nothing changed
+	// for a short window, at least one frame drawn after the action).
+	SettledQuiet = "quiet"
+	// SettledNavigation: the action loaded a new document or opened a tab,
+	// and that page became quiet.
+	SettledNavigation = "navigation"
+	// SettledCap: the page was still busy at BROWSER_ACTION_WAIT_SECONDS.
+	SettledCap = "cap"
+)
 
 // Observation is what comes back from a reset (Step 0) or a step.
 type Observation struct {

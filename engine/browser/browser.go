@@ -82,6 +82,11 @@ type Engine struct {
 	framesOn     atomic.Bool
 	frameSeq     atomic.Uint64
 	openerSink   atomic.Pointer[func(target.ID, target.ID)]
+
+	// stateExpr, when set (by tests), is read with every observation's URL
+	// and title, into lastState.
+	stateExpr string
+	lastState string
 }
 
 // episode is the state of one reset.

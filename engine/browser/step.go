@@ -266,8 +266,10 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 			bot             bool
 		)
 		wg.Go(func() { png, shotErr = t.screenshot(ctx, e.set.OpTimeout) })
-		url, title, bot, infErr = t.info(ctx, e.set.OpTimeout)
+		var state string
+		url, title, bot, state, infErr = t.info(ctx, e.set.OpTimeout, e.stateExpr)
 		wg.Wait()
+		e.lastState = state
 		if strings.HasPrefix(url, "chrome-error://") && e.browserAlive() {
 			// A network error page: report the address that failed, as the
 			// address bar shows it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,7 +56,7 @@ const infoScript = `(() => {
   text = text.toLowerCase().replace(/\s+/g, ' ');
   const bot = (text.includes('cloudflare') && (text.includes('verifying you are human') || text.includes('verify you are human'))) ||
     (text.includes('vercel security checkpoint') && (text.includes('verify your browser') || text.includes('verifying your browser')));
-  return [location.href, document.title, bot];
+  return [location.href, document.title, bot, EXTRA];
 })()`
 
 // Settling windows: the page counts as quiet once no request has started or
@@ -324,23 +325,31 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 	}
 }
 
-// info reads URL, title and the bot-verification verdict.
-func (t *tab) info(ctx context.Context, d time.Duration) (url, title string, bot bool, err error) {
+// info reads URL, title and the bot-verification verdict; extra, when
+// set, is a JavaScript expression read in the same evaluation (the tests'
+// page-state value).
+func (t *tab) info(ctx context.Context, d time.Duration, extra string) (url, title string, bot bool, state string, err error) {
+	x := "''"
+	if extra != "" {
+		x = "(() => { try { return String(" + extra + "); } catch (e) { return 'error: ' + e; } })()"
+	}
+	script := strings.Replace(infoScript, "EXTRA", x, 1)
 	var raw []any
 	err = t.do(ctx, d, func(ctx context.Context) error {
 		var err error
-		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](infoScript))
+		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](script))
 		return err
 	})
 	if err != nil {
-		return "", "", false, err
+		return "", "", false, "", err
 	}
-	if len(raw) == 3 {
+	if len(raw) == 4 {
 		url, _ = raw[0].(string)
 		title, _ = raw[1].(string)
 		bot, _ = raw[2].(bool)
+		state, _ = raw[3].(string)
 	}
-	return url, title, bot, nil
+	return url, title, bot, state, nil
 }
 
 // screenshot captures the viewport as a lossless 800×600 PNG.
