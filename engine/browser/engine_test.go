@@ -40,7 +40,11 @@ func TestOps(t *testing.T) {
 	if ua := eval[string](t, e, `navigator.userAgent`); strings.Contains(ua, "Headless") {
 		t.Errorf("the Xvfb browser says it is headless: %s", ua)
 	}
-	t.Logf("xvfb: navigator.webdriver = %v", eval[any](t, e, `navigator.webdriver`))
+	// As the reference (Chromium without the enable-automation switch), the
+	// page is not told it is automated.
+	if wd := eval[any](t, e, `navigator.webdriver`); wd != false {
+		t.Errorf("xvfb: navigator.webdriver = %v, want false", wd)
+	}
 	t.Run("click lands on the exact pixel", func(t *testing.T) {
 		for _, p := range [][2]int{{0, 0}, {799, 599}, {412, 287}} {
 			step(t, e, action.ClickAt(p[0], p[1]))

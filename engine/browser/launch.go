@@ -190,6 +190,10 @@ func allocatorOptions(execPath, profile, display, hostRules string) []chromedp.E
 		chromedp.Flag("window-position", "0,0"),
 		chromedp.Flag("window-size", "800,600"),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		// Like the reference's Chromium (started without enable-automation),
+		// pages are not told they are automated: navigator.webdriver stays
+		// false although the DevTools pipe is in use.
+		chromedp.Flag("disable-blink-features", "AutomationControlled"),
 	}
 	if hostRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))

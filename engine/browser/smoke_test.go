@@ -23,6 +23,9 @@ func TestHostRulesMapWithPort(t *testing.T) {
 	if obs.URL != "http://shop.waymark.test/host" {
 		t.Errorf("url %q", obs.URL)
 	}
+	// The mapping holds for the next step too: same page, same host.
 	obs = step(t, e, action.Action{Op: action.Wait})
-	_ = obs
+	if obs.Error != "" || obs.Done || obs.Step != 1 || obs.URL != "http://shop.waymark.test/host" || !strings.Contains(obs.Title, "host shop.waymark.test") {
+		t.Errorf("after wait: step %d error %q done %v title %q url %q", obs.Step, obs.Error, obs.Done, obs.Title, obs.URL)
+	}
 }
