@@ -14,7 +14,7 @@ APT_PACKAGES := chromium xvfb xauth xdotool imagemagick fonts-dejavu-core fonts-
 
 BIN := bin/waymark
 
-.PHONY: deps build run test bench vet clean
+.PHONY: deps build run test bench vet clean mutate
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -47,3 +47,38 @@ bench: deps
 
 clean:
 	rm -rf bin
+
+# Mutation testing (slow, not part of `make test`): gremlins copies the module
+# to a temporary folder, mutates one spot at a time there and runs the
+# package's browser-free tests (the -run filter) on each mutant. It prints the
+# kill rate (test efficacy) of each package and its surviving mutants; the
+# survivors judged equivalent are listed with a reason in MUTATION.md beside
+# each package. One worker at low priority; MUTATE=engine/action limits it to
+# one package.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+# package;tests to run (go test -run);files to mutate (all: every non-test file)
+MUTATE_SETS := \
+	'engine/action;.;all' \
+	'engine/openenv;^Test(Contract|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit);wire.go schema.go' \
+	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory);agreement.go importer.go' \
+	'dataset/hfexport;.;all'
+
+mutate:
+	@set -uo pipefail; logs=$$(mktemp -d); \
+	for set in $(MUTATE_SETS); do \
+		IFS=';' read -r pkg run keep <<<"$$set"; \
+		if [ -n "$${MUTATE:-}" ] && [ "$$pkg" != "$$MUTATE" ]; then continue; fi; \
+		excl=(-E /); \
+		for f in $$(cd "$$pkg" && ls *.go | grep -v '_test\.go$$'); do \
+			[ "$$keep" = all ] || [[ " $$keep " == *" $$f "* ]] || excl+=(-E "^$$f$$"); \
+		done; \
+		echo "=== $$pkg (tests: $$run; mutating: $$keep)"; \
+		log="$$logs/$${pkg//\//_}.log"; \
+		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -run=$$run" nice -n 10 $(GO) run $(GREMLINS) unleash \
+			--workers 1 --timeout-coefficient 3 -S lc "$${excl[@]}" ) 2>&1 | tee "$$log"; \
+	done; \
+	echo; echo "=== kill rate per package (killed / (killed + lived)); survivors are the LIVED lines above"; \
+	for f in "$$logs"/*.log; do \
+		printf '%-20s %s | %s\n' "$$(basename "$$f" .log | tr _ /)" \
+			"$$(grep -ho 'Killed: .*' "$$f" | tail -1)" "$$(grep -ho 'Test efficacy: .*' "$$f" | tail -1)"; \
+	done; rm -rf "$$logs"

@@ -268,7 +268,7 @@ func floatInt(f float64, v any, name string) (int, FieldError, bool) {
 	}
 	// Clamp before converting: int64(f) of a float beyond int64's range is
 	// undefined (99999999999999999999 would come out negative).
-	return clampInt(int64(max(min(f, math.MaxInt32+1), math.MinInt32-1))), FieldError{}, true
+	return int(max(min(f, math.MaxInt32), math.MinInt32)), FieldError{}, true
 }
 
 func clampInt(i int64) int {
