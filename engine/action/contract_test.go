@@ -339,3 +339,43 @@ func parseLiteral(t *testing.T, in string, set Set) string {
 	}
 	return ve.Errors[0].Ctx["expected"].(string)
 }
+
+// Answer normalisation, case by case (the automatic check of information
+// tasks compares normalised answers).
+func TestContractNormalize(t *testing.T) {
+	cases := map[string]string{
+		"  Hello,   World!  ": "hello world",
+		"$1,299.00":           "1299",
+		"3.50":                "3.50",
+		"4.0":                 "4",
+		"4.000 km":            "4 km",
+		"12.05":               "12.05",
+		".5":                  "5",
+		"5.":                  "5",
+		"a.5":                 "a5",
+		"5.a":                 "5a",
+		"v1.2.3":              "v1.2.3",
+		"1-2/3":               "1 2 3",
+		"a_b":                 "ab",
+		"e-mail / post":       "e mail post",
+		"Ünïcödé ÀB":          "ünïcödé àb",
+		"x\ty\nz":             "x y z",
+		"--":                  "",
+		"":                    "",
+		"٣.٥":                 "٣.٥",
+	}
+	for in, want := range cases {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	c := Check{Kind: "answer", Answer: "Paris|| 75 000 |"}
+	for a, want := range map[string]bool{"paris": true, "PARIS.": true, "75000": false, "75 000": true, "": false, "|": false, " ": false} {
+		if got := c.MatchAnswer(a); got != want {
+			t.Errorf("MatchAnswer(%q) = %v, want %v", a, got, want)
+		}
+	}
+	if (Check{Answer: ""}).MatchAnswer("x") || (Check{Answer: "|"}).MatchAnswer("") {
+		t.Error("an empty expected answer matched")
+	}
+}

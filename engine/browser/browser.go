@@ -65,6 +65,7 @@ type Engine struct {
 	version string
 
 	x             *xvfb
+	run           *runGuard // the run folder and its reaper (reaper.go)
 	profile       string
 	allocCancel   context.CancelFunc
 	browserCtx    context.Context
@@ -253,25 +254,33 @@ func lastIndex(b []byte, c byte) int {
 // launch starts Xvfb (when needed) and Chromium with a fresh profile.
 func (e *Engine) launch() error {
 	e.shutdownBrowser()
+	if e.run == nil {
+		g, err := newRunGuard(e.logf)
+		if err != nil {
+			return err
+		}
+		e.run = g
+	}
 	display := engine.DisplayHeadless
 	if e.display == engine.DisplayXvfb {
 		if e.x == nil || !e.x.alive() {
-			e.x.stop()
+			e.stopXvfb()
 			x, err := startXvfb(e.xvfbPath())
 			if err != nil {
 				return err
 			}
 			e.x = x
+			e.run.watch(x.cmd.Process.Pid)
 		}
 		display = e.x.display
 	}
-	profile, err := makeProfile()
+	profile, err := e.run.newProfile()
 	if err != nil {
 		return err
 	}
 	e.profile = profile
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
-		allocatorOptions(e.opts.ChromiumPath, profile, display, e.opts.HostRules)...)
+		allocatorOptions(e.opts.ChromiumPath, profile, e.run.tmpDir(), display, e.opts.HostRules, needsNoSandbox())...)
 	bctx, bcancel := chromedp.NewContext(allocCtx)
 	start, cancelStart := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelStart()
@@ -318,13 +327,22 @@ func (e *Engine) shutdownBrowser() {
 	if e.proc != nil {
 		e.proc.Kill()
 	}
-	killLeftovers(e.profile)
+	killUsingDir(e.profile)
 	if e.profile != "" {
 		if err := removeProfile(e.profile); err != nil {
 			e.logf("browser: could not remove profile %s: %v", e.profile, err)
 		}
 	}
 	e.browserCtx, e.browserCancel, e.allocCancel, e.proc, e.profile = nil, nil, nil, nil, ""
+}
+
+// stopXvfb stops the display, if any.
+func (e *Engine) stopXvfb() {
+	if e.x != nil && e.x.cmd.Process != nil {
+		e.x.stop()
+		e.run.forget(e.x.cmd.Process.Pid)
+	}
+	e.x = nil
 }
 
 // endEpisode closes the episode's tabs and browser context.

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -118,21 +117,12 @@ const prefs = `{
   "translate": {"enabled": false}
 }`
 
-// makeProfile creates a fresh temporary profile folder with the prefs.
-func makeProfile() (string, error) {
-	dir, err := os.MkdirTemp("", "waymark-profile-")
-	if err != nil {
-		return "", fmt.Errorf("could not create a browser profile folder: %w", err)
-	}
+// writeProfile creates the profile folder dir with the prefs.
+func writeProfile(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "Default"), 0o700); err != nil {
-		os.RemoveAll(dir)
-		return "", err
+		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(prefs), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
+	return os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte(prefs), 0o600)
 }
 
 // removeProfile removes the profile, retrying while Chromium's helpers
@@ -155,14 +145,20 @@ func removeProfile(dir string) error {
 const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache,PasswordLeakDetection," +
 	"AutofillServerCommunication,MediaRouter,DialMediaRouteProvider,OptimizationHints,InterestFeedContentSuggestions"
 
-// allocatorOptions builds Chromium's command line.
-func allocatorOptions(execPath, profile, display, hostRules string) []chromedp.ExecAllocatorOption {
+// needsNoSandbox reports whether Chromium must run without its sandbox:
+// Chromium refuses to start as root with the sandbox on (its setuid and
+// user-namespace sandboxes are not meant to run as root), so as root it
+// runs without; any other user keeps the sandbox.
+func needsNoSandbox() bool { return os.Geteuid() == 0 }
+
+// allocatorOptions builds Chromium's command line. tmp is the TMPDIR it
+// gets, so its temporary folders go with the profile's run folder.
+func allocatorOptions(execPath, profile, tmp, display, hostRules string, noSandbox bool) []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(execPath),
 		chromedp.UserDataDir(profile),
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
@@ -194,6 +190,12 @@ func allocatorOptions(execPath, profile, display, hostRules string) []chromedp.E
 		// pages are not told they are automated: navigator.webdriver stays
 		// false although the DevTools pipe is in use.
 		chromedp.Flag("disable-blink-features", "AutomationControlled"),
+	}
+	if noSandbox {
+		opts = append(opts, chromedp.Flag("no-sandbox", true))
+	}
+	if tmp != "" {
+		opts = append(opts, chromedp.Env("TMPDIR="+tmp))
 	}
 	if hostRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))
@@ -235,41 +237,4 @@ func chromiumVersion(path string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// killLeftovers kills processes still running with the profile folder
-// (Chromium helpers outlive a killed main process). Chromium passes
-// --user-data-dir to every child, and the folder is unique to this engine.
-func killLeftovers(profile string) {
-	if profile == "" {
-		return
-	}
-	flag := []byte("--user-data-dir=" + profile)
-	for pass, quiet := 0, 0; pass < 20 && quiet < 3; pass++ {
-		found := false
-		ents, _ := os.ReadDir("/proc")
-		for _, en := range ents {
-			pid, err := strconv.Atoi(en.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			b, err := os.ReadFile("/proc/" + en.Name() + "/cmdline")
-			if err != nil {
-				continue
-			}
-			for _, arg := range bytes.Split(b, []byte{0}) {
-				if bytes.Equal(arg, flag) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					found = true
-					break
-				}
-			}
-		}
-		if found {
-			quiet = 0
-		} else {
-			quiet++
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

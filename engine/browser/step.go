@@ -380,8 +380,9 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.endEpisode()
 	e.shutdownBrowser()
-	e.x.stop()
-	e.x = nil
+	e.stopXvfb()
+	e.run.close()
+	e.run = nil
 	e.setState(func(s *engine.State) { s.Done = true })
 	e.framesMu.Lock()
 	e.framesClosed = true

@@ -1,0 +1,122 @@
+package browser
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"waymark/engine"
+)
+
+// TestChildEngine is not a test: it is the program TestKilledOwnerLeavesNothing
+// kills. It starts an engine on Xvfb, opens a page and waits.
+func TestChildEngine(t *testing.T) {
+	url := os.Getenv("WAYMARK_TEST_CHILD_URL")
+	if url == "" {
+		t.Skip("helper process")
+	}
+	e := newEngine(t, engine.DisplayXvfb, nil)
+	reset(t, e, url)
+	fmt.Printf("ready %s %d\n", e.run.dir, e.XvfbPID())
+	select {}
+}
+
+// When the program that owns a browser dies by SIGKILL, its Chromium (every
+// helper process), its Xvfb and its profile folder (cookies included) must
+// go at once, not seconds later or never.
+func TestKilledOwnerLeavesNothing(t *testing.T) {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("Xvfb is not installed")
+	}
+	ts := newSite(t)
+	for trial := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildEngine$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "WAYMARK_TEST_CHILD_URL="+ts.URL+"/")
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var dir string
+		var xpid int
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "ready" {
+				dir = f[1]
+				xpid, _ = strconv.Atoi(f[2])
+				break
+			}
+		}
+		if dir == "" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the child did not start its browser")
+		}
+		if n := len(procsWith(dir)); n < 3 {
+			t.Fatalf("only %d processes use %s before the kill", n, dir)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		killed := time.Now()
+		cmd.Wait()
+		var left []string
+		for time.Since(killed) < 1500*time.Millisecond {
+			left = procsWith(dir)
+			if xpid > 0 && alive(xpid) {
+				left = append(left, fmt.Sprintf("Xvfb %d", xpid))
+			}
+			if _, err := os.Stat(dir); err == nil {
+				left = append(left, "the folder "+dir)
+			}
+			if len(left) == 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(left) > 0 {
+			t.Fatalf("trial %d: 1.5 s after the kill these remain: %v", trial, left)
+		}
+		t.Logf("trial %d: everything gone %v after the kill", trial, time.Since(killed).Round(time.Millisecond))
+	}
+}
+
+// A run folder whose owner died without its reaper is removed by the next
+// engine; a live one is left alone.
+func TestStaleRunFoldersSwept(t *testing.T) {
+	root := runRoot()
+	os.MkdirAll(root, 0o700)
+	dead := filepath.Join(root, "run-999999999-1")
+	os.MkdirAll(filepath.Join(dead, "profile-1", "Default"), 0o700)
+	os.WriteFile(filepath.Join(dead, "owner.lock"), nil, 0o600)
+	os.WriteFile(filepath.Join(dead, "profile-1", "Default", "Cookies"), []byte("secret"), 0o600)
+	live, err := newRunGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.close()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("the dead owner's folder is still there: %v", err)
+	}
+	other, err := newRunGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.close()
+	if _, err := os.Stat(live.dir); err != nil {
+		t.Fatalf("a live engine's folder was swept: %v", err)
+	}
+	p, err := live.newProfile()
+	if err != nil || !strings.HasPrefix(p, live.dir+"/") {
+		t.Fatalf("profile %q %v", p, err)
+	}
+	live.close()
+	if _, err := os.Stat(live.dir); !os.IsNotExist(err) {
+		t.Fatalf("close left %s", live.dir)
+	}
+}
