@@ -127,6 +127,24 @@ func PressKey(key string) Action   { return Action{Op: Key, Text: key} }
 func ScrollBy(dy int) Action       { return Action{Op: Scroll, DY: dy} }
 func FinishWith(ans string) Action { return Action{Op: Finish, Text: ans} }
 
+// RedactedText stands for the text of a type action that went into a
+// password or payment field (Observation.Redacted) wherever Waymark stores,
+// shows or exports the action.
+const RedactedText = "[redacted]"
+
+// Redact returns a with the text of a type action replaced by
+// RedactedText; other actions are returned as they are (a key action names
+// a key, never the secret's characters).
+func (a Action) Redact() Action {
+	if a.Op == Type {
+		a.Text = RedactedText
+	}
+	return a
+}
+
+// IsRedacted reports whether a is a type action whose text was redacted.
+func (a Action) IsRedacted() bool { return a.Op == Type && a.Text == RedactedText }
+
 // String renders the action the way people read it in a timeline:
 // `click 312,188`, `type "red shoes"`, `key ENTER`, `scroll 300`.
 func (a Action) String() string {

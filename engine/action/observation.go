@@ -41,8 +41,15 @@ type Observation struct {
 	Answer string `json:"answer,omitempty"`
 	// Reward is the automatic check's result at the end of an episode whose
 	// task has a check; nil otherwise. It is a hint, not a label.
-	Reward  *float64 `json:"reward,omitempty"`
-	Timings Timings  `json:"timings"`
+	Reward *float64 `json:"reward,omitempty"`
+	// Redacted is true when a type action's text went into a secret field:
+	// an <input type=password>, or a field whose autocomplete names a
+	// password (current-password, new-password), a card number (cc-number)
+	// or a card security code (cc-csc), in any frame or shadow root. The page
+	// received the real keystrokes; whatever stores the action keeps
+	// RedactedText in place of its text (see Action.Redact).
+	Redacted bool    `json:"redacted,omitempty"`
+	Timings  Timings `json:"timings"`
 }
 
 // Why an episode ended.

@@ -67,7 +67,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		ep.px, ep.py = x2, y2
 	case action.Type:
 		d := op + time.Duration(len([]rune(a.Text)))*5*time.Millisecond
-		err = t.do(ctx, d, func(c context.Context) error { return typeText(c, a.Text) })
+		err = t.do(ctx, d, func(c context.Context) error { return e.typeGuarded(c, a.Text, &obs.Redacted) })
 	case action.Key:
 		err = t.do(ctx, op, func(c context.Context) error { return pressKey(c, a.Text) })
 	case action.Scroll:
