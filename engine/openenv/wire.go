@@ -139,12 +139,16 @@ func httpReward(o engine.Observation) json.RawMessage {
 	return json.RawMessage("0.0")
 }
 
-// pyFloat writes a float as Python's repr would (1.0, not 1).
+// pyFloat writes a float as Python's repr would (1.0, not 1; 1000000.0, not
+// 1e+06: the exponent form only below 1e-4 and from 1e16 on).
 func pyFloat(f float64) json.RawMessage {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return json.RawMessage("null")
 	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e16) {
+		s = strconv.FormatFloat(f, 'g', -1, 64)
+	}
 	if !strings.ContainsAny(s, ".eE") {
 		s += ".0"
 	}
