@@ -59,7 +59,7 @@ GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 # package;tests to run (go test -run);files to mutate (all: every non-test file)
 MUTATE_SETS := \
 	'engine/action;.;all' \
-	'engine/openenv;^Test(Contract|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit);wire.go schema.go' \
+	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit);wire.go schema.go' \
 	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory);agreement.go importer.go' \
 	'dataset/hfexport;.;all'
 
