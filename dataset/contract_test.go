@@ -105,3 +105,65 @@ func TestContractKappaByHand(t *testing.T) {
 		t.Errorf("Cohen of one label = %v, %v", po, k)
 	}
 }
+
+// ComputeAgreement on a small set of labels, every figure by hand.
+func TestContractAgreementByHand(t *testing.T) {
+	ag := ComputeAgreement([]map[string]string{
+		{"zoe": "success", "amy": "success", "kim": "failure"},
+		{"zoe": "failure", "amy": "success"},
+		{"amy": "failure", "kim": "failure"},
+		{"zoe": "success"}, // one label: skipped
+		{},
+	})
+	if ag.Episodes != 3 || strings.Join(ag.Reviewers, ",") != "amy,kim,zoe" || len(ag.Pairs) != 3 {
+		t.Fatalf("agreement %+v", ag)
+	}
+	// Pairs sorted by A then B. amy–kim: (s,f) (f,f): 1 of 2, p_e = ½·0 + ½·1 = ½, κ = 0.
+	// amy–zoe: (s,s) (s,f): 1 of 2, p_e = 1·½ + 0 = ½, κ = 0.
+	// kim–zoe: (f,s): 0 of 1, p_e = 0, κ = 0.
+	want := []PairAgreement{{"amy", "kim", 2, 1, 0.5, 0}, {"amy", "zoe", 2, 1, 0.5, 0}, {"kim", "zoe", 1, 0, 0, 0}}
+	for i, p := range ag.Pairs {
+		w := want[i]
+		if p.A != w.A || p.B != w.B || p.N != w.N || p.Agree != w.Agree || math.Abs(p.PercentAgreement-w.PercentAgreement) > 1e-12 || math.Abs(p.Kappa-w.Kappa) > 1e-12 {
+			t.Errorf("pair %d = %+v, want %+v", i, p, w)
+		}
+	}
+	if ag.Comparisons != 5 || math.Abs(ag.PercentAgreement-0.4) > 1e-12 || math.Abs(ag.Kappa) > 1e-12 {
+		t.Errorf("overall %d comparisons, p_o %v, κ %v", ag.Comparisons, ag.PercentAgreement, ag.Kappa)
+	}
+	// Fleiss: [s s f] P=1/3, [f s] P=0, [f f] P=1 → P̄ = 4/9; labels s 3,
+	// f 4 of 7 → P_e = 25/49; κ = (4/9 − 25/49)/(24/49) = (196 − 225)/(24·9) = −29/216.
+	if math.Abs(ag.FleissKappa+29.0/216) > 1e-12 {
+		t.Errorf("Fleiss %v, want -29/216", ag.FleissKappa)
+	}
+	// The pairs' kappas weighted by shared episodes: 0.6 (n 3) and undefined
+	// (left out), so the mean is 0.6.
+	ag = ComputeAgreement([]map[string]string{
+		{"a": "x", "b": "x", "c": "y"}, {"a": "y", "b": "y", "c": "y"}, {"a": "x", "b": "y", "c": "y"},
+		{"a": "x", "b": "x"}, {"a": "y", "b": "y"},
+	})
+	// a–b: (x,x)(y,y)(x,y)(x,x)(y,y): 4 of 5; a has x 3 y 2, b x 2 y 3 → p_e = 6/25+6/25 = 12/25;
+	// κ = (20/25 − 12/25)/(13/25) = 8/13. a–c: (x,y)(y,y)(x,y): p_o 1/3, c all y → p_e = 1/3,
+	// κ = 0. b–c: (x,y)(y,y)(y,y): p_o 2/3, p_e = 2/3, κ = 0. Weighted: (8/13·5)/(5+3+3) = 40/143.
+	if math.Abs(ag.Kappa-40.0/143) > 1e-12 || ag.Comparisons != 11 || math.Abs(ag.PercentAgreement-7.0/11) > 1e-12 {
+		t.Errorf("weighted κ %v (want 40/143), %d comparisons, p_o %v (want 7/11)", ag.Kappa, ag.Comparisons, ag.PercentAgreement)
+	}
+	empty := ComputeAgreement(nil)
+	if empty.Episodes != 0 || !math.IsNaN(empty.PercentAgreement) || !math.IsNaN(empty.Kappa) || !math.IsNaN(empty.FleissKappa) {
+		t.Errorf("no labels: %+v", empty)
+	}
+	// All kappas undefined: the overall kappa is too.
+	if ag := ComputeAgreement([]map[string]string{{"a": "x", "b": "x"}}); !math.IsNaN(ag.Kappa) || ag.PercentAgreement != 1 {
+		t.Errorf("one shared label: %+v", ag)
+	}
+	for v, want := range map[float64]string{0.4: "0.40", -0.126: "-0.13", 0.005: "0.01", 1: "1.00", math.NaN(): "n/a"} {
+		if got := FormatFigure(v); got != want {
+			t.Errorf("FormatFigure(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for v, want := range map[float64]string{0.7: "70%", 55.0 / 70: "79%", 0: "0%", 1: "100%", math.NaN(): "n/a"} {
+		if got := FormatPercent(v); got != want {
+			t.Errorf("FormatPercent(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
