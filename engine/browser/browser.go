@@ -401,7 +401,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	obs.Error = errCode
 	if err == nil {
 		var d time.Duration
-		d, err = ep.tab.settle(ctx, navStart, e.set.ActionWait, e.set.OpTimeout)
+		d, obs.Timings.SettledBy, err = ep.tab.settle(ctx, navStart, e.set.ActionWait, e.set.OpTimeout, nil)
 		obs.Timings.SettleMS = d.Milliseconds()
 	}
 	e.finishObservation(ctx, &obs, err, begin)

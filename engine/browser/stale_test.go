@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -221,14 +222,21 @@ func runCorpus(t testing.TB, e *Engine, base string, cases []staleCase) []staleR
 
 // TestStaleCorpus: no observation of the corpus is stale, and no
 // must-not-stall page holds a step to the cap, in both display modes.
+// STALE_CASES=regexp runs only the matching pages and traces every probe.
 func TestStaleCorpus(t *testing.T) {
 	cases := loadCorpus(t)
-	if len(cases) < 30 {
+	if f := os.Getenv("STALE_CASES"); f != "" {
+		re := regexp.MustCompile(f)
+		cases = slices.DeleteFunc(cases, func(c staleCase) bool { return !re.MatchString(c.Name) })
+		settleTrace = t.Logf
+		t.Cleanup(func() { settleTrace = nil })
+	} else if len(cases) < 30 {
 		t.Fatalf("the corpus has %d cases, want at least 30", len(cases))
 	}
 	ts := corpusServer(t)
 	for _, mode := range []string{engine.DisplayHeadless, engine.DisplayXvfb} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // one browser per mode, both at once: half the wall time
 			e := corpusEngine(t, mode)
 			if mode == engine.DisplayXvfb && e.Info().Display != engine.DisplayXvfb {
 				t.Skip("Xvfb is not installed")

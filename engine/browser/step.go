@@ -101,7 +101,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	if err == nil && settle {
 		settleStart := time.Now()
 		limit := e.set.ActionWait
-		err = e.settleAndFollow(ctx, ep, begin, limit)
+		obs.Timings.SettledBy, err = e.settleAndFollow(ctx, ep, begin, limit)
 		obs.Timings.SettleMS = time.Since(settleStart).Milliseconds()
 	}
 	if ep.tab.gone() {
@@ -119,11 +119,14 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 }
 
 // settleAndFollow settles the active tab and follows a tab the action
-// opened, settling that one too, all within limit.
-func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Time, limit time.Duration) error {
+// opened, settling that one too, all within limit. It reports what ended
+// the wait.
+func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Time, limit time.Duration) (string, error) {
 	start := time.Now()
-	if _, err := ep.tab.settle(ctx, since, limit, e.set.OpTimeout); err != nil {
-		return err
+	opened := func() bool { return len(ep.newTabs) > 0 }
+	_, by, err := ep.tab.settle(ctx, since, limit, e.set.OpTimeout, opened)
+	if err != nil {
+		return "", err
 	}
 	var id target.ID
 	for {
@@ -136,17 +139,20 @@ func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Ti
 		break
 	}
 	if id == "" {
-		return nil
+		return by, nil
 	}
 	nt, err := e.attachTab(ctx, ep, id)
 	if err != nil {
 		e.logf("browser: could not follow the new tab: %v", err)
-		return nil
+		return by, nil
 	}
 	ep.tab = nt
 	rest := max(limit-time.Since(start), 0)
-	_, err = nt.settle(ctx, since.Add(-time.Hour), rest, e.set.OpTimeout)
-	return err
+	_, by, err = nt.settle(ctx, since.Add(-time.Hour), rest, e.set.OpTimeout, nil)
+	if by == action.SettledQuiet {
+		by = action.SettledNavigation
+	}
+	return by, err
 }
 
 // fallBack makes the newest open tab the active one after the active tab
@@ -170,7 +176,7 @@ func (e *Engine) fallBack(ctx context.Context, ep *episode, since time.Time) err
 	if err != nil {
 		return err
 	}
-	_, err = live.settle(ctx, since, e.set.ActionWait, e.set.OpTimeout)
+	_, _, err = live.settle(ctx, since, e.set.ActionWait, e.set.OpTimeout, nil)
 	return err
 }
 

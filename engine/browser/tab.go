@@ -19,35 +19,6 @@ import (
 	"waymark/engine/action"
 )
 
-// settleScript runs in every document of a tab. It records when the page
-// last changed (DOM mutation, scroll, CSS transition or animation) so one
-// Evaluate can tell whether the page is quiet. It adds one non-enumerable
-// symbol-keyed property to window and nothing else.
-const settleScript = `(() => {
-  const K = Symbol.for('waymark.settle');
-  if (window[K]) return;
-  const st = {last: performance.now(), n: 0};
-  const bump = () => { st.last = performance.now(); st.n++; };
-  try { new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); } catch (e) {}
-  for (const t of ['scroll', 'transitionstart', 'transitionend', 'animationstart', 'animationend', 'load'])
-    addEventListener(t, bump, {capture: true, passive: true});
-  Object.defineProperty(window, K, {value: st});
-})()`
-
-// probeScript reads the page's state in one round trip: ready state, ms
-// since the last change (-1 when the settle script is missing), and how many
-// finite animations are running.
-const probeScript = `(() => {
-  const st = window[Symbol.for('waymark.settle')];
-  let anims = 0;
-  try {
-    for (const a of document.getAnimations()) {
-      if (a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity) anims++;
-    }
-  } catch (e) {}
-  return [document.readyState, st ? performance.now() - st.last : -1, anims];
-})()`
-
 // infoScript reads what an observation needs besides the screenshot, and
 // applies the reference's bot-verification text rules to the body text.
 const infoScript = `(() => {
@@ -59,14 +30,6 @@ const infoScript = `(() => {
   return [location.href, document.title, bot, EXTRA];
 })()`
 
-// Settling windows: the page counts as quiet once no request has started or
-// finished for netQuiet and nothing changed for domQuiet.
-var (
-	netQuiet  = 60 * time.Millisecond
-	domQuiet  = 50 * time.Millisecond
-	pollEvery = 8 * time.Millisecond
-)
-
 // tab is one page target the engine drives and the state its events feed.
 type tab struct {
 	ctx    context.Context
@@ -77,6 +40,7 @@ type tab struct {
 	reqs       map[network.RequestID]time.Time
 	lastNet    time.Time
 	navPending bool
+	documents  int // main-frame documents committed (a navigation adds one)
 	loading    bool
 	crashedCh  chan struct{}
 	crashed    bool
@@ -136,6 +100,7 @@ func (t *tab) listen(ev any) {
 		}
 	case *page.EventFrameNavigated:
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
+			t.documents++
 			t.navPending = false
 			t.lastNet = now
 		}
@@ -257,72 +222,6 @@ func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Conte
 		return errTimedOut
 	}
 	return err
-}
-
-type probe struct {
-	ready    string
-	sinceMut float64
-	anims    int
-}
-
-func (t *tab) probe(ctx context.Context, d time.Duration) (probe, error) {
-	var raw []any
-	err := t.do(ctx, d, func(ctx context.Context) error {
-		var err error
-		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](probeScript))
-		return err
-	})
-	if err != nil {
-		return probe{}, err
-	}
-	var p probe
-	if len(raw) == 3 {
-		p.ready, _ = raw[0].(string)
-		p.sinceMut, _ = raw[1].(float64)
-		if n, ok := raw[2].(float64); ok {
-			p.anims = int(n)
-		}
-	}
-	return p, nil
-}
-
-// settle waits until the page is quiet: navigation committed and loaded,
-// no request in flight for netQuiet, no DOM/scroll/animation change for
-// domQuiet; at most limit. It reports the time spent.
-func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time.Duration) (time.Duration, error) {
-	start := time.Now()
-	deadline := start.Add(limit)
-	for {
-		p, err := t.probe(ctx, opTimeout)
-		if err != nil {
-			return time.Since(start), err
-		}
-		busy, sinceNet := t.netState(since)
-		quiet := !busy && sinceNet >= netQuiet &&
-			(p.ready == "complete" || p.ready == "") &&
-			(p.sinceMut < 0 || p.sinceMut >= float64(domQuiet.Milliseconds())) && p.anims == 0
-		now := time.Now()
-		if quiet || !now.Before(deadline) {
-			return now.Sub(start), nil
-		}
-		wait := pollEvery
-		if busy == false && p.anims == 0 && (p.ready == "complete" || p.ready == "") {
-			// Only the quiet windows are left: sleep until the first could end.
-			w1 := netQuiet - sinceNet
-			w2 := domQuiet - time.Duration(p.sinceMut*float64(time.Millisecond))
-			wait = max(min(max(w1, w2), 3*pollEvery), time.Millisecond)
-		}
-		if rest := time.Until(deadline); wait > rest {
-			wait = rest
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return time.Since(start), ctx.Err()
-		case <-t.crashedCh:
-			return time.Since(start), errCrashed
-		}
-	}
 }
 
 // info reads URL, title and the bot-verification verdict; extra, when

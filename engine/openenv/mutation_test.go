@@ -89,6 +89,8 @@ func TestWireJSONErrorsAsPython(t *testing.T) {
 		"\n\n":                   "Expecting value: line 3 column 1 (char 2)",
 		"{\"a\":1,\n\"b\"\t2}":   "Expecting ':' delimiter: line 2 column 5 (char 12)",
 		`[1]]`:                   "Extra data: line 1 column 4 (char 3)",
+		"\n}":                    "Expecting value: line 2 column 1 (char 1)",
+		" \n x":                  "Expecting value: line 2 column 2 (char 3)",
 		`{"type":"state",}`:      "Expecting property name enclosed in double quotes: line 1 column 17 (char 16)",
 		`["a" "b"]`:              "Expecting ',' delimiter: line 1 column 6 (char 5)",
 		"{\"type\":\"st\nate\"}": "Invalid control character at: line 1 column 12 (char 11)",

@@ -1,0 +1,156 @@
+package browser
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine/action"
+)
+
+// settleScript is the settle recorder that runs in every frame of every
+// document (see settle.js for what it counts as activity and as pending).
+//
+//go:embed settle.js
+var settleScript string
+
+// Settling: the page counts as quiet when no navigation or request started
+// after the action is in flight, no short timer, animation-frame or idle
+// callback of a young chain is pending, no scroll or finite animation is
+// running, at least one frame was drawn after the action, nothing changed
+// in the page for domQuiet and no request started or ended for netQuiet.
+// Both windows start when the action's dispatch ended, never earlier.
+var (
+	domQuiet  = 35 * time.Millisecond
+	netQuiet  = 60 * time.Millisecond
+	pollEvery = 8 * time.Millisecond
+	// lateQuiet: a document the recorder reached only after its scripts
+	// ran (a tab the page opened, attached after its first load) may hold
+	// timers the recorder never saw; it is observed at the earliest this
+	// long after its load event.
+	lateQuiet = 300 * time.Millisecond
+)
+
+// settleTrace, when set (by tests), gets every probe's answer.
+var settleTrace func(format string, args ...any)
+
+// probe is one reading of the page's state.
+type probe struct {
+	ok       bool      // the page answered (false during a navigation)
+	ready    string    // document.readyState of the main frame
+	last     time.Time // the latest activity in any frame
+	pending  int       // timers, frames, idle callbacks, scrolls, animations
+	lateLoad time.Time // load end of a late-injected document, or zero
+}
+
+func msTime(v any) time.Time {
+	f, _ := v.(float64)
+	if f <= 0 || math.IsNaN(f) {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(f))
+}
+
+// probe reads the page's state in one round trip; with frames it first
+// waits for two animation frames (at most 100 ms). A page script error (the
+// document is being replaced) is not an error: ok is false.
+func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration) (probe, error) {
+	expr := `(() => { const st = window[Symbol.for('waymark.settle')];
+  return st ? st.probe(` + strconv.FormatInt(animMax.Milliseconds(), 10) + `, ` + strconv.FormatBool(frames) + `) : [document.readyState]; })()`
+	var raw []any
+	err := t.do(ctx, d, func(ctx context.Context) error {
+		var err error
+		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](expr, chromedp.EvalAwaitPromise))
+		return err
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, errCrashed) || errors.Is(err, errTimedOut) || ctx.Err() != nil || t.gone():
+		return probe{}, err
+	default:
+		return probe{}, nil // e.g. "Execution context was destroyed": a navigation
+	}
+	if settleTrace != nil {
+		settleTrace("probe frames=%v %v", frames, raw)
+	}
+	p := probe{ok: len(raw) > 0}
+	if len(raw) > 0 {
+		p.ready, _ = raw[0].(string)
+	}
+	if len(raw) == 9 {
+		p.last = msTime(raw[1])
+		for _, v := range raw[2:7] {
+			n, _ := v.(float64)
+			p.pending += int(n)
+		}
+		p.lateLoad = msTime(raw[8])
+	}
+	return p, nil
+}
+
+// settle waits until the page shows the effect of an action whose dispatch
+// began at since and ended now, at most limit. stop, when set, ends the
+// wait early (a tab was opened). It reports the time spent and what ended
+// the wait (action.Settled*).
+func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time.Duration, stop func() bool) (time.Duration, string, error) {
+	start := time.Now()
+	deadline := start.Add(limit)
+	docs := t.documentCount()
+	frames := true // the next probe waits for a drawn frame
+	for {
+		if stop != nil && stop() {
+			return time.Since(start), action.SettledNavigation, nil
+		}
+		p, err := t.probe(ctx, opTimeout, frames, limit)
+		if err != nil {
+			return time.Since(start), "", err
+		}
+		now := time.Now()
+		busy, sinceNet := t.netState(since)
+		quiet := false
+		if p.ok {
+			last := p.last
+			if last.Before(start) {
+				last = start
+			}
+			quiet = !busy && p.pending == 0 && p.ready == "complete" &&
+				now.Sub(last) >= domQuiet && sinceNet >= netQuiet &&
+				(p.lateLoad.IsZero() || now.Sub(p.lateLoad) >= lateQuiet)
+			frames = false
+		} else {
+			frames = true // a new document: wait for its frame again
+		}
+		if settleTrace != nil {
+			settleTrace("busy=%v sinceNet=%v quiet=%v", busy, sinceNet, quiet)
+		}
+		if quiet {
+			by := action.SettledQuiet
+			if t.documentCount() != docs {
+				by = action.SettledNavigation
+			}
+			return now.Sub(start), by, nil
+		}
+		if !now.Before(deadline) {
+			return now.Sub(start), action.SettledCap, nil
+		}
+		wait := min(pollEvery, time.Until(deadline))
+		select {
+		case <-time.After(max(wait, 0)):
+		case <-ctx.Done():
+			return time.Since(start), "", ctx.Err()
+		case <-t.crashedCh:
+			return time.Since(start), "", errCrashed
+		}
+	}
+}
+
+func (t *tab) documentCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.documents
+}
