@@ -49,7 +49,7 @@ type forms struct {
 
 func newForms() (*forms, error) {
 	funcs := template.FuncMap{"lower": strings.ToLower}
-	pages, err := parsePages("forms", funcs, "home", "profile", "security", "notifications", "preferences", "book", "confirmed", "help", "notfound")
+	pages, err := parsePages("forms", funcs, "home", "profile", "security", "notifications", "preferences", "book", "confirmed", "help", "signin", "notfound")
 	return &forms{pages: pages, static: staticHandler("forms")}, err
 }
 
@@ -76,6 +76,8 @@ func (f *forms) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		render(w, f.pages["book"], 200, page{Base: b, Title: "Book a workshop — Nimbus", Data: map[string]any{"Nav": "book", "Workshops": workshops}})
 	case path == "/book/confirmed":
 		render(w, f.pages["confirmed"], 200, page{Base: b, Title: "Booking confirmed — Nimbus", Data: map[string]any{"Nav": "book", "Ref": r.URL.Query().Get("ref")}})
+	case path == "/signin":
+		render(w, f.pages["signin"], 200, page{Base: b, Title: "Sign in — Nimbus", Data: map[string]any{"Nav": ""}})
 	case path == "/help":
 		render(w, f.pages["help"], 200, page{Base: b, Title: "Help centre — Nimbus", Data: map[string]any{"Nav": "help", "Articles": helpArticles}})
 	case strings.HasPrefix(path, "/help/"):

@@ -219,6 +219,7 @@ func TestServerRoutesAndHostRules(t *testing.T) {
 		{"shop.waymark.test", "/", "Trailhead", 200},
 		{"wiki.waymark.test", "/wiki/Varnholm", "412,300", 200},
 		{"forms.waymark.test", "/settings/security", "Two-factor authentication", 200},
+		{"forms.waymark.test", "/signin", `type="password" autocomplete="current-password"`, 200},
 		{"", "/shop/product/summit-gtx", "$189.00", 200},
 		{"", "/wiki/search?q=comet", "Tobias Quell", 200},
 		{"", "/", "Waymark practice sites", 200},

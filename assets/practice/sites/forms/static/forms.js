@@ -135,6 +135,26 @@
     show(1);
   }
 
+  // Sign-in page: any email and password sign in; only the email and the
+  // time are kept (wm_signin), never the password.
+  var signin = document.getElementById('signin');
+  if (signin) {
+    signin.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var email = signin.email.value.trim(), pass = signin.password.value, err = signin.querySelector('.formerr');
+      signin.querySelectorAll('.invalid').forEach(function (el) { el.classList.remove('invalid'); });
+      if (!email) signin.email.classList.add('invalid');
+      if (!pass) signin.password.classList.add('invalid');
+      if (!email || !pass) { err.textContent = 'Enter your email address and your password.'; err.hidden = false; return; }
+      localStorage.setItem('wm_signin', JSON.stringify({email: email, remember: signin.remember.checked, at: new Date().toISOString()}));
+      location.href = base + '/?signedin=1';
+    });
+  }
+  if (sec && /[?&]signedin=1/.test(location.search)) {
+    var who = load('wm_signin', null);
+    if (who) toast('Signed in as ' + who.email);
+  }
+
   var conf = document.getElementById('confirmed');
   if (conf) {
     var b = load(BOOKINGS, []).find(function (x) { return x.ref === conf.dataset.ref; });
