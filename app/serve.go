@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -34,6 +34,9 @@ type serveConfig struct {
 	Display     string
 	ActionSet   action.Set
 	Settings    engine.Settings
+	// AllowHosts and AllowOrigins are served besides the loopback names
+	// and the server's own origin (--allow-host, --allow-origin).
+	AllowHosts, AllowOrigins []string
 	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
 	PingInterval, PongTimeout time.Duration
 	Logf                      func(format string, args ...any)
@@ -60,38 +63,9 @@ func (s *serving) Close() error {
 }
 
 func runServe(env *Env, args []string) error {
-	fs := newFlags(env, "serve")
-	var cfg serveConfig
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8000", "address to listen on; only 127.0.0.1 unless you give another host (e.g. 0.0.0.0:8000)")
-	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each runs its own Chromium)")
-	fs.BoolVar(&cfg.Record, "record", false, "record every session's episodes into the store as agent:NAME (for review and export)")
-	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
-	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
-	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
-	}
-	if cfg.MaxSessions < 1 {
-		return fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
-	}
-	var err error
-	if cfg.ActionSet, err = action.ParseSet(*set); err != nil {
-		return fmt.Errorf("%w: --action-set: %v", errUsage, err)
-	}
-	if cfg.Display != "" {
-		if cfg.Display, err = engine.ParseDisplay(cfg.Display); err != nil {
-			return fmt.Errorf("%w: --display: %v", errUsage, err)
-		}
-	}
-	if cfg.Settings, err = engine.SettingsFromEnv(); err != nil {
-		return err
-	}
-	addr, err := listenAddr(cfg.Addr)
+	cfg, addr, err := parseServe(env, args)
 	if err != nil {
-		return fmt.Errorf("%w: --addr: %v", errUsage, err)
+		return err
 	}
 	cfg.Logf = func(format string, args ...any) {
 		fmt.Fprintf(env.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
@@ -112,6 +86,9 @@ func runServe(env *Env, args []string) error {
 		base, "ws"+strings.TrimPrefix(base, "http"), cfg.MaxSessions)
 	if host, _, _ := net.SplitHostPort(addr); !isLoopback(host) {
 		fmt.Fprintf(env.Stdout, "Warning: %s is reachable from other machines; the protocol has no authentication.\n", addr)
+	}
+	if len(cfg.AllowHosts) > 0 || len(cfg.AllowOrigins) > 0 {
+		fmt.Fprintf(env.Stdout, "Also serving host names %s and web origins %s.\n", listOrNone(cfg.AllowHosts), listOrNone(cfg.AllowOrigins))
 	}
 	if cfg.Record {
 		fmt.Fprintf(env.Stdout, "Recording episodes into %s.\n", sv.store.Path())
@@ -140,6 +117,74 @@ func runServe(env *Env, args []string) error {
 	return nil
 }
 
+// parseServe reads serve's command line into its configuration and the
+// address to listen on.
+func parseServe(env *Env, args []string) (serveConfig, string, error) {
+	fs := newFlags(env, "serve")
+	var cfg serveConfig
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8000", "address to listen on; only 127.0.0.1 unless you give another host (e.g. 0.0.0.0:8000)")
+	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each runs its own Chromium)")
+	fs.BoolVar(&cfg.Record, "record", false, "record every session's episodes into the store as agent:NAME (for review and export)")
+	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
+	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
+	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
+	var hosts, origins multiFlag
+	fs.Var(&hosts, "allow-host", "also answer requests for this host name (or name:port); repeatable or comma-separated; * for any. "+
+		"Without it only localhost, 127.0.0.1, [::1] and the --addr host are served")
+	fs.Var(&origins, "allow-origin", "also accept requests from web pages of this origin (http://host:port) or host pattern (*.lan); "+
+		"repeatable or comma-separated; * for any")
+	if err := fs.Parse(args); err != nil {
+		return cfg, "", err
+	}
+	if fs.NArg() > 0 {
+		return cfg, "", fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	}
+	if cfg.MaxSessions < 1 {
+		return cfg, "", fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
+	}
+	var err error
+	if cfg.ActionSet, err = action.ParseSet(*set); err != nil {
+		return cfg, "", fmt.Errorf("%w: --action-set: %v", errUsage, err)
+	}
+	if cfg.Display != "" {
+		if cfg.Display, err = engine.ParseDisplay(cfg.Display); err != nil {
+			return cfg, "", fmt.Errorf("%w: --display: %v", errUsage, err)
+		}
+	}
+	if cfg.Settings, err = engine.SettingsFromEnv(); err != nil {
+		return cfg, "", err
+	}
+	addr, err := listenAddr(cfg.Addr)
+	if err != nil {
+		return cfg, "", fmt.Errorf("%w: --addr: %v", errUsage, err)
+	}
+	cfg.AllowHosts, cfg.AllowOrigins = splitList(hosts), splitList(origins)
+	if err := openenv.CheckAllowed(cfg.AllowHosts, nil); err != nil {
+		return cfg, "", fmt.Errorf("%w: --allow-host: %v", errUsage, err)
+	}
+	if err := openenv.CheckAllowed(nil, cfg.AllowOrigins); err != nil {
+		return cfg, "", fmt.Errorf("%w: --allow-origin: %v", errUsage, err)
+	}
+	// A host name given to --addr is how clients will reach the server.
+	if host, _, _ := net.SplitHostPort(addr); net.ParseIP(host) == nil && !isLoopback(host) {
+		cfg.AllowHosts = append(cfg.AllowHosts, host)
+	}
+	return cfg, addr, nil
+}
+
+// splitList splits comma-separated values of a repeatable flag.
+func splitList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // listenAddr keeps the server on the loopback interface unless a host is
 // given explicitly: ":8000" and "8000" mean 127.0.0.1:8000.
 func listenAddr(a string) (string, error) {
@@ -160,6 +205,13 @@ func listenAddr(a string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	return strings.Join(l, ", ")
+}
+
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
@@ -177,6 +229,8 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	opts := openenv.Options{
 		MaxSessions:  cfg.MaxSessions,
 		ActionSet:    cfg.ActionSet,
+		AllowHosts:   cfg.AllowHosts,
+		AllowOrigins: cfg.AllowOrigins,
 		PingInterval: cfg.PingInterval,
 		PongTimeout:  cfg.PongTimeout,
 		Logf:         cfg.Logf,

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -186,4 +188,60 @@ func TestPlayOnAServer(t *testing.T) {
 		t.Errorf("last line %s", lines[3])
 	}
 	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
+}
+
+// --allow-host and --allow-origin (repeatable, comma-separated) reach the
+// server; a host name given to --addr is served; a bad value is a usage
+// error naming its flag.
+func TestServeAllowFlags(t *testing.T) {
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+	cfg, addr, err := parseServe(env, []string{"--addr", "box.lan:8123", "--allow-host", "a.lan, b.lan:9000",
+		"--allow-host", "c.lan", "--allow-origin", "http://localhost:3000,*.tools.lan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr != "box.lan:8123" || strings.Join(cfg.AllowHosts, " ") != "a.lan b.lan:9000 c.lan box.lan" ||
+		strings.Join(cfg.AllowOrigins, " ") != "http://localhost:3000 *.tools.lan" {
+		t.Errorf("parsed: addr %s hosts %q origins %q", addr, cfg.AllowHosts, cfg.AllowOrigins)
+	}
+	for _, args := range [][]string{{"--allow-host", "http://a.lan/"}, {"--allow-host", "a.lan:http"}, {"--allow-origin", "http://[x"}} {
+		_, _, err := parseServe(env, args)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%q: %v, want a usage error naming %s", args, err, args[0])
+		}
+	}
+
+	cfg.MaxSessions, cfg.ActionSet, cfg.Logf = 1, action.SetDefault, t.Logf
+	sv, err := newServing(env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() {
+		sv.Close()
+		hs.Close()
+	}()
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", 200}, {"b.lan:9000", "", 200}, {"box.lan:8123", "", 200}, {"b.lan:1", "", 403}, {"evil.example", "", 403},
+		{"", "http://localhost:3000", 200}, {"", "https://x.tools.lan", 200}, {"", "http://evil.example", 403},
+	} {
+		req, _ := http.NewRequest("GET", hs.URL+"/health", nil)
+		if c.host != "" {
+			req.Host = c.host
+		}
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %q Origin %q: %d, want %d", c.host, c.origin, resp.StatusCode, c.want)
+		}
+	}
 }

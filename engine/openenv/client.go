@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -121,8 +122,12 @@ func Dial(ctx context.Context, baseURL string, opts ClientOptions) (*Client, err
 	}
 	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer dcancel()
-	conn, _, err := websocket.Dial(dctx, wsURL, &websocket.DialOptions{HTTPClient: opts.HTTPClient})
+	conn, resp, err := websocket.Dial(dctx, wsURL, &websocket.DialOptions{HTTPClient: opts.HTTPClient})
 	if err != nil {
+		if resp != nil && refused(resp.StatusCode) {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			return nil, fmt.Errorf("the OpenEnv server at %s refused the WebSocket (%s): %s", base, resp.Status, detail(body))
+		}
 		return nil, fmt.Errorf("connecting to the OpenEnv server at %s: %w", wsURL, err)
 	}
 	conn.SetReadLimit(MaxOutFrame)
@@ -180,6 +185,29 @@ func wsEndpoint(raw string) (httpBase, ws string, err error) {
 	return httpBase, w.String(), nil
 }
 
+// refused tells whether an HTTP status is a refusal that waiting will not
+// change (a Waymark server's Host or Origin check answers 403).
+func refused(status int) bool {
+	return status == http.StatusForbidden || status == http.StatusMisdirectedRequest || status == http.StatusUnauthorized
+}
+
+// detail is the reason in a refusal's body: FastAPI's {"detail":"…"}, else
+// the text itself.
+func detail(body []byte) string {
+	var d struct{ Detail any }
+	if json.Unmarshal(body, &d) == nil && d.Detail != nil {
+		if s, ok := d.Detail.(string); ok {
+			return s
+		}
+		b, _ := json.Marshal(d.Detail)
+		return string(b)
+	}
+	if t := strings.TrimSpace(string(body)); t != "" {
+		return t
+	}
+	return "no reason given"
+}
+
 // waitHealthy polls GET /health every 0.5 s until it answers 200.
 func waitHealthy(ctx context.Context, hc *http.Client, base string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
@@ -191,9 +219,14 @@ func waitHealthy(ctx context.Context, hc *http.Client, base string, timeout time
 		}
 		resp, err := hc.Do(req)
 		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
+			}
+			if refused(resp.StatusCode) {
+				// A refusal does not go away by waiting.
+				return fmt.Errorf("the OpenEnv server at %s refused the connection (GET /health answered %s): %s", base, resp.Status, detail(body))
 			}
 			last = fmt.Errorf("GET /health answered %s", resp.Status)
 		} else {

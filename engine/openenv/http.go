@@ -180,6 +180,10 @@ func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
 		unprocessable(w, []action.FieldError{action.NewFieldError("dict_type", []any{"body", "action"}, "Input should be a valid dictionary", raw, nil)}, false)
 		return
 	}
+	if errs := checkMetadata(raw.(map[string]any)); len(errs) > 0 {
+		unprocessable(w, errs, true)
+		return
+	}
 	a, err := action.FromValue(raw, s.opts.ActionSet)
 	if err != nil {
 		var ve *action.ValidationError

@@ -45,7 +45,7 @@ func TestErrorCodesKeepTheSession(t *testing.T) {
 		{`{"type":"step","data":{"metadata":{},"op":"click","x":400,"y":300,"text":"","dy":0}}`, CodeExecution, "reset before stepping"},
 		{`{"type":"reset","data":{"start_url":"ftp://example.com"}}`, CodeExecution, "expected an HTTP(S) URL without credentials"},
 		{`{"type":"reset","data":{"start_url":"http://user:pw@example.com/"}}`, CodeExecution, "expected an HTTP(S) URL without credentials"},
-		{`{"type":"reset","data":{}}`, CodeExecution, "expected an HTTP(S) URL without credentials"},
+		{`{"type":"reset","data":{}}`, CodeExecution, `expected an HTTP(S) URL without credentials: reset needs start_url, e.g. reset(start_url="https://example.com/")`},
 		{`{"type":"state","data":{}}`, CodeValidation, "Invalid message"},
 		{`{"type":"step"}`, CodeValidation, "Invalid message"},
 		{`[]`, CodeValidation, "Invalid message"},
@@ -216,7 +216,7 @@ func TestHTTPEndpoints(t *testing.T) {
 	get := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, hs.URL+path, strings.NewReader(body))
-		if body != "" {
+		if method == "POST" {
 			req.Header.Set("Content-Type", "application/json")
 		}
 		resp, err := http.DefaultClient.Do(req)
@@ -348,7 +348,7 @@ func TestKeepAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_, _ = io.WriteString(conn, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+	_, _ = io.WriteString(conn, "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 	waitFor(t, "the mute session to open", func() bool { return srv.ActiveSessions() == 2 })
 	waitFor(t, "the mute session to be dropped", func() bool { return srv.ActiveSessions() == 1 })

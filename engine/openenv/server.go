@@ -93,6 +93,12 @@ type Options struct {
 	// eng is the episode's engine (the WrapEpisode result). Later episodes
 	// of the session get the name as their Agent.
 	OnAgentName func(eng engine.Engine, name string)
+	// AllowHosts are host names (or name:port) served besides the loopback
+	// names and the address a connection came in on; "*" allows any.
+	AllowHosts []string
+	// AllowOrigins are web origins ("http://host:port") or host patterns
+	// ("*.lan") allowed besides the server's own origin; "*" allows any.
+	AllowOrigins []string
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
 }
@@ -109,6 +115,7 @@ type Server struct {
 	sessions map[string]*session
 	wg       sync.WaitGroup
 
+	guard          *guard
 	pongs          atomic.Int64
 	statelessSlots chan struct{} // browsers started by stateless HTTP /reset
 }
@@ -136,15 +143,24 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
 	}
-	s := &Server{opts: opts, sessions: map[string]*session{}, statelessSlots: make(chan struct{}, opts.MaxSessions)}
+	g, err := newGuard(opts.AllowHosts, opts.AllowOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("openenv: %w", err)
+	}
+	s := &Server{opts: opts, guard: g, sessions: map[string]*session{}, statelessSlots: make(chan struct{}, opts.MaxSessions)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mux = http.NewServeMux()
 	s.routes()
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. Every request, the WebSocket upgrade
+// included, first passes the Host, Origin and Content-Type checks.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.check(w, r) {
+		s.mux.ServeHTTP(w, r)
+	}
+}
 
 // ActiveSessions is the number of open WebSocket sessions.
 func (s *Server) ActiveSessions() int {
@@ -205,7 +221,11 @@ type inbound struct {
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		OnPongReceived: func(context.Context, []byte) { s.pongs.Add(1) },
+		// The library's own Origin check, with the same allowed origins
+		// as the guard (which has already run).
+		OriginPatterns:     s.guard.origins,
+		InsecureSkipVerify: s.guard.anyOrigin,
+		OnPongReceived:     func(context.Context, []byte) { s.pongs.Add(1) },
 	})
 	if err != nil {
 		return // Accept has answered the HTTP request
@@ -504,10 +524,35 @@ type resetRequest struct {
 	hasURL bool
 }
 
+// resetMisspellings are reset kwargs agents plausibly send for the ones
+// Waymark reads; unknown kwargs are otherwise ignored, as the reference
+// ignores them, which would hide the mistake behind "expected an HTTP(S)
+// URL" or a default task.
+var resetMisspellings = map[string]string{
+	"url": "start_url", "startUrl": "start_url", "startURL": "start_url", "start-url": "start_url", "starturl": "start_url",
+	"taskId": "task_id", "taskID": "task_id", "task-id": "task_id",
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // parseReset reads reset kwargs. Errors are EXECUTION_ERROR messages, as the
 // reference raises them from reset().
 func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 	var rr resetRequest
+	for _, k := range sortedKeys(data) {
+		if want, ok := resetMisspellings[k]; ok {
+			if _, given := data[want]; !given {
+				return rr, fmt.Errorf("unknown field %s: did you mean %s?", k, want)
+			}
+		}
+	}
 	if id, ok := data["task_id"]; ok && id != nil {
 		key := fmt.Sprint(action.PlainJSON(id))
 		if s.opts.Task == nil {
@@ -531,6 +576,10 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 			return rr, action.ErrBadURL
 		}
 		rr.opts.StartURL = str
+	}
+	if strings.TrimSpace(rr.opts.StartURL) == "" {
+		// The reference's message, and what to do.
+		return rr, fmt.Errorf("%s: reset needs start_url, e.g. reset(start_url=\"https://example.com/\")", action.MsgBadURL)
 	}
 	if err := action.CheckURL(rr.opts.StartURL); err != nil {
 		return rr, err
@@ -594,6 +643,9 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 }
 
 func (ss *session) step(ctx context.Context, data map[string]any) []byte {
+	if errs := checkMetadata(data); len(errs) > 0 {
+		return validationFrame(errs)
+	}
 	a, err := action.FromValue(data, ss.srv.opts.ActionSet)
 	if err != nil {
 		var ve *action.ValidationError

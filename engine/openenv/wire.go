@@ -272,3 +272,61 @@ func pyJSONError(msg string, data []byte, byteOff int) error {
 	}
 	return fmt.Errorf("%s: line %d column %d (char %d)", msg, line, col, char)
 }
+
+// MaxMetadataBytes bounds an action's metadata once encoded: metadata is
+// stored with every recorded step, and 64 KiB is far more than a name or a
+// note needs.
+const MaxMetadataBytes = 64 << 10
+
+// checkMetadata validates an action's metadata before the action is parsed:
+// every number must fit a 64-bit float (1e400 would decode as infinity and
+// could not be stored), and the whole must encode to at most
+// MaxMetadataBytes. A metadata that is not an object is left to the action
+// parser. The errors are pydantic-shaped, located under "metadata".
+func checkMetadata(act map[string]any) []action.FieldError {
+	md, ok := act["metadata"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	var errs []action.FieldError
+	var walk func(v any, loc []any)
+	walk = func(v any, loc []any) {
+		if len(errs) >= 10 {
+			return
+		}
+		switch t := v.(type) {
+		case json.Number:
+			if f, _ := strconv.ParseFloat(string(t), 64); math.IsInf(f, 0) {
+				fe := action.NewFieldError("finite_number", append([]any(nil), loc...),
+					fmt.Sprintf("Input should be a finite number: %s does not fit a 64-bit float (send it as a string)", t), nil, nil)
+				fe.Input = string(t)
+				errs = append(errs, fe)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(t[k], append(loc, k))
+			}
+		case []any:
+			for i, x := range t {
+				walk(x, append(loc, i))
+			}
+		}
+	}
+	walk(md, []any{"metadata"})
+	if len(errs) > 0 {
+		return errs
+	}
+	if n := len(enc(md)); n > MaxMetadataBytes {
+		msg := fmt.Sprintf("metadata is %d bytes once encoded; at most %d bytes (%d KiB) are accepted: keep large data out of actions "+
+			"(metadata is stored with every recorded step)", n, MaxMetadataBytes, MaxMetadataBytes>>10)
+		fe := action.NewFieldError("value_error", []any{"metadata"}, "Value error, "+msg, nil, map[string]any{"error": msg})
+		fe.Input = fmt.Sprintf("(an object of %d bytes, not repeated here)", n)
+		errs = append(errs, fe)
+	}
+	return errs
+}

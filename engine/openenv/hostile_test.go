@@ -1,0 +1,106 @@
+package openenv
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// hostileWS is the table of hostile WebSocket messages and what the server
+// answers: the code and a part of the message (the message of an error
+// frame, or of its first pydantic error). The session survives every one.
+var hostileWS = []struct {
+	name, send, code, msg string
+	loc                   string // the first error's loc, joined by "."
+}{
+	{"metadata over 64 KiB", `{"type":"step","data":{"op":"wait","metadata":{"blob":"` + strings.Repeat("a", 70<<10) + `"}}}`,
+		CodeValidation, "metadata is 71691 bytes once encoded; at most 65536 bytes (64 KiB) are accepted", "metadata"},
+	{"metadata of 15 MiB", `{"type":"step","data":{"op":"wait","metadata":{"blob":"` + strings.Repeat("a", 15<<20) + `"}}}`,
+		CodeValidation, "at most 65536 bytes (64 KiB) are accepted", "metadata"},
+	{"metadata number overflows", `{"type":"step","data":{"op":"wait","metadata":{"x":1e400}}}`,
+		CodeValidation, "Input should be a finite number: 1e400 does not fit a 64-bit float (send it as a string)", "metadata.x"},
+	{"nested metadata number overflows", `{"type":"step","data":{"op":"wait","metadata":{"a":[1,{"b":-1E999}]}}}`,
+		CodeValidation, "Input should be a finite number: -1E999", "metadata.a.1.b"},
+	{"metadata not an object", `{"type":"step","data":{"op":"wait","metadata":[1]}}`, CodeValidation, "Input should be a valid dictionary", "metadata"},
+	{"dy overflows", `{"type":"step","data":{"op":"scroll","dy":1e400}}`, CodeValidation, "Input should be a valid integer", "dy"},
+	{"extra action key with an overflowing number", `{"type":"step","data":{"op":"wait","zz":1e400}}`, CodeValidation, "Extra inputs are not permitted", "zz"},
+	{"extra envelope key with an overflowing number", `{"type":"state","zz":1e400}`, CodeValidation, "Extra inputs are not permitted", "zz"},
+	{"reset with url", `{"type":"reset","data":{"url":"https://example.com/"}}`, CodeExecution, "unknown field url: did you mean start_url?", ""},
+	{"reset with startUrl", `{"type":"reset","data":{"startUrl":"https://example.com/"}}`, CodeExecution, "unknown field startUrl: did you mean start_url?", ""},
+	{"reset with taskId", `{"type":"reset","data":{"taskId":"shop-1"}}`, CodeExecution, "unknown field taskId: did you mean task_id?", ""},
+	{"reset with no start_url", `{"type":"reset","data":{}}`, CodeExecution, "start_url", ""},
+	{"not an object", `[1,2]`, CodeValidation, "Input should be a valid dictionary", ""},
+	{"unknown type", `{"type":"jump"}`, CodeUnknownType, "Unknown message type: jump", ""},
+	{"deeply nested", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), CodeInvalidJSON, "Invalid JSON", ""},
+}
+
+func TestHostileWebSocketInputs(t *testing.T) {
+	_, hs := testServer(t, Options{NewEngine: sketchFactory(nil)})
+	r := dialRaw(t, hs)
+	if code, msg := errCode(t, r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)); code != "" {
+		t.Fatalf("reset: %s %s", code, msg)
+	}
+	for _, c := range hostileWS {
+		t.Run(c.name, func(t *testing.T) {
+			reply := r.call(c.send)
+			// Every reply decodes as plain JSON, as a Go or Python client reads it.
+			var plain any
+			if err := json.Unmarshal(reply, &plain); err != nil {
+				t.Fatalf("the reply does not decode: %v: %.300s", err, reply)
+			}
+			if len(reply) > 4096 && strings.HasPrefix(string(reply), `{"type":"error"`) {
+				t.Errorf("the reply is %d bytes: it should not echo a large input", len(reply))
+			}
+			code, msg := errCode(t, reply)
+			var frame struct {
+				Data struct {
+					Errors []struct {
+						Loc []any
+						Msg string
+					}
+				}
+			}
+			_ = json.Unmarshal(reply, &frame)
+			if len(frame.Data.Errors) > 0 {
+				msg = frame.Data.Errors[0].Msg
+				var loc []string
+				for _, l := range frame.Data.Errors[0].Loc {
+					loc = append(loc, fmt.Sprint(l))
+				}
+				if got := strings.Join(loc, "."); c.loc != "" && got != c.loc {
+					t.Errorf("loc %s, want %s", got, c.loc)
+				}
+			}
+			if code != c.code || !strings.Contains(msg, c.msg) {
+				t.Errorf("got %s %q\nwant %s …%s…\n%.300s", code, msg, c.code, c.msg, reply)
+			}
+		})
+	}
+	// The session is still there, with its episode.
+	if code, msg := errCode(t, r.call(`{"type":"step","data":{"op":"wait","metadata":{"agent":"x","n":1.5}}}`)); code != "" {
+		t.Errorf("a valid step after the hostile inputs: %s %s", code, msg)
+	}
+}
+
+// The same rules on the stateless HTTP /step and /reset.
+func TestHostileHTTPInputs(t *testing.T) {
+	var f countingFactory
+	_, hs := testServer(t, Options{NewEngine: f.new})
+	for _, c := range []struct{ path, body, want string }{
+		{"/step", `{"action":{"op":"wait","metadata":{"x":1e400}}}`, `"type":"finite_number","loc":["metadata","x"]`},
+		{"/step", `{"action":{"op":"wait","metadata":{"b":"` + strings.Repeat("a", 70<<10) + `"}}}`, `at most 65536 bytes (64 KiB) are accepted`},
+		// The reference's bare 500 (pinned by the HTTP golden transcript);
+		// the WebSocket reply carries the message.
+		{"/reset", `{"url":"https://example.com/"}`, `Internal Server Error`},
+	} {
+		status, body := request(t, hs, "POST", c.path, "", "", "application/json", c.body)
+		if (status != http.StatusUnprocessableEntity && status != http.StatusInternalServerError) || !strings.Contains(body, c.want) {
+			t.Errorf("POST %s %.80s: %d %.300s\nwant …%s…", c.path, c.body, status, body, c.want)
+		}
+	}
+	if n := f.count(); n != 0 {
+		t.Errorf("%d engines started for refused requests", n)
+	}
+}
