@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"waymark/dataset"
+	"waymark/engine/action"
 )
 
 // The export contract, pinned from outside the code: the features of each
@@ -237,4 +238,44 @@ func pageStats(h format.PageHeader) *format.Statistics {
 		return &h.DataPageHeaderV2.V.Statistics
 	}
 	return nil
+}
+
+// The BrowserGym form of every action and every key name (Playwright's key
+// names), written out.
+func TestContractBrowserGymVocabulary(t *testing.T) {
+	keys := map[string]string{
+		"ENTER": "Enter", "TAB": "Tab", "ESCAPE": "Escape", "BACKSPACE": "Backspace", "CTRL+A": "ControlOrMeta+a",
+		"UP": "ArrowUp", "DOWN": "ArrowDown", "LEFT": "ArrowLeft", "RIGHT": "ArrowRight",
+		"PAGE_UP": "PageUp", "PAGE_DOWN": "PageDown", "HOME": "Home", "END": "End", "DELETE": "Delete",
+		"SPACE": "Space", "SHIFT+TAB": "Shift+Tab",
+		"F5": "F5", // not a Waymark key: passed through
+	}
+	for k, want := range keys {
+		if got := BrowserGymAction(action.PressKey(k)); got != `keyboard_press("`+want+`")` {
+			t.Errorf("key %s: %s", k, got)
+		}
+	}
+	i := action.Int
+	for _, c := range []struct {
+		a    action.Action
+		want string
+	}{
+		{action.ClickAt(0, 0), "mouse_click(0, 0)"},
+		{action.ClickAt(799, 599), "mouse_click(799, 599)"},
+		{action.Action{Op: action.Click, X: i(1)}, ""},
+		{action.Action{Op: action.Move, X: i(5), Y: i(6)}, "mouse_move(5, 6)"},
+		{action.Action{Op: action.Move, Y: i(6)}, ""},
+		{action.Action{Op: action.DoubleClick, X: i(7)}, ""},
+		{action.Action{Op: action.Drag, X: i(1), Y: i(2), X2: i(3)}, ""},
+		{action.Action{Op: action.Drag, X2: i(3), Y2: i(4)}, ""},
+		{action.ScrollBy(0), "scroll(0, 0)"},
+		{action.ScrollBy(1200), "scroll(0, 1200)"},
+		{action.TypeText("a\\b\n\u00e9<>&"), `keyboard_type("a\\b\né<>&")`},
+		{action.FinishWith(""), `send_msg_to_user("")`},
+		{action.Action{Op: action.Goto, URL: ""}, `goto("")`},
+	} {
+		if got := BrowserGymAction(c.a); got != c.want {
+			t.Errorf("%v: got %s, want %s", c.a, got, c.want)
+		}
+	}
 }
