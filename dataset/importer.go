@@ -35,6 +35,7 @@ import (
 //	url_pattern url_pattern, url_regex                                → check kind "url"
 //	check_js    check_js, js_check                                    → check kind "js"
 //	id          id, task_id, source_id                                → kept as the task's SourceID
+//	keep_secrets keep_secrets   true/false, 1/0, yes/no: keep the text typed into password and payment fields
 //
 // ImportOptions.Map overrides any of them (field → column).
 //
@@ -61,21 +62,24 @@ const (
 	FieldURLPattern = "url_pattern"
 	FieldCheckJS    = "check_js"
 	FieldID         = "id"
+	// FieldKeepSecrets opts a task out of redaction (Task.KeepSecrets).
+	FieldKeepSecrets = "keep_secrets"
 )
 
 // ImportFields lists the fields in the order reports show them.
-var ImportFields = []string{FieldGoal, FieldURL, FieldCategory, FieldAnswer, FieldURLPattern, FieldCheckJS, FieldID}
+var ImportFields = []string{FieldGoal, FieldURL, FieldCategory, FieldAnswer, FieldURLPattern, FieldCheckJS, FieldID, FieldKeepSecrets}
 
 // ColumnAliases are the column names recognised for each field, in order of
 // preference.
 var ColumnAliases = map[string][]string{
-	FieldGoal:       {"goal", "task", "instruction", "intent", "question", "prompt", "confirmed_task", "ques"},
-	FieldURL:        {"url", "start_url", "website", "web", "start_page"},
-	FieldCategory:   {"category", "type", "task_type", "task_category"},
-	FieldAnswer:     {"answer", "expected_answer", "answers", "reference_answer"},
-	FieldURLPattern: {"url_pattern", "url_regex"},
-	FieldCheckJS:    {"check_js", "js_check"},
-	FieldID:         {"id", "task_id", "source_id"},
+	FieldGoal:        {"goal", "task", "instruction", "intent", "question", "prompt", "confirmed_task", "ques"},
+	FieldURL:         {"url", "start_url", "website", "web", "start_page"},
+	FieldCategory:    {"category", "type", "task_type", "task_category"},
+	FieldAnswer:      {"answer", "expected_answer", "answers", "reference_answer"},
+	FieldURLPattern:  {"url_pattern", "url_regex"},
+	FieldCheckJS:     {"check_js", "js_check"},
+	FieldID:          {"id", "task_id", "source_id"},
+	FieldKeepSecrets: {"keep_secrets"},
 }
 
 var categoryWords = map[string]string{}
@@ -238,8 +242,8 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, archived, created_at, updated_at)
-		VALUES (?,?,?,?,?,?,?,0,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
+	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, archived, created_at, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,0,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
@@ -248,7 +252,7 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 	kept := rep.Tasks[:0]
 	for i, t := range rep.Tasks {
 		cj, _ := checkJSON(t.Check)
-		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, ts, ts)
+		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, ts, ts)
 		if err != nil {
 			return ImportReport{File: rep.File}, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 		}
@@ -467,6 +471,13 @@ func rowTask(tr tableRow, mapping map[string]string, defCategory string) (Task, 
 		return t, fmt.Sprintf("unknown category %q; accepted: information (info, qa, question…), navigation (nav, navigate, browse…), interaction (interact, action, form, transaction…)", rawCat)
 	}
 	t.SourceID, _ = get(FieldID)
+	switch ks, _ := get(FieldKeepSecrets); strings.ToLower(ks) {
+	case "", "0", "false", "no", "off":
+	case "1", "true", "yes", "on":
+		t.KeepSecrets = true
+	default:
+		return t, fmt.Sprintf("column %q: %q is not a yes or no; write true or false", mapping[FieldKeepSecrets], ks)
+	}
 	answer, _ := get(FieldAnswer)
 	pattern, _ := get(FieldURLPattern)
 	js, _ := get(FieldCheckJS)

@@ -55,6 +55,7 @@ type Recorder struct {
 	next      int    // index of the next step
 	open      bool   // the episode is recording
 	discarded bool   // the current episode was discarded
+	keep      bool   // the episode's task keeps secrets (Task.KeepSecrets)
 	failed    error  // a write failure that stopped the episode's recording
 	closed    bool
 }
@@ -178,7 +179,7 @@ func (r *Recorder) Reset(ctx context.Context, opts engine.ResetOptions) (engine.
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
 	r.mu.Lock()
-	r.ep, r.next, r.open, r.failed, r.discarded = ep.ID, 1, !obs.Done, nil, false
+	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = ep.ID, 1, !obs.Done, nil, false, t.KeepSecrets
 	r.mu.Unlock()
 	return obs, nil
 }
@@ -226,12 +227,14 @@ func endOf(obs engine.Observation) episodeEnd {
 // the episode finished with its end reason, final answer, final URL and
 // automatic reward. If the step cannot be written (disk full, database
 // locked), the error wraps ErrNotSaved, the step is not reported, and the
-// episode's recording stops with every earlier step kept.
+// episode's recording stops with every earlier step kept. The text of a type
+// action that went into a password or payment field (obs.Redacted) is
+// stored as action.RedactedText unless the task keeps secrets.
 func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {
 	r.op.Lock()
 	defer r.op.Unlock()
 	r.mu.Lock()
-	closed, failed, open, discarded, ep, idx := r.closed, r.failed, r.open, r.discarded, r.ep, r.next
+	closed, failed, open, discarded, ep, idx, keep := r.closed, r.failed, r.open, r.discarded, r.ep, r.next, r.keep
 	r.mu.Unlock()
 	switch {
 	case closed:
@@ -252,6 +255,12 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 	obs, err := r.eng.Step(ctx, a)
 	if err != nil {
 		return obs, err
+	}
+	if obs.Redacted && !keep {
+		a = a.Redact()
+		if aj, err = a.MarshalJSON(); err != nil {
+			return engine.Observation{}, err
+		}
 	}
 	st := stepOf(ep, idx, &a, string(aj), obs)
 	var end *episodeEnd

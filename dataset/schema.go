@@ -122,6 +122,11 @@ ALTER TABLE tasks ADD COLUMN source_id TEXT NOT NULL DEFAULT ''; -- the row's id
 CREATE INDEX episodes_started ON episodes (started_at);
 CREATE INDEX episodes_task_status ON episodes (task_id, status, annotator);
 `,
+	// 2 → 3: text typed into password and payment fields is stored as
+	// "[redacted]" unless the task keeps it (keep_secrets = 1).
+	`
+ALTER TABLE tasks ADD COLUMN keep_secrets INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

@@ -40,16 +40,19 @@ var FailureTypes = []string{"wrong_element", "wrong_text", "missed_step", "wrong
 
 // Task is something to demonstrate.
 type Task struct {
-	ID        string
-	Goal      string
-	Category  string
-	StartURL  string
-	Source    string
-	SourceID  string // the row's id in the file it was imported from, if any
-	Check     *action.Check
-	Archived  bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID       string
+	Goal     string
+	Category string
+	StartURL string
+	Source   string
+	SourceID string // the row's id in the file it was imported from, if any
+	Check    *action.Check
+	// KeepSecrets keeps the text typed into password and payment fields in
+	// the task's episodes; by default it is stored as action.RedactedText.
+	KeepSecrets bool
+	Archived    bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Episode is one attempt at a task.
@@ -81,7 +84,7 @@ type Step struct {
 	EpisodeID  string
 	Index      int
 	Action     *action.Action // nil for step 0
-	ActionJSON string         // exact JSON the engine received ("" for step 0)
+	ActionJSON string         // the JSON the engine received, secret text redacted ("" for step 0)
 	URL        string
 	Title      string
 	Error      string
