@@ -167,3 +167,35 @@ func TestContractAgreementByHand(t *testing.T) {
 		}
 	}
 }
+
+// Without a known extension, the format comes from the content.
+func TestContractFormatFromContent(t *testing.T) {
+	s := wmStore(t)
+	for _, c := range []struct{ name, data, format string }{
+		{"tasks", `[{"goal":"G1","url":"http://a.test/","category":"info"}]`, "json"},
+		{"tasks.txt", "  \n{\"goal\":\"G2\",\"url\":\"http://a.test/\",\"category\":\"info\"}\n", "json"},
+		{"tasks", "\xef\xbb\xbf{\"goal\":\"G3\",\"url\":\"http://a.test/\",\"category\":\"info\"}", "json"},
+		{"tasks", "goal\turl\tcategory\nG4\thttp://a.test/\tinfo\n", "tsv"},
+		{"tasks", "goal,url,category\nG5,http://a.test/,info\n", "csv"},
+		{"tasks", "goal,url,category,note\tx\nG6,http://a.test/,info,n\n", "csv"},
+		{"tasks.TSV", "goal\turl\tcategory\nG7\thttp://a.test/\tinfo\n", "tsv"},
+		{"tasks.tab", "goal\turl\tcategory\nG8\thttp://a.test/\tinfo\n", "tsv"},
+		{"tasks.NDJSON", `{"goal":"G9","url":"http://a.test/","category":"info"}`, "jsonl"},
+	} {
+		rep, err := s.PreviewImport(strings.NewReader(c.data), c.name, ImportOptions{})
+		if err != nil || rep.Format != c.format || rep.Imported != 1 {
+			t.Errorf("%s %q: format %q, %v; want %s", c.name, c.data, rep.Format, err, c.format)
+		}
+	}
+	for _, c := range []struct{ data, want string }{
+		{"goal,url,category\nok,http://a.test/,info\nbad \xff here,http://a.test/,info\n", "first bad byte on line 3, column 5"},
+		{"\xffgoal", "first bad byte on line 1, column 1"},
+		{"goal,url\n\n\néé\xc3", "first bad byte on line 4, column 3"},
+		{"\xfe\xffxx", "UTF-16"},
+	} {
+		_, err := s.PreviewImport(strings.NewReader(c.data), "t.csv", ImportOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.data, err, c.want)
+		}
+	}
+}
