@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,62 @@ func BenchmarkStaticVsFloor(b *testing.B) {
 	b.ReportMetric(float64(f.Microseconds())/1000, "ms/floor-median")
 	b.ReportMetric(float64(s.Microseconds())/1000, "ms/step-median")
 	b.ReportMetric(float64(s)/float64(f), "ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkStaleCorpus runs the staleness corpus once (every page: its
+// action, then the 1.5 s reference wait) on one browser and reports the
+// median step time of the corpus's actions, how many observations were
+// stale, how many must-not-stall pages waited for the cap, and beside them
+// the floor (a bare CDP click and PNG, timed in the benchmark loop) and a
+// step made of a click, a fixed 1.5 s sleep and a PNG (the reference
+// environment's way). Targets: 0 stale; corpus median ≤ 1/3 of the sleep.
+func BenchmarkStaleCorpus(b *testing.B) {
+	cases := loadCorpus(b)
+	ts := corpusServer(b)
+	e := corpusEngine(b, engine.DisplayAuto)
+	res := runCorpus(b, e, ts.URL, cases)
+	var steps []time.Duration
+	stale, stalled := 0, 0
+	for _, r := range res {
+		steps = append(steps, r.Step)
+		if len(r.Stale) > 0 {
+			stale++
+			b.Logf("%s: stale: %s", r.Name, strings.Join(r.Stale, "; "))
+		}
+		if r.Stalled {
+			stalled++
+		}
+	}
+	slices.Sort(steps)
+	reset(b, e, ts.URL+"/stale/timer-click-0.html")
+	tb := e.ep.tab
+	// The reference's step: the action, a fixed 1.5 s sleep, the screenshot.
+	sleepStart := time.Now()
+	ctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
+	if err := click(ctx, 600, 500, 1); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}); err != nil {
+		b.Fatal(err)
+	}
+	cancel()
+	sleepStep := time.Since(sleepStart)
+	var floor []time.Duration
+	for b.Loop() {
+		floor = append(floor, floorStep(b, tb))
+	}
+	slices.Sort(floor)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	med := steps[len(steps)/2]
+	b.ReportMetric(float64(len(res)), "cases")
+	b.ReportMetric(float64(stale), "stale")
+	b.ReportMetric(float64(stalled), "stalled")
+	b.ReportMetric(ms(med), "ms/corpus-median")
+	b.ReportMetric(ms(steps[len(steps)*9/10]), "ms/corpus-p90")
+	b.ReportMetric(ms(floor[len(floor)/2]), "ms/floor-median")
+	b.ReportMetric(ms(sleepStep), "ms/sleep-1.5s-step")
+	b.ReportMetric(float64(med)/float64(sleepStep), "corpus/sleep")
 	b.ReportMetric(0, "ns/op")
 }
