@@ -352,6 +352,8 @@ type wireObservation struct {
 		URL        string `json:"url"`
 		Error      string `json:"error"`
 		Done       *bool  `json:"done"`
+		// Metadata may say {"redacted":true} (see observationData).
+		Metadata json.RawMessage `json:"metadata"`
 	} `json:"observation"`
 	Reward json.RawMessage `json:"reward"`
 	Done   bool            `json:"done"`
@@ -365,6 +367,12 @@ func (c *Client) observation(data json.RawMessage) (engine.Observation, error) {
 	o := engine.Observation{URL: w.Observation.URL, Error: w.Observation.Error, Done: w.Done}
 	if w.Observation.Done != nil && *w.Observation.Done {
 		o.Done = true
+	}
+	var md struct {
+		Redacted bool `json:"redacted"`
+	}
+	if json.Unmarshal(w.Observation.Metadata, &md) == nil && md.Redacted {
+		o.Redacted = true
 	}
 	if s := w.Observation.Screenshot; s != "" {
 		s = s[strings.IndexByte(s, ',')+1:] // tolerate a data: prefix

@@ -116,9 +116,18 @@ func fieldErrors(errs []action.FieldError) json.RawMessage {
 // {"observation":{"screenshot":…,"url":…,"error":…},"reward":…,"done":…}.
 // reward is the JSON of the reward (0 over WS, 0.0 over HTTP, or the check's
 // result at the end of a task-pack episode).
+//
+// An observation whose action typed into a password or payment field adds
+// "metadata":{"redacted":true} to the observation (metadata is a field of
+// OpenEnv's Observation model, so Python clients accept it); any other is
+// exactly the Python server's form.
 func observationData(o engine.Observation, reward json.RawMessage) json.RawMessage {
 	shot := base64.StdEncoding.EncodeToString(o.Screenshot)
-	inner := obj(field{"screenshot", shot}, field{"url", o.URL}, field{"error", o.Error})
+	fs := []field{{"screenshot", shot}, {"url", o.URL}, {"error", o.Error}}
+	if o.Redacted {
+		fs = append(fs, field{"metadata", obj(field{"redacted", true})})
+	}
+	inner := obj(fs...)
 	return obj(field{"observation", inner}, field{"reward", reward}, field{"done", o.Done})
 }
 
