@@ -259,8 +259,15 @@ func countUsingDir(dir string, kill bool) int {
 		if err != nil {
 			continue
 		}
-		for arg := range bytes.SplitSeq(b, []byte{0}) {
-			if bytes.Equal(arg, flag) || (bytes.HasPrefix(arg, flag) && len(arg) > len(flag) && arg[len(flag)] == '/') {
+		// Chromium's helpers rewrite their command line into one string
+		// with spaces between the arguments, so look for the flag anywhere.
+		for rest := b; ; {
+			i := bytes.Index(rest, flag)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(flag):]
+			if len(rest) == 0 || rest[0] == 0 || rest[0] == ' ' || rest[0] == '/' {
 				if kill {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
