@@ -14,7 +14,7 @@ APT_PACKAGES := chromium xvfb xauth xdotool imagemagick fonts-dejavu-core fonts-
 
 BIN := bin/waymark
 
-.PHONY: deps build run test bench vet clean mutate
+.PHONY: deps build run test bench vet clean mutate drill
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -41,6 +41,12 @@ vet: deps
 test: deps
 	$(GO) vet ./...
 	$(GO) test -timeout 40m ./...
+
+# The crash drill with 200 kills (make test runs 20): a recording process is
+# killed with SIGKILL at random moments; every acknowledged step must survive.
+DRILL_KILLS ?= 200
+drill: deps
+	WAYMARK_DRILL_KILLS=$(DRILL_KILLS) $(GO) test -run '^TestCrashDrill$$' -count=1 -v -timeout 120m ./app
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 40m ./...
