@@ -40,6 +40,13 @@ type Settings struct {
 	// OpTimeout bounds every other browser operation (input, script,
 	// screenshot). Past it the episode ends with renderer_timeout.
 	OpTimeout time.Duration
+	// RecoverObservation (opt-in): an observation with no visible content
+	// (a page that has not painted its body yet) is read again, after
+	// DOMContentLoaded, at most 3 times within OpTimeout; the action is
+	// never repeated. A page still blank ends the episode with
+	// blank_observation and steps are refused until the next reset, so a
+	// genuinely blank page is rejected in this mode.
+	RecoverObservation bool
 }
 
 // Defaults, as the reference environment's.

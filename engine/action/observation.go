@@ -61,13 +61,19 @@ const (
 	EndTimeout         = "timeout"
 	EndDiscarded       = "discarded"
 	EndInterrupted     = "interrupted"
+	// EndBlankObservation: with observation recovery on, the page showed
+	// no visible content after every fresh read.
+	EndBlankObservation = "blank_observation"
 )
 
 // Observation error codes, as the reference's (plus renderer_crashed).
 const (
-	ErrPageLoadTimeout     = "page_load_timeout"
-	ErrRendererTimeout     = "renderer_timeout"
-	ErrBotVerification     = "blocked_by_bot_verification"
-	ErrRendererCrashed     = "renderer_crashed"
+	ErrPageLoadTimeout = "page_load_timeout"
+	ErrRendererTimeout = "renderer_timeout"
+	ErrBotVerification = "blocked_by_bot_verification"
+	ErrRendererCrashed = "renderer_crashed"
+	// ErrBlankObservation: observation recovery found no visible content
+	// (the episode ends; Waymark's addition).
+	ErrBlankObservation    = "blank_observation"
 	MsgResetBeforeStepping = "reset before stepping"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -31,6 +30,9 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		return action.Observation{}, errors.New("the browser engine is closed")
 	}
 	ep := e.ep
+	if ep != nil && ep.done && ep.endedBy == action.EndBlankObservation {
+		return action.Observation{}, errBlankRefusal
+	}
 	if ep == nil || ep.done {
 		return action.Observation{}, engine.ErrResetBeforeStepping
 	}
@@ -264,18 +266,13 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 	t := ep.tab
 	capStart := time.Now()
 	if fatal == nil {
-		var (
-			wg              sync.WaitGroup
-			png             []byte
-			shotErr, infErr error
-			url, title      string
-			bot             bool
-		)
-		wg.Go(func() { png, shotErr = t.screenshot(ctx, e.set.OpTimeout) })
-		var state string
-		url, title, bot, state, infErr = t.info(ctx, e.set.OpTimeout, e.stateExpr)
-		wg.Wait()
-		e.lastState = state
+		png, in, shotErr, infErr := e.capture(ctx, t)
+		blank := false
+		if shotErr == nil && infErr == nil && !in.content {
+			png, in, shotErr, infErr, blank = e.recoverObservation(ctx, t, png, in)
+		}
+		url, title, bot := in.url, in.title, in.bot
+		e.lastState = in.state
 		if strings.HasPrefix(url, "chrome-error://") && e.browserAlive() {
 			// A network error page: report the address that failed, as the
 			// address bar shows it.
@@ -295,6 +292,9 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 			if obs.Error == "" {
 				obs.Error = action.ErrRendererTimeout
 			}
+		case blank:
+			obs.Error = action.ErrBlankObservation
+			ep.done, ep.endedBy = true, action.EndBlankObservation
 		case bot:
 			obs.Error = action.ErrBotVerification
 			ep.done, ep.endedBy = true, action.EndBotVerification

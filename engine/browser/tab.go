@@ -27,7 +27,24 @@ const infoScript = `(() => {
   text = text.toLowerCase().replace(/\s+/g, ' ');
   const bot = (text.includes('cloudflare') && (text.includes('verifying you are human') || text.includes('verify you are human'))) ||
     (text.includes('vercel security checkpoint') && (text.includes('verify your browser') || text.includes('verifying your browser')));
-  return [location.href, document.title, bot, EXTRA];
+  const content = CONTENT;
+  return [location.href, document.title, bot, EXTRA, content];
+})()`
+
+// contentCheck tells whether the page shows anything: visible text, or an
+// element in the body with a box of at least 1×1 px that is not hidden. It
+// is part of infoScript only with observation recovery on.
+const contentCheck = `(() => {
+  if (text.trim()) return true;
+  const b = document.body;
+  if (!b) return false;
+  try {
+    for (const el of b.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width >= 1 && r.height >= 1 && getComputedStyle(el).visibility !== 'hidden') return true;
+    }
+  } catch (e) { return true; }
+  return false;
 })()`
 
 // tab is one page target the engine drives and the state its events feed.
@@ -224,31 +241,46 @@ func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Conte
 	return err
 }
 
+// pageInfo is what an observation reads from the page with its screenshot.
+type pageInfo struct {
+	url, title string
+	bot        bool   // a bot-verification page
+	state      string // the value of the tests' extra expression
+	content    bool   // visible content (always true unless checked)
+}
+
 // info reads URL, title and the bot-verification verdict; extra, when
 // set, is a JavaScript expression read in the same evaluation (the tests'
-// page-state value).
-func (t *tab) info(ctx context.Context, d time.Duration, extra string) (url, title string, bot bool, state string, err error) {
+// page-state value); with checkContent the page is checked for visible
+// content in the same evaluation.
+func (t *tab) info(ctx context.Context, d time.Duration, extra string, checkContent bool) (pageInfo, error) {
 	x := "''"
 	if extra != "" {
 		x = "(() => { try { return String(" + extra + "); } catch (e) { return 'error: ' + e; } })()"
 	}
-	script := strings.Replace(infoScript, "EXTRA", x, 1)
+	c := "true"
+	if checkContent {
+		c = contentCheck
+	}
+	script := strings.NewReplacer("EXTRA", x, "CONTENT", c).Replace(infoScript)
 	var raw []any
-	err = t.do(ctx, d, func(ctx context.Context) error {
+	err := t.do(ctx, d, func(ctx context.Context) error {
 		var err error
 		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](script))
 		return err
 	})
 	if err != nil {
-		return "", "", false, "", err
+		return pageInfo{}, err
 	}
-	if len(raw) == 4 {
-		url, _ = raw[0].(string)
-		title, _ = raw[1].(string)
-		bot, _ = raw[2].(bool)
-		state, _ = raw[3].(string)
+	in := pageInfo{content: true}
+	if len(raw) == 5 {
+		in.url, _ = raw[0].(string)
+		in.title, _ = raw[1].(string)
+		in.bot, _ = raw[2].(bool)
+		in.state, _ = raw[3].(string)
+		in.content, _ = raw[4].(bool)
 	}
-	return url, title, bot, state, nil
+	return in, nil
 }
 
 // screenshot captures the viewport as a lossless 800×600 PNG.
