@@ -239,10 +239,66 @@ func openParquet(data []byte) (*parquet.File, error) {
 	if err := thrift.Unmarshal(new(thrift.CompactProtocol), meta, &md); err != nil {
 		return nil, notParquet("its metadata cannot be read: %v", err)
 	}
+	if err := checkParquetSchema(&md); err != nil {
+		return nil, notParquet("%v", err)
+	}
 	if err := checkParquetLayout(data, &md, size-8-footer); err != nil {
 		return nil, err
 	}
 	return parquet.OpenFile(bytes.NewReader(data), size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+}
+
+// checkParquetSchema checks that the schema is a tree in depth-first order:
+// the root and every group have children and no type, every other element
+// is a leaf with a type, the children counts use up exactly the elements,
+// and every row group has one column chunk per leaf.
+func checkParquetSchema(md *format.FileMetaData) error {
+	schema := md.Schema
+	if len(schema) < 2 {
+		return errors.New("its schema has no column")
+	}
+	const maxDepth = 64
+	var open []int32 // children still to come, per open group
+	leaves := 0
+	for i, e := range schema {
+		if i > 0 && len(open) == 0 {
+			return fmt.Errorf("its schema has %d elements after the last column", len(schema)-i)
+		}
+		group := e.NumChildren.Valid && e.NumChildren.V > 0
+		switch {
+		case e.NumChildren.Valid && e.NumChildren.V < 0:
+			return fmt.Errorf("schema element %d has %d children", i, e.NumChildren.V)
+		case group && e.Type.Valid:
+			return fmt.Errorf("schema element %d is both a group and a typed column", i)
+		case !group && !e.Type.Valid, i == 0 && !group:
+			return fmt.Errorf("schema element %d is neither a group nor a typed column", i)
+		}
+		if i > 0 {
+			open[len(open)-1]--
+		}
+		if group {
+			if int(e.NumChildren.V) > len(schema)-i-1 {
+				return fmt.Errorf("schema element %d says it has %d children, but only %d elements follow", i, e.NumChildren.V, len(schema)-i-1)
+			}
+			if open = append(open, e.NumChildren.V); len(open) > maxDepth {
+				return fmt.Errorf("its schema is nested more than %d levels", maxDepth)
+			}
+		} else {
+			leaves++
+		}
+		for len(open) > 0 && open[len(open)-1] == 0 {
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) > 0 {
+		return errors.New("its schema ends before the last group's columns")
+	}
+	for i, g := range md.RowGroups {
+		if len(g.Columns) != leaves {
+			return fmt.Errorf("row group %d has %d column chunks for %d columns", i+1, len(g.Columns), leaves)
+		}
+	}
+	return nil
 }
 
 // checkParquetLayout checks the row counts, the column chunks' places and
