@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register("play", "play --start-url URL [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S]",
+	register("play", "play --start-url URL [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation]",
 		"run one browser episode from action JSON lines on stdin; print one JSON line per observation", runPlay)
 }
 
@@ -52,6 +52,7 @@ func runPlay(env *Env, args []string) error {
 	maxSteps := fs.Int("max-steps", 0, "step limit, 1–200 (default: $BROWSER_MAX_STEPS or 20)")
 	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's) or extended")
 	server := fs.String("server", "", "play on the OpenEnv browser server at this URL (e.g. http://127.0.0.1:8000) instead of a local browser")
+	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,6 +78,7 @@ func runPlay(env *Env, args []string) error {
 	if settings.ActionSet, err = action.ParseSet(*setName); err != nil {
 		return fmt.Errorf("%w: --action-set: %v", errUsage, err)
 	}
+	settings.RecoverObservation = *recoverObs
 	if *display != "" {
 		if settings.Display, err = engine.ParseDisplay(*display); err != nil {
 			return fmt.Errorf("%w: --display: %v", errUsage, err)

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -128,6 +128,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
 	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
+	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	var hosts, origins multiFlag
 	fs.Var(&hosts, "allow-host", "also answer requests for this host name (or name:port); repeatable or comma-separated; * for any. "+
 		"Without it only localhost, 127.0.0.1, [::1] and the --addr host are served")
@@ -154,6 +155,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	if cfg.Settings, err = engine.SettingsFromEnv(); err != nil {
 		return cfg, "", err
 	}
+	cfg.Settings.RecoverObservation = *recoverObs
 	addr, err := listenAddr(cfg.Addr)
 	if err != nil {
 		return cfg, "", fmt.Errorf("%w: --addr: %v", errUsage, err)
@@ -255,6 +257,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	settings := cfg.Settings
 	if settings.MaxSteps == 0 {
 		settings = engine.DefaultSettings()
+		settings.RecoverObservation = cfg.Settings.RecoverObservation
 	}
 	settings.ActionSet = cfg.ActionSet
 	opts.NewEngine = func(context.Context) (engine.Engine, error) {
