@@ -174,7 +174,7 @@ func RunGUI(env *Env, f guiFlags) error {
 			b, err := browser.New(browser.Options{
 				Settings: engine.Settings{
 					MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
-					Display: s.Display, ActionSet: s.ActionSet,
+					Display: s.Display, ActionSet: s.ActionSet, RecoverObservation: s.RecoverObservation,
 				},
 				HostRules: srv.HostRules(),
 			})

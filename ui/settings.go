@@ -32,6 +32,9 @@ type Settings struct {
 	// Server, when set, is an OpenEnv browser server (http://host:port) that
 	// runs the episodes instead of the local browser.
 	Server string
+	// RecoverObservation re-reads an observation that shows no visible
+	// content (engine.Settings.RecoverObservation).
+	RecoverObservation bool
 }
 
 // Preference keys.
@@ -44,6 +47,7 @@ const (
 	prefExplicitWait = "explicit_wait_s"
 	prefDBPath       = "db_path"
 	prefServer       = "openenv_server"
+	prefRecoverObs   = "recover_observation"
 )
 
 // DefaultSettings are the reference environment's limits.
@@ -56,13 +60,14 @@ func DefaultSettings() Settings {
 func LoadSettings(p fyne.Preferences) Settings {
 	d := DefaultSettings()
 	s := Settings{
-		Annotator:    strings.TrimSpace(p.String(prefAnnotator)),
-		Display:      p.StringWithFallback(prefDisplay, ""),
-		MaxSteps:     p.IntWithFallback(prefMaxSteps, d.MaxSteps),
-		ActionWait:   secs(p.FloatWithFallback(prefActionWait, d.ActionWait.Seconds())),
-		ExplicitWait: secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())),
-		DBPath:       p.String(prefDBPath),
-		Server:       strings.TrimSpace(p.String(prefServer)),
+		Annotator:          strings.TrimSpace(p.String(prefAnnotator)),
+		Display:            p.StringWithFallback(prefDisplay, ""),
+		MaxSteps:           p.IntWithFallback(prefMaxSteps, d.MaxSteps),
+		ActionWait:         secs(p.FloatWithFallback(prefActionWait, d.ActionWait.Seconds())),
+		ExplicitWait:       secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())),
+		DBPath:             p.String(prefDBPath),
+		Server:             strings.TrimSpace(p.String(prefServer)),
+		RecoverObservation: p.Bool(prefRecoverObs),
 	}
 	set, err := action.ParseSet(p.String(prefActionSet))
 	if err != nil {
@@ -96,6 +101,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetFloat(prefExplicitWait, s.ExplicitWait.Seconds())
 	p.SetString(prefDBPath, strings.TrimSpace(s.DBPath))
 	p.SetString(prefServer, strings.TrimSpace(s.Server))
+	p.SetBool(prefRecoverObs, s.RecoverObservation)
 }
 
 // Validate says what is wrong, in words a person can act on.
@@ -147,6 +153,8 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 	srv := widget.NewEntry()
 	srv.SetText(cur.Server)
 	srv.SetPlaceHolder("empty: the local browser")
+	rec := widget.NewCheck("Re-read blank observations", nil)
+	rec.SetChecked(cur.RecoverObservation)
 	items = []*widget.FormItem{
 		{Text: "Annotator name", Widget: name, HintText: "Stored with every episode and review"},
 		{Text: "Display", Widget: disp, HintText: "Where the browser runs"},
@@ -156,6 +164,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
 		{Text: "Database file", Widget: db, HintText: "Used from the next start"},
 		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead"},
+		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
 	read = func() (Settings, error) {
 		s := cur
@@ -183,6 +192,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		}
 		s.DBPath = strings.TrimSpace(db.Text)
 		s.Server = strings.TrimSpace(srv.Text)
+		s.RecoverObservation = rec.Checked
 		if err := errors.Join(errs...); err != nil {
 			return cur, err
 		}
