@@ -279,3 +279,22 @@ func TestContractBrowserGymVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// Card YAML scalars: plain where YAML reads them back as the same string,
+// else double-quoted. Each edge of the plain character set is tried.
+func TestContractYAMLScalar(t *testing.T) {
+	plain := []string{"a", "z", "A", "Z", "x0", "x9", "a_b", "a-b", "a.b", "a/b", "a b", "success", "not_executable", "n1", "Yes2", "_x", "/x", "ab-"}
+	for _, s := range plain {
+		if got := yamlScalar(s); got != s {
+			t.Errorf("yamlScalar(%q) = %s, want it plain", s, got)
+		}
+	}
+	quoted := []string{"", "`", "{", "@", "[", "0", "9", "0a", "x:", "x:y", "x#", "a`", "a{", "a@", "a[", "a:", "a\"b", "é",
+		" a", "a ", "-a", ".a", "true", "False", "YES", "no", "On", "off", "null", "~", "y", "N"}
+	for _, s := range quoted {
+		want := jsonString(s)
+		if got := yamlScalar(s); got != want || got == s {
+			t.Errorf("yamlScalar(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
