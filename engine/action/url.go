@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // MsgBadURL is the reference's exact message for a refused start URL.
@@ -15,8 +16,11 @@ const MsgBadURL = "expected an HTTP(S) URL without credentials"
 var ErrBadURL = errors.New(MsgBadURL)
 
 // CheckURL accepts only http and https URLs with a host and no user or
-// password. Loopback hosts are allowed.
+// password, in valid UTF-8. Loopback hosts are allowed.
 func CheckURL(raw string) error {
+	if !utf8.ValidString(raw) {
+		return ErrBadURL
+	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
 		return ErrBadURL

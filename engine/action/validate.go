@@ -3,10 +3,12 @@ package action
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldError is one validation error in pydantic's shape, so the OpenEnv
@@ -84,6 +86,11 @@ func literalExpected(ops []Op) string {
 // the reference's rules: unknown keys are refused, metadata is accepted, x and
 // y may be null, and the cross-field rules run once the fields are valid.
 func Parse(data []byte, set Set) (Action, error) {
+	// encoding/json would silently turn invalid UTF-8 into U+FFFD, and a
+	// type action would then type characters nobody sent.
+	if !utf8.Valid(data) {
+		return Action{}, &ValidationError{Errors: []FieldError{unicodeErr([]any{}, data)}}
+	}
 	var raw any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -91,7 +98,39 @@ func Parse(data []byte, set Set) (Action, error) {
 		return Action{}, &ValidationError{Errors: []FieldError{NewFieldError("json_invalid", []any{},
 			"Invalid JSON: "+err.Error(), string(data), map[string]any{"error": err.Error()})}}
 	}
+	// One action per message: anything but whitespace after the object is
+	// refused as Python's json.loads does ("Extra data"), so a second
+	// action on the same line is never silently dropped.
+	if off := int(dec.InputOffset()); len(bytes.TrimSpace(data[off:])) > 0 {
+		at := off + len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n"))
+		msg := "Extra data: " + pyPosition(data, at)
+		return Action{}, &ValidationError{Errors: []FieldError{NewFieldError("json_invalid", []any{},
+			"Invalid JSON: "+msg, string(data), map[string]any{"error": msg})}}
+	}
 	return FromValue(raw, set)
+}
+
+// pyPosition says where byte offset at is, as Python's json module does:
+// "line L column C (char N)", counting characters, not bytes.
+func pyPosition(data []byte, at int) string {
+	before := data[:at]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return fmt.Sprintf("line %d column %d (char %d)", line, col, utf8.RuneCount(before))
+}
+
+// unicodeErr refuses text that is not valid UTF-8 (pydantic's string_unicode).
+func unicodeErr(loc []any, b []byte) FieldError {
+	at := 0
+	for at < len(b) {
+		r, n := utf8.DecodeRune(b[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	msg := fmt.Sprintf("Input should be a valid string, unable to parse raw data as a unicode string: it is not valid UTF-8 (bad byte 0x%02x at byte %d); send text as UTF-8", b[min(at, len(b)-1)], at)
+	return NewFieldError("string_unicode", loc, msg, strings.ToValidUTF8(string(b), "\uFFFD"), nil)
 }
 
 // FromValue validates an already-decoded JSON value (numbers as json.Number or
@@ -144,6 +183,8 @@ func FromValue(raw any, set Set) (Action, error) {
 	if v, present := obj["text"]; present {
 		if s, ok := v.(string); !ok {
 			errs = append(errs, NewFieldError("string_type", []any{"text"}, "Input should be a valid string", PlainJSON(v), nil))
+		} else if !utf8.ValidString(s) {
+			errs = append(errs, unicodeErr([]any{"text"}, []byte(s)))
 		} else if n := len([]rune(s)); n > MaxTextLen {
 			errs = append(errs, NewFieldError("string_too_long", []any{"text"},
 				fmt.Sprintf("String should have at most %d characters", MaxTextLen), s, map[string]any{"max_length": MaxTextLen}))
@@ -159,6 +200,8 @@ func FromValue(raw any, set Set) (Action, error) {
 	if v, present := obj["url"]; present && set == SetExtended {
 		if s, ok := v.(string); !ok {
 			errs = append(errs, NewFieldError("string_type", []any{"url"}, "Input should be a valid string", PlainJSON(v), nil))
+		} else if !utf8.ValidString(s) {
+			errs = append(errs, unicodeErr([]any{"url"}, []byte(s)))
 		} else {
 			a.URL = s
 		}
@@ -191,6 +234,12 @@ func FromValue(raw any, set Set) (Action, error) {
 // Validate checks a typed action against the set (ranges and cross-field
 // rules), as Parse would have.
 func (a Action) Validate(set Set) error {
+	// json.Marshal would turn invalid UTF-8 into U+FFFD before Parse sees it.
+	for name, v := range map[string]string{"text": a.Text, "url": a.URL} {
+		if !utf8.ValidString(v) {
+			return &ValidationError{Errors: []FieldError{unicodeErr([]any{name}, []byte(v))}}
+		}
+	}
 	b, err := json.Marshal(a)
 	if err != nil {
 		return err
@@ -235,10 +284,16 @@ func toInt(v any, name string) (int, FieldError, bool) {
 	}
 	switch t := v.(type) {
 	case json.Number:
-		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+		// Integers beyond int64 come back clamped with ErrRange: still
+		// integers, refused by the range check as too large or too small.
+		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 			return clampInt(i), FieldError{}, true
 		}
 		f, err := t.Float64()
+		if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+			// 1e400: Python reads it as infinity.
+			return bad("finite_number", "Input should be a finite number")
+		}
 		if err != nil {
 			return bad("int_type", "Input should be a valid integer")
 		}
@@ -254,7 +309,7 @@ func toInt(v any, name string) (int, FieldError, bool) {
 		}
 		return 0, FieldError{}, true
 	case string:
-		if i, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
+		if i, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 			return clampInt(i), FieldError{}, true
 		}
 		return bad("int_parsing", "Input should be a valid integer, unable to parse string as an integer")
@@ -303,7 +358,12 @@ func PlainJSON(v any) any {
 		if i, err := t.Int64(); err == nil {
 			return i
 		}
-		f, _ := t.Float64()
+		f, err := t.Float64()
+		if err != nil {
+			// 1e400 is no float64; kept as written, so the error that
+			// quotes it can still be sent as JSON (+Inf cannot).
+			return t
+		}
 		return f
 	case map[string]any:
 		m := make(map[string]any, len(t))
