@@ -15,8 +15,9 @@ import (
 // guard holds the checks every request passes before any endpoint runs, so
 // that web pages cannot drive the browser:
 //
-//   - Host: only the loopback names (localhost, 127.0.0.0/8, ::1), the
-//     address the connection came in on, and the names allowed by the user.
+//   - Host: only the loopback names (localhost, 127.0.0.0/8, ::1, and
+//     0.0.0.0 or ::), the address the connection came in on, and the names
+//     allowed by the user.
 //     A page whose own name resolves to 127.0.0.1 (DNS rebinding) sends its
 //     name, and is refused. The port is not compared: a page cannot choose
 //     the name it reaches the server under, only the port, and port
@@ -125,7 +126,9 @@ func (g *guard) hostOK(r *http.Request) bool {
 		return true
 	}
 	if ip := net.ParseIP(name); ip != nil {
-		if ip.IsLoopback() {
+		// 0.0.0.0 and :: reach this machine (servers print them as their
+		// address); no web page's name is an IP literal.
+		if ip.IsLoopback() || ip.IsUnspecified() {
 			return true
 		}
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok && la.IP.Equal(ip) {

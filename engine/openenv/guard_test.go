@@ -115,7 +115,7 @@ func TestHostAllowList(t *testing.T) {
 	if n := f.count(); n != 0 {
 		t.Errorf("%d engines started for refused requests", n)
 	}
-	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST.:" + port, "[::1]:" + port, "127.0.0.1"} {
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST.:" + port, "[::1]:" + port, "127.0.0.1", "0.0.0.0:" + port} {
 		for _, ep := range allEndpoints {
 			status, body := request(t, hs, ep.method, ep.path, host, "", "application/json", ep.body)
 			if status == http.StatusForbidden {
