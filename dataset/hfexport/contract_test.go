@@ -298,3 +298,84 @@ func TestContractYAMLScalar(t *testing.T) {
 		}
 	}
 }
+
+// A task's split is a pure function of its id: the first 53 bits of
+// SHA-256("waymark-split\x00" + id) as a fraction of 2^53, below the test
+// fraction → test. The fractions here were computed with Python's hashlib.
+func TestContractSplitOfTask(t *testing.T) {
+	for id, frac := range map[string]float64{
+		"task-00": 0.7670445650141868, "task-01": 0.657435369779084, "task-02": 0.5222358623890938,
+		"task-03": 0.7947093161396527, "task-04": 0.3993518287047628, "shop-1": 0.717711320351559,
+		"wiki-7": 0.6246963621571019, "a": 0.3080463109850454, "": 0.20618457310891658,
+	} {
+		for _, f := range []float64{0, frac - 1e-9, frac + 1e-9, 1} {
+			want := "train"
+			if frac < f {
+				want = "test"
+			}
+			if got := splitOf(id, f); got != want {
+				t.Errorf("splitOf(%q, %v) = %s, want %s (its fraction is %v)", id, f, got, want, frac)
+			}
+		}
+	}
+}
+
+// Export options: the test fraction's and the licence id's edges.
+func TestContractOptionEdges(t *testing.T) {
+	base := func() Options {
+		return Options{Out: "/tmp/x", License: "cc-by-4.0", TestFraction: 0.1}
+	}
+	for _, f := range []float64{0, 1e-9, 0.5, 1 - 1e-9, 1} {
+		o := base()
+		o.TestFraction = f
+		if err := o.validate(); err != nil {
+			t.Errorf("test fraction %v refused: %v", f, err)
+		}
+	}
+	nan := 0.0
+	nan = nan / nan
+	for _, f := range []float64{-1e-9, -1, 1 + 1e-9, 2, nan} {
+		o := base()
+		o.TestFraction = f
+		if err := o.validate(); err == nil || !strings.Contains(err.Error(), "is not between 0 and 1") {
+			t.Errorf("test fraction %v: %v", f, err)
+		}
+	}
+	for _, l := range []string{"a", "z", "0", "9", "a-b", "a.b", "cc-by-4.0", "mit", "other", "apache-2.0"} {
+		o := base()
+		o.License = l
+		if err := o.validate(); err != nil {
+			t.Errorf("licence %q refused: %v", l, err)
+		}
+	}
+	for _, l := range []string{"`", "{", "/", ":", "A", "Z", "MIT", "cc_by", "cc by", "a+b", "é"} {
+		o := base()
+		o.License = l
+		if err := o.validate(); err == nil || !strings.Contains(err.Error(), "is not a Hugging Face licence id") {
+			t.Errorf("licence %q: %v", l, err)
+		}
+	}
+	o := base()
+	o.License = ""
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "choose a licence") {
+		t.Errorf("no licence: %v", err)
+	}
+	o = base()
+	o.Out = " "
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "choose an output folder") {
+		t.Errorf("no output: %v", err)
+	}
+	o = base()
+	o.Categories, o.Outcomes = []string{"information", "interaction"}, []string{"success", "invalid_task"}
+	if err := o.validate(); err != nil {
+		t.Errorf("known names refused: %v", err)
+	}
+	o.Outcomes = []string{"succes"}
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), `unknown outcome "succes" (choose from success, failure, not_executable, invalid_task)`) {
+		t.Errorf("unknown outcome: %v", err)
+	}
+	o.Outcomes, o.Categories = nil, []string{"nav"}
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), `unknown category "nav" (choose from information, navigation, interaction)`) {
+		t.Errorf("unknown category: %v", err)
+	}
+}
