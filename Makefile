@@ -57,8 +57,8 @@ clean:
 # Mutation testing (slow, not part of `make test`): gremlins copies the module
 # to a temporary folder, mutates one spot at a time there and runs the
 # package's browser-free tests (the -run filter) on each mutant. It prints the
-# kill rate (test efficacy) of each package and its surviving mutants; the
-# survivors judged equivalent are listed with a reason in MUTATION.md beside
+# kill rate (test efficacy) of each package; the LIVED lines are the
+# survivors, and those judged equivalent are listed with a reason in MUTATION.md beside
 # each package. One worker at low priority; MUTATE=engine/action limits it to
 # one package.
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
@@ -81,7 +81,7 @@ mutate:
 		echo "=== $$pkg (tests: $$run; mutating: $$keep)"; \
 		log="$$logs/$${pkg//\//_}.log"; \
 		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -run=$$run" nice -n 10 $(GO) run $(GREMLINS) unleash \
-			--workers 1 --timeout-coefficient 3 -S lc "$${excl[@]}" ) 2>&1 | tee "$$log"; \
+			--workers 1 --timeout-coefficient 3 "$${excl[@]}" ) 2>&1 | tee "$$log"; \
 	done; \
 	echo; echo "=== kill rate per package (killed / (killed + lived)); survivors are the LIVED lines above"; \
 	for f in "$$logs"/*.log; do \
