@@ -308,7 +308,7 @@ func TestContractSplitOfTask(t *testing.T) {
 		"task-03": 0.7947093161396527, "task-04": 0.3993518287047628, "shop-1": 0.717711320351559,
 		"wiki-7": 0.6246963621571019, "a": 0.3080463109850454, "": 0.20618457310891658,
 	} {
-		for _, f := range []float64{0, frac - 1e-9, frac + 1e-9, 1} {
+		for _, f := range []float64{0, frac - 1e-9, frac, frac + 1e-9, 1} {
 			want := "train"
 			if frac < f {
 				want = "test"
