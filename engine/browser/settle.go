@@ -23,10 +23,14 @@ var settleScript string
 // after the action is in flight, no short timer, animation-frame or idle
 // callback of a young chain is pending, no scroll or finite animation is
 // running, at least one frame was drawn after the action, nothing changed
-// in the page for domQuiet and no request started or ended for netQuiet.
-// Both windows start when the action's dispatch ended, never earlier.
+// in the page for domQuiet (idleQuiet when nothing changed at all) and no
+// request started or ended for netQuiet. The windows start when the
+// action's dispatch ended, never earlier.
 var (
 	domQuiet  = 35 * time.Millisecond
+	// idleQuiet is the window when nothing at all happened since the
+	// dispatch ended (the two frames waited for usually cover it).
+	idleQuiet = 20 * time.Millisecond
 	netQuiet  = 60 * time.Millisecond
 	pollEvery = 8 * time.Millisecond
 	// lateQuiet: a document the recorder reached only after its scripts
@@ -114,12 +118,11 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 		busy, sinceNet := t.netState(since)
 		quiet := false
 		if p.ok {
-			last := p.last
-			if last.Before(start) {
-				last = start
+			calm := now.Sub(p.last) >= domQuiet
+			if !p.last.After(start) {
+				calm = now.Sub(start) >= idleQuiet
 			}
-			quiet = !busy && p.pending == 0 && p.ready == "complete" &&
-				now.Sub(last) >= domQuiet && sinceNet >= netQuiet &&
+			quiet = !busy && p.pending == 0 && p.ready == "complete" && calm && sinceNet >= netQuiet &&
 				(p.lateLoad.IsZero() || now.Sub(p.lateLoad) >= lateQuiet)
 			frames = false
 		} else {
