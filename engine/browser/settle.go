@@ -27,7 +27,7 @@ var settleScript string
 // request started or ended for netQuiet. The windows start when the
 // action's dispatch ended, never earlier.
 var (
-	domQuiet  = 35 * time.Millisecond
+	domQuiet = 35 * time.Millisecond
 	// idleQuiet is the window when nothing at all happened since the
 	// dispatch ended (the two frames waited for usually cover it).
 	idleQuiet = 20 * time.Millisecond
