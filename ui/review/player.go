@@ -334,6 +334,10 @@ func actionText(a *action.Action) string {
 	if a == nil {
 		return "start"
 	}
+	if a.IsRedacted() {
+		// Typed into a password or payment field: the text was not stored.
+		return "type " + action.RedactedText
+	}
 	return a.String()
 }
 
