@@ -256,7 +256,9 @@ func TestRecorderDiskFull(t *testing.T) {
 	if _, err := rec.Step(ctx, action.ClickAt(5, 5)); err != nil {
 		t.Fatal(err)
 	}
-	s.db.SetMaxOpenConns(1)
+	// One connection besides the store's pinned one, so the page limit
+	// set below applies to every write.
+	s.db.SetMaxOpenConns(2)
 	var pages int
 	if err := s.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
 		t.Fatal(err)

@@ -99,7 +99,7 @@ func (s *Store) explainWriteError(err error) error {
 		return fmt.Errorf("%w (%s): free some space and try again; nothing already saved was lost", ErrDiskFull, s.path)
 	case sqlite3.ErrReadonly, sqlite3.ErrPerm, sqlite3.ErrCantOpen:
 		return fmt.Errorf("%w (%s: %v): check the file's and folder's permissions", ErrReadOnly, s.path, se)
-	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+	case sqlite3.ErrCorrupt:
 		return ExplainDamage(s.path, err)
 	case sqlite3.ErrIoErr:
 		return fmt.Errorf("%s: the disk reported an error while writing (%v); check the disk, nothing already saved was lost", s.path, se)
@@ -171,7 +171,7 @@ func prepareFile(path string) error {
 			return f.Close()
 		}
 		if !errors.Is(cerr, os.ErrExist) {
-			return fmt.Errorf("cannot create the database %s: %w (choose another place with --db or WAYMARK_DB)", path, cerr)
+			return fmt.Errorf("cannot write the database %s: cannot create it (%w); check the folder's permissions or choose another place with --db or WAYMARK_DB", path, cerr)
 		}
 	}
 	return nil
@@ -180,12 +180,12 @@ func prepareFile(path string) error {
 // ErrDamaged marks a database SQLite found damaged while reading or writing.
 var ErrDamaged = errors.New("the database file is damaged")
 
-// ExplainDamage turns SQLite's "database disk image is malformed" (and "file
-// is not a database" met after open) into a message that names the file and
-// says what to do; any other error passes unchanged.
+// ExplainDamage turns SQLite's "database disk image is malformed" into a
+// message that names the file and says what to do; any other error passes
+// unchanged.
 func ExplainDamage(path string, err error) error {
 	var se sqlite3.Error
-	if err == nil || errors.Is(err, ErrDamaged) || !errors.As(err, &se) || (se.Code != sqlite3.ErrCorrupt && se.Code != sqlite3.ErrNotADB) {
+	if err == nil || errors.Is(err, ErrDamaged) || !errors.As(err, &se) || se.Code != sqlite3.ErrCorrupt {
 		return err
 	}
 	return fmt.Errorf("%w: %s (%v). Nothing was changed: copy the file somewhere safe, then save what can be read with "+
@@ -199,8 +199,9 @@ func explainOpenError(path string, err error) error {
 		return fmt.Errorf("%s: %w; it was not changed — choose another file with --db", path, err)
 	case errors.Is(err, ErrNewerSchema):
 		return fmt.Errorf("%s: %w; update Waymark to open it (the file was not changed)", path, err)
-	case errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt ||
-		strings.Contains(se.Error(), "unsupported file format") || strings.Contains(se.Error(), "malformed")):
+	case errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || strings.Contains(se.Error(), "malformed")):
+		return ExplainDamage(path, se)
+	case errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || strings.Contains(se.Error(), "unsupported file format")):
 		return fmt.Errorf("%s: %w (%v); it was not changed — choose another file with --db, or restore a backup", path, ErrNotDatabase, se)
 	case errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked):
 		return fmt.Errorf("%s: %w; close the other Waymark using it and try again", path, ErrLocked)
