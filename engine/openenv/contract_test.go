@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -284,4 +285,96 @@ func TestContractHTTP(t *testing.T) {
 			tr.compare("wire_http_" + string(set) + ".golden")
 		})
 	}
+}
+
+// TestContractClientFrames: what the Go client sends, byte for byte, to a
+// recording server that answers with canned frames in the reference's form.
+func TestContractClientFrames(t *testing.T) {
+	shot := base64.StdEncoding.EncodeToString(newSketch().shot)
+	obsFrame := func(url string, done bool, reward string) string {
+		return `{"type":"observation","data":{"observation":{"screenshot":"` + shot + `","url":"` + url + `","error":""},"reward":` + reward + `,"done":` + fmt.Sprint(done) + `}}`
+	}
+	sent := make(chan string, 16)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"healthy"}`)
+	})
+	mux.HandleFunc("GET /ws", func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer close(sent)
+		defer c.CloseNow()
+		c.SetReadLimit(MaxOutFrame)
+		ctx := context.Background()
+		steps := 0
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			msg := string(data)
+			sent <- msg
+			var reply string
+			switch {
+			case strings.HasPrefix(msg, `{"type":"reset"`):
+				reply = obsFrame("https://example.com/", false, "0")
+			case strings.HasPrefix(msg, `{"type":"step"`):
+				steps++
+				reply = obsFrame("https://example.com/p", steps == 2, map[bool]string{true: "1.0", false: "0"}[steps == 2])
+			case msg == `{"type":"state"}`:
+				reply = `{"type":"state","data":{"episode_id":"ep-c","step_count":2,"extra":"kept"}}`
+			default:
+				continue // close: no reply
+			}
+			if err := c.Write(ctx, websocket.MessageText, []byte(reply)); err != nil {
+				return
+			}
+		}
+	})
+	hs := httptestServer(t, mux)
+	ctx := context.Background()
+	c, err := Dial(ctx, hs, ClientOptions{MaxSteps: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := int64(7)
+	if _, err := c.Reset(ctx, engine.ResetOptions{StartURL: "https://example.com/", EpisodeID: "ep-c", Seed: &seed}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Step(ctx, action.ScrollBy(500)); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.Step(ctx, action.FinishWith("42"))
+	if err != nil || !o.Done || o.Reward == nil || *o.Reward != 1 || o.URL != "https://example.com/p" || o.Step != 2 {
+		t.Errorf("finish observation %+v %v", o, err)
+	}
+	st, err := c.RemoteState(ctx)
+	if err != nil || st["episode_id"] != "ep-c" || st["extra"] != "kept" {
+		t.Errorf("state %v %v", st, err)
+	}
+	c.Close()
+	var got []string
+	for m := range sent {
+		got = append(got, m)
+	}
+	want := []string{
+		`{"type":"reset","data":{"start_url":"https://example.com/","episode_id":"ep-c","seed":7}}`,
+		`{"type":"step","data":{"metadata":{},"op":"scroll","x":null,"y":null,"text":"","dy":500}}`,
+		`{"type":"step","data":{"metadata":{},"op":"finish","x":null,"y":null,"text":"42","dy":0}}`,
+		`{"type":"state"}`,
+		`{"type":"close"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the client sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func httptestServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs.URL
 }
