@@ -304,7 +304,9 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"`0 ≤ y < 600`, origin at the top left. Times are UTC; durations are milliseconds. The `action` column " +
 		"holds the typed action (fields an operation does not use are null), `action_json` the exact JSON the " +
 		"browser engine received, and `browsergym_action` the same action in BrowserGym's coordinate action " +
-		"space.\n\n")
+		"space. Text typed into password and payment fields (`type=password`, or autocomplete " +
+		"`current-password`, `new-password`, `cc-number`, `cc-csc`) is recorded as `[redacted]`, unless the " +
+		"task asked to keep it.\n\n")
 	b.WriteString("| op | fields | meaning | BrowserGym | count |\n|---|---|---|---|---|\n")
 	for _, r := range []struct{ op, fields, meaning, bg string }{
 		{action.Click, "x, y", "left click at a viewport pixel", "`mouse_click(x, y)`"},
