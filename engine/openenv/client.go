@@ -1,6 +1,7 @@
 package openenv
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -278,7 +279,10 @@ func parseErrorFrame(data []byte) *ServerError {
 		Type string         `json:"type"`
 		Data map[string]any `json:"data"`
 	}
-	if json.Unmarshal(data, &m) != nil || m.Type != "error" {
+	// Numbers stay as written: an error may quote 1e400, beyond float64.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil || m.Type != "error" {
 		return nil
 	}
 	se := &ServerError{Data: m.Data}

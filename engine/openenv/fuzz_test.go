@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -102,4 +103,43 @@ func checkReply(t *testing.T, sent, reply []byte) {
 	default:
 		t.Fatalf("reply to %q has type %v", sent, v["type"])
 	}
+}
+
+// FuzzHTTPBody feeds any body to the stateless POST /reset and /step (the
+// same decoder, over HTTP): the server must not panic, answer 200, 422 or
+// the reference's bare 500, and every JSON answer must decode strictly.
+func FuzzHTTPBody(f *testing.F) {
+	f.Add([]byte(`{"action":{"op":"scroll","dy":-5}}`), true) // more seeds in testdata/fuzz/FuzzHTTPBody
+	srv, err := NewServer(Options{NewEngine: func(context.Context) (engine.Engine, error) {
+		fuzzShotOnce.Do(func() { fuzzShot = newSketch().shot })
+		return &sketchEngine{maxSteps: 20, shot: fuzzShot}, nil
+	}, Logf: func(string, ...any) {}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	f.Fuzz(func(t *testing.T, body []byte, step bool) {
+		path := "/reset"
+		if step {
+			path = "/step"
+		}
+		r := httptest.NewRequest("POST", path, bytes.NewReader(body))
+		r.Host = "127.0.0.1:8000"
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		switch w.Code {
+		case 200, 422:
+			var v map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+				t.Fatalf("POST %s %q: %d body does not decode: %v: %.300s", path, body, w.Code, err, w.Body.Bytes())
+			}
+		case 500:
+			if w.Body.String() != "Internal Server Error" {
+				t.Fatalf("POST %s %q: 500 %q", path, body, w.Body.String())
+			}
+		default:
+			t.Fatalf("POST %s %q: status %d %.300s", path, body, w.Code, w.Body.Bytes())
+		}
+	})
 }

@@ -24,7 +24,7 @@ var hostileWS = []struct {
 	{"nested metadata number overflows", `{"type":"step","data":{"op":"wait","metadata":{"a":[1,{"b":-1E999}]}}}`,
 		CodeValidation, "Input should be a finite number: -1E999", "metadata.a.1.b"},
 	{"metadata not an object", `{"type":"step","data":{"op":"wait","metadata":[1]}}`, CodeValidation, "Input should be a valid dictionary", "metadata"},
-	{"dy overflows", `{"type":"step","data":{"op":"scroll","dy":1e400}}`, CodeValidation, "Input should be a valid integer", "dy"},
+	{"dy overflows", `{"type":"step","data":{"op":"scroll","dy":1e400}}`, CodeValidation, "Input should be a finite number", "dy"},
 	{"extra action key with an overflowing number", `{"type":"step","data":{"op":"wait","zz":1e400}}`, CodeValidation, "Extra inputs are not permitted", "zz"},
 	{"extra envelope key with an overflowing number", `{"type":"state","zz":1e400}`, CodeValidation, "Extra inputs are not permitted", "zz"},
 	{"reset with url", `{"type":"reset","data":{"url":"https://example.com/"}}`, CodeExecution, "unknown field url: did you mean start_url?", ""},
@@ -34,6 +34,15 @@ var hostileWS = []struct {
 	{"not an object", `[1,2]`, CodeValidation, "Input should be a valid dictionary", ""},
 	{"unknown type", `{"type":"jump"}`, CodeUnknownType, "Unknown message type: jump", ""},
 	{"deeply nested", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), CodeInvalidJSON, "Invalid JSON", ""},
+}
+
+// The Go client reads an error frame that quotes a number beyond float64
+// (from a server that echoes it as written).
+func TestClientReadsErrorQuotingHugeNumber(t *testing.T) {
+	se := parseErrorFrame([]byte(`{"type":"error","data":{"message":"Invalid message","code":"VALIDATION_ERROR","errors":[{"type":"x","loc":["dy"],"msg":"m","input":1e400}]}}`))
+	if se == nil || se.Code != CodeValidation {
+		t.Fatalf("error frame not recognised: %+v", se)
+	}
 }
 
 func TestHostileWebSocketInputs(t *testing.T) {

@@ -100,7 +100,7 @@ func fieldErrors(errs []action.FieldError) json.RawMessage {
 		if loc == nil {
 			loc = []any{}
 		}
-		fs := []field{{"type", fe.Type}, {"loc", loc}, {"msg", fe.Msg}, {"input", fe.Input}}
+		fs := []field{{"type", fe.Type}, {"loc", loc}, {"msg", fe.Msg}, {"input", wireSafe(fe.Input)}}
 		if len(fe.Ctx) > 0 {
 			fs = append(fs, field{"ctx", fe.Ctx})
 		}
@@ -110,6 +110,31 @@ func fieldErrors(errs []action.FieldError) json.RawMessage {
 		parts[i] = obj(fs...)
 	}
 	return json.RawMessage("[" + string(bytes.Join(parts, []byte(","))) + "]")
+}
+
+// wireSafe makes an echoed input readable by every JSON decoder: a number
+// beyond float64 (1e400, which Python would send as the invalid Infinity and
+// Go's decoder refuses) is echoed as the string it was written as.
+func wireSafe(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if _, err := t.Float64(); err != nil {
+			return string(t)
+		}
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = wireSafe(x)
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = wireSafe(x)
+		}
+		return out
+	}
+	return v
 }
 
 // observationData is the helium wire form of an observation:
