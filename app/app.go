@@ -24,8 +24,19 @@ type Env struct {
 	DBPath string
 }
 
-// OpenStore opens the store chosen by --db / WAYMARK_DB / the default.
-func (e *Env) OpenStore() (*dataset.Store, error) { return dataset.Open(e.DBPath) }
+// OpenStore opens the store chosen by --db / WAYMARK_DB / the default, and
+// gives it the practice pack's tasks it has not had yet, so every command
+// (not only the desktop app) sees them on a new store.
+func (e *Env) OpenStore() (*dataset.Store, error) {
+	st, err := dataset.Open(e.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensurePracticeTasks(st); err != nil {
+		fmt.Fprintf(e.Stderr, "waymark: could not add the practice tasks: %v\n", err)
+	}
+	return st, nil
+}
 
 type command struct {
 	name, usage, summary string

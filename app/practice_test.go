@@ -64,3 +64,18 @@ func TestEnsurePracticeTasksLoadsOnceAndAddsNewOnes(t *testing.T) {
 		t.Errorf("after upgrade: %d practice tasks, want %d", got, len(pack)-1)
 	}
 }
+
+// Any command that opens a new store gives it the practice pack, not only
+// the desktop app.
+func TestTasksListOnANewStoreShowsThePracticePack(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "new.db")
+	code, out, stderr := runMain("--db", db, "tasks", "list", "--source", practice.Source)
+	if code != 0 {
+		t.Fatalf("tasks list: exit %d: %s", code, stderr)
+	}
+	for _, p := range practice.Tasks()[:3] {
+		if !strings.Contains(out, p.Goal[:min(30, len(p.Goal))]) {
+			t.Errorf("tasks list lacks %q:\n%s", p.Goal, out)
+		}
+	}
+}

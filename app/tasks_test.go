@@ -30,7 +30,7 @@ func TestTasksImportAndList(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Would import 2 of 4 rows") {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
 	}
-	if _, out, _ := tasksRun(t, "--db", db, "tasks", "list"); !strings.Contains(out, "No tasks match") {
+	if _, out, _ := tasksRun(t, "--db", db, "tasks", "list", "--source", "web tasks.csv"); !strings.Contains(out, "No tasks match") {
 		t.Fatalf("the dry run stored tasks:\n%s", out)
 	}
 
@@ -56,7 +56,7 @@ func TestTasksImportAndList(t *testing.T) {
 		t.Fatalf("re-import:\n%s", out)
 	}
 
-	code, out, _ = tasksRun(t, "--db", db, "tasks", "list")
+	code, out, _ = tasksRun(t, "--db", db, "tasks", "list", "--source", "mine")
 	t.Log("\n" + out)
 	if code != 0 || !strings.Contains(out, "How tall is the tower?") || !strings.Contains(out, "3 tasks (information 1, navigation 1, interaction 1); not yet demonstrated: 3") {
 		t.Fatalf("list:\n%s", out)
