@@ -386,8 +386,23 @@ func (r *RecordTab) refreshQueue() {
 		if t.ID == keep {
 			r.chosen = i
 			r.queue.Select(i)
-			break
+			return
 		}
+	}
+	// The chosen task is not in the list any more (another filter): the
+	// list must not keep highlighting a row that Start would not record.
+	// Between episodes the first task of the new list becomes the choice,
+	// as when the tab opens; a running episode keeps its task.
+	r.queue.UnselectAll()
+	if r.state == stRecording || r.state == stStarting || keep == "" {
+		return
+	}
+	r.task = nil
+	if len(tasks) > 0 {
+		r.queue.Select(0)
+	} else {
+		r.goal.SetText("No task in this category: choose another, or start an ad-hoc one.")
+		r.sync()
 	}
 }
 

@@ -445,3 +445,30 @@ func TestRecordTabQueueFoldsWhileRecording(t *testing.T) {
 		t.Fatalf("offset %v after the episode, want the 0.3 the person chose", r.split.Offset)
 	}
 }
+
+// Changing the category filter never leaves Start recording a task the list
+// does not show as chosen.
+func TestRecordTabFilterChangeKeepsListAndStartInStep(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{
+		{Goal: "Find the opening hours", Category: dataset.Information, StartURL: "http://127.0.0.1:9/a", Source: "test"},
+		{Goal: "Open the returns page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"},
+	})
+	if f.tab.task == nil || f.tab.task.Goal != "Find the opening hours" {
+		t.Fatalf("chosen at start: %+v", f.tab.task)
+	}
+	f.tab.catSel.SetSelected(dataset.Navigation)
+	if len(f.tab.tasks) != 1 || f.tab.tasks[0].Goal != "Open the returns page" {
+		t.Fatalf("filtered list: %+v", f.tab.tasks)
+	}
+	if f.tab.task == nil || f.tab.task.Goal != "Open the returns page" || f.tab.goal.Text != "Open the returns page" {
+		t.Fatalf("after the filter change Start would record %+v (details show %q), the list shows only the returns page", f.tab.task, f.tab.goal.Text)
+	}
+	f.tab.catSel.SetSelected(dataset.Interaction)
+	if f.tab.task != nil {
+		t.Fatalf("an empty list still has a task for Start: %+v", f.tab.task)
+	}
+	f.tab.startChosen()
+	if f.tab.state == stRecording || f.tab.state == stStarting {
+		t.Fatal("Start recorded a task the list does not show")
+	}
+}
