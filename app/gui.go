@@ -154,7 +154,10 @@ func RunGUI(env *Env, f guiFlags) error {
 	bridge := &ui.Bridge{}
 	var mw *ui.MainWindow
 	showSettings := func() {
-		ui.ShowSettings(w, ui.LoadSettings(prefs), func(s ui.Settings) {
+		cur := ui.LoadSettings(prefs)
+		cur.DBInUse = store.Path()
+		cur.DBFromCommandLine = env.DBPath != dataset.DefaultPath() || os.Getenv("WAYMARK_DB") != ""
+		ui.ShowSettings(w, cur, func(s ui.Settings) {
 			old := ui.LoadSettings(prefs)
 			s.Save(prefs)
 			if s.DBPath != old.DBPath {

@@ -11,7 +11,9 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"waymark/dataset"
 	"waymark/engine/action"
+	"waymark/engine/openenv"
 )
 
 // Settings are the person's choices, kept in Fyne preferences.
@@ -32,6 +34,10 @@ type Settings struct {
 	// Server, when set, is an OpenEnv browser server (http://host:port) that
 	// runs the episodes instead of the local browser.
 	Server string
+	// DBInUse is the database this run uses, and DBFromCommandLine tells
+	// that --db or WAYMARK_DB chose it; neither is saved.
+	DBInUse           string
+	DBFromCommandLine bool
 	// RecoverObservation re-reads an observation that shows no visible
 	// content (engine.Settings.RecoverObservation).
 	RecoverObservation bool
@@ -117,11 +123,30 @@ func (s Settings) Validate() error {
 		errs = append(errs, errors.New("waits must be from 0 to 10 seconds"))
 	}
 	if s.Server != "" {
-		if err := action.CheckURL(s.Server); err != nil {
-			errs = append(errs, fmt.Errorf("the OpenEnv server must be an http(s) address such as http://127.0.0.1:8000, got %q", s.Server))
+		if err := checkServer(s.Server); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkServer accepts an OpenEnv server as http(s)://host:port or in the
+// ws://host:port/ws form a server prints when it starts.
+func checkServer(raw string) error {
+	base, err := openenv.ServerBase(raw)
+	if err == nil {
+		err = action.CheckURL(base)
+	}
+	if err != nil {
+		return fmt.Errorf("the OpenEnv server must be an address such as http://127.0.0.1:8000 (or ws://127.0.0.1:8000/ws), got %q", raw)
+	}
+	return nil
+}
+
+// validator makes a form entry show check's error under it and keeps the
+// dialog's Save button off while the value is wrong, so no edit is lost.
+func validator(check func(string) error) fyne.StringValidator {
+	return func(s string) error { return check(strings.TrimSpace(s)) }
 }
 
 var displayChoices = []string{"Automatic (Xvfb when installed)", "Xvfb (private display)", "Headless"}
@@ -149,10 +174,43 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 	ew.SetText(strconv.FormatFloat(cur.ExplicitWait.Seconds(), 'f', -1, 64))
 	db := widget.NewEntry()
 	db.SetText(cur.DBPath)
-	db.SetPlaceHolder("default location")
+	db.SetPlaceHolder("empty: " + dataset.DefaultPath())
+	dbHint := "Used from the next start"
+	if cur.DBInUse != "" {
+		dbHint = "In use now: " + cur.DBInUse + ". A change applies from the next start"
+		if cur.DBFromCommandLine {
+			dbHint = "In use now: " + cur.DBInUse + " (from --db or WAYMARK_DB, which win over this setting)"
+		}
+	}
 	srv := widget.NewEntry()
 	srv.SetText(cur.Server)
 	srv.SetPlaceHolder("empty: the local browser")
+	srv.Validator = validator(func(s string) error {
+		if s == "" {
+			return nil
+		}
+		return checkServer(s)
+	})
+	name.Validator = validator(func(s string) error {
+		if s == "" {
+			return errors.New("write your name: it is stored with every episode you record")
+		}
+		return nil
+	})
+	steps.Validator = validator(func(s string) error {
+		if n, err := strconv.Atoi(s); err != nil || n < 1 || n > 200 {
+			return errors.New("a whole number from 1 to 200")
+		}
+		return nil
+	})
+	for _, e := range []*widget.Entry{aw, ew} {
+		e.Validator = validator(func(s string) error {
+			if f, err := strconv.ParseFloat(s, 64); err != nil || f < 0 || f > 10 {
+				return errors.New("seconds from 0 to 10")
+			}
+			return nil
+		})
+	}
 	rec := widget.NewCheck("Re-read blank observations", nil)
 	rec.SetChecked(cur.RecoverObservation)
 	items = []*widget.FormItem{
@@ -162,8 +220,8 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		{Text: "Max steps", Widget: steps, HintText: "1–200 actions per episode"},
 		{Text: "Settle wait (s)", Widget: aw, HintText: "Longest wait for the page after an action, 0–10"},
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
-		{Text: "Database file", Widget: db, HintText: "Used from the next start"},
-		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead"},
+		{Text: "Database file", Widget: db, HintText: dbHint},
+		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead; applies from the next episode"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
 	read = func() (Settings, error) {
@@ -192,6 +250,9 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		}
 		s.DBPath = strings.TrimSpace(db.Text)
 		s.Server = strings.TrimSpace(srv.Text)
+		if base, err := openenv.ServerBase(s.Server); s.Server != "" && err == nil {
+			s.Server = base
+		}
 		s.RecoverObservation = rec.Checked
 		if err := errors.Join(errs...); err != nil {
 			return cur, err

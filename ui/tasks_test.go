@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
 	"waymark/engine/action"
@@ -160,5 +162,58 @@ func TestSettingsRoundTripAndValidation(t *testing.T) {
 	items[7].Widget.(interface{ SetText(string) }).SetText("http://127.0.0.1:8000")
 	if got, err := read(); err != nil || got.Server != "http://127.0.0.1:8000" {
 		t.Fatalf("%+v %v", got, err)
+	}
+}
+
+// A wrong value keeps the Settings dialog open with the error under the
+// field (Save stays off), so no edit is lost; the server's printed
+// ws://…/ws address is accepted; the database field says which file is in
+// use and when a change applies.
+func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
+	cur := DefaultSettings()
+	cur.Annotator = "Ada"
+	cur.DBInUse, cur.DBFromCommandLine = "/data/r/r.db", true
+	items, read := settingsForm(cur)
+	var db, srv *widget.FormItem
+	for _, it := range items {
+		switch it.Text {
+		case "Database file":
+			db = it
+		case "OpenEnv server":
+			srv = it
+		}
+	}
+	if !strings.Contains(db.HintText, "/data/r/r.db") || !strings.Contains(db.HintText, "--db") || strings.Contains(db.Widget.(*widget.Entry).PlaceHolder, "default location") {
+		t.Errorf("database field: hint %q, placeholder %q", db.HintText, db.Widget.(*widget.Entry).PlaceHolder)
+	}
+	e := srv.Widget.(*widget.Entry)
+	e.SetText("ftp://nowhere")
+	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
+		t.Fatalf("a bad server address passes the field's check: %v", err)
+	}
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(900, 700))
+	d := dialog.NewForm("Settings", "Save", "Cancel", items, func(bool) {}, w)
+	d.Show()
+	saved := false
+	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Save" {
+			saved = true
+			if !b.Disabled() {
+				t.Error("Save is enabled while the server address is wrong")
+			}
+		}
+	}
+	if !saved {
+		t.Fatal("no Save button in the dialog")
+	}
+	e.SetText("ws://127.0.0.1:8000/ws")
+	if err := e.Validate(); err != nil {
+		t.Fatalf("the address the server prints is refused: %v", err)
+	}
+	got, err := read()
+	if err != nil || got.Server != "http://127.0.0.1:8000" {
+		t.Fatalf("ws form read as %q, %v", got.Server, err)
 	}
 }

@@ -157,8 +157,15 @@ func Dial(ctx context.Context, baseURL string, opts ClientOptions) (*Client, err
 
 // wsEndpoint maps a base URL to its /ws endpoint as the Python client does:
 // http→ws, https→wss, bare host→ws, path prefix kept.
+// ServerBase returns the http(s) base address of an OpenEnv server given as
+// http(s)://host:port, host:port, or the WebSocket form ws(s)://host:port/ws.
+func ServerBase(raw string) (string, error) {
+	base, _, err := wsEndpoint(raw)
+	return base, err
+}
+
 func wsEndpoint(raw string) (httpBase, ws string, err error) {
-	raw = strings.TrimRight(strings.TrimSpace(raw), "/")
+	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return "", "", errors.New("no OpenEnv server URL given: use e.g. http://127.0.0.1:8000")
 	}
@@ -178,6 +185,10 @@ func wsEndpoint(raw string) (httpBase, ws string, err error) {
 		return "", "", fmt.Errorf("%q: an OpenEnv server URL starts with http:// or https://", raw)
 	}
 	u.RawQuery, u.Fragment = "", ""
+	// The WebSocket address a server prints (ws://host:port/ws) names the
+	// same server.
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/ws")
+	u.RawPath = ""
 	httpBase = u.String()
 	w := *u
 	w.Scheme = map[string]string{"http": "ws", "https": "wss"}[u.Scheme]
