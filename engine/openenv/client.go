@@ -401,10 +401,16 @@ func (c *Client) observation(data json.RawMessage) (engine.Observation, error) {
 	return o, nil
 }
 
-// lenientReward reads a number, a bool (1/0) or null.
+// lenientReward reads a number, a bool (1/0) or null. Over the WebSocket the
+// integer 0 is the server's "no reward" (a reward it computed is a float,
+// 0.0 included: Waymark's server and the Python reference both write it
+// so), so it reads as none: a task without a check must not look failed.
 func lenientReward(raw json.RawMessage) *float64 {
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	if string(bytes.TrimSpace(raw)) == "0" {
 		return nil
 	}
 	switch t := v.(type) {
