@@ -168,7 +168,9 @@ func RunGUI(env *Env, f guiFlags) error {
 	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*ui.Opened, error) {
 		var eng engine.Engine
 		if s.Server != "" {
-			c, err := openenv.Dial(ctx, s.Server, openenv.ClientOptions{ActionSet: s.ActionSet, MaxSteps: s.MaxSteps})
+			// A person waits at Start: a server that is not there must be
+			// said within seconds, not after the 30 s an agent may wait.
+			c, err := openenv.Dial(ctx, s.Server, openenv.ClientOptions{ActionSet: s.ActionSet, MaxSteps: s.MaxSteps, HealthTimeout: 4 * time.Second})
 			if err != nil {
 				return nil, fmt.Errorf("cannot reach the OpenEnv server %s: %w (check the address in Settings, or clear it to use the local browser)", s.Server, err)
 			}

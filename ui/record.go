@@ -909,6 +909,10 @@ func (r *RecordTab) closed(run *Runner, err error) {
 		r.setError(msg)
 		if len(r.rows) == 0 {
 			r.view.SetHint("Could not start: see the status bar", true)
+			// The status bar cuts long messages: the whole one, in words.
+			if w := r.ctx.Window; w != nil {
+				dialog.ShowError(errors.New(msg), w)
+			}
 		}
 	} else if len(r.rows) == 0 {
 		r.view.SetHint("Choose a task and press Start", true) // stopped before the page opened

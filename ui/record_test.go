@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -470,5 +471,27 @@ func TestRecordTabFilterChangeKeepsListAndStartInStep(t *testing.T) {
 	f.tab.startChosen()
 	if f.tab.state == stRecording || f.tab.state == stStarting {
 		t.Fatal("Start recorded a task the list does not show")
+	}
+}
+
+// An engine that cannot start (an OpenEnv server that is not there) says so
+// in a dialog with the whole message: the status bar cuts it.
+func TestRecordTabStartFailureShowsTheWholeMessage(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{{Goal: "Open the returns page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"}})
+	long := "cannot reach the OpenEnv server http://127.0.0.1:1: the OpenEnv server at http://127.0.0.1:1 is not answering (waited 4s): connection refused; is it running?"
+	f.tab.opts.Open = func(context.Context, dataset.Task, Settings) (*Opened, error) { return nil, errors.New(long) }
+	f.tab.startChosen()
+	f.loop.until(t, "the start to fail", func() bool { return f.tab.state == stEnded })
+	var shown []string
+	f.loop.until(t, "a dialog", func() bool {
+		top := f.win.Canvas().Overlays().Top()
+		if top == nil {
+			return false
+		}
+		shown = texts(top)
+		return true
+	})
+	if !strings.Contains(strings.Join(shown, " "), "is it running?") {
+		t.Fatalf("the dialog does not hold the whole message: %q", shown)
 	}
 }
