@@ -2,7 +2,9 @@ package openenv
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"waymark/engine"
@@ -150,5 +152,46 @@ func TestWireEncoding(t *testing.T) {
 	}
 	if got := string(stateData(engine.State{EpisodeID: "e", StepCount: 4})); got != `{"episode_id":"e","step_count":4}` {
 		t.Errorf("stateData = %s", got)
+	}
+}
+
+// Action metadata bounds: numbers beyond float64 are refused (at most ten
+// reported), and the encoded metadata may be 65536 bytes, not one more.
+func TestWireMetadataBounds(t *testing.T) {
+	huge := json.Number("1e400")
+	md := map[string]any{}
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
+		md[k] = huge
+	}
+	errs := checkMetadata(map[string]any{"metadata": md})
+	if len(errs) != 10 || errs[0].Type != "finite_number" || fmt.Sprint(errs[0].Loc) != "[metadata a]" || errs[9].Loc[1] != "j" {
+		t.Errorf("12 infinite numbers: %d errors %+v", len(errs), errs)
+	}
+	if errs := checkMetadata(map[string]any{"metadata": map[string]any{"n": []any{json.Number("1"), map[string]any{"x": huge}}}}); len(errs) != 1 || fmt.Sprint(errs[0].Loc) != "[metadata n 1 x]" || errs[0].Input != "1e400" {
+		t.Errorf("nested infinite number: %+v", errs)
+	}
+	if errs := checkMetadata(map[string]any{"metadata": map[string]any{"n": json.Number("1e308"), "s": "x"}}); len(errs) != 0 {
+		t.Errorf("finite numbers refused: %+v", errs)
+	}
+	if errs := checkMetadata(map[string]any{"metadata": "not an object"}); errs != nil {
+		t.Errorf("a non-object is left to the parser: %+v", errs)
+	}
+	// {"a":"…"} is 8 bytes around the text.
+	at := map[string]any{"a": strings.Repeat("x", 65536-8)}
+	if n := len(enc(at)); n != 65536 {
+		t.Fatalf("fixture encodes to %d bytes", n)
+	}
+	if errs := checkMetadata(map[string]any{"metadata": at}); len(errs) != 0 {
+		t.Errorf("65536 bytes refused: %+v", errs)
+	}
+	over := map[string]any{"a": strings.Repeat("x", 65536-7)}
+	errs = checkMetadata(map[string]any{"metadata": over})
+	if len(errs) != 1 || errs[0].Type != "value_error" || !strings.Contains(errs[0].Msg, "metadata is 65537 bytes once encoded; at most 65536 bytes (64 KiB)") {
+		t.Errorf("65537 bytes: %+v", errs)
+	}
+	// An infinite number is reported before the size.
+	over["n"] = huge
+	if errs := checkMetadata(map[string]any{"metadata": over}); len(errs) != 1 || errs[0].Type != "finite_number" {
+		t.Errorf("infinite and oversized: %+v", errs)
 	}
 }
