@@ -233,8 +233,10 @@ func RunGUI(env *Env, f guiFlags) error {
 		})
 	}
 	w.SetCloseIntercept(func() {
-		shutdown()
-		w.Close()
+		rec.ConfirmClose(func() {
+			shutdown()
+			w.Close()
+		})
 	})
 	a.Lifecycle().SetOnStopped(shutdown)
 	// SIGINT/SIGTERM close the window the same way: the episode is saved

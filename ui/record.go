@@ -810,7 +810,7 @@ func (r *RecordTab) ended(run *Runner, reason string, last action.Observation, d
 	}
 	msg := EndReason(reason)
 	if len(dropped) > 0 {
-		msg += fmt.Sprintf("\n%d input(s) made after the end were not sent.", len(dropped))
+		msg += fmt.Sprintf("\n%s made after the end %s not sent.", Plural(len(dropped), "input"), map[bool]string{true: "was", false: "were"}[len(dropped) == 1])
 	}
 	r.setError("")
 	if reason == action.EndDiscarded {
@@ -844,7 +844,7 @@ func (r *RecordTab) showEnd(msg string, last action.Observation, check string) {
 			lines = append(lines, w)
 		}
 	}
-	lines = append(lines, widget.NewLabel(fmt.Sprintf("%d steps saved.", max(0, len(r.rows)-1))))
+	lines = append(lines, widget.NewLabel(Plural(max(0, len(r.rows)-1), "step")+" saved."))
 	next := r.nextTask()
 	var d *dialog.CustomDialog
 	buttons := []fyne.CanvasObject{&widget.Button{Text: "Stay here", OnTapped: func() { d.Hide() }}}
@@ -1310,6 +1310,29 @@ func (r *RecordTab) setError(msg string) {
 func (r *RecordTab) setStatus(msg string) {
 	r.errLbl.Importance = widget.MediumImportance
 	r.errLbl.SetText(msg)
+}
+
+// ConfirmClose is what closing the window does: while an episode records,
+// it asks first (Keep recording, or Stop and save as interrupted, every
+// step kept); otherwise, and on Stop, it calls closeNow.
+func (r *RecordTab) ConfirmClose(closeNow func()) {
+	w := r.ctx.Window
+	if (r.state != stRecording && r.state != stStarting) || w == nil {
+		closeNow()
+		return
+	}
+	msg := widget.NewLabel(fmt.Sprintf("An episode is being recorded (%s saved). Closing Waymark stops it: it is saved as interrupted, with every step kept.",
+		Plural(max(len(r.rows)-1, 0), "step")))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Close Waymark?", "Stop and save as interrupted", "Keep recording", msg, func(stop bool) {
+		if stop {
+			closeNow()
+		} else {
+			r.focusView()
+		}
+	}, w)
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
 }
 
 // Close ends a running episode cleanly when the window closes: typed text

@@ -495,3 +495,42 @@ func TestRecordTabStartFailureShowsTheWholeMessage(t *testing.T) {
 		t.Fatalf("the dialog does not hold the whole message: %q", shown)
 	}
 }
+
+// Closing the window while an episode records asks first: Keep recording
+// goes on, Stop and save as interrupted closes.
+func TestRecordTabCloseAsksWhileRecording(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	closed := 0
+	f.tab.ConfirmClose(func() { closed++ })
+	if closed != 0 {
+		t.Fatal("the window closed at once during a recording")
+	}
+	tap := func(label string) {
+		t.Helper()
+		for _, o := range test.LaidOutObjects(f.win.Canvas().Overlays().Top()) {
+			if b, ok := o.(*widget.Button); ok && b.Text == label {
+				test.Tap(b)
+				return
+			}
+		}
+		t.Fatalf("no %q button in %q", label, texts(f.win.Canvas().Overlays().Top()))
+	}
+	if got := strings.Join(texts(f.win.Canvas().Overlays().Top()), " "); !strings.Contains(got, "0 steps saved") {
+		t.Errorf("the question does not say what is saved: %q", got)
+	}
+	tap("Keep recording")
+	if closed != 0 || f.tab.state != stRecording {
+		t.Fatalf("Keep recording: closed %d, state %v", closed, f.tab.state)
+	}
+	f.tab.ConfirmClose(func() { closed++ })
+	tap("Stop and save as interrupted")
+	if closed != 1 {
+		t.Fatal("Stop and save did not close")
+	}
+	// Between episodes the window closes without a question.
+	f2 := openRecordFixture(t, []dataset.Task{{Goal: "x", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
+	f2.tab.ConfirmClose(func() { closed++ })
+	if closed != 2 {
+		t.Fatal("closing between episodes asked")
+	}
+}

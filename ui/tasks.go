@@ -113,7 +113,7 @@ func (t *TasksTab) build() {
 			dot.Refresh()
 			n := "not yet demonstrated"
 			if it.Demonstrations > 0 {
-				n = fmt.Sprintf("%d demonstration(s)", it.Demonstrations)
+				n = Plural(it.Demonstrations, "demonstration")
 			}
 			if it.Episodes > it.Demonstrations {
 				n += fmt.Sprintf(" · %d episode(s)", it.Episodes)

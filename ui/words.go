@@ -110,3 +110,11 @@ func ExpectedAnswers(answer string) string {
 	}
 	return strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
 }
+
+// Plural writes n with word, adding an s unless n is 1 ("1 step", "2 steps").
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/ui"
 )
 
 // stateNames are the queue states as shown.
@@ -273,7 +274,7 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 		}
 		return "No episode matches these filters."
 	}
-	return fmt.Sprintf("%s · %d unreviewed by %s · %d in conflict", plural(res.Total, "episode"), res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
+	return fmt.Sprintf("%s · %d unreviewed by %s · %d in conflict", ui.Plural(res.Total, "episode"), res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
 }
 
 func (q *queuePanel) reloadAgreement() {
@@ -329,11 +330,4 @@ func (q *queuePanel) afterSave() {
 	q.reload()
 	q.openID = keep
 	q.selectOpen()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
