@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -59,6 +60,12 @@ func (t *tab) injectFrame(id target.ID) {
 	}
 	// A frame that is already gone or busy only misses the list.
 	chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pageScript))
+	t.mu.Lock()
+	if t.frameCtx == nil {
+		t.frameCtx = map[target.ID]context.Context{}
+	}
+	t.frameCtx[id] = fctx // the settle probe reads the frame's recorder
+	t.mu.Unlock()
 }
 
 // frameAttached starts injectFrame once per frame; the caller holds t.mu.
@@ -75,11 +82,17 @@ func (t *tab) frameAttached(id target.ID) {
 	go t.injectFrame(id)
 }
 
-// listenFrame follows the frames nested in an out-of-process frame.
+// listenFrame follows the frames nested in an out-of-process frame, and
+// counts its requests with the tab's.
 func (t *tab) listenFrame(ev any) {
-	if ev, ok := ev.(*target.EventAttachedToTarget); ok && ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
-		t.mu.Lock()
-		t.frameAttached(ev.TargetInfo.TargetID)
-		t.mu.Unlock()
+	switch e := ev.(type) {
+	case *target.EventAttachedToTarget:
+		if e.TargetInfo != nil && e.TargetInfo.Type == "iframe" {
+			t.mu.Lock()
+			t.frameAttached(e.TargetInfo.TargetID)
+			t.mu.Unlock()
+		}
+	case *network.EventRequestWillBeSent, *network.EventLoadingFinished, *network.EventLoadingFailed:
+		t.listen(ev)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine/action"
@@ -63,9 +64,13 @@ func msTime(v any) time.Time {
 // probe reads the page's state in one round trip; with frames it first
 // waits for two animation frames (at most 100 ms). A page script error (the
 // document is being replaced) is not an error: ok is false.
-func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration) (probe, error) {
-	expr := `(() => { const st = window[Symbol.for('waymark.settle')];
+func probeExpr(frames bool, animMax time.Duration) string {
+	return `(() => { const st = window[Symbol.for('waymark.settle')];
   return st ? st.probe(` + strconv.FormatInt(animMax.Milliseconds(), 10) + `, ` + strconv.FormatBool(frames) + `) : [document.readyState]; })()`
+}
+
+func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration) (probe, error) {
+	expr := probeExpr(frames, animMax)
 	var raw []any
 	err := t.do(ctx, d, func(ctx context.Context) error {
 		var err error
@@ -82,6 +87,14 @@ func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax t
 	if settleTrace != nil {
 		settleTrace("probe frames=%v %v", frames, raw)
 	}
+	p := parseProbe(raw)
+	if p.ok {
+		t.probeFrames(ctx, &p, animMax)
+	}
+	return p, nil
+}
+
+func parseProbe(raw []any) probe {
 	p := probe{ok: len(raw) > 0}
 	if len(raw) > 0 {
 		p.ready, _ = raw[0].(string)
@@ -94,7 +107,45 @@ func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax t
 		}
 		p.lateLoad = msTime(raw[8])
 	}
-	return p, nil
+	return p
+}
+
+// probeFrames adds the state of the out-of-process (cross-site) frames,
+// which the main frame's recorder cannot reach, to p. A frame that does not
+// answer (gone, navigating) adds nothing; a closed one is forgotten.
+func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration) {
+	t.mu.Lock()
+	fcs := make(map[target.ID]context.Context, len(t.frameCtx))
+	for id, fc := range t.frameCtx {
+		if fc.Err() != nil {
+			delete(t.frameCtx, id)
+			continue
+		}
+		fcs[id] = fc
+	}
+	t.mu.Unlock()
+	expr := probeExpr(false, animMax)
+	for _, fc := range fcs {
+		c, cancel := context.WithTimeout(fc, time.Second)
+		stop := context.AfterFunc(ctx, cancel)
+		raw, err := chromedp.Run(c, chromedp.Evaluate[[]any](expr, chromedp.EvalAwaitPromise))
+		stop()
+		cancel()
+		if err != nil {
+			continue
+		}
+		if settleTrace != nil {
+			settleTrace("frame probe %v", raw)
+		}
+		fp := parseProbe(raw)
+		p.pending += fp.pending
+		if fp.last.After(p.last) {
+			p.last = fp.last
+		}
+		if fp.lateLoad.After(p.lateLoad) {
+			p.lateLoad = fp.lateLoad
+		}
+	}
 }
 
 // settle waits until the page shows the effect of an action whose dispatch

@@ -63,8 +63,9 @@ type tab struct {
 	crashed    bool
 	detachedCh <-chan struct{}
 	screencast bool
-	frames     map[target.ID]bool // out-of-process frames given the page script
-	injecting  int                // frames still being given it
+	frames     map[target.ID]bool            // out-of-process frames given the page script
+	frameCtx   map[target.ID]context.Context // their sessions, for the settle probe
+	injecting  int                           // frames still being given it
 }
 
 // ignoredTypes never count as in flight: they may stay open for ever.
