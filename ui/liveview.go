@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -51,19 +52,20 @@ type LiveView struct {
 	// without it the click marker stays until the next click.
 	Schedule func(d time.Duration, fn func())
 
-	img      *canvas.Image
-	still    *overlay.View
-	bg       *canvas.Rectangle
-	hint     *canvas.Text
-	marker   *canvas.Circle
-	markDot  *canvas.Circle
-	overlay  []fyne.CanvasObject
-	badgeBG  *canvas.Rectangle
-	badge    *canvas.Text
-	banner   *canvas.Rectangle
-	bannerTx *canvas.Text
-	focusBox [4]*canvas.Rectangle // top, bottom, left, right bars
-	stillAct *action.Action
+	img       *canvas.Image
+	still     *overlay.View
+	bg        *canvas.Rectangle
+	hint      *canvas.Text
+	marker    *canvas.Circle
+	markDot   *canvas.Circle
+	overlay   []fyne.CanvasObject
+	badgeBG   *canvas.Rectangle
+	badge     *canvas.Text
+	banner    *canvas.Rectangle
+	bannerTx  *canvas.Text
+	bannerBox *fyne.Container
+	focusBox  [4]*canvas.Rectangle // top, bottom, left, right bars
+	stillAct  *action.Action
 
 	focused  bool
 	shift    bool
@@ -257,6 +259,9 @@ func (v *LiveView) ShowStill(img image.Image, a *action.Action, pointer *image.P
 	v.layoutOverlays(v.Size())
 	v.bannerTx.Refresh()
 	v.banner.Refresh()
+	if v.bannerBox != nil {
+		v.bannerBox.Refresh()
+	}
 }
 
 // ShowLive leaves the still picture and shows the live page again.
@@ -280,7 +285,7 @@ func (v *LiveView) BannerText() string { return v.bannerTx.Text }
 
 // CreateRenderer implements fyne.Widget.
 func (v *LiveView) CreateRenderer() fyne.WidgetRenderer {
-	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.banner, v.bannerTx, v.badgeBG, v.badge}}
+	return &liveRenderer{v: v, objs: []fyne.CanvasObject{v.bg, v.img, v.hint, v.still, v.marker, v.markDot, v.badgeBG, v.badge}}
 }
 
 type liveRenderer struct {
@@ -310,11 +315,31 @@ func (v *LiveView) layoutOverlays(s fyne.Size) {
 	v.badgeBG.Resize(fyne.NewSize(ts.Width+16, ts.Height+8))
 	v.badge.Move(fyne.NewPos(16, s.Height-ts.Height-12))
 	v.badge.Resize(ts)
-	bs := v.bannerTx.MinSize()
-	v.banner.Move(fyne.NewPos(0, 0))
-	v.banner.Resize(fyne.NewSize(s.Width, bs.Height+10))
-	v.bannerTx.Move(fyne.NewPos(10, 5))
-	v.bannerTx.Resize(bs)
+}
+
+// Banner is the strip that names the recorded step shown (ShowStill). It
+// lives outside the picture, above it (see newPixelCenter's header), so it
+// never hides a click marker or the top of the page.
+func (v *LiveView) Banner() fyne.CanvasObject {
+	if v.bannerBox == nil {
+		v.bannerBox = container.New(&bannerLayout{tx: v.bannerTx}, v.banner, v.bannerTx)
+	}
+	return v.bannerBox
+}
+
+// bannerLayout stretches the background and insets the text.
+type bannerLayout struct{ tx *canvas.Text }
+
+func (l *bannerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+	ts := l.tx.MinSize()
+	objs[1].Move(fyne.NewPos(10, (size.Height-ts.Height)/2))
+	objs[1].Resize(ts)
+}
+
+func (l *bannerLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(action.ViewportWidth, l.tx.MinSize().Height+10)
 }
 
 func (r *liveRenderer) MinSize() fyne.Size           { return r.v.MinSize() }

@@ -345,7 +345,7 @@ func (r *RecordTab) build() {
 	status := container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), r.engineLbl),
 		container.NewGridWithColumns(2, r.urlLbl, r.errLbl))
 
-	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenter(r.view, r.view.FocusRing()...))
+	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenterWithHeader(r.view, r.view.Banner(), r.view.FocusRing()...))
 	r.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), status), left, nil, center)
 }
 

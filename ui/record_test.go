@@ -534,3 +534,24 @@ func TestRecordTabCloseAsksWhileRecording(t *testing.T) {
 		t.Fatal("closing between episodes asked")
 	}
 }
+
+// The banner of a recorded step lies outside the picture, just above it:
+// it never covers the top of the page or a click marker there.
+func TestRecordTabStepBannerOutsideThePicture(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	v := f.tab.View()
+	f.tab.preview(0)
+	f.loop.until(t, "the step shown", func() bool { return v.ShowingStill() })
+	b := v.Banner()
+	if b.Visible() == false || !strings.Contains(v.BannerText(), "Step 0") {
+		t.Fatalf("banner %q visible %v", v.BannerText(), b.Visible())
+	}
+	d := fyne.CurrentApp().Driver()
+	bp, vp := d.AbsolutePositionForObject(b), d.AbsolutePositionForObject(v)
+	if bp.Y+b.Size().Height > vp.Y {
+		t.Fatalf("the banner (y %g–%g) overlaps the picture (from y %g)", bp.Y, bp.Y+b.Size().Height, vp.Y)
+	}
+	if b.Size().Height < 10 || b.Size().Width != v.Size().Width {
+		t.Fatalf("banner size %v, picture %v", b.Size(), v.Size())
+	}
+}
