@@ -863,6 +863,9 @@ func (r *RecordTab) showEnd(msg string, last action.Observation, check string) {
 	d.Resize(fyne.NewSize(460, 0))
 	r.endDialog = d
 	d.Show()
+	// Enter: the highlighted button (the next task, else Stay here).
+	enter := buttons[len(buttons)-1].(*widget.Button).OnTapped
+	WithKeys(r.ctx.Window, d, enter)
 }
 
 // expectedAnswer lists the accepted answers of the task's answer check
@@ -1081,11 +1084,11 @@ func confirm(w fyne.Window, title, msg string, yes func()) {
 		yes()
 		return
 	}
-	dialog.ShowConfirm(title, msg, func(ok bool) {
+	showConfirm(w, title, msg, func(ok bool) {
 		if ok {
 			yes()
 		}
-	}, w)
+	})
 }
 
 // shortcutAltLeft is the browsers' Back key, accepted as well.
@@ -1333,6 +1336,7 @@ func (r *RecordTab) ConfirmClose(closeNow func()) {
 	}, w)
 	d.Resize(fyne.NewSize(520, 0))
 	d.Show()
+	WithKeys(w, d, d.Dismiss) // Enter keeps recording: the safe answer
 }
 
 // Close ends a running episode cleanly when the window closes: typed text

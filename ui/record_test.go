@@ -555,3 +555,46 @@ func TestRecordTabStepBannerOutsideThePicture(t *testing.T) {
 		t.Fatalf("banner size %v, picture %v", b.Size(), v.Size())
 	}
 }
+
+// Dialogs answer the keyboard: Escape cancels the Discard question and
+// gives the keys back to the page, Enter confirms it; the end dialog's
+// Enter is its highlighted button.
+func TestRecordTabDialogsAnswerTheKeyboard(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	key := func(name fyne.KeyName) {
+		t.Helper()
+		h := f.win.Canvas().OnTypedKey()
+		if h == nil {
+			t.Fatalf("no key handler while the dialog is up (%s)", name)
+		}
+		h(&fyne.KeyEvent{Name: name})
+	}
+	f.tab.TypedShortcut(ShortcutDiscard)
+	if f.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("no Discard question")
+	}
+	if f.win.Canvas().Focused() == f.tab.View() {
+		t.Fatal("the page keeps the keyboard while the question is up")
+	}
+	key(fyne.KeyEscape)
+	if f.win.Canvas().Overlays().Top() != nil || f.tab.state != stRecording {
+		t.Fatalf("Escape: dialog still up %v, state %v", f.win.Canvas().Overlays().Top() != nil, f.tab.state)
+	}
+	if f.win.Canvas().Focused() != f.tab.View() {
+		t.Fatal("the live view did not get the keyboard back")
+	}
+	f.tab.TypedShortcut(ShortcutDiscard)
+	key(fyne.KeyReturn)
+	f.loop.until(t, "the discard", func() bool { return f.tab.state == stEnded })
+
+	f = newRecordFixture(t, dataset.Navigation)
+	if err := f.tab.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the end dialog", func() bool { return f.tab.endDialog != nil && f.win.Canvas().Overlays().Top() != nil })
+	key(fyne.KeyEscape)
+	if f.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Escape did not close the end dialog")
+	}
+}

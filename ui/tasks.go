@@ -535,9 +535,10 @@ func (t *TasksTab) previewImport(name string, data []byte) {
 			return
 		}
 		t.Reload()
-		msg := fmt.Sprintf("Imported %d task(s); %d skipped, %d already stored.", rep.Imported, len(rep.Skipped), len(rep.Duplicates))
-		dialog.ShowInformation("Import done", msg, t.ctx.Window)
+		msg := fmt.Sprintf("Imported %s; %d skipped, %d already stored.", Plural(rep.Imported, "task"), len(rep.Skipped), len(rep.Duplicates))
+		showInformation(t.ctx.Window, "Import done", msg)
 	}, t.ctx.Window)
 	d.Resize(fyne.NewSize(760, 560))
 	d.Show()
+	WithKeys(t.ctx.Window, d, d.Confirm)
 }
