@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -439,9 +440,15 @@ func (t *TasksTab) chooseImport() {
 		}
 		t.previewImport(rc.URI().Name(), data)
 	}, t.ctx.Window)
+	// Only task files are listed (JSON Lines, JSON, CSV, TSV, Parquet, and
+	// .txt, read by content).
+	fd.SetFilter(storage.NewExtensionFileFilter(TaskFileExtensions))
 	fd.Resize(fyne.NewSize(900, 620))
 	fd.Show()
 }
+
+// TaskFileExtensions are the task file formats the importer reads.
+var TaskFileExtensions = []string{".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq"}
 
 // ImportFile reads a task file (for example one dropped on the window) and
 // shows the import preview.

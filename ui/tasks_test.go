@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -215,5 +216,21 @@ func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
 	got, err := read()
 	if err != nil || got.Server != "http://127.0.0.1:8000" {
 		t.Fatalf("ws form read as %q, %v", got.Server, err)
+	}
+}
+
+// The import dialog lists task files only; every format the importer reads
+// by extension is among them.
+func TestTaskFileFilter(t *testing.T) {
+	f := storage.NewExtensionFileFilter(TaskFileExtensions)
+	for _, name := range []string{"a.jsonl", "a.ndjson", "a.json", "a.csv", "a.tsv", "a.tab", "a.parquet", "a.pq", "a.txt", "A.CSV"} {
+		if !f.Matches(storage.NewFileURI("/x/" + name)) {
+			t.Errorf("%s is not listed", name)
+		}
+	}
+	for _, name := range []string{"r.db", "r.db-wal", "r.db-shm", "shot.png"} {
+		if f.Matches(storage.NewFileURI("/x/" + name)) {
+			t.Errorf("%s is listed", name)
+		}
 	}
 }
