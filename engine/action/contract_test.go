@@ -379,3 +379,23 @@ func TestContractNormalize(t *testing.T) {
 		t.Error("an empty expected answer matched")
 	}
 }
+
+// Redaction replaces the text of type actions only, with "[redacted]".
+func TestContractRedact(t *testing.T) {
+	r := TypeText("hunter2").Redact()
+	if r.Op != "type" || r.Text != "[redacted]" || !r.IsRedacted() {
+		t.Errorf("redacted type: %+v", r)
+	}
+	for _, a := range []Action{PressKey("ENTER"), FinishWith("hunter2"), ClickAt(1, 2), {Op: Type, Text: "x"}} {
+		if a.Op != Type {
+			if got := a.Redact(); got.Text != a.Text || got.IsRedacted() {
+				t.Errorf("%v redacted to %+v", a, got)
+			}
+		} else if a.IsRedacted() {
+			t.Errorf("%v counts as redacted", a)
+		}
+	}
+	if (Action{Op: Finish, Text: "[redacted]"}).IsRedacted() {
+		t.Error("a finish with the marker text counts as redacted")
+	}
+}
