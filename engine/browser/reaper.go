@@ -71,8 +71,9 @@ type runGuard struct {
 	dir  string
 	lock *os.File // flock held while the run folder is in use
 	mu   sync.Mutex
-	w    *os.File // the reaper's pipe; nil when no reaper runs
-	n    int      // profiles made
+	w    *os.File      // the reaper's pipe; nil when no reaper runs
+	done chan struct{} // closed when the reaper has exited
+	n    int           // profiles made
 }
 
 // runRoot is the folder holding every engine's run folder.
@@ -137,7 +138,8 @@ func (g *runGuard) startReaper() error {
 		w.Close()
 		return err
 	}
-	go cmd.Wait()
+	g.done = make(chan struct{})
+	go func() { cmd.Wait(); close(g.done) }()
 	g.w = w
 	return nil
 }
@@ -190,6 +192,14 @@ func (g *runGuard) close() {
 	}
 	g.mu.Unlock()
 	g.lock.Close()
+	// The reaper finds nothing left to do and ends: wait for it, so a
+	// closed engine leaves no process behind.
+	if g.done != nil {
+		select {
+		case <-g.done:
+		case <-time.After(3 * time.Second):
+		}
+	}
 }
 
 // sweepStaleRuns removes the run folders of programs that died without

@@ -120,3 +120,20 @@ func TestStaleRunFoldersSwept(t *testing.T) {
 		t.Fatalf("close left %s", live.dir)
 	}
 }
+
+// A closed engine leaves no process behind: its reaper has ended too.
+func TestCloseEndsTheReaper(t *testing.T) {
+	g, err := newRunGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.done == nil {
+		t.Fatal("no reaper started")
+	}
+	g.close()
+	select {
+	case <-g.done:
+	default:
+		t.Fatal("the reaper still runs after close")
+	}
+}
