@@ -43,6 +43,9 @@ func runExport(env *Env, args []string) error {
 	if o.License == "" {
 		return fmt.Errorf("%w: choose the dataset's licence with --license (a Hugging Face id such as cc-by-4.0, cc-by-sa-4.0, mit, or 'other')", errUsage)
 	}
+	if err := hfexport.CheckLicense(o.License); err != nil {
+		return fmt.Errorf("%w: --license: %v", errUsage, strings.TrimPrefix(err.Error(), hfexport.ErrBadOptions.Error()+": "))
+	}
 	o.Categories, o.Outcomes, o.Annotators = cats, outcomes, annotators
 
 	s, err := env.OpenStore()

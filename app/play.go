@@ -2,14 +2,15 @@ package app
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"waymark/engine"
@@ -130,26 +131,23 @@ func runPlay(env *Env, args []string) error {
 	if err := emit(obs); err != nil || obs.Done {
 		return err
 	}
-	in := bufio.NewScanner(env.Stdin)
-	in.Buffer(make([]byte, 64*1024), 1<<20)
-	n := 0
-	for in.Scan() {
-		n++
-		text := strings.TrimSpace(in.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
+	refuse := func(ref playRefusal) error { return out.Encode(ref) }
+	err = readActionLines(env.Stdin, maxPlayLine, func(n int, line []byte, size int) error {
+		if line == nil {
+			return refuse(playRefusal{Line: n, Error: fmt.Sprintf("line %d has %d bytes, more than the %d a line may have (an action is one JSON object of a few kilobytes); it was skipped", n, size, maxPlayLine)})
 		}
-		a, err := action.Parse([]byte(text), settings.ActionSet)
+		text := bytes.TrimSpace(line)
+		if len(text) == 0 || text[0] == '#' {
+			return nil
+		}
+		a, err := action.Parse(text, settings.ActionSet)
 		if err != nil {
 			ref := playRefusal{Line: n, Error: err.Error()}
 			var ve *action.ValidationError
 			if errors.As(err, &ve) {
 				ref.Errors = ve.Errors
 			}
-			if err := out.Encode(ref); err != nil {
-				return err
-			}
-			continue
+			return refuse(ref)
 		}
 		obs, err := eng.Step(ctx, a)
 		if err != nil {
@@ -159,14 +157,70 @@ func runPlay(env *Env, args []string) error {
 			return err
 		}
 		if obs.Done {
-			return nil
+			return errPlayDone
 		}
 		if ctx.Err() != nil {
 			return errors.New("interrupted")
 		}
+		return nil
+	})
+	if errors.Is(err, errPlayDone) {
+		return nil
 	}
-	if err := in.Err(); err != nil {
-		return fmt.Errorf("reading actions: %w", err)
+	return err
+}
+
+// maxPlayLine bounds one line of play's input. Longer lines are refused one
+// by one; the episode goes on.
+const maxPlayLine = 1 << 20
+
+var errPlayDone = errors.New("episode done")
+
+// readActionLines calls fn for each line of r, numbered from 1, without its
+// line ending. A line longer than max bytes is read through without being
+// kept: fn gets nil and the line's size. fn's error stops the reading.
+func readActionLines(r io.Reader, max int, fn func(n int, line []byte, size int) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		buf = buf[:0]
+		size, over := 0, false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			size += len(chunk)
+			if !over {
+				if ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'; size-1 > max || (size > max && !ended) {
+					over = true
+				} else {
+					buf = append(buf, chunk...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading actions: %w", err)
+		}
+		if size == 0 && err == io.EOF {
+			return nil
+		}
+		var line []byte
+		if !over {
+			line = bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
+			if line == nil {
+				line = []byte{}
+			}
+		} else if size > 0 && err == nil {
+			size-- // the line ending
+		}
+		if ferr := fn(n, line, size); ferr != nil {
+			return ferr
+		}
+		if err == io.EOF {
+			return nil
+		}
 	}
-	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -371,7 +372,14 @@ func listOrNone(cols []string) string {
 	if len(cols) == 0 {
 		return "none"
 	}
-	return strings.Join(cols, ", ")
+	shown := make([]string, len(cols))
+	for i, c := range cols {
+		shown[i] = c
+		if strings.IndexFunc(c, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			shown[i] = strconv.Quote(c) // NUL and control characters shown, not sent to the terminal
+		}
+	}
+	return strings.Join(shown, ", ")
 }
 
 // resolveColumns fills rep.Mapping from the explicit map, then the aliases.

@@ -165,13 +165,11 @@ func (o *Options) validate() error {
 	if o.TestFraction < 0 || o.TestFraction > 1 || o.TestFraction != o.TestFraction {
 		return fmt.Errorf("%w: test fraction %v is not between 0 and 1 (0.1 puts about a tenth of the tasks in the test split)", ErrBadOptions, o.TestFraction)
 	}
-	if o.License == "" {
-		return fmt.Errorf("%w: choose a licence for the dataset (a Hugging Face licence id such as cc-by-4.0, or \"other\")", ErrBadOptions)
+	if err := CheckLicense(o.License); err != nil {
+		return err
 	}
-	for _, r := range o.License {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			return fmt.Errorf("%w: %q is not a Hugging Face licence id (lower-case, like cc-by-4.0, mit, apache-2.0, or \"other\")", ErrBadOptions, o.License)
-		}
+	if o.License != strings.ToLower(strings.TrimSpace(o.License)) { // Export normalises it first
+		return fmt.Errorf("%w: %q is not a Hugging Face licence id (lower-case, like cc-by-4.0, mit, apache-2.0, or \"other\")", ErrBadOptions, o.License)
 	}
 	if strings.TrimSpace(o.Out) == "" {
 		return fmt.Errorf("%w: choose an output folder", ErrBadOptions)

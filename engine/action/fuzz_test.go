@@ -39,8 +39,13 @@ func FuzzParse(f *testing.F) {
 						t.Fatalf("%s: empty field error %+v", set, fe)
 					}
 				}
-				if _, err := json.Marshal(ve.Errors); err != nil {
+				b, err := json.Marshal(ve.Errors)
+				if err != nil {
 					t.Fatalf("%s: the errors cannot be sent as JSON: %v", set, err)
+				}
+				var back []map[string]any
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatalf("%s: the errors cannot be read back: %v", set, err)
 				}
 				continue
 			}

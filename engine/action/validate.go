@@ -360,9 +360,10 @@ func PlainJSON(v any) any {
 		}
 		f, err := t.Float64()
 		if err != nil {
-			// 1e400 is no float64; kept as written, so the error that
-			// quotes it can still be sent as JSON (+Inf cannot).
-			return t
+			// 1e400 is no float64: quoted as the text it was, so the error
+			// that quotes it can be sent as JSON (+Inf cannot) and read by
+			// any JSON reader (1e400 as a number cannot).
+			return t.String()
 		}
 		return f
 	case map[string]any:

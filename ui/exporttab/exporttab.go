@@ -78,6 +78,12 @@ func New(ctx *ui.Context) *Tab {
 	}
 	t.licence = widget.NewSelectEntry(Licences)
 	t.licence.SetPlaceHolder("choose a licence (Hub id), or other")
+	t.licence.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return nil // said on Export; no red field before anything is typed
+		}
+		return licenceErr(s)
+	}
 	t.name = widget.NewEntry()
 	t.name.SetText(hfexport.DefaultName)
 	t.force = widget.NewCheck("Replace a previous Waymark export in this folder", nil)
@@ -216,12 +222,23 @@ func (t *Tab) Options() (hfexport.Options, error) {
 	if o.License == "" {
 		return o, errors.New("choose a licence for the dataset (for example cc-by-4.0), or \"other\"")
 	}
+	if err := licenceErr(o.License); err != nil {
+		return o, fmt.Errorf("licence: %v", err)
+	}
 	f, err := parseFraction(t.testFraction.Text)
 	if err != nil {
 		return o, fmt.Errorf("test share of tasks: %v", err)
 	}
 	o.TestFraction = f
 	return o, nil
+}
+
+// licenceErr is hfexport.CheckLicense without its "invalid export options" prefix.
+func licenceErr(s string) error {
+	if err := hfexport.CheckLicense(s); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), hfexport.ErrBadOptions.Error()+": "))
+	}
+	return nil
 }
 
 func expandHome(p string) string {
