@@ -399,3 +399,22 @@ func TestContractRedact(t *testing.T) {
 		t.Error("a finish with the marker text counts as redacted")
 	}
 }
+
+// Text that is not UTF-8 is refused with the first bad byte and its offset.
+func TestContractInvalidUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\"op\":\"type\",\"text\":\"ab\xffcd\"}":   "bad byte 0xff at byte 23",
+		"{\"op\":\"type\",\"text\":\"\xff\"}":       "bad byte 0xff at byte 21",
+		"{\"op\":\"type\",\"text\":\"\u00e9\xc3\"}": "bad byte 0xc3 at byte 23",
+		"{\"op\":\"key\",\"text\":\"x\xe2\x82\"}":   "bad byte 0xe2 at byte 21",
+		"{\"op\":\"wait\"}\xff":                     "bad byte 0xff at byte 13",
+		"\x80":                                      "bad byte 0x80 at byte 0",
+	} {
+		_, err := Parse([]byte(in), SetDefault)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || len(ve.Errors) != 1 || ve.Errors[0].Type != "string_unicode" ||
+			ve.Errors[0].Msg != "Input should be a valid string, unable to parse raw data as a unicode string: it is not valid UTF-8 ("+want+"); send text as UTF-8" {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+}

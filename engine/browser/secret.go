@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -220,12 +222,26 @@ func (e *Engine) typeGuarded(ctx context.Context, text string, secret *bool) err
 		}
 	}
 	look()
+	typed := 0 // runes typed as key events
 	for rest := text; rest != ""; {
+		if typed >= keyTypedRunes {
+			// As typeText does past keyTypedRunes: the rest at once, as
+			// text (no key events, so no Tab moves the focus).
+			if _, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: rest}); err != nil {
+				return err
+			}
+			look()
+			return nil
+		}
 		seg := rest
 		if i := strings.IndexAny(rest, "\t\r\n"); i >= 0 {
 			seg = rest[:i+1]
 		}
+		if r := []rune(seg); typed+len(r) > keyTypedRunes {
+			seg = string(r[:keyTypedRunes-typed])
+		}
 		rest = rest[len(seg):]
+		typed += utf8.RuneCountInString(seg)
 		if err := typeText(ctx, seg); err != nil {
 			return err
 		}

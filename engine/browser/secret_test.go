@@ -175,6 +175,17 @@ func TestTypeIntoSecretFields(t *testing.T) {
 			t.Fatalf("after BACKSPACE the password has %d characters", n)
 		}
 	})
+	t.Run("a long text: keys, then the rest inserted", func(t *testing.T) {
+		step(t, e, action.ClickAt(100, 512))
+		step(t, e, action.PressKey("CTRL+A"))
+		long := strings.Repeat("0123456789", 45)
+		if o := step(t, e, action.TypeText(long)); !o.Redacted || o.Error != "" {
+			t.Fatalf("redacted %v, error %q", o.Redacted, o.Error)
+		}
+		if got := eval[string](t, e, `got.ta`); got != long {
+			t.Fatalf("the page received %d characters, want %d", len(got), len(long))
+		}
+	})
 	t.Run("a line break that submits a plain form", func(t *testing.T) {
 		step(t, e, action.ClickAt(100, 462))
 		o := step(t, e, action.TypeText("boots\n"))
