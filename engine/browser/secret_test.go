@@ -230,7 +230,7 @@ func TestFocusLookCost(t *testing.T) {
 		typing := time.Since(start) / n
 		cancel()
 		t.Logf("look at the focus, %s: %v (typing 12 characters: %v)", c.name, per, typing)
-		if per > 250*time.Millisecond {
+		if per > time.Second { // an out-of-process frame attaches a session each time: 20–150 ms here
 			t.Errorf("a look at the focus in a %s takes %v", c.name, per)
 		}
 	}
