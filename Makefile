@@ -14,7 +14,7 @@ APT_PACKAGES := chromium xvfb xauth xdotool imagemagick fonts-dejavu-core fonts-
 
 BIN := bin/waymark
 
-.PHONY: deps build run test bench vet clean mutate drill
+.PHONY: deps build run test bench vet clean fuzz mutate drill
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -50,6 +50,25 @@ drill: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 40m ./...
+
+# Every `func FuzzXxx` of the repository, one at a time, each for FUZZTIME
+# with one worker; stops at the first failure (its input is written under the
+# package's testdata/fuzz/FuzzXxx/, where `make test` replays it). Prints each
+# target's last progress line (time and execs) and a summary.
+FUZZTIME ?= 60s
+FUZZMINIMIZETIME ?= 5s
+fuzz: deps
+	@set -o pipefail; summary=$$(mktemp); trap 'rm -f $$summary' EXIT; \
+	for f in $$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+\(' . | sort); do \
+		pkg=./$$(dirname $${f#./}); \
+		for t in $$(grep -oE '^func Fuzz[A-Za-z0-9_]+' $$f | sed 's/^func //'); do \
+			echo "== $$pkg $$t for $(FUZZTIME)"; \
+			$(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) -parallel 1 2>&1 | \
+				awk -v t="$$pkg $$t" -v s="$$summary" '/^fuzz: elapsed/ && /execs/ {last=$$0; next} /^fuzz: elapsed/ {next} {print} \
+					END {print last; print t ": " last >> s}' \
+				|| { echo "FAIL: $$pkg $$t"; cat $$summary; exit 1; }; \
+		done; \
+	done; echo "== all fuzz targets passed:"; cat $$summary
 
 clean:
 	rm -rf bin
