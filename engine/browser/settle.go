@@ -46,11 +46,12 @@ var settleTrace func(format string, args ...any)
 
 // probe is one reading of the page's state.
 type probe struct {
-	ok       bool      // the page answered (false during a navigation)
-	ready    string    // document.readyState of the main frame
-	last     time.Time // the latest activity in any frame
-	pending  int       // timers, frames, idle callbacks, scrolls, animations
-	lateLoad time.Time // load end of a late-injected document, or zero
+	ok       bool            // the page answered (false during a navigation)
+	ready    string          // document.readyState of the main frame
+	last     time.Time       // the latest activity in any frame
+	pending  int             // timers, frames, idle callbacks, scrolls, animations
+	lateLoad time.Time       // load end of a late-injected document, or zero
+	bg       map[string]bool // addresses a poller fetched lately
 }
 
 func msTime(v any) time.Time {
@@ -99,13 +100,21 @@ func parseProbe(raw []any) probe {
 	if len(raw) > 0 {
 		p.ready, _ = raw[0].(string)
 	}
-	if len(raw) == 9 {
+	if len(raw) == 10 {
 		p.last = msTime(raw[1])
 		for _, v := range raw[2:7] {
 			n, _ := v.(float64)
 			p.pending += int(n)
 		}
 		p.lateLoad = msTime(raw[8])
+		if us, ok := raw[9].([]any); ok && len(us) > 0 {
+			p.bg = map[string]bool{}
+			for _, u := range us {
+				if s, ok := u.(string); ok {
+					p.bg[s] = true
+				}
+			}
+		}
 	}
 	return p
 }
@@ -145,6 +154,12 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration) 
 		if fp.lateLoad.After(p.lateLoad) {
 			p.lateLoad = fp.lateLoad
 		}
+		for u := range fp.bg {
+			if p.bg == nil {
+				p.bg = map[string]bool{}
+			}
+			p.bg[u] = true
+		}
 	}
 }
 
@@ -166,7 +181,7 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 			return time.Since(start), "", err
 		}
 		now := time.Now()
-		busy, sinceNet := t.netState(since)
+		busy, sinceNet := t.netState(since, p.bg)
 		quiet := false
 		if p.ok {
 			calm := now.Sub(p.last) >= domQuiet

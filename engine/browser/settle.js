@@ -31,6 +31,7 @@
   const st = {
     last: 0, timers: new Map(), rafs: new Map(), idles: new Map(), scrollAt: 0, scrolling: false,
     late: document.readyState !== 'loading', // injected after the page's scripts started
+    bg: new Map(), // address -> when a perpetual callback (a poller) requested it
   };
   const bump = () => { st.last = dnow(); };
   const opts = {subtree: true, childList: true, attributes: true, characterData: true};
@@ -109,6 +110,18 @@
     window.cancelIdleCallback = function cancelIdleCallback(id) { st.idles.delete(id); return cIC(id); };
   }
 
+  // A poller's requests (fetch or XMLHttpRequest from a perpetual callback)
+  // are reported by address, so the engine leaves them out of the network
+  // activity.
+  const bgURL = u => { if (cur !== -1) return; try { st.bg.set(new URL(u, location.href).href.replace(/#.*$/, ''), dnow()); } catch (e) {} };
+  try {
+    const f = window.fetch;
+    if (f) window.fetch = function fetch(input) { try { bgURL(input instanceof Request ? input.url : String(input)); } catch (e) {} return f.apply(this, arguments); };
+    const X = XMLHttpRequest.prototype, open = X.open, send = X.send, U = Symbol();
+    X.open = function open(m, u) { try { this[U] = String(u); } catch (e) {} return open.apply(this, arguments); };
+    X.send = function send() { if (this[U] !== undefined) bgURL(this[U]); return send.apply(this, arguments); };
+  } catch (e) {}
+
   // local adds this frame's state to agg.
   st.local = (animMax, agg) => {
     const now = dnow();
@@ -126,6 +139,7 @@
       }
     } catch (e) {}
     agg[1] = Math.max(agg[1], st.last);
+    for (const [u, at] of st.bg) { if (now - at > 5000) st.bg.delete(u); else agg[9].push(u); }
     if (st.late) {
       let end = 0;
       try { const n = performance.getEntriesByType('navigation')[0]; if (n && n.loadEventEnd) end = performance.timeOrigin + n.loadEventEnd; } catch (e) {}
@@ -134,7 +148,8 @@
   };
   // probe answers the engine for this frame and the same-origin frames in
   // it: [readyState, last activity, timers, rAFs, idle callbacks,
-  // scrolling, animations, now, load end of a late-injected document]
+  // scrolling, animations, now, load end of a late-injected document,
+  // addresses pollers fetched in the last 5 s]
   // (times in ms since the epoch). With frames set it first waits for two
   // animation frames (at most 100 ms), so a frame was drawn after the action.
   st.probe = async (animMax, frames) => {
@@ -146,7 +161,7 @@
         sT(f, 100);
       });
     }
-    const agg = [document.readyState, 0, 0, 0, 0, 0, 0, 0, 0];
+    const agg = [document.readyState, 0, 0, 0, 0, 0, 0, 0, 0, []];
     const visit = (w, depth) => {
       let s;
       try { s = w[K]; } catch (e) { return; }

@@ -54,8 +54,9 @@ type tab struct {
 	id     target.ID
 
 	mu         sync.Mutex
-	reqs       map[network.RequestID]time.Time
-	lastNet    time.Time
+	reqs       map[network.RequestID]*netReq // in flight
+	doneReqs   []*netReq                     // the latest finished ones
+	lastNet    time.Time                     // the latest navigation event
 	navPending bool
 	documents  int // main-frame documents committed (a navigation adds one)
 	loading    bool
@@ -77,8 +78,18 @@ var ignoredTypes = map[network.ResourceType]bool{
 }
 
 func newTab() *tab {
-	return &tab{reqs: map[network.RequestID]time.Time{}, crashedCh: make(chan struct{})}
+	return &tab{reqs: map[network.RequestID]*netReq{}, crashedCh: make(chan struct{})}
 }
+
+// netReq is one request the page made.
+type netReq struct {
+	url        string
+	start, end time.Time
+}
+
+// keepDone is how many finished requests the tab remembers for the quiet
+// window.
+const keepDone = 64
 
 // listen runs in the tab's message loop: fast, no commands.
 func (t *tab) listen(ev any) {
@@ -91,15 +102,16 @@ func (t *tab) listen(ev any) {
 			return
 		}
 		if _, ok := t.reqs[ev.RequestID]; !ok {
-			t.reqs[ev.RequestID] = now
+			u := ""
+			if ev.Request != nil {
+				u = ev.Request.URL
+			}
+			t.reqs[ev.RequestID] = &netReq{url: u, start: now}
 		}
-		t.lastNet = now
 	case *network.EventLoadingFinished:
-		delete(t.reqs, ev.RequestID)
-		t.lastNet = now
+		t.finishReq(ev.RequestID, now)
 	case *network.EventLoadingFailed:
-		delete(t.reqs, ev.RequestID)
-		t.lastNet = now
+		t.finishReq(ev.RequestID, now)
 	case *page.EventFrameRequestedNavigation:
 		if t.isMain(ev.FrameID) && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
 			t.navPending = true
@@ -187,19 +199,48 @@ func (t *tab) clearNavigation() {
 	t.mu.Unlock()
 }
 
+// finishReq moves a request to the finished ones; the caller holds t.mu.
+func (t *tab) finishReq(id network.RequestID, now time.Time) {
+	r, ok := t.reqs[id]
+	if !ok {
+		return
+	}
+	delete(t.reqs, id)
+	r.end = now
+	if len(t.doneReqs) >= keepDone {
+		t.doneReqs = append(t.doneReqs[:0], t.doneReqs[len(t.doneReqs)-keepDone/2:]...)
+	}
+	t.doneReqs = append(t.doneReqs, r)
+}
+
 // netState reports whether a navigation or request is pending, counting
 // only requests started after since (long-lived older requests such as
-// long polls would otherwise hold every step to the cap).
-func (t *tab) netState(since time.Time) (busy bool, sinceNet time.Duration) {
+// long polls would otherwise hold every step to the cap), and how long ago
+// the last navigation or request event was. Requests to the addresses in
+// bg (a poller's, started by a setInterval or a perpetual chain) are left
+// out of both.
+func (t *tab) netState(since time.Time, bg map[string]bool) (busy bool, sinceNet time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
-	for _, start := range t.reqs {
-		if !start.Before(since) {
+	last := t.lastNet
+	for _, r := range t.reqs {
+		if bg[r.url] {
+			continue
+		}
+		if !r.start.Before(since) {
 			n++
 		}
+		if r.start.After(last) {
+			last = r.start
+		}
 	}
-	return t.navPending || t.loading || n > 0 || t.injecting > 0, time.Since(t.lastNet)
+	for _, r := range t.doneReqs {
+		if !bg[r.url] && r.end.After(last) {
+			last = r.end
+		}
+	}
+	return t.navPending || t.loading || n > 0 || t.injecting > 0, time.Since(last)
 }
 
 // errCrashed and errTimedOut classify a failed browser operation.
