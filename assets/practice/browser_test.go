@@ -44,6 +44,8 @@ func startBrowser(t *testing.T, s *Server) *browser {
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-features", "BackForwardCache,Translate"),
 		chromedp.WindowSize(800, 600),
+		// Chromium's own temporary folders go with the test's.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
