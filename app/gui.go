@@ -190,13 +190,21 @@ func RunGUI(env *Env, f guiFlags) error {
 		}
 		rec := dataset.NewRecorder(store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
 		o := &ui.Opened{Engine: rec}
+		if c, ok := eng.(*openenv.Client); ok {
+			o.Lost, o.LostErr = c.Lost(), c.LostErr
+		}
 		if _, live := eng.(engine.LiveFrames); live {
 			o.Frames = rec.Frames()
 		}
 		return o, nil
 	}
 	rec := ui.NewRecordTab(ctx, bridge, ui.RecordOptions{
-		Open:         open,
+		Open: open,
+		UseLocalBrowser: func() {
+			s := ui.LoadSettings(prefs)
+			s.Server = ""
+			s.Save(prefs)
+		},
 		Settings:     func() ui.Settings { return ui.LoadSettings(prefs) },
 		ShowSettings: showSettings,
 		Debugf:       debugf,

@@ -34,6 +34,10 @@ type RecordOptions struct {
 	Settings func() Settings
 	// ShowSettings opens the Settings dialog (the toolbar's button).
 	ShowSettings func()
+	// UseLocalBrowser clears the OpenEnv server from the settings, so the
+	// next episode runs in the local browser (offered when the server's
+	// connection is lost). Nil: not offered.
+	UseLocalBrowser func()
 	// Debugf, when set, gets timing lines (click→timeline, frames/s).
 	Debugf func(format string, args ...any)
 }
@@ -602,6 +606,7 @@ func (r *RecordTab) start(t dataset.Task) {
 		Ended: func(reason string, last action.Observation, dropped []action.Action) {
 			r.b.Do(func() { r.ended(runner, reason, last, dropped) })
 		},
+		Lost:   func(err error) { r.b.Do(func() { r.connectionLost(runner, t, err) }) },
 		Closed: func(err error) { r.b.Do(func() { r.closed(runner, err) }) },
 	})
 	r.runner = runner
@@ -611,6 +616,43 @@ func (r *RecordTab) start(t dataset.Task) {
 	if r.ctx.Window != nil {
 		r.ctx.Window.Canvas().Focus(r.view)
 	}
+}
+
+// connectionLost tells that the OpenEnv server went away: the episode is
+// saved as interrupted with every step, and the person chooses how to go on.
+func (r *RecordTab) connectionLost(run *Runner, t dataset.Task, err error) {
+	if run != r.runner {
+		return
+	}
+	steps := max(0, len(r.rows)-1)
+	msg := fmt.Sprintf("%v.\n\nThe episode was saved as interrupted, with its %s. Start it again on the server once it is back, or go on in the local browser.",
+		err, Plural(steps, "step"))
+	r.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
+	w := r.ctx.Window
+	if w == nil {
+		return
+	}
+	label := widget.NewLabel(msg)
+	label.Wrapping = fyne.TextWrapWord
+	var d *dialog.CustomDialog
+	again := &widget.Button{Text: "Start again on the server", Importance: widget.HighImportance, OnTapped: func() {
+		d.Hide()
+		r.StartTask(t)
+	}}
+	buttons := []fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { d.Hide() }}}
+	if r.opts.UseLocalBrowser != nil {
+		buttons = append(buttons, &widget.Button{Text: "Switch to the local browser", OnTapped: func() {
+			d.Hide()
+			r.opts.UseLocalBrowser()
+			r.StartTask(t)
+		}})
+	}
+	buttons = append(buttons, again)
+	d = dialog.NewCustomWithoutButtons("Connection to the server lost", label, w)
+	d.SetButtons(buttons)
+	d.Resize(fyne.NewSize(560, 0))
+	d.Show()
+	WithKeys(w, d, nil)
 }
 
 func (r *RecordTab) opened(run *Runner, o *Opened) {

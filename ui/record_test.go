@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/openenv"
 )
 
 // mainLoop stands in for Fyne's main goroutine: hand-offs queue here and
@@ -596,5 +598,72 @@ func TestRecordTabDialogsAnswerTheKeyboard(t *testing.T) {
 	key(fyne.KeyEscape)
 	if f.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("Escape did not close the end dialog")
+	}
+}
+
+// The OpenEnv server goes away mid-episode: the app notices while idle,
+// saves the episode as interrupted with every step, and says so with a way
+// on (start again, or the local browser).
+func TestRecordTabServerLostMidEpisode(t *testing.T) {
+	png := testPNG(t)
+	srv, err := openenv.NewServer(openenv.Options{NewEngine: func(context.Context) (engine.Engine, error) {
+		e := &shotEngine{gateEngine: gateEngine{gate: make(chan struct{})}, png: png}
+		close(e.gate)
+		return e, nil
+	}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	f := openRecordFixture(t, []dataset.Task{{Goal: "Open the returns page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"}})
+	switched := false
+	f.tab.opts.UseLocalBrowser = func() { switched = true }
+	f.tab.opts.Open = func(ctx context.Context, task dataset.Task, s Settings) (*Opened, error) {
+		c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{HealthTimeout: 2 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		rec := dataset.NewRecorder(f.store, c, dataset.RecorderOptions{TaskID: task.ID, Annotator: s.Annotator})
+		return &Opened{Engine: rec, Lost: c.Lost(), LostErr: c.LostErr}, nil
+	}
+	f.tab.startChosen()
+	f.loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+	f.tab.act(action.ClickAt(10, 10))
+	f.loop.until(t, "the step", func() bool { return len(f.tab.rows) == 2 })
+
+	// The server goes away while the person looks at the page.
+	srv.Close()
+	hs.CloseClientConnections()
+	start := time.Now()
+	var shown string
+	f.loop.until(t, "the lost-connection dialog", func() bool {
+		if top := f.win.Canvas().Overlays().Top(); top != nil {
+			shown = strings.Join(texts(top), " ")
+			return strings.Contains(shown, "saved as interrupted")
+		}
+		return false
+	})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("noticed after %v", d)
+	}
+	if !strings.Contains(shown, "1 step") || !strings.Contains(shown, "lost") {
+		t.Errorf("dialog says %q", shown)
+	}
+	f.loop.until(t, "the runner to close", func() bool { return f.tab.state == stEnded && !f.tab.runner.Busy() })
+	eps, err := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes %v %v", eps, err)
+	}
+	if eps[0].Status != dataset.StatusInterrupted || eps[0].NumSteps != 1 {
+		t.Fatalf("episode after the server went away: %+v", eps[0])
+	}
+	for _, o := range test.LaidOutObjects(f.win.Canvas().Overlays().Top()) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Switch to the local browser" {
+			test.Tap(b)
+		}
+	}
+	if !switched {
+		t.Error("Switch to the local browser did nothing")
 	}
 }

@@ -17,6 +17,11 @@ import (
 type Opened struct {
 	Engine engine.Engine
 	Frames <-chan engine.Frame
+	// Lost, for an engine that runs elsewhere (an OpenEnv server), is
+	// closed when its connection ends; LostErr then says why (nil when the
+	// engine was closed on purpose).
+	Lost    <-chan struct{}
+	LostErr func() error
 }
 
 // OpenFunc builds the engine of one episode. It may take seconds (a browser
@@ -55,6 +60,9 @@ type RunnerEvents struct {
 	// action.End* constant. Dropped lists inputs that were never sent
 	// because the episode had ended.
 	Ended func(reason string, last action.Observation, dropped []action.Action)
+	// Lost: the connection to a remote engine ended during the episode; the
+	// episode then ends as interrupted (Ended follows), every step kept.
+	Lost func(err error)
 	// Closed: the engine is closed; nothing else will be reported.
 	Closed func(err error)
 }
@@ -220,6 +228,12 @@ func (r *Runner) loop(ctx context.Context) {
 			r.mu.Unlock()
 			select {
 			case <-r.wake:
+			case <-o.Lost:
+				if r.lost(o) {
+					r.finish(o.Engine, action.EndInterrupted, last, nil)
+					return
+				}
+				o.Lost = nil // closed on purpose: nothing more to hear from it
 			case <-ctx.Done():
 				r.mu.Lock()
 				if r.stop == "" {
@@ -265,7 +279,38 @@ func (r *Runner) loop(ctx context.Context) {
 			r.finish(o.Engine, r.stopReason(), last, nil)
 			return
 		}
+		if err != nil && r.lost(o) {
+			r.finish(o.Engine, action.EndInterrupted, last, nil)
+			return
+		}
 	}
+}
+
+// lost reports whether the remote engine's connection has ended by itself,
+// and if so tells the Lost event and drops the queued inputs' hope: nothing
+// more can be sent.
+func (r *Runner) lost(o *Opened) bool {
+	if o.Lost == nil || o.LostErr == nil {
+		return false
+	}
+	select {
+	case <-o.Lost:
+	default:
+		return false
+	}
+	err := o.LostErr()
+	if err == nil {
+		return false
+	}
+	r.mu.Lock()
+	if r.stop == "" {
+		r.stop = action.EndInterrupted
+	}
+	r.mu.Unlock()
+	if r.ev.Lost != nil {
+		r.ev.Lost(err)
+	}
+	return true
 }
 
 func (r *Runner) stopReason() string {

@@ -579,4 +579,19 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// Lost is closed when the connection to the server has ended, whether the
+// server went away or Close was called; LostErr tells which.
+func (c *Client) Lost() <-chan struct{} { return c.dead }
+
+// LostErr says why the connection ended when the server went away (nil while
+// it is up, or after Close).
+func (c *Client) LostErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.readErr == nil {
+		return nil
+	}
+	return fmt.Errorf("the connection to the OpenEnv server at %s was lost (%v)", c.base, c.readErr)
+}
+
 var _ engine.Engine = (*Client)(nil)
