@@ -255,6 +255,19 @@ func (s *Store) SetEpisodeAnnotator(id, annotator string) error {
 	return nil
 }
 
+// SetEpisodeAnswer keeps the final answer of an episode whose finish could
+// not be performed (it then ends as interrupted, its answer kept).
+func (s *Store) SetEpisodeAnswer(id, answer string) error {
+	res, err := s.db.Exec(`UPDATE episodes SET final_answer=? WHERE id=?`, answer, id)
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("episode %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
 // InterruptEpisode marks a recording episode interrupted (its program
 // stopped recording before the episode ended).
 func (s *Store) InterruptEpisode(id string) error {

@@ -254,6 +254,15 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 	}
 	obs, err := r.eng.Step(ctx, a)
 	if err != nil {
+		var verr *action.ValidationError
+		if a.Op == action.Finish && a.Text != "" && !errors.As(err, &verr) {
+			// The finish did not reach the engine (e.g. the OpenEnv
+			// server went away): the person's answer is kept with the
+			// episode, which ends as interrupted.
+			if serr := r.store.SetEpisodeAnswer(ep, a.Text); serr != nil {
+				err = errors.Join(err, fmt.Errorf("the answer could not be kept: %w", serr))
+			}
+		}
 		return obs, err
 	}
 	if obs.Redacted && !keep {
