@@ -2,9 +2,11 @@ package hfexport
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -377,5 +379,52 @@ func TestContractOptionEdges(t *testing.T) {
 	o.Outcomes, o.Categories = nil, []string{"nav"}
 	if err := o.validate(); err == nil || !strings.Contains(err.Error(), `unknown category "nav" (choose from information, navigation, interaction)`) {
 		t.Errorf("unknown category: %v", err)
+	}
+}
+
+// The episodes chosen come train first, then test, each by id; when none
+// matches, the message counts what the store has and names the filters.
+func TestContractSelectionAndExplanation(t *testing.T) {
+	f := standard(t)
+	ctx := context.Background()
+	o := opts(t.TempDir())
+	eps, err := selectEpisodes(ctx, f.store.DB(), &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range eps {
+		order = append(order, e.split+":"+e.ID)
+	}
+	sorted := slices.Clone(order)
+	slices.SortFunc(sorted, func(a, b string) int {
+		// "train:" before "test:", then by id
+		if a[:5] != b[:5] {
+			return -strings.Compare(a[:5], b[:5])
+		}
+		return strings.Compare(a, b)
+	})
+	if len(order) != 16 || !slices.Equal(order, sorted) || !strings.HasPrefix(order[0], "train:") || !strings.HasPrefix(order[len(order)-1], "test:") {
+		t.Errorf("selection order %v", order)
+	}
+	// The standard store: 18 finished episodes (10 "a", 5 "b", 3 "c"), 16
+	// with an outcome (ep-04-c settled), 1 in conflict (ep-03-c; ep-05-c was
+	// never reviewed), 1 interrupted.
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree (1 interrupted episodes are never exported); review episodes first, or include unreviewed ones (--include-unreviewed)"},
+		{Options{IncludeUnreviewed: true, Categories: []string{"navigation"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree; none of them matches category navigation (1 interrupted episodes are never exported); loosen the filters"},
+		{Options{IncludeUnreviewed: true, Outcomes: []string{"success", "failure"}, Annotators: []string{"x"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree; none of them matches outcome success/failure, annotator x (1 interrupted episodes are never exported); loosen the filters"},
+		{Options{IncludeUnreviewed: true}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree (1 interrupted episodes are never exported)"},
+	} {
+		if got := explainNothing(ctx, f.store.DB(), &c.o); got != c.want {
+			t.Errorf("%+v:\n got %s\nwant %s", c.o, got, c.want)
+		}
+	}
+	empty := newFixture(t, nil)
+	if got := explainNothing(ctx, empty.store.DB(), &Options{}); got != "the store has 0 finished episodes, 0 with an outcome; record and finish some episodes first" {
+		t.Errorf("empty store: %s", got)
 	}
 }
