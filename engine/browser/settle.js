@@ -14,10 +14,10 @@
 // (counted by probe).
 //
 // Chains: a callback scheduled from inside a tracked callback belongs to the
-// same chain and keeps the chain's start time. A chain older than 1 s is a
-// poller or a perpetual animation, not an action's effect: its callbacks no
-// longer count as pending and their synchronous DOM changes are not
-// activity. setInterval callbacks are treated the same way from the first
+// same chain and keeps the chain's start time. A chain older than 1 s that
+// has scheduled more than one callback is a poller or a perpetual
+// animation, not an action's effect: its callbacks no longer count as
+// pending and their synchronous DOM changes are not activity. setInterval callbacks are treated the same way from the first
 // tick, so a poller, a clock or a countdown never keeps a step waiting.
 //
 // It adds one non-enumerable symbol-keyed property to window and wraps the
@@ -58,15 +58,24 @@
     }
   } catch (e) {}
 
-  // cur is the start time of the chain whose callback runs now: undefined
-  // outside tracked callbacks, -1 inside a perpetual one.
+  // cur is the chain whose callback runs now ({t0: start, links: callbacks
+  // scheduled in it}): undefined outside tracked callbacks, PERP inside a
+  // perpetual one. A chain is perpetual once it is older than CHAIN and
+  // has scheduled a second callback: a single callback that is late (a
+  // busy machine draws no frame for a while) is still waited for.
+  const PERP = {t0: -1, links: Infinity};
   let cur;
-  const origin = () => cur === undefined ? dnow() : cur;
+  const origin = () => {
+    if (cur === undefined) return {t0: dnow(), links: 1};
+    cur.links++;
+    return cur;
+  };
+  const perpetual = c => c === PERP || (c.links >= 2 && dnow() - c.t0 > CHAIN);
   const run = (o, fn, self, args) => {
-    const old = o < 0 || dnow() - o > CHAIN;
+    const old = perpetual(o);
     if (old) { if (mo.takeRecords().length) bump(); } else bump();
     const prev = cur;
-    cur = old ? -1 : o;
+    cur = old ? PERP : o;
     try { return fn.apply(self, args); } finally {
       cur = prev;
       if (old) mo.takeRecords(); // a perpetual callback's own DOM changes
@@ -80,13 +89,13 @@
     const o = origin();
     let id;
     id = sT(function () { st.timers.delete(id); return run(o, fn, this, args); }, delay);
-    if ((+delay || 0) <= SHORT && o >= 0) st.timers.set(id, o);
+    if ((+delay || 0) <= SHORT && o !== PERP) st.timers.set(id, o);
     return id;
   };
   window.clearTimeout = function clearTimeout(id) { st.timers.delete(id); return cT(id); };
   window.setInterval = function setInterval(fn, delay, ...args) {
     if (typeof fn !== 'function') return sI(fn, delay, ...args);
-    return sI(function () { return run(-1, fn, this, args); }, delay);
+    return sI(function () { return run(PERP, fn, this, args); }, delay);
   };
   window.clearInterval = function clearInterval(id) { st.timers.delete(id); return cI(id); };
   window.requestAnimationFrame = function requestAnimationFrame(fn) {
@@ -94,7 +103,7 @@
     const o = origin();
     let id;
     id = rAF(function (ts) { st.rafs.delete(id); return run(o, fn, this, [ts]); });
-    if (o >= 0) st.rafs.set(id, o);
+    if (o !== PERP) st.rafs.set(id, o);
     return id;
   };
   window.cancelAnimationFrame = function cancelAnimationFrame(id) { st.rafs.delete(id); return cAF(id); };
@@ -104,7 +113,7 @@
       const o = origin();
       let id;
       id = rIC(function (dl) { st.idles.delete(id); return run(o, fn, this, [dl]); }, o2);
-      if (o >= 0) st.idles.set(id, o);
+      if (o !== PERP) st.idles.set(id, o);
       return id;
     };
     window.cancelIdleCallback = function cancelIdleCallback(id) { st.idles.delete(id); return cIC(id); };
@@ -113,7 +122,7 @@
   // A poller's requests (fetch or XMLHttpRequest from a perpetual callback)
   // are reported by address, so the engine leaves them out of the network
   // activity.
-  const bgURL = u => { if (cur !== -1) return; try { st.bg.set(new URL(u, location.href).href.replace(/#.*$/, ''), dnow()); } catch (e) {} };
+  const bgURL = u => { if (cur !== PERP) return; try { st.bg.set(new URL(u, location.href).href.replace(/#.*$/, ''), dnow()); } catch (e) {} };
   try {
     const f = window.fetch;
     if (f) window.fetch = function fetch(input) { try { bgURL(input instanceof Request ? input.url : String(input)); } catch (e) {} return f.apply(this, arguments); };
@@ -125,7 +134,7 @@
   // local adds this frame's state to agg.
   st.local = (animMax, agg) => {
     const now = dnow();
-    const young = o => o >= 0 && now - o <= CHAIN;
+    const young = o => !perpetual(o);
     for (const o of st.timers.values()) if (young(o)) agg[2]++;
     for (const o of st.rafs.values()) if (young(o)) agg[3]++;
     for (const o of st.idles.values()) if (young(o)) agg[4]++;
