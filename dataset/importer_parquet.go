@@ -381,6 +381,9 @@ func checkPages(chunk []byte, codec format.CompressionCodec) (int64, error) {
 			if v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 || levels > int64(len(page)) || v.NumNulls < 0 || v.NumRows < 0 {
 				return 0, errors.New("a page's level lengths do not fit in it")
 			}
+			if v.NumNulls > v.NumValues {
+				return 0, fmt.Errorf("a page says %d of its %d values are null", v.NumNulls, v.NumValues)
+			}
 			page = page[levels:]
 		}
 		if values < 0 || values > maxParquetValues {
