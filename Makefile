@@ -56,7 +56,7 @@ bench: deps
 # package's testdata/fuzz/FuzzXxx/, where `make test` replays it). Prints each
 # target's last progress line (time and execs) and a summary.
 FUZZTIME ?= 60s
-FUZZMINIMIZETIME ?= 5s
+FUZZMINIMIZETIME ?= 50x
 fuzz: deps
 	@set -o pipefail; summary=$$(mktemp); trap 'rm -f $$summary' EXIT; \
 	for f in $$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+\(' . | sort); do \
