@@ -170,7 +170,8 @@ func RunGUI(env *Env, f guiFlags) error {
 		if s.Server != "" {
 			// A person waits at Start: a server that is not there must be
 			// said within seconds, not after the 30 s an agent may wait.
-			c, err := openenv.Dial(ctx, s.Server, openenv.ClientOptions{ActionSet: s.ActionSet, MaxSteps: s.MaxSteps, HealthTimeout: 4 * time.Second})
+			c, err := openenv.Dial(ctx, s.Server, openenv.ClientOptions{ActionSet: s.ActionSet, MaxSteps: s.MaxSteps, HealthTimeout: 4 * time.Second,
+				ResetExtra: openenv.FactsMetadata(openenv.EpisodeFacts{Goal: t.Goal, Category: t.Category, TaskKey: t.SourceID, Annotator: s.Annotator})})
 			if err != nil {
 				return nil, fmt.Errorf("cannot reach the OpenEnv server %s: %w (check the address in Settings, or clear it to use the local browser)", s.Server, err)
 			}

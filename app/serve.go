@@ -294,8 +294,30 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 // the annotator is agent:NAME, the task is the practice task asked for, or
 // an ad-hoc task for the start URL (category navigation, the recorder's
 // default, since nothing says more about a bare URL).
+//
+// A client that says who records and what the task is (reset metadata, as
+// Waymark's app sends) gets those facts recorded instead, so its own store
+// and this one agree on the episode (same id, task goal and category,
+// annotator).
 func recordEpisode(st *dataset.Store, base engine.Engine, ep openenv.EpisodeStart) (engine.Engine, error) {
 	ro := dataset.RecorderOptions{Annotator: "agent:" + ep.Agent}
+	if f := ep.Facts; f.Annotator != "" {
+		ro.Annotator = f.Annotator
+	}
+	if f := ep.Facts; ep.Task == nil && f.Goal != "" {
+		if p, ok := practiceTask(f.TaskKey); ok && p.Goal == f.Goal {
+			stored, err := storePracticeTask(st, p)
+			if err != nil {
+				return nil, fmt.Errorf("recording: the task %q could not be saved: %v", f.TaskKey, err)
+			}
+			ro.TaskID = stored.ID
+		} else {
+			ro.Goal = f.Goal
+			if dataset.ValidCategory(f.Category) {
+				ro.Category = f.Category
+			}
+		}
+	}
 	if t := ep.Task; t != nil {
 		p, ok := practiceTask(t.ID)
 		if !ok {

@@ -245,3 +245,76 @@ func TestServeAllowFlags(t *testing.T) {
 		}
 	}
 }
+
+// Hand-testing through `serve --record`: the app's store and the server's
+// agree on who did what (same episode id, task goal and category,
+// annotator, steps), so merging them never collides on one id with two
+// stories.
+func TestServeRecordsTheClientsFacts(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>p</title><body style="margin:0"><a href="/next" style="display:block;height:300px">next</a></body>`)
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	set := engine.DefaultSettings()
+	set.ActionWait = 300 * time.Millisecond
+	sv, err := newServing(&Env{DBPath: filepath.Join(dir, "server.db")}, serveConfig{MaxSessions: 1, Record: true,
+		ActionSet: action.SetDefault, Settings: set, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() { sv.Close(); hs.Close() }()
+
+	mine, err := dataset.Open(filepath.Join(dir, "app.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	task, err := mine.AddTask(dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{
+		ResetExtra: openenv.FactsMetadata(openenv.EpisodeFacts{Goal: task.Goal, Category: task.Category, Annotator: "Ada"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := dataset.NewRecorder(mine, c, dataset.RecorderOptions{TaskID: task.ID, Annotator: "Ada"})
+	if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Step(ctx, action.ClickAt(100, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Step(ctx, action.FinishWith("")); err != nil {
+		t.Fatal(err)
+	}
+	rec.Close()
+	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
+
+	theirs, err := dataset.Open(filepath.Join(dir, "server.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer theirs.Close()
+	a, err := mine.GetEpisode(rec.EpisodeID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := theirs.GetEpisode(rec.EpisodeID())
+	if err != nil {
+		t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
+	}
+	ta, _ := mine.GetTask(a.TaskID)
+	tb, _ := theirs.GetTask(b.TaskID)
+	if a.Annotator != "Ada" || b.Annotator != a.Annotator || tb.Goal != ta.Goal || tb.Category != ta.Category || b.NumSteps != a.NumSteps || b.Status != a.Status {
+		t.Fatalf("the two stores disagree:\n app:    %s, %q (%s), %d steps, %s\n server: %s, %q (%s), %d steps, %s",
+			a.Annotator, ta.Goal, ta.Category, a.NumSteps, a.Status, b.Annotator, tb.Goal, tb.Category, b.NumSteps, b.Status)
+	}
+	if a.AutoReward != nil || b.AutoReward != nil {
+		t.Errorf("a task with no check got a reward: app %v, server %v", a.AutoReward, b.AutoReward)
+	}
+}

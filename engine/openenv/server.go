@@ -59,6 +59,45 @@ type EpisodeStart struct {
 	// Task is the task-pack task named by task_id, or nil for an ad-hoc
 	// episode started from a bare start_url.
 	Task *Task
+	// Facts are what the client said of the episode in the reset's
+	// metadata (Waymark's app sends them, other clients need not).
+	Facts EpisodeFacts
+}
+
+// EpisodeFacts are who does an episode and what task it is, as a client
+// tells them in reset(metadata={"task": {"goal", "category", "key"},
+// "annotator": NAME}), so a server that records keeps the same facts as the
+// client's own store.
+type EpisodeFacts struct {
+	Goal, Category, TaskKey, Annotator string
+}
+
+// FactsMetadata is the reset kwarg that tells f (see EpisodeFacts), for
+// ClientOptions.ResetExtra.
+func FactsMetadata(f EpisodeFacts) map[string]any {
+	return map[string]any{"metadata": map[string]any{
+		"annotator": f.Annotator,
+		"task":      map[string]any{"goal": f.Goal, "category": f.Category, "key": f.TaskKey},
+	}}
+}
+
+// readFacts reads EpisodeFacts from a reset's metadata; anything else in it
+// is ignored, as any unknown reset field.
+func readFacts(md any) EpisodeFacts {
+	var f EpisodeFacts
+	m, ok := md.(map[string]any)
+	if !ok {
+		return f
+	}
+	str := func(v any) string {
+		s, _ := v.(string)
+		return strings.TrimSpace(s)
+	}
+	f.Annotator = str(m["annotator"])
+	if t, ok := m["task"].(map[string]any); ok {
+		f.Goal, f.Category, f.TaskKey = str(t["goal"]), str(t["category"]), str(t["key"])
+	}
+	return f
 }
 
 // Options configure a Server.
@@ -522,6 +561,7 @@ type resetRequest struct {
 	task   *Task
 	agent  string
 	hasURL bool
+	facts  EpisodeFacts
 }
 
 // resetMisspellings are reset kwargs agents plausibly send for the ones
@@ -600,6 +640,7 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 	if a, ok := data["agent"].(string); ok {
 		rr.agent = strings.TrimSpace(a)
 	}
+	rr.facts = readFacts(data["metadata"])
 	return rr, nil
 }
 
@@ -628,7 +669,7 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		}
 		ss.epAgent = agent
 		w, err := ss.srv.opts.WrapEpisode(keepOpen{ss.base}, EpisodeStart{
-			Session: ss.info, Agent: agent, Reset: rr.opts, Task: rr.task})
+			Session: ss.info, Agent: agent, Reset: rr.opts, Task: rr.task, Facts: rr.facts})
 		if err != nil {
 			return errorFrame(CodeExecution, err.Error())
 		}
