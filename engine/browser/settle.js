@@ -58,6 +58,15 @@
     }
   } catch (e) {}
 
+  // Posting a message (MessageChannel, as schedulers do; window.postMessage
+  // to a frame) is activity: its handler runs in a task soon after.
+  try {
+    for (const P of [MessagePort.prototype, Window.prototype]) {
+      const pm = P.postMessage;
+      P.postMessage = function postMessage() { bump(); return pm.apply(this, arguments); };
+    }
+  } catch (e) {}
+
   // cur is the chain whose callback runs now ({t0: start, links: callbacks
   // scheduled in it}): undefined outside tracked callbacks, PERP inside a
   // perpetual one. A chain is perpetual once it is older than CHAIN and
