@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"waymark/engine"
 	"waymark/engine/action"
@@ -51,8 +52,9 @@ func FuzzDecodeMessage(f *testing.F) {
 		ss := fuzzSession(t) // each input on a fresh episode
 		defer ss.srv.Close()
 		_, decErr := decodeJSON(data)
-		if (decErr == nil) != json.Valid(data) {
-			t.Fatalf("decodeJSON error %v but json.Valid %v", decErr, json.Valid(data))
+		// JSON text is UTF-8: invalid bytes are refused, not read as U+FFFD.
+		if (decErr == nil) != (json.Valid(data) && utf8.Valid(data)) {
+			t.Fatalf("decodeJSON error %v but json.Valid %v, utf8.Valid %v", decErr, json.Valid(data), utf8.Valid(data))
 		}
 		reply, end := ss.handle(context.Background(), data)
 		if end {

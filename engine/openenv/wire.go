@@ -250,6 +250,19 @@ func pyRepr(v any) string {
 // explains a syntax error the way Python's json module does ("Expecting
 // value: line 1 column 1 (char 0)"), since OpenEnv clients may show it.
 func decodeJSON(data []byte) (any, error) {
+	// encoding/json would turn invalid UTF-8 into U+FFFD, and a type
+	// action would then type characters nobody sent.
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, n := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return nil, pyJSONError(fmt.Sprintf("the message is not valid UTF-8 (byte 0x%02x)", data[off]), data, off)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
