@@ -995,6 +995,22 @@ func engineText(i engine.Info) string {
 	return strings.Join(parts, " · ")
 }
 
+// plannedEngine says where the next episode runs, from the settings.
+func plannedEngine(s Settings) string {
+	where := "local browser"
+	switch {
+	case s.Server != "":
+		where = "OpenEnv server " + s.Server
+	case s.Display != "":
+		where += " (" + s.Display + ")"
+	}
+	set := s.ActionSet
+	if set == "" {
+		set = action.SetDefault
+	}
+	return "Next episode: " + where + " · " + string(set) + " actions"
+}
+
 // setTitle shows what is being recorded in the window title.
 func (r *RecordTab) setTitle(what string) {
 	if r.ctx.Window == nil {
@@ -1296,6 +1312,11 @@ func (r *RecordTab) QueueFolded() bool { return r.recLayout }
 func (r *RecordTab) sync() {
 	rec := r.state == stRecording
 	r.foldQueue(rec || r.state == stStarting)
+	if !rec && r.state != stStarting && r.opts.Settings != nil {
+		// Between episodes: where the next one will run (Settings applies
+		// from the next episode).
+		r.engineLbl.SetText(plannedEngine(r.opts.Settings()))
+	}
 	setEnabled(r.backBtn, rec)
 	setEnabled(r.waitBtn, rec)
 	setEnabled(r.finishBtn, rec)

@@ -667,3 +667,18 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 		t.Error("Switch to the local browser did nothing")
 	}
 }
+
+// Before Start the status bar says where the next episode will run.
+func TestRecordTabShowsTheEngineBeforeStart(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{{Goal: "x", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
+	if got := f.tab.engineLbl.Text; !strings.Contains(got, "Next episode: local browser") || !strings.Contains(got, "default actions") {
+		t.Fatalf("status bar before Start: %q", got)
+	}
+	s := DefaultSettings()
+	s.Annotator, s.Server = "Ada", "http://127.0.0.1:8000"
+	f.tab.opts.Settings = func() Settings { return s }
+	f.tab.sync()
+	if got := f.tab.engineLbl.Text; !strings.Contains(got, "OpenEnv server http://127.0.0.1:8000") {
+		t.Fatalf("status bar with a server set: %q", got)
+	}
+}
