@@ -175,16 +175,24 @@ func (g *guardedFiles) Child(u fyne.URI, component string) (fyne.URI, error) {
 	return h.Child(u, component)
 }
 
-func (g *guardedFiles) Copy(src, dst fyne.URI) error {
-	c, ok := g.base.(repository.CopyableRepository)
-	if !ok {
-		return repository.ErrOperationNotSupported
-	}
+// refusePair refuses a copy or move from or to an open store's file.
+func refusePair(src, dst fyne.URI) error {
 	if isStore(src) {
 		return refuse(src)
 	}
 	if isStore(dst) {
 		return refuse(dst)
+	}
+	return nil
+}
+
+func (g *guardedFiles) Copy(src, dst fyne.URI) error {
+	c, ok := g.base.(repository.CopyableRepository)
+	if !ok {
+		return repository.ErrOperationNotSupported
+	}
+	if err := refusePair(src, dst); err != nil {
+		return err
 	}
 	return c.Copy(src, dst)
 }
@@ -194,11 +202,8 @@ func (g *guardedFiles) Move(src, dst fyne.URI) error {
 	if !ok {
 		return repository.ErrOperationNotSupported
 	}
-	if isStore(src) {
-		return refuse(src)
-	}
-	if isStore(dst) {
-		return refuse(dst)
+	if err := refusePair(src, dst); err != nil {
+		return err
 	}
 	return m.Move(src, dst)
 }
