@@ -60,9 +60,14 @@ const driverName = "sqlite3_waymark"
 
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		path := c.GetFilename("main")
+		// A store's connections are made after Open acquired its guard, and
+		// live no longer than it: look the guard up once, not per commit.
+		g := lookupGuard(c.GetFilename("main"))
+		if g == nil {
+			return nil
+		}
 		c.RegisterCommitHook(func() int {
-			if g := lookupGuard(path); g != nil && !g.intact() {
+			if !g.intact() {
 				return 1 // SQLite turns the commit into a rollback
 			}
 			return 0
