@@ -688,7 +688,10 @@ func TestE2ECloseMidEpisode(t *testing.T) {
 		t.Fatal("no browser or display process under the app while recording")
 	}
 	g.xdo("type", "--delay", "40", "bye")
-	g.quit() // at once: "bye" is still in the typing buffer
+	// The app has all three keys (SIGTERM does not wait for X events still in
+	// flight), and quits at once: "bye" is still in the typing buffer.
+	g.waitLine(`typing 3 characters not yet sent`, 10*time.Second)
+	g.quit()
 
 	store, ep := g.onlyEpisode(t)
 	if ep.Status != dataset.StatusInterrupted {

@@ -591,7 +591,13 @@ func (r *RecordTab) start(t dataset.Task) {
 				r.b.Do(func() { r.setError("Not sent: the episode has ended (" + a.String() + ").") })
 			}
 		},
-		Pending: func(text string, dy int) { r.b.Do(func() { r.typing, r.scrollDY = text, dy; r.showPending() }) },
+		Pending: func(text string, dy int) {
+			if r.opts.Debugf != nil && text != "" {
+				// The length only: the text may be a password.
+				r.opts.Debugf("typing %d characters not yet sent", len([]rune(text)))
+			}
+			r.b.Do(func() { r.typing, r.scrollDY = text, dy; r.showPending() })
+		},
 		Refused: func(msg string) { r.b.Do(func() { r.setError(msg) }) },
 	})
 	task := t
