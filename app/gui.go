@@ -139,7 +139,9 @@ func RunGUI(env *Env, f guiFlags) error {
 	focused.Store(true)
 	a.Lifecycle().SetOnEnteredForeground(func() { focused.Store(true) })
 	a.Lifecycle().SetOnExitedForeground(func() { focused.Store(false) })
+	bridge := &ui.Bridge{}
 	ctx := &ui.Context{
+		Bridge: bridge,
 		App:    a,
 		Window: w,
 		Store:  store,
@@ -151,7 +153,6 @@ func RunGUI(env *Env, f guiFlags) error {
 			go func() { _ = beeep.Notify(title, body, assets.Icon) }() // best effort: no D-Bus, no notification
 		},
 	}
-	bridge := &ui.Bridge{}
 	var mw *ui.MainWindow
 	showSettings := func() {
 		cur := ui.LoadSettings(prefs)

@@ -20,7 +20,23 @@ type Context struct {
 	// Notify sends a desktop notification when the window is not focused
 	// (nil-safe: screens call ctx.Notifyf).
 	Notify func(title, body string)
+	// Bridge is the one door from other goroutines to the UI thread for
+	// every screen; it is closed once, at shutdown. Nil in widget tests
+	// that build a bare Context: Do and After then run through fyne.Do
+	// with a zero Bridge.
+	Bridge *Bridge
 }
+
+// UI returns the screens' bridge (a shared zero Bridge when the context
+// has none).
+func (c *Context) UI() *Bridge {
+	if c == nil || c.Bridge == nil {
+		return &zeroBridge
+	}
+	return c.Bridge
+}
+
+var zeroBridge Bridge
 
 // Notifyf sends a notification if the context has a notifier.
 func (c *Context) Notifyf(title, body string) {
