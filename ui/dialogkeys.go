@@ -52,9 +52,9 @@ func showConfirm(w fyne.Window, title, msg string, callback func(bool)) {
 	WithKeys(w, d, d.Confirm)
 }
 
-// showInformation is dialog.ShowInformation with WithKeys: Enter or
+// ShowInformation is dialog.ShowInformation with WithKeys: Enter or
 // Escape closes it.
-func showInformation(w fyne.Window, title, msg string) {
+func ShowInformation(w fyne.Window, title, msg string) {
 	d := dialog.NewInformation(title, msg, w)
 	d.Show()
 	WithKeys(w, d, nil)

@@ -94,7 +94,8 @@ func (l *pixelCenter) MinSize(objs []fyne.CanvasObject) fyne.Size {
 // fixedWidth gives its content a fixed width and its own height.
 type fixedWidth float32
 
-func newFixedWidth(w float32, obj fyne.CanvasObject) *fyne.Container {
+// NewFixedWidth shows obj at width w and its own height.
+func NewFixedWidth(w float32, obj fyne.CanvasObject) *fyne.Container {
 	return container.New(fixedWidth(w), obj)
 }
 

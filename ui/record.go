@@ -210,12 +210,12 @@ func (r *RecordTab) build() {
 		Length: func() int { return len(r.tasks) },
 		CreateItem: func() fyne.CanvasObject {
 			dot := &canvas.Circle{}
-			dotBox := container.New(&fixedSize{fyne.NewSize(10, 10)}, dot)
+			dotBox := container.New(&FixedSize{fyne.NewSize(10, 10)}, dot)
 			goal := widget.NewLabel("")
 			goal.Truncation = fyne.TextTruncateEllipsis
 			n := widget.NewLabel("")
 			n.Alignment = fyne.TextAlignTrailing
-			return container.NewBorder(nil, nil, container.NewCenter(dotBox), newFixedWidth(52, n), goal)
+			return container.NewBorder(nil, nil, container.NewCenter(dotBox), NewFixedWidth(52, n), goal)
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(r.tasks) {
@@ -225,7 +225,7 @@ func (r *RecordTab) build() {
 			c := o.(*fyne.Container)
 			c.Objects[0].(*widget.Label).SetText(t.Goal)
 			dot := c.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
-			dot.FillColor = categoryColor(t.Category)
+			dot.FillColor = CategoryColor(t.Category)
 			dot.Refresh()
 			n := c.Objects[2].(*fyne.Container).Objects[0].(*widget.Label)
 			if t.Demonstrations > 0 {
@@ -278,7 +278,7 @@ func (r *RecordTab) build() {
 			url.Truncation = fyne.TextTruncateEllipsis
 			meta := widget.NewLabel("")
 			meta.SizeName = theme.SizeNameCaptionText
-			return container.NewBorder(nil, nil, img, nil, container.New(&tightVBox{}, act, url, meta))
+			return container.NewBorder(nil, nil, img, nil, container.New(&TightVBox{}, act, url, meta))
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(r.rows) {
@@ -315,7 +315,7 @@ func (r *RecordTab) build() {
 	r.split = container.NewVSplit(r.taskPanel, stepsPanel)
 	r.split.Offset = 1 // the queue gets the room until an episode starts
 	r.splitSet = 1
-	left := newFixedWidth(340, r.split)
+	left := NewFixedWidth(340, r.split)
 
 	// --- toolbar ---
 	r.backBtn = &widget.Button{Text: "Back", Icon: theme.NavigateBackIcon(), OnTapped: func() { r.act(action.Action{Op: action.Back}) }}
@@ -334,7 +334,7 @@ func (r *RecordTab) build() {
 	r.engineLbl = widget.NewLabel("")
 	r.engineLbl.SizeName = theme.SizeNameCaptionText
 	toolbar := container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.restartBtn, r.discardBtn,
-		layout.NewSpacer(), container.NewCenter(container.New(&fixedSize{fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
+		layout.NewSpacer(), container.NewCenter(container.New(&FixedSize{fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
 
 	// --- status bar ---
 	r.stepLbl = widget.NewLabel("")
@@ -445,7 +445,7 @@ func (r *RecordTab) showTask(t dataset.Task) {
 	r.goal.SetText(t.Goal)
 	r.badge.Text = strings.ToUpper(t.Category)
 	r.badge.Refresh()
-	r.badgeBG.FillColor = categoryColor(t.Category)
+	r.badgeBG.FillColor = CategoryColor(t.Category)
 	r.badgeBG.Refresh()
 	r.startURL.SetText(t.StartURL)
 	switch {
@@ -458,18 +458,6 @@ func (r *RecordTab) showTask(t dataset.Task) {
 	default:
 		r.checkLbl.SetText("checked automatically: the page's state")
 	}
-}
-
-func categoryColor(c string) color.Color {
-	switch c {
-	case dataset.Information:
-		return color.NRGBA{0x2b, 0x7b, 0xd6, 0xff}
-	case dataset.Navigation:
-		return color.NRGBA{0x1e, 0x9e, 0x6a, 0xff}
-	case dataset.Interaction:
-		return color.NRGBA{0xd9, 0x7a, 0x16, 0xff}
-	}
-	return color.NRGBA{0x80, 0x80, 0x80, 0xff}
 }
 
 // showAdhoc asks for an ad-hoc task, saves it and starts it.
@@ -1323,19 +1311,19 @@ func (r *RecordTab) sync() {
 		// from the next episode).
 		r.engineLbl.SetText(plannedEngine(r.opts.Settings()))
 	}
-	setEnabled(r.backBtn, rec)
-	setEnabled(r.waitBtn, rec)
-	setEnabled(r.finishBtn, rec)
+	SetEnabled(r.backBtn, rec)
+	SetEnabled(r.waitBtn, rec)
+	SetEnabled(r.finishBtn, rec)
 	// goto exists only in the extended set; the default set hides it.
 	if r.set.HasOp(action.Goto) || (r.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto)) {
 		r.gotoBtn.Show()
 	} else {
 		r.gotoBtn.Hide()
 	}
-	setEnabled(r.gotoBtn, rec && r.set.HasOp(action.Goto))
-	setEnabled(r.discardBtn, rec || r.state == stStarting)
-	setEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
-	setEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
+	SetEnabled(r.gotoBtn, rec && r.set.HasOp(action.Goto))
+	SetEnabled(r.discardBtn, rec || r.state == stStarting)
+	SetEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
+	SetEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
 	steps := max(0, len(r.rows)-1)
 	if len(r.rows) > 0 {
 		r.stepsHead.SetText(stepsHeadSteps)
@@ -1362,14 +1350,6 @@ func (r *RecordTab) sync() {
 	}
 	r.recDot.Refresh()
 	r.urlLbl.SetText(r.lastURL)
-}
-
-func setEnabled(b *widget.Button, on bool) {
-	if on {
-		b.Enable()
-	} else {
-		b.Disable()
-	}
 }
 
 // setError shows the last error (or refusal) in words; "" clears it.
@@ -1443,17 +1423,6 @@ func (s idleSink) Hover(int, int)              {}
 func (s idleSink) Shortcut(fyne.Shortcut) bool { s.msg(); return true }
 func (s idleSink) Refuse(m string)             { s.r.setError(m) }
 
-// fixedSize gives its objects one size.
-type fixedSize struct{ s fyne.Size }
-
-func (f *fixedSize) Layout(objs []fyne.CanvasObject, _ fyne.Size) {
-	for _, o := range objs {
-		o.Move(fyne.NewPos(0, 0))
-		o.Resize(f.s)
-	}
-}
-func (f *fixedSize) MinSize([]fyne.CanvasObject) fyne.Size { return f.s }
-
 // noMinHeight fills its space and asks for no height of its own.
 type noMinHeight struct{}
 
@@ -1470,27 +1439,4 @@ func (noMinHeight) MinSize(objs []fyne.CanvasObject) fyne.Size {
 		w = max(w, o.MinSize().Width)
 	}
 	return fyne.NewSize(w, 0)
-}
-
-// tightVBox stacks objects with no padding between them.
-type tightVBox struct{}
-
-func (tightVBox) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	var y float32
-	for _, o := range objs {
-		h := o.MinSize().Height - 8
-		o.Move(fyne.NewPos(0, y-4))
-		o.Resize(fyne.NewSize(size.Width, h+8))
-		y += h
-	}
-}
-
-func (tightVBox) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var s fyne.Size
-	for _, o := range objs {
-		m := o.MinSize()
-		s.Width = max(s.Width, m.Width)
-		s.Height += m.Height - 8
-	}
-	return s
 }

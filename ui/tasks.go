@@ -97,8 +97,8 @@ func (t *TasksTab) build() {
 			sub.SizeName = theme.SizeNameCaptionText
 			n := widget.NewLabel("")
 			n.Alignment = fyne.TextAlignTrailing
-			return container.NewBorder(nil, nil, container.NewCenter(container.New(&fixedSize{fyne.NewSize(10, 10)}, dot)), newFixedWidth(300, n),
-				container.New(&tightVBox{}, goal, sub))
+			return container.NewBorder(nil, nil, container.NewCenter(container.New(&FixedSize{fyne.NewSize(10, 10)}, dot)), NewFixedWidth(300, n),
+				container.New(&TightVBox{}, goal, sub))
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(t.tasks) {
@@ -110,7 +110,7 @@ func (t *TasksTab) build() {
 			texts[0].(*widget.Label).SetText(it.Goal)
 			texts[1].(*widget.Label).SetText(fmt.Sprintf("%s · %s · %s", it.Category, it.StartURL, orDash(it.Source)))
 			dot := c.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
-			dot.FillColor = categoryColor(it.Category)
+			dot.FillColor = CategoryColor(it.Category)
 			dot.Refresh()
 			n := "not yet demonstrated"
 			if it.Demonstrations > 0 {
@@ -143,7 +143,7 @@ func (t *TasksTab) build() {
 	add := &widget.Button{Text: "Add…", Icon: theme.ContentAddIcon(), OnTapped: func() { t.showEdit(nil) }}
 	imp := &widget.Button{Text: "Import file…", Icon: theme.UploadIcon(), OnTapped: t.chooseImport}
 
-	filters := container.NewBorder(nil, nil, nil, container.NewHBox(newFixedWidth(190, t.catSel), newFixedWidth(210, t.srcSel), newFixedWidth(240, t.demoSel), t.archived), t.search)
+	filters := container.NewBorder(nil, nil, nil, container.NewHBox(NewFixedWidth(190, t.catSel), NewFixedWidth(210, t.srcSel), NewFixedWidth(240, t.demoSel), t.archived), t.search)
 	top := container.NewVBox(filters, t.counts)
 	actions := container.NewHBox(add, imp, layout.NewSpacer(), t.editBtn, t.archiveBtn, t.recordBtn)
 	bottom := container.NewVBox(widget.NewSeparator(), t.detail, t.detailMeta, actions)
@@ -282,9 +282,9 @@ func (t *TasksTab) current() *dataset.TaskItem {
 func (t *TasksTab) showDetail() {
 	it := t.current()
 	on := it != nil
-	setEnabled(t.recordBtn, on && !it.Archived)
-	setEnabled(t.editBtn, on)
-	setEnabled(t.archiveBtn, on)
+	SetEnabled(t.recordBtn, on && !it.Archived)
+	SetEnabled(t.editBtn, on)
+	SetEnabled(t.archiveBtn, on)
 	if !on {
 		t.detail.SetText("Select a task to see it, record it, edit it or archive it.")
 		t.detailMeta.SetText("")
@@ -531,7 +531,7 @@ func (t *TasksTab) previewImport(name string, data []byte) {
 			text.SetText(err.Error())
 		}
 	}
-	body := container.NewBorder(container.NewHBox(widget.NewLabel("Rows with no category:"), newFixedWidth(260, defCat)), nil, nil, nil, container.NewScroll(text))
+	body := container.NewBorder(container.NewHBox(widget.NewLabel("Rows with no category:"), NewFixedWidth(260, defCat)), nil, nil, nil, container.NewScroll(text))
 	d := dialog.NewCustomConfirm("Import "+filepath.Base(name), "Import", "Cancel", body, func(ok bool) {
 		if !ok {
 			return
@@ -543,7 +543,7 @@ func (t *TasksTab) previewImport(name string, data []byte) {
 		}
 		t.Reload()
 		msg := fmt.Sprintf("Imported %s; %d skipped, %d already stored.", Plural(rep.Imported, "task"), len(rep.Skipped), len(rep.Duplicates))
-		showInformation(t.ctx.Window, "Import done", msg)
+		ShowInformation(t.ctx.Window, "Import done", msg)
 	}, t.ctx.Window)
 	d.Resize(fyne.NewSize(760, 560))
 	d.Show()
