@@ -266,8 +266,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 // wrong value keeps the dialog's values and says what to fix.
 func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
 	items, read := settingsForm(cur)
-	var d *dialog.FormDialog
-	d = dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
+	d := dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -292,8 +291,7 @@ func AskAnnotator(w fyne.Window, onName func(string)) {
 		}
 		return nil
 	}
-	var d *dialog.FormDialog
-	d = dialog.NewForm("Welcome to Waymark", "Continue", "Later",
+	d := dialog.NewForm("Welcome to Waymark", "Continue", "Later",
 		[]*widget.FormItem{{Text: "Annotator name", Widget: name, HintText: "Stored with every episode you record; change it in Settings"}},
 		func(ok bool) {
 			if ok {

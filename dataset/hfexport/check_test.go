@@ -301,8 +301,7 @@ func arrowOfFeatures(t testing.TB, featuresJSON string) (names []string, types m
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(featuresJSON))
 	var typeOf func() string
-	var object func() ([]string, []string)
-	object = func() ([]string, []string) {
+	object := func() ([]string, []string) {
 		var ks, ts []string
 		for dec.More() {
 			k, _ := dec.Token()

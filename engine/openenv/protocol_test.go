@@ -117,15 +117,6 @@ func TestErrorCodesKeepTheSession(t *testing.T) {
 	}
 }
 
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestCapacityReachedThenFreed(t *testing.T) {
 	var made []*sketchEngine
 	srv, hs := testServer(t, Options{NewEngine: sketchFactory(&made), MaxSessions: 1})

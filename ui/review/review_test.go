@@ -432,7 +432,7 @@ func TestReasonFieldKeepsCtrlS(t *testing.T) {
 	if len(rs) != 1 || rs[0].Outcome != dataset.OutcomeInvalidTask || rs[0].Reason != "goal names a product that does not exist" {
 		t.Fatalf("reviews after Ctrl+S in the reason field: %+v", rs)
 	}
-	c.Focused().(fyne.Focusable).TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	c.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	if c.Focused() != nil {
 		t.Error("Escape did not give the keys back")
 	}
