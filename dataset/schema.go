@@ -3,7 +3,7 @@ package dataset
 // migrations[i] upgrades a store from schema version i to i+1. Append only:
 // never edit a migration that has shipped.
 var migrations = []string{
-	// 0 → 1: the data model of shared/design.md.
+	// 0 → 1: tasks, episodes, steps and reviews.
 	`
 CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,

@@ -31,7 +31,7 @@ var browserGymKeys = map[string]string{
 const WaitMS = 3000
 
 // BrowserGymAction writes a in BrowserGym's coordinate action vocabulary
-// (HighLevelActionSet subsets coord, nav, chat; specs/browsergym.md):
+// (the coord, nav and chat subsets of its HighLevelActionSet):
 // mouse_click(312, 188), keyboard_type("red shoes"), keyboard_press("Enter"),
 // scroll(0, 300), go_back(), noop(3000), send_msg_to_user("42"). Strings are
 // Python literals. It returns "" for an action it cannot express (an unknown

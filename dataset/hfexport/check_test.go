@@ -1,7 +1,7 @@
 package hfexport
 
 // An independent reader of an exported folder: it opens every Parquet file
-// with parquet-go and applies the checks of specs/hf-dataset.md §6.2–6.3
+// with parquet-go and applies the checks the datasets library relies on
 // (every node OPTIONAL, the `huggingface` features match the Parquet schema
 // as pyarrow would see it and the card's YAML, row-group limits, no image
 // statistics, PNGs of 800×600).

@@ -11,8 +11,8 @@ import (
 )
 
 // The Go rows below are what parquet-go writes. Every field is a pointer (or
-// an optional slice), so every Parquet node is OPTIONAL, as datasets needs
-// (specs/hf-dataset.md rule 2). Field order is the column order and must match
+// an optional slice), so every Parquet node is OPTIONAL: the datasets library
+// reads a REQUIRED node against nullable features as a schema mismatch. Field order is the column order and must match
 // the features declared in stepsFeatures / episodesFeatures.
 
 // hfImage is the storage of a datasets Image feature: bytes then path.

@@ -1,8 +1,7 @@
 // Package hfexport writes a Waymark store as a Hugging Face dataset folder:
 // Parquet shards with embedded screenshots for two configs (steps, episodes)
 // and a README.md dataset card whose YAML declares the configs and the same
-// features the Parquet files carry. The rules it follows are in
-// shared/specs/hf-dataset.md.
+// features the Parquet files carry.
 //
 // The export streams: it holds one episode's metadata and at most two
 // screenshots at a time, plus one Parquet row group (≤ 100 rows or ~64 MB of
@@ -37,7 +36,8 @@ const DefaultMaxShardBytes = 500 << 20
 // replaces folders that carry it.
 const MarkerFile = ".waymark-export"
 
-// Row-group limits (specs/hf-dataset.md §5).
+// Row-group limits: readers such as the Hugging Face dataset viewer load a
+// whole row group at a time, so groups of embedded screenshots stay small.
 const (
 	maxGroupRows = 100
 )

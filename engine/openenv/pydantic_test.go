@@ -14,8 +14,7 @@ import (
 
 // testdata/pydantic_*.json were produced by pydantic 2.13.4 (gen_golden.py)
 // from testdata/reference_models.py, which reproduces openenv-core's
-// Action/Observation/State and the helium BrowserAction/BrowserObservation
-// as shared/specs/openenv-wire.md describes them.
+// Action/Observation/State and the helium BrowserAction/BrowserObservation.
 
 // /schema is byte for byte what pydantic emits for those models.
 func TestSchemaMatchesPydantic(t *testing.T) {

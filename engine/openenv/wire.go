@@ -1,5 +1,4 @@
-// Package openenv speaks the OpenEnv environment protocol (see
-// shared/specs/openenv-wire.md): a Server that serves any engine.Engine to
+// Package openenv speaks the OpenEnv environment protocol: a Server that serves any engine.Engine to
 // unmodified OpenEnv Python clients over the /ws WebSocket (plus the HTTP
 // endpoints the Python tooling probes), and a Client that is itself an
 // engine.Engine driving any OpenEnv browser server.

@@ -3,7 +3,7 @@
 // arrow with its dy, a drag arrow, and back/wait/finish/goto badges. The
 // Review tab's player and the Record tab's timeline use it.
 //
-// Coordinates: actions are in viewport pixels (800×600, see design.md). The
+// Coordinates: actions are in viewport pixels (800×600, origin at the top left of the page viewport). The
 // view's MinSize is 800×600 logical units; at that size one viewport pixel
 // is one logical unit. At other sizes the picture is stretched and the marks
 // follow it.
