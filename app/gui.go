@@ -28,7 +28,6 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/browser"
 	"waymark/engine/openenv"
 	"waymark/ui"
 	"waymark/ui/exporttab"
@@ -167,28 +166,23 @@ func RunGUI(env *Env, f guiFlags) error {
 		})
 	}
 	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*ui.Opened, error) {
-		var eng engine.Engine
-		if s.Server != "" {
+		eng, err := newEngine(ctx, engineSpec{
+			Settings: engine.Settings{
+				MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
+				Display: s.Display, ActionSet: s.ActionSet, RecoverObservation: s.RecoverObservation,
+			},
+			Server: s.Server,
 			// A person waits at Start: a server that is not there must be
 			// said within seconds, not after the 30 s an agent may wait.
-			c, err := openenv.Dial(ctx, s.Server, openenv.ClientOptions{ActionSet: s.ActionSet, MaxSteps: s.MaxSteps, HealthTimeout: 4 * time.Second,
-				ResetExtra: openenv.FactsMetadata(openenv.EpisodeFacts{Goal: t.Goal, Category: t.Category, TaskKey: t.SourceID, Annotator: s.Annotator})})
-			if err != nil {
-				return nil, fmt.Errorf("cannot reach the OpenEnv server %s: %w (check the address in Settings, or clear it to use the local browser)", s.Server, err)
+			HealthTimeout: 4 * time.Second,
+			ResetExtra:    openenv.FactsMetadata(openenv.EpisodeFacts{Goal: t.Goal, Category: t.Category, TaskKey: t.SourceID, Annotator: s.Annotator}),
+			HostRules:     srv.HostRules(),
+		})
+		if err != nil {
+			if s.Server != "" {
+				return nil, fmt.Errorf("%w (check the address in Settings, or clear it to use the local browser)", err)
 			}
-			eng = c
-		} else {
-			b, err := browser.New(browser.Options{
-				Settings: engine.Settings{
-					MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
-					Display: s.Display, ActionSet: s.ActionSet, RecoverObservation: s.RecoverObservation,
-				},
-				HostRules: srv.HostRules(),
-			})
-			if err != nil {
-				return nil, err
-			}
-			eng = b
+			return nil, err
 		}
 		rec := dataset.NewRecorder(store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
 		o := &ui.Opened{Engine: rec}

@@ -15,8 +15,6 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/browser"
-	"waymark/engine/openenv"
 )
 
 func init() {
@@ -93,20 +91,11 @@ func runPlay(env *Env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var eng engine.Engine
-	if *server != "" {
-		// A remote OpenEnv browser server (e.g. `waymark serve` or helium).
-		c, err := openenv.Dial(ctx, *server, openenv.ClientOptions{ActionSet: settings.ActionSet, MaxSteps: settings.MaxSteps})
-		if err != nil {
-			return err
-		}
-		eng = c
-	} else {
-		b, err := browser.New(browser.Options{Settings: settings})
-		if err != nil {
-			return err
-		}
-		eng = b
+	// --server: a remote OpenEnv browser server (e.g. `waymark serve` or
+	// helium); else a local Chromium.
+	eng, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server})
+	if err != nil {
+		return err
 	}
 	defer eng.Close()
 

@@ -16,7 +16,6 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/browser"
 	"waymark/engine/openenv"
 )
 
@@ -260,8 +259,11 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		settings.RecoverObservation = cfg.Settings.RecoverObservation
 	}
 	settings.ActionSet = cfg.ActionSet
-	opts.NewEngine = func(context.Context) (engine.Engine, error) {
-		return browser.New(browser.Options{Settings: settings, Display: cfg.Display, HostRules: hostRules})
+	if cfg.Display != "" {
+		settings.Display = cfg.Display
+	}
+	opts.NewEngine = func(ctx context.Context) (engine.Engine, error) {
+		return newEngine(ctx, engineSpec{Settings: settings, HostRules: hostRules})
 	}
 	if cfg.Record {
 		st, err := env.OpenStore()
