@@ -167,11 +167,8 @@ func RunGUI(env *Env, f guiFlags) error {
 	}
 	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*ui.Opened, error) {
 		eng, err := newEngine(ctx, engineSpec{
-			Settings: engine.Settings{
-				MaxSteps: s.MaxSteps, ActionWait: s.ActionWait, ExplicitWait: s.ExplicitWait,
-				Display: s.Display, ActionSet: s.ActionSet, RecoverObservation: s.RecoverObservation,
-			},
-			Server: s.Server,
+			Settings: s.Settings,
+			Server:   s.Server,
 			// A person waits at Start: a server that is not there must be
 			// said within seconds, not after the 30 s an agent may wait.
 			HealthTimeout: 4 * time.Second,

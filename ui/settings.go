@@ -12,23 +12,18 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
 )
 
-// Settings are the person's choices, kept in Fyne preferences.
+// Settings are the person's choices, kept in Fyne preferences. The engine's
+// part (steps, waits, display, action set, observation recovery) is an
+// engine.Settings, with the engine's defaults and limits.
 type Settings struct {
+	engine.Settings
 	// Annotator is the name written on every episode and review.
 	Annotator string
-	// Display is "xvfb", "headless" or "" (Xvfb when installed).
-	Display string
-	// ActionSet is the vocabulary of new episodes.
-	ActionSet action.Set
-	// MaxSteps ends an episode (1–200).
-	MaxSteps int
-	// ActionWait caps the settle wait after each action (0–10 s);
-	// ExplicitWait is how long a wait action waits (0–10 s).
-	ActionWait, ExplicitWait time.Duration
 	// DBPath is the database file used from the next start ("" = default).
 	DBPath string
 	// Server, when set, is an OpenEnv browser server (http://host:port) that
@@ -38,9 +33,6 @@ type Settings struct {
 	// that --db or WAYMARK_DB chose it; neither is saved.
 	DBInUse           string
 	DBFromCommandLine bool
-	// RecoverObservation re-reads an observation that shows no visible
-	// content (engine.Settings.RecoverObservation).
-	RecoverObservation bool
 }
 
 // Preference keys.
@@ -56,41 +48,35 @@ const (
 	prefRecoverObs   = "recover_observation"
 )
 
-// DefaultSettings are the reference environment's limits.
+// DefaultSettings are the engine's defaults (the reference environment's
+// limits).
 func DefaultSettings() Settings {
-	return Settings{ActionSet: action.SetDefault, MaxSteps: 20, ActionWait: 1500 * time.Millisecond, ExplicitWait: 3 * time.Second}
+	return Settings{Settings: engine.DefaultSettings()}
 }
 
 // LoadSettings reads the settings, falling back to the defaults for missing
 // or out-of-range values.
 func LoadSettings(p fyne.Preferences) Settings {
-	d := DefaultSettings()
-	s := Settings{
-		Annotator:          strings.TrimSpace(p.String(prefAnnotator)),
-		Display:            p.StringWithFallback(prefDisplay, ""),
-		MaxSteps:           p.IntWithFallback(prefMaxSteps, d.MaxSteps),
-		ActionWait:         secs(p.FloatWithFallback(prefActionWait, d.ActionWait.Seconds())),
-		ExplicitWait:       secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())),
-		DBPath:             p.String(prefDBPath),
-		Server:             strings.TrimSpace(p.String(prefServer)),
-		RecoverObservation: p.Bool(prefRecoverObs),
+	s := DefaultSettings()
+	d := s.Settings
+	s.Annotator = strings.TrimSpace(p.String(prefAnnotator))
+	s.DBPath = p.String(prefDBPath)
+	s.Server = strings.TrimSpace(p.String(prefServer))
+	s.RecoverObservation = p.Bool(prefRecoverObs)
+	if disp, err := engine.ParseDisplay(p.StringWithFallback(prefDisplay, "")); err == nil {
+		s.Display = disp
 	}
-	set, err := action.ParseSet(p.String(prefActionSet))
-	if err != nil {
-		set = d.ActionSet
+	if set, err := action.ParseSet(p.String(prefActionSet)); err == nil {
+		s.ActionSet = set
 	}
-	s.ActionSet = set
-	if s.Display != "xvfb" && s.Display != "headless" {
-		s.Display = ""
+	if n := p.IntWithFallback(prefMaxSteps, d.MaxSteps); n >= 1 && n <= engine.MaxMaxSteps {
+		s.MaxSteps = n
 	}
-	if s.MaxSteps < 1 || s.MaxSteps > 200 {
-		s.MaxSteps = d.MaxSteps
+	if w := secs(p.FloatWithFallback(prefActionWait, d.ActionWait.Seconds())); w >= 0 && w <= engine.MaxWait {
+		s.ActionWait = w
 	}
-	if s.ActionWait < 0 || s.ActionWait > 10*time.Second {
-		s.ActionWait = d.ActionWait
-	}
-	if s.ExplicitWait < 0 || s.ExplicitWait > 10*time.Second {
-		s.ExplicitWait = d.ExplicitWait
+	if w := secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())); w >= 0 && w <= engine.MaxWait {
+		s.ExplicitWait = w
 	}
 	return s
 }
@@ -116,11 +102,11 @@ func (s Settings) Validate() error {
 	if strings.TrimSpace(s.Annotator) == "" {
 		errs = append(errs, errors.New("write your name: it is stored with every episode you record"))
 	}
-	if s.MaxSteps < 1 || s.MaxSteps > 200 {
-		errs = append(errs, fmt.Errorf("max steps must be a whole number from 1 to 200 (got %d)", s.MaxSteps))
+	if s.MaxSteps < 1 || s.MaxSteps > engine.MaxMaxSteps {
+		errs = append(errs, fmt.Errorf("max steps must be a whole number from 1 to %d (got %d)", engine.MaxMaxSteps, s.MaxSteps))
 	}
-	if s.ActionWait < 0 || s.ActionWait > 10*time.Second || s.ExplicitWait < 0 || s.ExplicitWait > 10*time.Second {
-		errs = append(errs, errors.New("waits must be from 0 to 10 seconds"))
+	if s.ActionWait < 0 || s.ActionWait > engine.MaxWait || s.ExplicitWait < 0 || s.ExplicitWait > engine.MaxWait {
+		errs = append(errs, fmt.Errorf("waits must be from 0 to %g seconds", engine.MaxWait.Seconds()))
 	}
 	if s.Server != "" {
 		if err := checkServer(s.Server); err != nil {
@@ -198,15 +184,15 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		return nil
 	})
 	steps.Validator = validator(func(s string) error {
-		if n, err := strconv.Atoi(s); err != nil || n < 1 || n > 200 {
-			return errors.New("a whole number from 1 to 200")
+		if n, err := strconv.Atoi(s); err != nil || n < 1 || n > engine.MaxMaxSteps {
+			return fmt.Errorf("a whole number from 1 to %d", engine.MaxMaxSteps)
 		}
 		return nil
 	})
 	for _, e := range []*widget.Entry{aw, ew} {
 		e.Validator = validator(func(s string) error {
-			if f, err := strconv.ParseFloat(s, 64); err != nil || f < 0 || f > 10 {
-				return errors.New("seconds from 0 to 10")
+			if f, err := strconv.ParseFloat(s, 64); err != nil || f < 0 || f > engine.MaxWait.Seconds() {
+				return fmt.Errorf("seconds from 0 to %g", engine.MaxWait.Seconds())
 			}
 			return nil
 		})
@@ -217,7 +203,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		{Text: "Annotator name", Widget: name, HintText: "Stored with every episode and review"},
 		{Text: "Display", Widget: disp, HintText: "Where the browser runs"},
 		{Text: "Action set", Widget: set, HintText: "default = the reference environment's; extended adds drag, goto…"},
-		{Text: "Max steps", Widget: steps, HintText: "1–200 actions per episode"},
+		{Text: "Max steps", Widget: steps, HintText: fmt.Sprintf("1–%d actions per episode", engine.MaxMaxSteps)},
 		{Text: "Settle wait (s)", Widget: aw, HintText: "Longest wait for the page after an action, 0–10"},
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
 		{Text: "Database file", Widget: db, HintText: dbHint},
