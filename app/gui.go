@@ -32,6 +32,7 @@ import (
 	"waymark/ui"
 	"waymark/ui/exporttab"
 	"waymark/ui/review"
+	"waymark/ui/tasks"
 )
 
 // AppID is the Fyne application id (preferences live under it).
@@ -202,11 +203,11 @@ func RunGUI(env *Env, f guiFlags) error {
 		ShowSettings: showSettings,
 		Debugf:       debugf,
 	})
-	tasks := ui.NewTasksTab(ctx, func(t dataset.Task) {
+	tasksTab := tasks.New(ctx, func(t dataset.Task) {
 		mw.Select(rec.Title())
 		rec.StartTask(t)
 	})
-	mw = ui.NewMainWindow(ctx, rec, review.New(ctx), tasks, exporttab.New(ctx))
+	mw = ui.NewMainWindow(ctx, rec, review.New(ctx), tasksTab, exporttab.New(ctx))
 	if debugf != nil {
 		for _, it := range mw.Tabs.Items {
 			debugf("tab %s min size %v", it.Text, it.Content.MinSize())
@@ -217,8 +218,8 @@ func RunGUI(env *Env, f guiFlags) error {
 	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		for _, u := range uris {
 			if u.Scheme() == "file" {
-				mw.Select(tasks.Title())
-				tasks.ImportFile(u.Path())
+				mw.Select(tasksTab.Title())
+				tasksTab.ImportFile(u.Path())
 				return
 			}
 		}

@@ -1,13 +1,14 @@
-package ui
+package tasks
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -15,9 +16,10 @@ import (
 
 	"waymark/dataset"
 	"waymark/engine/action"
+	"waymark/ui"
 )
 
-func newTasksFixture(t *testing.T) (*TasksTab, *dataset.Store, *[]dataset.Task) {
+func newTasksFixture(t *testing.T) (*Tab, *dataset.Store, *[]dataset.Task) {
 	t.Helper()
 	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
 	store, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
@@ -36,13 +38,21 @@ func newTasksFixture(t *testing.T) (*TasksTab, *dataset.Store, *[]dataset.Task) 
 	}
 	var started []dataset.Task
 	w := test.NewTempWindow(t, nil)
-	tab := NewTasksTab(&Context{App: fyne.CurrentApp(), Window: w, Store: store}, func(t dataset.Task) { started = append(started, t) })
+	tab := New(&ui.Context{App: fyne.CurrentApp(), Window: w, Store: store}, func(t dataset.Task) { started = append(started, t) })
+	t.Cleanup(tab.Close)
 	w.SetContent(tab.Content())
 	w.Resize(fyne.NewSize(1100, 700))
 	return tab, store, &started
 }
 
-func goals(tab *TasksTab) []string {
+func equal(t *testing.T, got, want []string) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+func goals(tab *Tab) []string {
 	var out []string
 	for _, it := range tab.tasks {
 		out = append(out, it.Goal)
@@ -127,98 +137,6 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 	}
 }
 
-func TestSettingsRoundTripAndValidation(t *testing.T) {
-	a := test.NewTempApp(t)
-	p := a.Preferences()
-	s := LoadSettings(p)
-	if s.MaxSteps != 20 || s.ActionSet != action.SetDefault || s.Annotator != "" {
-		t.Fatalf("defaults %+v", s)
-	}
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "name") {
-		t.Fatalf("an empty name must be refused with a reason, got %v", err)
-	}
-	s.Annotator, s.MaxSteps, s.ActionSet, s.Display = "Ada", 150, action.SetExtended, "headless"
-	s.Save(p)
-	if got := LoadSettings(p); got != s {
-		t.Fatalf("round trip %+v != %+v", got, s)
-	}
-	p.SetInt(prefMaxSteps, 999) // out of range: back to the default
-	if got := LoadSettings(p); got.MaxSteps != 20 {
-		t.Fatalf("max steps %d", got.MaxSteps)
-	}
-	items, read := settingsForm(s)
-	items[3].Widget.(interface{ SetText(string) }).SetText("abc")
-	if _, err := read(); err == nil {
-		t.Fatal("a non-number of steps was accepted")
-	}
-	items[3].Widget.(interface{ SetText(string) }).SetText("50")
-	got, err := read()
-	if err != nil || got.MaxSteps != 50 {
-		t.Fatalf("%+v %v", got, err)
-	}
-	items[7].Widget.(interface{ SetText(string) }).SetText("ftp://example.org")
-	if _, err := read(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
-		t.Fatalf("a bad OpenEnv server address was accepted: %v", err)
-	}
-	items[7].Widget.(interface{ SetText(string) }).SetText("http://127.0.0.1:8000")
-	if got, err := read(); err != nil || got.Server != "http://127.0.0.1:8000" {
-		t.Fatalf("%+v %v", got, err)
-	}
-}
-
-// A wrong value keeps the Settings dialog open with the error under the
-// field (Save stays off), so no edit is lost; the server's printed
-// ws://…/ws address is accepted; the database field says which file is in
-// use and when a change applies.
-func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
-	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
-	cur := DefaultSettings()
-	cur.Annotator = "Ada"
-	cur.DBInUse, cur.DBFromCommandLine = "/data/r/r.db", true
-	items, read := settingsForm(cur)
-	var db, srv *widget.FormItem
-	for _, it := range items {
-		switch it.Text {
-		case "Database file":
-			db = it
-		case "OpenEnv server":
-			srv = it
-		}
-	}
-	if !strings.Contains(db.HintText, "/data/r/r.db") || !strings.Contains(db.HintText, "--db") || strings.Contains(db.Widget.(*widget.Entry).PlaceHolder, "default location") {
-		t.Errorf("database field: hint %q, placeholder %q", db.HintText, db.Widget.(*widget.Entry).PlaceHolder)
-	}
-	e := srv.Widget.(*widget.Entry)
-	e.SetText("ftp://nowhere")
-	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
-		t.Fatalf("a bad server address passes the field's check: %v", err)
-	}
-	w := test.NewTempWindow(t, nil)
-	w.Resize(fyne.NewSize(900, 700))
-	d := dialog.NewForm("Settings", "Save", "Cancel", items, func(bool) {}, w)
-	d.Show()
-	saved := false
-	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == "Save" {
-			saved = true
-			if !b.Disabled() {
-				t.Error("Save is enabled while the server address is wrong")
-			}
-		}
-	}
-	if !saved {
-		t.Fatal("no Save button in the dialog")
-	}
-	e.SetText("ws://127.0.0.1:8000/ws")
-	if err := e.Validate(); err != nil {
-		t.Fatalf("the address the server prints is refused: %v", err)
-	}
-	got, err := read()
-	if err != nil || got.Server != "http://127.0.0.1:8000" {
-		t.Fatalf("ws form read as %q, %v", got.Server, err)
-	}
-}
-
 // The import dialog lists task files only; every format the importer reads
 // by extension is among them.
 func TestTaskFileFilter(t *testing.T) {
@@ -232,5 +150,35 @@ func TestTaskFileFilter(t *testing.T) {
 		if f.Matches(storage.NewFileURI("/x/" + name)) {
 			t.Errorf("%s is listed", name)
 		}
+	}
+}
+
+// previewText returns the text of the import preview the window shows, or
+// "" when none shows.
+func previewText(w fyne.Window) string {
+	top := w.Canvas().Overlays().Top()
+	if top == nil {
+		return ""
+	}
+	for _, o := range test.LaidOutObjects(top) {
+		if g, ok := o.(*widget.TextGrid); ok {
+			return g.Text()
+		}
+	}
+	return ""
+}
+
+// A dropped file is read off the Fyne goroutine; the preview shows once it
+// has been read, and a file that cannot be read says so.
+func TestImportFileShowsThePreviewWhenRead(t *testing.T) {
+	tab, _, _ := newTasksFixture(t)
+	path := filepath.Join(t.TempDir(), "batch.csv")
+	if err := os.WriteFile(path, []byte("instruction,website,type\nFind the cheapest tent,http://shop.test/,info\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab.ImportFile(path)
+	tab.work.Wait()
+	if got := previewText(tab.ctx.Window); !strings.Contains(got, "batch.csv (csv): 1 rows") || !strings.Contains(got, "Will import 1 task(s)") {
+		t.Fatalf("preview shows %q", got)
 	}
 }

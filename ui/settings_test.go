@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/engine/action"
+)
+
+func TestSettingsRoundTripAndValidation(t *testing.T) {
+	a := test.NewTempApp(t)
+	p := a.Preferences()
+	s := LoadSettings(p)
+	if s.MaxSteps != 20 || s.ActionSet != action.SetDefault || s.Annotator != "" {
+		t.Fatalf("defaults %+v", s)
+	}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "name") {
+		t.Fatalf("an empty name must be refused with a reason, got %v", err)
+	}
+	s.Annotator, s.MaxSteps, s.ActionSet, s.Display = "Ada", 150, action.SetExtended, "headless"
+	s.Save(p)
+	if got := LoadSettings(p); got != s {
+		t.Fatalf("round trip %+v != %+v", got, s)
+	}
+	p.SetInt(prefMaxSteps, 999) // out of range: back to the default
+	if got := LoadSettings(p); got.MaxSteps != 20 {
+		t.Fatalf("max steps %d", got.MaxSteps)
+	}
+	items, read := settingsForm(s)
+	items[3].Widget.(interface{ SetText(string) }).SetText("abc")
+	if _, err := read(); err == nil {
+		t.Fatal("a non-number of steps was accepted")
+	}
+	items[3].Widget.(interface{ SetText(string) }).SetText("50")
+	got, err := read()
+	if err != nil || got.MaxSteps != 50 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	items[7].Widget.(interface{ SetText(string) }).SetText("ftp://example.org")
+	if _, err := read(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
+		t.Fatalf("a bad OpenEnv server address was accepted: %v", err)
+	}
+	items[7].Widget.(interface{ SetText(string) }).SetText("http://127.0.0.1:8000")
+	if got, err := read(); err != nil || got.Server != "http://127.0.0.1:8000" {
+		t.Fatalf("%+v %v", got, err)
+	}
+}
+
+// A wrong value keeps the Settings dialog open with the error under the
+// field (Save stays off), so no edit is lost; the server's printed
+// ws://…/ws address is accepted; the database field says which file is in
+// use and when a change applies.
+func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
+	cur := DefaultSettings()
+	cur.Annotator = "Ada"
+	cur.DBInUse, cur.DBFromCommandLine = "/data/r/r.db", true
+	items, read := settingsForm(cur)
+	var db, srv *widget.FormItem
+	for _, it := range items {
+		switch it.Text {
+		case "Database file":
+			db = it
+		case "OpenEnv server":
+			srv = it
+		}
+	}
+	if !strings.Contains(db.HintText, "/data/r/r.db") || !strings.Contains(db.HintText, "--db") || strings.Contains(db.Widget.(*widget.Entry).PlaceHolder, "default location") {
+		t.Errorf("database field: hint %q, placeholder %q", db.HintText, db.Widget.(*widget.Entry).PlaceHolder)
+	}
+	e := srv.Widget.(*widget.Entry)
+	e.SetText("ftp://nowhere")
+	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
+		t.Fatalf("a bad server address passes the field's check: %v", err)
+	}
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(900, 700))
+	d := dialog.NewForm("Settings", "Save", "Cancel", items, func(bool) {}, w)
+	d.Show()
+	saved := false
+	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Save" {
+			saved = true
+			if !b.Disabled() {
+				t.Error("Save is enabled while the server address is wrong")
+			}
+		}
+	}
+	if !saved {
+		t.Fatal("no Save button in the dialog")
+	}
+	e.SetText("ws://127.0.0.1:8000/ws")
+	if err := e.Validate(); err != nil {
+		t.Fatalf("the address the server prints is refused: %v", err)
+	}
+	got, err := read()
+	if err != nil || got.Server != "http://127.0.0.1:8000" {
+		t.Fatalf("ws form read as %q, %v", got.Server, err)
+	}
+}
