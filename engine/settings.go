@@ -68,10 +68,6 @@ const (
 	EnvDisplay      = "WAYMARK_DISPLAY"
 )
 
-// ErrResetBeforeStepping is returned by Step when no episode is running or
-// the episode is done.
-var ErrResetBeforeStepping = errors.New(action.MsgResetBeforeStepping)
-
 // DefaultSettings returns the reference's defaults with the default action
 // set and automatic display choice.
 func DefaultSettings() Settings {

@@ -214,14 +214,15 @@ func findChromium(path string) (string, error) {
 		if p, err := exec.LookPath(path); err == nil {
 			return p, nil
 		}
-		return "", fmt.Errorf("the browser %q was not found; install Chromium (make deps) or give its path", path)
+		return "", &engine.Error{Kind: engine.ErrNoBrowser,
+			Msg: fmt.Sprintf("the browser %q was not found; install Chromium (make deps) or give its path", path)}
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
 	}
-	return "", errors.New("Chromium was not found; install it with 'make deps' (Debian/Ubuntu package chromium)")
+	return "", fmt.Errorf("%w; install it with 'make deps' (Debian/Ubuntu package chromium)", engine.ErrNoBrowser)
 }
 
 // chromiumVersion runs "chromium --version" once.

@@ -27,7 +27,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return action.Observation{}, errors.New("the browser engine is closed")
+		return action.Observation{}, engine.ErrClosed
 	}
 	ep := e.ep
 	if ep != nil && ep.done && ep.endedBy == action.EndBlankObservation {
