@@ -42,6 +42,24 @@ func (e *ServerError) Error() string {
 	return msg
 }
 
+// Unwrap returns the engine error the server's words stand for:
+// engine.ErrResetBeforeStepping when the server refused a step with no
+// episode running (or after it ended), engine.ErrClosed when its engine is
+// closed; nil for any other error. So errors.Is works on the client's errors
+// as on a local engine's. The words are matched here, once, because the wire
+// carries only a code and a message (the reference's).
+func (e *ServerError) Unwrap() error {
+	if e.Code != CodeExecution {
+		return nil
+	}
+	for _, kind := range []error{engine.ErrResetBeforeStepping, engine.ErrClosed} {
+		if e.Message == kind.Error() || strings.HasPrefix(e.Message, kind.Error()+": ") {
+			return kind
+		}
+	}
+	return nil
+}
+
 // Fatal reports whether the server closes the session after this error.
 func (e *ServerError) Fatal() bool {
 	switch e.Code {
@@ -315,7 +333,8 @@ func (c *Client) request(ctx context.Context, msg []byte, timeout time.Duration)
 	if c.readErr != nil || c.closed {
 		err := c.readErr
 		c.mu.Unlock()
-		return nil, "", fmt.Errorf("the connection to the OpenEnv server at %s is closed (%v): connect again", c.base, err)
+		return nil, "", &engine.Error{Kind: engine.ErrClosed,
+			Msg: fmt.Sprintf("the connection to the OpenEnv server at %s is closed (%v): connect again", c.base, err)}
 	}
 	c.pending = true
 	c.mu.Unlock()
@@ -483,7 +502,7 @@ func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation,
 	st := c.state
 	c.mu.Unlock()
 	if st.EpisodeID == "" || st.Done {
-		return engine.Observation{}, errors.New(action.MsgResetBeforeStepping)
+		return engine.Observation{}, engine.ErrResetBeforeStepping
 	}
 	body, err := json.Marshal(a)
 	if err != nil {

@@ -66,7 +66,7 @@ func (e *sketchEngine) Step(ctx context.Context, a engine.Action) (engine.Observ
 		return engine.Observation{}, err
 	}
 	if e.state.EpisodeID == "" || e.state.Done {
-		return engine.Observation{}, errors.New(action.MsgResetBeforeStepping)
+		return engine.Observation{}, engine.ErrResetBeforeStepping
 	}
 	if e.stepWait > 0 {
 		select {

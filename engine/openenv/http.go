@@ -216,7 +216,7 @@ func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
 // an error; one that does not is refused here all the same.
 func stepFresh(ctx context.Context, eng engine.Engine, a action.Action) (engine.Observation, error) {
 	if eng.State().EpisodeID == "" {
-		return engine.Observation{}, errors.New(action.MsgResetBeforeStepping)
+		return engine.Observation{}, engine.ErrResetBeforeStepping
 	}
 	return eng.Step(ctx, a)
 }
