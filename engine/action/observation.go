@@ -66,6 +66,12 @@ const (
 	EndBlankObservation = "blank_observation"
 )
 
+// EndReasons lists every end reason, in the order above.
+func EndReasons() []string {
+	return []string{EndFinished, EndStepLimit, EndBotVerification, EndCrashed,
+		EndTimeout, EndDiscarded, EndInterrupted, EndBlankObservation}
+}
+
 // Observation error codes, as the reference's (plus renderer_crashed).
 const (
 	ErrPageLoadTimeout = "page_load_timeout"
@@ -74,6 +80,15 @@ const (
 	ErrRendererCrashed = "renderer_crashed"
 	// ErrBlankObservation: observation recovery found no visible content
 	// (the episode ends; Waymark's addition).
-	ErrBlankObservation    = "blank_observation"
-	MsgResetBeforeStepping = "reset before stepping"
+	ErrBlankObservation = "blank_observation"
 )
+
+// Codes lists every observation error code, in the order above.
+func Codes() []string {
+	return []string{ErrPageLoadTimeout, ErrRendererTimeout, ErrBotVerification,
+		ErrRendererCrashed, ErrBlankObservation}
+}
+
+// MsgResetBeforeStepping is the reference's words for a step with no
+// episode running (engine.ErrResetBeforeStepping reads them).
+const MsgResetBeforeStepping = "reset before stepping"

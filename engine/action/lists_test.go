@@ -1,0 +1,54 @@
+package action
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Codes and EndReasons list every code and end reason declared in
+// observation.go, so whatever iterates them (the words people read, for
+// one) cannot miss a new one.
+func TestCodesAndEndReasonsAreComplete(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "observation.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes, reasons []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if !ok {
+					t.Fatalf("%s is not a string literal", n.Name)
+				}
+				v, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case strings.HasPrefix(n.Name, "Err"):
+					codes = append(codes, v)
+				case strings.HasPrefix(n.Name, "End"):
+					reasons = append(reasons, v)
+				}
+			}
+		}
+	}
+	same := func(what string, declared, listed []string) {
+		if !slices.Equal(declared, listed) {
+			t.Errorf("observation.go declares the %s %q, the list has %q", what, declared, listed)
+		}
+	}
+	same("codes", codes, Codes())
+	same("end reasons", reasons, EndReasons())
+}
