@@ -6,27 +6,34 @@ import (
 	"strings"
 
 	"waymark/dataset"
+	"waymark/engine"
 	"waymark/engine/action"
 )
 
-// ObservationError turns an observation's error code into a sentence.
+// codeWords is the one table of what each observation error code means to a
+// person, whether recording or reviewing (see action.Codes).
+var codeWords = map[string]string{
+	action.ErrPageLoadTimeout:  "The page took too long to load; the episode goes on with what is shown.",
+	action.ErrRendererTimeout:  "The page stopped responding; the episode has ended.",
+	action.ErrRendererCrashed:  "The page crashed; the episode has ended.",
+	action.ErrBotVerification:  "The site showed a bot check, which cannot be recorded; the episode has ended.",
+	action.ErrBlankObservation: "The page showed no visible content after several reads; the episode has ended.",
+}
+
+// ObservationError turns an observation's error code into a sentence; an
+// error that is no code (why an action failed) is quoted.
 func ObservationError(code string) string {
-	switch code {
-	case "":
+	if code == "" {
 		return ""
-	case action.ErrPageLoadTimeout:
-		return "The page took too long to load; the episode goes on with what is shown."
-	case action.ErrRendererTimeout:
-		return "The page stopped responding; the episode has ended."
-	case action.ErrRendererCrashed:
-		return "The page crashed; the episode has ended."
-	case action.ErrBotVerification:
-		return "The site showed a bot check, which cannot be recorded; the episode has ended."
-	case action.MsgResetBeforeStepping:
-		return "The episode has already ended; start the task again to go on."
+	}
+	if w, ok := codeWords[code]; ok {
+		return w
 	}
 	return "The action did not work on the page: " + code + "."
 }
+
+// episodeOver is said when a step is refused because the episode ended.
+const episodeOver = "The episode has already ended; start the task again to go on."
 
 // StepError turns an engine error of a step into a sentence.
 func StepError(err error) string {
@@ -39,33 +46,41 @@ func StepError(err error) string {
 		return "Not performed: " + ve.Error() + "."
 	case errors.Is(err, dataset.ErrNotSaved):
 		return "The step could not be saved, so recording stopped: " + err.Error() + ". Free disk space or check the database, then start again."
+	case errors.Is(err, engine.ErrResetBeforeStepping):
+		return episodeOver
 	}
-	msg := err.Error()
-	if strings.Contains(msg, action.MsgResetBeforeStepping) {
-		return ObservationError(action.MsgResetBeforeStepping)
-	}
-	return "The step failed: " + msg + "."
+	return "The step failed: " + err.Error() + "."
 }
 
-// EndReason says why an episode ended.
+// endWords is the one table of what each end reason means (see
+// action.EndReasons): now is said to the person recording as the episode
+// ends, after names it in an episode's summary for a reviewer.
+var endWords = map[string]struct{ now, after string }{
+	action.EndFinished:         {"You finished the task.", "finished by the annotator"},
+	action.EndStepLimit:        {"The episode reached its step limit.", "step limit reached"},
+	action.EndBotVerification:  {"The site asked for a bot check, so the episode stopped.", "blocked by a bot check"},
+	action.EndCrashed:          {"The page or the browser crashed, so the episode stopped.", "browser crashed"},
+	action.EndTimeout:          {"The page stopped responding, so the episode stopped.", "timed out"},
+	action.EndDiscarded:        {"You discarded the episode (its steps are kept, marked discarded).", "discarded by the annotator"},
+	action.EndInterrupted:      {"The episode was interrupted (its steps are saved).", "interrupted (the recording stopped early)"},
+	action.EndBlankObservation: {"The page showed no visible content, so the episode stopped.", "the page showed no visible content"},
+}
+
+// EndReason says why an episode ended, to the person recording it.
 func EndReason(reason string) string {
-	switch reason {
-	case action.EndFinished:
-		return "You finished the task."
-	case action.EndStepLimit:
-		return "The episode reached its step limit."
-	case action.EndBotVerification:
-		return "The site asked for a bot check, so the episode stopped."
-	case action.EndCrashed:
-		return "The page or the browser crashed, so the episode stopped."
-	case action.EndTimeout:
-		return "The page stopped responding, so the episode stopped."
-	case action.EndDiscarded:
-		return "You discarded the episode (its steps are kept, marked discarded)."
-	case action.EndInterrupted:
-		return "The episode was interrupted (its steps are saved)."
+	if w, ok := endWords[reason]; ok {
+		return w.now
 	}
 	return fmt.Sprintf("The episode ended (%s).", reason)
+}
+
+// EndedBy names why an episode ended in a few words, for its summary
+// ("ended: step limit reached"); an unknown reason is shown as it is.
+func EndedBy(reason string) string {
+	if w, ok := endWords[reason]; ok {
+		return w.after
+	}
+	return reason
 }
 
 // CheckResult describes the automatic check's result ("" when the task has
