@@ -2,7 +2,8 @@
 // (folder, filters, split, licence, name), a progress bar over episodes,
 // steps and bytes, Cancel, and a desktop notification when the export ends.
 // The work is done by dataset/hfexport on a goroutine; every widget change
-// goes through fyne.Do.
+// goes through the window's bridge (ui.Context.UI), and closing the screen
+// cancels the export.
 package exporttab
 
 import (
@@ -49,17 +50,28 @@ type Tab struct {
 	status       *widget.Label
 	content      fyne.CanvasObject
 
+	// life ends when the screen closes: a running export is cancelled and
+	// shows nothing more.
+	life    context.Context
+	endLife context.CancelFunc
+
 	mu       sync.Mutex
 	cancel   context.CancelFunc // non-nil while an export runs
 	progress hfexport.Progress  // the latest report
 	// finished, if set, is called (on the Fyne goroutine) when a run ends;
 	// tests wait on it.
 	finished func(hfexport.Result, error)
+	// runs counts export goroutines still going, and returned, if set, gets
+	// each run's error on its goroutine (tests: a closed screen shows no
+	// end).
+	runs     sync.WaitGroup
+	returned func(error)
 }
 
 // New builds the Export tab.
 func New(ctx *ui.Context) *Tab {
 	t := &Tab{ctx: ctx}
+	t.life, t.endLife = context.WithCancel(context.Background())
 	t.out = widget.NewEntry()
 	t.out.SetPlaceHolder("folder to create, e.g. ~/datasets/waymark-demos")
 	t.choose = widget.NewButton("Choose…", t.chooseFolder)
@@ -129,8 +141,9 @@ func (t *Tab) Content() fyne.CanvasObject { return t.content }
 // Shown refreshes the annotator list (episodes may have been recorded since).
 func (t *Tab) Shown() { t.refreshAnnotators() }
 
-// Close cancels a running export (its temporary folder is removed).
-func (t *Tab) Close() { t.stop() }
+// Close cancels a running export (its temporary folder is removed); its
+// progress and end are not shown.
+func (t *Tab) Close() { t.endLife() }
 
 // Running reports whether an export is in progress.
 func (t *Tab) Running() bool {
@@ -260,7 +273,7 @@ func (t *Tab) start() {
 		t.status.SetText(err.Error())
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.life)
 	t.mu.Lock()
 	t.cancel = cancel
 	t.mu.Unlock()
@@ -270,13 +283,31 @@ func (t *Tab) start() {
 	t.counts.SetText("")
 	t.status.SetText("Exporting to " + o.Out + "…")
 	store := t.ctx.Store
+	t.runs.Add(1)
 	go func() {
+		defer t.runs.Done()
 		res, err := hfexport.Export(ctx, store, o, func(p hfexport.Progress) {
-			fyne.Do(func() { t.showProgress(p) })
+			t.post(func() { t.showProgress(p) })
 		})
 		cancel()
-		fyne.Do(func() { t.done(o, res, err) })
+		if t.returned != nil {
+			t.returned(err)
+		}
+		t.post(func() { t.done(o, res, err) })
 	}()
+}
+
+// post runs fn on the Fyne goroutine through the window's bridge, unless
+// the screen has closed (by then, or by the time fn's turn comes).
+func (t *Tab) post(fn func()) {
+	if t.life.Err() != nil {
+		return
+	}
+	t.ctx.UI().Do(func() {
+		if t.life.Err() == nil {
+			fn()
+		}
+	})
 }
 
 // Progress is the latest progress report of the running (or last) export.

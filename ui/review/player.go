@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -55,9 +56,9 @@ type player struct {
 	liveGen  atomic.Int64 // loadGen, for the worker to skip stale jobs
 	syncLoad bool         // tests: load thumbnails inline
 
-	work     chan thumbJob
-	stopOnce sync.Once
-	quit     chan struct{}
+	work chan thumbJob
+	// workers counts worker goroutines still running (tests wait on it).
+	workers sync.WaitGroup
 }
 
 type thumbJob struct {
@@ -99,8 +100,8 @@ func (p *player) init(t *Tab) {
 	}
 	p.stepList.ExtendBaseWidget(p.stepList)
 	p.work = make(chan thumbJob, 256)
-	p.quit = make(chan struct{})
-	go p.worker()
+	p.workers.Add(1)
+	go p.worker(t.life)
 }
 
 func (p *player) build() fyne.CanvasObject {
@@ -504,24 +505,25 @@ func (p *player) requestThumb(i int) {
 	}
 }
 
-func (p *player) worker() {
+// worker makes thumbnails until ctx ends (the screen closed); from then
+// on it hands nothing over.
+func (p *player) worker(ctx context.Context) {
+	defer p.workers.Done()
 	for {
 		select {
-		case <-p.quit:
+		case <-ctx.Done():
 			return
 		case j := <-p.work:
 			if int64(j.gen) != p.liveGen.Load() {
 				continue // another episode was opened meanwhile
 			}
 			img, err := p.t.store.ThumbnailImage(j.epID, j.index)
-			select {
-			case <-p.quit:
+			if ctx.Err() != nil {
 				return
-			default:
 			}
-			fyne.Do(func() {
-				if j.gen != p.loadGen {
-					return // another episode is open now
+			p.t.ctx.UI().Do(func() {
+				if ctx.Err() != nil || j.gen != p.loadGen {
+					return // closed, or another episode is open now
 				}
 				delete(p.pending, j.index)
 				if err != nil {
@@ -532,8 +534,4 @@ func (p *player) worker() {
 			})
 		}
 	}
-}
-
-func (p *player) stopWorker() {
-	p.stopOnce.Do(func() { close(p.quit) })
 }

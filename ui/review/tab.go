@@ -9,10 +9,12 @@
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
 // All methods run on the Fyne goroutine; thumbnails load on a worker
-// goroutine that hands them over with fyne.Do.
+// goroutine that hands them over through the window's bridge
+// (ui.Context.UI) and stops when the screen closes.
 package review
 
 import (
+	"context"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -28,6 +30,9 @@ import (
 type Tab struct {
 	ctx   *ui.Context
 	store *dataset.Store
+	// life ends when the screen closes; the thumbnail worker watches it.
+	life    context.Context
+	endLife context.CancelFunc
 
 	queue  queuePanel
 	player player
@@ -50,6 +55,7 @@ var (
 // New builds the Review tab over ctx.Store. The reviewer is ctx.User().
 func New(ctx *ui.Context) *Tab {
 	t := &Tab{ctx: ctx, store: ctx.Store}
+	t.life, t.endLife = context.WithCancel(context.Background())
 	t.player.init(t)
 	t.form.init(t)
 	t.queue.init(t)
@@ -87,8 +93,9 @@ func (t *Tab) Content() fyne.CanvasObject { return t.content }
 // landed while another tab showed).
 func (t *Tab) Shown() { t.queue.reload() }
 
-// Close stops the thumbnail worker.
-func (t *Tab) Close() { t.player.stopWorker() }
+// Close stops the thumbnail worker; thumbnails it was making are not
+// shown.
+func (t *Tab) Close() { t.endLife() }
 
 func (t *Tab) reviewer() string {
 	if t.ctx.User == nil {
