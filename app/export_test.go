@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"waymark/dataset"
+	"waymark/dataset/storetest"
 )
 
 // exportFixture makes a store with one reviewed episode of two steps.
@@ -21,6 +22,8 @@ func exportFixture(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	db := storetest.DB(t, s)
+	defer db.Close() // before the store
 	var pic bytes.Buffer
 	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 800, 600))); err != nil {
 		t.Fatal(err)
@@ -37,7 +40,7 @@ func exportFixture(t *testing.T) string {
 		{`INSERT INTO steps (episode_id, idx, action_json, op, url, screenshot, done, created_at) VALUES ('e1',2,'{"op":"finish","text":"42"}','finish','http://127.0.0.1/a',?,1,?)`, []any{pic.Bytes(), now}},
 		{`INSERT INTO reviews (id, episode_id, reviewer, outcome, created_at) VALUES ('r1','e1','rita','success',?)`, []any{now}},
 	} {
-		if _, err := s.DB().Exec(q.sql, q.args...); err != nil {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
 		}
 	}

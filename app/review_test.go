@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"waymark/dataset"
+	"waymark/dataset/storetest"
 )
 
 func TestReviewStatsCommand(t *testing.T) {
@@ -16,9 +17,10 @@ func TestReviewStatsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw := storetest.DB(t, s)
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := s.DB().Exec(q, args...); err != nil {
+		if _, err := raw.Exec(q, args...); err != nil {
 			t.Fatal(err)
 		}
 	}

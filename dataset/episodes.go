@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/mattn/go-sqlite3"
 
+	"waymark/engine"
 	"waymark/engine/action"
 )
 
@@ -73,13 +74,15 @@ func (s *Store) insertEpisode(tx *sql.Tx, e *Episode) error {
 const episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json, e.status, e.end_reason, e.final_answer,
 	e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at, e.owner, t.goal, t.category`
 
-func scanEpisode(sc interface{ Scan(...any) error }) (Episode, error) {
+// scanEpisode reads episodeColumns, then extra columns into extra.
+func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, error) {
 	var e Episode
 	var set, started string
 	var ended sql.NullString
 	var reward sql.NullFloat64
-	if err := sc.Scan(&e.ID, &e.TaskID, &e.Annotator, &set, &e.EngineJSON, &e.Status, &e.EndReason, &e.FinalAnswer,
-		&e.FinalURL, &reward, &e.NumSteps, &started, &ended, &e.Owner, &e.Goal, &e.Category); err != nil {
+	dest := append([]any{&e.ID, &e.TaskID, &e.Annotator, &set, &e.EngineJSON, &e.Status, &e.EndReason, &e.FinalAnswer,
+		&e.FinalURL, &reward, &e.NumSteps, &started, &ended, &e.Owner, &e.Goal, &e.Category}, extra...)
+	if err := sc.Scan(dest...); err != nil {
 		return Episode{}, err
 	}
 	e.ActionSet = action.Set(set)
@@ -221,19 +224,65 @@ func (s *Store) CountEpisodes(f EpisodeFilter) (EpisodeCounts, error) {
 type episodeEnd struct {
 	status, reason, answer, finalURL string
 	reward                           *float64
+	at                               time.Time // zero: now
 }
 
-func (s *Store) endEpisode(ex interface {
+// EpisodeEnd is how FinishEpisode ends an episode.
+type EpisodeEnd struct {
+	// Answer is the final answer and FinalURL the last page ("" keeps what
+	// is stored).
+	Answer, FinalURL string
+	// Reward is the automatic check's result (nil keeps what is stored).
+	Reward *float64
+	// At is when it ended (zero: now).
+	At time.Time
+}
+
+// FinishEpisode ends a recording episode as finished by its action (end
+// reason "finished"), for programs that store an episode step by step with
+// AppendStep; the Recorder ends its episodes itself. An episode that is not
+// recording is left alone and gives an error (wrapping ErrNotFound when it
+// does not exist).
+func (s *Store) FinishEpisode(id string, e EpisodeEnd) error {
+	end := endOf(engine.Observation{Done: true, Answer: e.Answer, URL: e.FinalURL, Reward: e.Reward})
+	end.at = e.At
+	res, err := s.endEpisodeResult(s.db, id, end)
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		ep, err := s.GetEpisode(id)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("episode %s is %s, not recording: it cannot be finished", id, ep.Status)
+	}
+	return nil
+}
+
+func (s *Store) endEpisode(ex execer, id string, end episodeEnd) error {
+	_, err := s.endEpisodeResult(ex, id, end)
+	return err
+}
+
+type execer interface {
 	Exec(string, ...any) (sql.Result, error)
-}, id string, end episodeEnd) error {
+}
+
+// endEpisodeResult ends a recording episode (an ended one is left alone:
+// the result counts no row).
+func (s *Store) endEpisodeResult(ex execer, id string, end episodeEnd) (sql.Result, error) {
 	var reward any
 	if end.reward != nil {
 		reward = *end.reward
 	}
-	_, err := ex.Exec(`UPDATE episodes SET status=?, end_reason=?, final_answer=CASE WHEN ?='' THEN final_answer ELSE ? END,
+	at := now()
+	if !end.at.IsZero() {
+		at = FormatTime(end.at)
+	}
+	return ex.Exec(`UPDATE episodes SET status=?, end_reason=?, final_answer=CASE WHEN ?='' THEN final_answer ELSE ? END,
 		final_url=CASE WHEN ?='' THEN final_url ELSE ? END, auto_reward=COALESCE(?, auto_reward), ended_at=? WHERE id=? AND status='recording'`,
-		end.status, end.reason, end.answer, end.answer, end.finalURL, end.finalURL, reward, now(), id)
-	return err
+		end.status, end.reason, end.answer, end.answer, end.finalURL, end.finalURL, reward, at, id)
 }
 
 // DiscardEpisode marks an episode discarded (its steps are kept, so it can

@@ -228,21 +228,30 @@ func scanReviews(rows *sql.Rows) ([]ReviewRecord, error) {
 	defer rows.Close()
 	var out []ReviewRecord
 	for rows.Next() {
-		var r ReviewRecord
-		var fs sql.NullInt64
-		var flags, created string
-		if err := rows.Scan(&r.ID, &r.EpisodeID, &r.Reviewer, &r.Outcome, &fs, &r.FailureType, &r.Reason, &flags, &r.Settles, &created, &r.SupersededBy); err != nil {
+		r, err := scanReview(rows)
+		if err != nil {
 			return nil, err
 		}
-		if fs.Valid {
-			v := int(fs.Int64)
-			r.FailureStep = &v
-		}
-		r.StepFlags = decodeFlags(flags)
-		r.CreatedAt = ParseTime(created)
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// scanReview reads reviewCols.
+func scanReview(sc interface{ Scan(...any) error }) (ReviewRecord, error) {
+	var r ReviewRecord
+	var fs sql.NullInt64
+	var flags, created string
+	if err := sc.Scan(&r.ID, &r.EpisodeID, &r.Reviewer, &r.Outcome, &fs, &r.FailureType, &r.Reason, &flags, &r.Settles, &created, &r.SupersededBy); err != nil {
+		return ReviewRecord{}, err
+	}
+	if fs.Valid {
+		v := int(fs.Int64)
+		r.FailureStep = &v
+	}
+	r.StepFlags = decodeFlags(flags)
+	r.CreatedAt = ParseTime(created)
+	return r, nil
 }
 
 // ReviewHistory returns every review a reviewer wrote for an episode,

@@ -79,8 +79,8 @@ func rvEpisode(t testing.TB, s *Store, taskID, annotator, status string, n int, 
 	case StatusInterrupted:
 		err = s.InterruptEpisode(ep.ID)
 	default:
-		// Only the recorder ends an episode as finished; say so directly.
-		_, err = s.DB().Exec(`UPDATE episodes SET status=?, end_reason='finished', ended_at=? WHERE id=?`, status, FormatTime(started.Add(time.Minute)), ep.ID)
+		// The recorder ends its episodes itself; a test says how this one ended.
+		err = s.FinishEpisode(ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestReviewPersistenceAndHistory(t *testing.T) {
 		t.Fatalf("current reviews = %+v", cur)
 	}
 	var stored string
-	s2.DB().QueryRow(`SELECT step_flags_json FROM reviews WHERE id=?`, first.ID).Scan(&stored)
+	s2.db.QueryRow(`SELECT step_flags_json FROM reviews WHERE id=?`, first.ID).Scan(&stored)
 	if stored != `{"1":["unnecessary"],"3":["mistake"]}` {
 		t.Errorf("step_flags_json = %s", stored)
 	}
@@ -200,7 +200,7 @@ func TestReviewRefusals(t *testing.T) {
 		}
 	}
 	var n int
-	s.DB().QueryRow(`SELECT COUNT(*) FROM reviews`).Scan(&n)
+	s.db.QueryRow(`SELECT COUNT(*) FROM reviews`).Scan(&n)
 	if n != 0 {
 		t.Errorf("%d reviews stored by refused calls", n)
 	}
@@ -213,7 +213,7 @@ func TestConflictAndSettling(t *testing.T) {
 	outcome := func() (any, bool) {
 		var o any
 		var conflict bool
-		err := s.DB().QueryRow(`SELECT outcome, conflict FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&o, &conflict)
+		err := s.db.QueryRow(`SELECT outcome, conflict FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&o, &conflict)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestConflictAndSettling(t *testing.T) {
 	var fs int
 	var ft string
 	var settled bool
-	s.DB().QueryRow(`SELECT failure_step, failure_type, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&fs, &ft, &settled)
+	s.db.QueryRow(`SELECT failure_step, failure_type, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&fs, &ft, &settled)
 	if fs != 3 || ft != "wrong_element" || !settled {
 		t.Errorf("episode_outcomes after settling: step %d type %q settled %v", fs, ft, settled)
 	}
@@ -264,7 +264,7 @@ func TestConflictAndSettling(t *testing.T) {
 		t.Errorf("re-settled outcome = %v", o)
 	}
 	var sup string
-	s.DB().QueryRow(`SELECT superseded_by FROM reviews WHERE id=?`, st.ID).Scan(&sup)
+	s.db.QueryRow(`SELECT superseded_by FROM reviews WHERE id=?`, st.ID).Scan(&sup)
 	if sup != st2.ID {
 		t.Errorf("old settling label superseded_by = %q, want %q", sup, st2.ID)
 	}
@@ -396,7 +396,7 @@ func TestGuidelines(t *testing.T) {
 func BenchmarkReviewQueue10k(b *testing.B) {
 	s := rvStore(b)
 	task := rvTask(b, s, "Benchmark task", Navigation)
-	tx, err := s.DB().Begin()
+	tx, err := s.db.Begin()
 	if err != nil {
 		b.Fatal(err)
 	}

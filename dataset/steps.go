@@ -89,39 +89,51 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 }
 
 // Steps lists an episode's steps in order, without their screenshots (see
-// Screenshot and Thumbnail).
+// Screenshot and Thumbnail, or EpisodeSteps for a stream with them).
 func (s *Store) Steps(episodeID string) ([]Step, error) {
-	rows, err := s.db.Query(`SELECT idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at
-		FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
+	rows, err := s.db.Query(`SELECT `+stepColumns+` FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []Step
 	for rows.Next() {
-		st := Step{EpisodeID: episodeID}
-		var created string
-		if err := rows.Scan(&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
-			&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created); err != nil {
+		st, err := scanStep(rows, episodeID)
+		if err != nil {
 			return nil, err
-		}
-		st.CreatedAt = ParseTime(created)
-		if st.ActionJSON != "" {
-			// Stored actions were accepted by an engine; parse leniently
-			// (any set) so a later vocabulary change still reads them.
-			a, err := action.Parse([]byte(st.ActionJSON), action.SetExtended)
-			if err == nil {
-				st.Action = &a
-			} else {
-				var raw action.Action
-				if json.Unmarshal([]byte(st.ActionJSON), &raw) == nil {
-					st.Action = &raw
-				}
-			}
 		}
 		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// stepColumns are the columns scanStep reads, screenshots left out.
+const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at`
+
+// scanStep reads stepColumns, then extra columns into extra.
+func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any) (Step, error) {
+	st := Step{EpisodeID: episodeID}
+	var created string
+	dest := append([]any{&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
+		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return Step{}, err
+	}
+	st.CreatedAt = ParseTime(created)
+	if st.ActionJSON != "" {
+		// Stored actions were accepted by an engine; parse leniently
+		// (any set) so a later vocabulary change still reads them.
+		a, err := action.Parse([]byte(st.ActionJSON), action.SetExtended)
+		if err == nil {
+			st.Action = &a
+		} else {
+			var raw action.Action
+			if json.Unmarshal([]byte(st.ActionJSON), &raw) == nil {
+				st.Action = &raw
+			}
+		}
+	}
+	return st, nil
 }
 
 // Screenshot returns the PNG stored with step idx of an episode (nil, nil

@@ -391,9 +391,6 @@ func ownerAlive(owner string, lastActivity time.Time) bool {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// DB exposes the handle to the package's own sub-packages (export).
-func (s *Store) DB() *sql.DB { return s.db }
-
 // Close closes the store.
 func (s *Store) Close() error {
 	if s.pin != nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"waymark/dataset"
+	"waymark/dataset/storetest"
 )
 
 // benchPNGs are n distinct 800×600 screenshots of ~50 KB each (a page of
@@ -58,7 +59,7 @@ func benchStore(b *testing.B, steps int) (*dataset.Store, int64) {
 	}
 	b.Cleanup(func() { st.Close() })
 	pngs := benchPNGs(b, 8)
-	tx, err := st.DB().Begin()
+	tx, err := storetest.DB(b, st).Begin()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package hfexport
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strconv"
@@ -45,13 +44,13 @@ func (s *cardStats) init() {
 func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
 	s.episodesByCat[e.Category]++
 	s.stepsByCat[e.Category] += steps
-	if e.Outcome.Valid {
-		s.outcomes[e.Outcome.String]++
+	if e.Outcome != "" {
+		s.outcomes[e.Outcome]++
 	} else {
 		s.outcomes[""]++
 	}
 	s.annotators[e.Annotator]++
-	s.actionSets[e.ActionSet]++
+	s.actionSets[string(e.ActionSet)]++
 	if !start.IsZero() {
 		if s.first.IsZero() || start.Before(s.first) {
 			s.first = start
@@ -70,7 +69,7 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
 		}
 	}
 	if e.Conflict {
-		if e.Outcome.Valid {
+		if e.Outcome != "" {
 			s.settled++
 		} else {
 			s.unresolved++
@@ -81,40 +80,31 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
 // loadReviewers counts the distinct reviewers of the exported episodes and
 // computes Fleiss' kappa (for varying numbers of raters) over those with two
 // or more current, non-settling reviews.
-func (s *cardStats) loadReviewers(ctx context.Context, db *sql.DB, eps []*episodeInfo) error {
+func (s *cardStats) loadReviewers(ctx context.Context, store *dataset.Store, eps []*episodeInfo) error {
 	ids := make(map[string]bool, len(eps))
 	for _, e := range eps {
 		ids[e.ID] = true
 	}
-	rows, err := db.QueryContext(ctx, `SELECT episode_id, reviewer, outcome, settles FROM current_reviews ORDER BY episode_id, reviewer, id`)
-	if err != nil {
-		return fmt.Errorf("reading reviewers: %w", err)
-	}
-	defer rows.Close()
 	who := map[string]bool{}
 	var order []string
 	counts := map[string]map[string]int{}
-	for rows.Next() {
-		var ep, r, outcome string
-		var settles bool
-		if err := rows.Scan(&ep, &r, &outcome, &settles); err != nil {
+	for r, err := range store.AllCurrentReviews(ctx) {
+		if err != nil {
 			return fmt.Errorf("reading reviewers: %w", err)
 		}
+		ep := r.EpisodeID
 		if !ids[ep] {
 			continue
 		}
-		who[r] = true
-		if settles {
+		who[r.Reviewer] = true
+		if r.Settles {
 			continue
 		}
 		if counts[ep] == nil {
 			counts[ep] = map[string]int{}
 			order = append(order, ep)
 		}
-		counts[ep][outcome]++
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading reviewers: %w", err)
+		counts[ep][r.Outcome]++
 	}
 	s.reviewers = len(who)
 	s.kappa, s.kappaOK = fleiss(order, counts)

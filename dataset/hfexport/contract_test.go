@@ -118,7 +118,7 @@ func TestContractClassIndices(t *testing.T) {
 		}
 	}
 	var stored []string
-	rows, err := f.store.DB().Query(`SELECT DISTINCT outcome FROM reviews ORDER BY outcome`)
+	rows, err := f.db.Query(`SELECT DISTINCT outcome FROM reviews ORDER BY outcome`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestContractSelectionAndExplanation(t *testing.T) {
 	f := standard(t)
 	ctx := context.Background()
 	o := opts(t.TempDir())
-	eps, err := selectEpisodes(ctx, f.store.DB(), &o)
+	eps, err := selectEpisodes(ctx, f.store, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,12 +419,12 @@ func TestContractSelectionAndExplanation(t *testing.T) {
 		{Options{IncludeUnreviewed: true, Outcomes: []string{"success", "failure"}, Annotators: []string{"x"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree; none of them matches outcome success/failure, annotator x (1 interrupted episodes are never exported); loosen the filters"},
 		{Options{IncludeUnreviewed: true}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree (1 interrupted episodes are never exported)"},
 	} {
-		if got := explainNothing(ctx, f.store.DB(), &c.o); got != c.want {
+		if got := explainNothing(ctx, f.store, &c.o); got != c.want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.o, got, c.want)
 		}
 	}
 	empty := newFixture(t, nil)
-	if got := explainNothing(ctx, empty.store.DB(), &Options{}); got != "the store has 0 finished episodes, 0 with an outcome; record and finish some episodes first" {
+	if got := explainNothing(ctx, empty.store, &Options{}); got != "the store has 0 finished episodes, 0 with an outcome; record and finish some episodes first" {
 		t.Errorf("empty store: %s", got)
 	}
 }

@@ -39,18 +39,12 @@ type dbStep struct {
 }
 
 func loadSteps(t *testing.T, f *fixture, ep string) []dbStep {
-	rows, err := f.store.DB().Query(`SELECT url, COALESCE(action_json,''), screenshot FROM steps WHERE episode_id=? ORDER BY idx`, ep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []dbStep
-	for rows.Next() {
-		var s dbStep
-		if err := rows.Scan(&s.url, &s.actionJSON, &s.shot); err != nil {
+	for st, err := range f.store.EpisodeSteps(context.Background(), ep) {
+		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, s)
+		out = append(out, dbStep{url: st.URL, actionJSON: st.ActionJSON, shot: st.Screenshot})
 	}
 	return out
 }

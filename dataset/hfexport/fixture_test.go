@@ -2,6 +2,7 @@ package hfexport
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"waymark/dataset"
+	"waymark/dataset/storetest"
 	"waymark/engine/action"
 )
 
@@ -21,6 +23,7 @@ import (
 type fixture struct {
 	t     testing.TB
 	store *dataset.Store
+	db    *sql.DB // raw access, for rows with fixed ids and times
 	pngs  [][]byte
 	base  time.Time
 	n     int // counter for timestamps
@@ -62,12 +65,12 @@ func newFixture(t testing.TB, pngs [][]byte) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &fixture{t: t, store: st, pngs: pngs, base: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
+	return &fixture{t: t, store: st, db: storetest.DB(t, st), pngs: pngs, base: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
 }
 
 func (f *fixture) exec(q string, args ...any) {
 	f.t.Helper()
-	if _, err := f.store.DB().Exec(q, args...); err != nil {
+	if _, err := f.db.Exec(q, args...); err != nil {
 		f.t.Fatalf("%s: %v", q, err)
 	}
 }

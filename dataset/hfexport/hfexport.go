@@ -136,12 +136,12 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	if err != nil {
 		return Result{}, err
 	}
-	eps, err := selectEpisodes(ctx, store.DB(), &o)
+	eps, err := selectEpisodes(ctx, store, &o)
 	if err != nil {
 		return Result{}, cancelled(ctx, err, target)
 	}
 	if len(eps) == 0 {
-		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store.DB(), &o))
+		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store, &o))
 	}
 
 	parent, base := filepath.Dir(target), filepath.Base(target)
@@ -169,7 +169,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	defer lock.Close()
 	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 
-	x := &exporter{ctx: ctx, db: store.DB(), o: &o, root: tmp, eps: eps, progress: progress}
+	x := &exporter{ctx: ctx, store: store, o: &o, root: tmp, eps: eps, progress: progress}
 	res, err := x.run()
 	if err != nil {
 		return Result{}, explainWriteError(ctx, err, target)

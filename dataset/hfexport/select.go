@@ -3,7 +3,6 @@ package hfexport
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -13,22 +12,10 @@ import (
 )
 
 // episodeInfo is what the exporter knows of an episode before reading its
-// steps (no screenshots).
+// steps (no screenshots), and the split it goes to.
 type episodeInfo struct {
-	ID, TaskID, Goal, Category, StartURL string
-	Annotator, ActionSet                 string
-	EndReason, FinalAnswer, FinalURL     string
-	AutoReward                           sql.NullFloat64
-	NumSteps                             int64
-	StartedAt                            string
-	EndedAt                              sql.NullString
-	Outcome                              sql.NullString
-	NumReviews                           int64
-	FailureStep                          sql.NullInt64
-	FailureType                          string
-	Conflict                             bool
-	StepRows                             int64 // steps with idx ≥ 1 actually stored
-	split                                string
+	dataset.LabeledEpisode
+	split string
 }
 
 // splitOf assigns a task to train or test by a hash of its id, so a task's
@@ -43,60 +30,16 @@ func splitOf(taskID string, testFraction float64) string {
 	return "train"
 }
 
-func inList(col string, vals []string, args *[]any) string {
-	ph := make([]string, len(vals))
-	for i, v := range vals {
-		ph[i] = "?"
-		*args = append(*args, v)
-	}
-	return col + " IN (" + strings.Join(ph, ",") + ")"
-}
-
 // selectEpisodes returns the episodes the options choose, ordered by split
 // (train first) then episode id.
-func selectEpisodes(ctx context.Context, db *sql.DB, o *Options) ([]*episodeInfo, error) {
-	var where []string
-	var args []any
-	where = append(where, "e.status = 'finished'")
-	if len(o.Categories) > 0 {
-		where = append(where, inList("t.category", o.Categories, &args))
-	}
-	if len(o.Annotators) > 0 {
-		where = append(where, inList("e.annotator", o.Annotators, &args))
-	}
-	outcome := "o.outcome IS NOT NULL"
-	if len(o.Outcomes) > 0 {
-		outcome = inList("o.outcome", o.Outcomes, &args)
-	}
-	if o.IncludeUnreviewed {
-		outcome = "(" + outcome + " OR o.outcome IS NULL)"
-	}
-	where = append(where, outcome)
-	q := `SELECT e.id, e.task_id, t.goal, t.category, t.start_url, e.annotator, e.action_set,
-		e.end_reason, e.final_answer, e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at,
-		o.outcome, COALESCE(o.num_reviews, 0), o.failure_step, COALESCE(o.failure_type, ''), COALESCE(o.conflict, 0),
-		(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0)
-		FROM episodes e JOIN tasks t ON t.id = e.task_id
-		LEFT JOIN episode_outcomes o ON o.episode_id = e.id
-		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY e.id`
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the episodes to export: %w", err)
-	}
-	defer rows.Close()
+func selectEpisodes(ctx context.Context, store *dataset.Store, o *Options) ([]*episodeInfo, error) {
+	f := dataset.LabelFilter{Categories: o.Categories, Annotators: o.Annotators, Outcomes: o.Outcomes, IncludeUnreviewed: o.IncludeUnreviewed}
 	var out []*episodeInfo
-	for rows.Next() {
-		e := &episodeInfo{}
-		if err := rows.Scan(&e.ID, &e.TaskID, &e.Goal, &e.Category, &e.StartURL, &e.Annotator, &e.ActionSet,
-			&e.EndReason, &e.FinalAnswer, &e.FinalURL, &e.AutoReward, &e.NumSteps, &e.StartedAt, &e.EndedAt,
-			&e.Outcome, &e.NumReviews, &e.FailureStep, &e.FailureType, &e.Conflict, &e.StepRows); err != nil {
+	for l, err := range store.LabeledEpisodes(ctx, f) {
+		if err != nil {
 			return nil, fmt.Errorf("reading the episodes to export: %w", err)
 		}
-		e.split = splitOf(e.TaskID, o.TestFraction)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the episodes to export: %w", err)
+		out = append(out, &episodeInfo{LabeledEpisode: l, split: splitOf(l.TaskID, o.TestFraction)})
 	}
 	slices.SortStableFunc(out, func(a, b *episodeInfo) int {
 		if a.split != b.split {
@@ -109,13 +52,9 @@ func selectEpisodes(ctx context.Context, db *sql.DB, o *Options) ([]*episodeInfo
 
 // explainNothing says why no episode matched, with counts that point at the
 // filter to loosen.
-func explainNothing(ctx context.Context, db *sql.DB, o *Options) string {
-	var finished, reviewed, conflicts int
-	_ = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE status='finished'`).Scan(&finished)
-	_ = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id
-		WHERE e.status='finished' AND o.outcome IS NOT NULL`).Scan(&reviewed)
-	_ = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id
-		WHERE e.status='finished' AND o.outcome IS NULL`).Scan(&conflicts)
+func explainNothing(ctx context.Context, store *dataset.Store, o *Options) string {
+	c, _ := store.CountOutcomes(ctx)
+	finished, reviewed, conflicts := c.Finished, c.WithOutcome, c.Conflicts
 	var b strings.Builder
 	fmt.Fprintf(&b, "the store has %d finished episodes, %d with an outcome", finished, reviewed)
 	if conflicts > 0 {
@@ -134,10 +73,8 @@ func explainNothing(ctx context.Context, db *sql.DB, o *Options) string {
 	if len(filters) > 0 {
 		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
 	}
-	var interrupted int
-	_ = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE status='interrupted'`).Scan(&interrupted)
-	if interrupted > 0 {
-		fmt.Fprintf(&b, " (%d interrupted episodes are never exported)", interrupted)
+	if c.Interrupted > 0 {
+		fmt.Fprintf(&b, " (%d interrupted episodes are never exported)", c.Interrupted)
 	}
 	switch {
 	case finished == 0:

@@ -3,7 +3,6 @@ package hfexport
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -25,7 +24,7 @@ var reportEvery = defaultReportEvery
 // exporter is one run of Export over a temporary folder.
 type exporter struct {
 	ctx      context.Context
-	db       *sql.DB
+	store    *dataset.Store
 	o        *Options
 	root     string
 	eps      []*episodeInfo
@@ -206,7 +205,7 @@ func (x *exporter) run() (Result, error) {
 	if err := x.ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := x.stats.loadReviewers(x.ctx, x.db, x.eps); err != nil {
+	if err := x.stats.loadReviewers(x.ctx, x.store, x.eps); err != nil {
 		return Result{}, err
 	}
 	x.stats.badImages = x.badImages
@@ -326,12 +325,6 @@ func classIndex(names []string, v string) *int64 {
 }
 
 func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episodes *shardSet[episodeRow]) error {
-	rows, err := x.db.QueryContext(x.ctx, `SELECT idx, COALESCE(action_json, ''), url, error, done, screenshot, total_ms, created_at
-		FROM steps WHERE episode_id = ? ORDER BY idx`, e.ID)
-	if err != nil {
-		return fmt.Errorf("reading the steps of episode %s: %w", e.ID, err)
-	}
-	defer rows.Close()
 	category := classIndex(dataset.Categories, e.Category)
 	var (
 		havePrev  bool
@@ -341,18 +334,19 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		summaries []*episodeStep
 		written   int
 	)
-	for rows.Next() {
-		var (
-			idx              int64
-			actionJSON, url  string
-			stepErr, created string
-			done             bool
-			shot             []byte
-			totalMS          int64
-		)
-		if err := rows.Scan(&idx, &actionJSON, &url, &stepErr, &done, &shot, &totalMS, &created); err != nil {
+	for st, err := range x.store.EpisodeSteps(x.ctx, e.ID) {
+		if err != nil {
 			return fmt.Errorf("reading the steps of episode %s: %w", e.ID, err)
 		}
+		var (
+			idx        = int64(st.Index)
+			actionJSON = st.ActionJSON
+			url        = st.URL
+			stepErr    = string(st.Error)
+			done       = st.Done
+			shot       = st.Screenshot
+			totalMS    = st.Timings.TotalMS
+		)
 		if idx > 0 {
 			r := stepRow{
 				EpisodeID:  str(e.ID),
@@ -366,7 +360,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				Done:       &done,
 				DurationMS: i64(totalMS),
 			}
-			if t := dataset.ParseTime(created); !t.IsZero() {
+			if t := st.CreatedAt; !t.IsZero() {
 				r.Timestamp = &t
 			}
 			if havePrev {
@@ -396,9 +390,6 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		}
 		havePrev, prevIdx, prevShot, prevURL = true, idx, shot, url
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading the steps of episode %s: %w", e.ID, err)
-	}
 
 	r := episodeRow{
 		EpisodeID:   str(e.ID),
@@ -407,33 +398,33 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		Category:    category,
 		StartURL:    str(e.StartURL),
 		Annotator:   str(e.Annotator),
-		ActionSet:   str(e.ActionSet),
-		NumReviews:  i64(e.NumReviews),
+		ActionSet:   str(string(e.ActionSet)),
+		NumReviews:  i64(int64(e.NumReviews)),
 		FailureType: strOrNil(e.FailureType),
 		FinalAnswer: str(e.FinalAnswer),
 		FinalURL:    str(e.FinalURL),
-		EndReason:   str(e.EndReason),
+		EndReason:   str(string(e.EndReason)),
 		NumSteps:    i64(int64(written)),
 		Steps:       summaries,
 	}
 	if r.Steps == nil {
 		r.Steps = []*episodeStep{}
 	}
-	if e.Outcome.Valid {
-		r.Outcome = classIndex(dataset.Outcomes, e.Outcome.String)
+	if e.Outcome != "" {
+		r.Outcome = classIndex(dataset.Outcomes, e.Outcome)
 	}
-	if e.FailureStep.Valid {
-		r.FailureStep = i64(e.FailureStep.Int64)
+	if e.FailureStep != nil {
+		r.FailureStep = i64(int64(*e.FailureStep))
 	}
-	if e.AutoReward.Valid {
-		v := e.AutoReward.Float64
+	if e.AutoReward != nil {
+		v := *e.AutoReward
 		r.AutoReward = &v
 	}
-	start := dataset.ParseTime(e.StartedAt)
+	start := e.StartedAt
 	if !start.IsZero() {
 		r.StartedAt = &start
-		if e.EndedAt.Valid {
-			if end := dataset.ParseTime(e.EndedAt.String); !end.IsZero() {
+		if e.EndedAt != nil {
+			if end := *e.EndedAt; !end.IsZero() {
 				r.DurationMS = i64(end.Sub(start).Milliseconds())
 			}
 		}

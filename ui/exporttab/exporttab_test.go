@@ -19,6 +19,7 @@ import (
 
 	"waymark/dataset"
 	"waymark/dataset/hfexport"
+	"waymark/dataset/storetest"
 	"waymark/ui"
 )
 
@@ -53,8 +54,9 @@ func store(t *testing.T, episodes, steps int) *dataset.Store {
 	t.Cleanup(func() { s.Close() })
 	pic := noisyPNG(t)
 	now := "2026-11-02T09:00:00.000Z"
+	db := storetest.DB(t, s)
 	exec := func(q string, args ...any) {
-		if _, err := s.DB().Exec(q, args...); err != nil {
+		if _, err := db.Exec(q, args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/dataset/storetest"
 	"waymark/engine/action"
 	"waymark/ui"
 	"waymark/ui/review/internal/fixture"
@@ -312,7 +313,7 @@ func TestSettleAConflict(t *testing.T) {
 	}
 	var out string
 	var settled bool
-	if err := e.s.DB().QueryRow(`SELECT outcome, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&out, &settled); err != nil {
+	if err := storetest.DB(t, e.s).QueryRow(`SELECT outcome, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&out, &settled); err != nil {
 		t.Fatal(err)
 	}
 	if out != dataset.OutcomeFailure || !settled {
@@ -373,7 +374,7 @@ func TestOpenLongEpisode(t *testing.T) {
 		t.Errorf("%d thumbnails requested: want only the visible rows", len(p.pending))
 	}
 	var made int
-	e.s.DB().QueryRow(`SELECT COUNT(*) FROM steps WHERE episode_id=? AND thumb IS NOT NULL`, id).Scan(&made)
+	storetest.DB(t, e.s).QueryRow(`SELECT COUNT(*) FROM steps WHERE episode_id=? AND thumb IS NOT NULL`, id).Scan(&made)
 	if made != 0 {
 		t.Errorf("%d thumbnails made on the Fyne goroutine", made)
 	}
@@ -480,7 +481,7 @@ func TestNoPeekingOutsideTheConflictQueue(t *testing.T) {
 	e.key(fyne.Key1)
 	e.ctrlS()
 	var settles int
-	e.s.DB().QueryRow(`SELECT COUNT(*) FROM reviews WHERE settles=1`).Scan(&settles)
+	storetest.DB(t, e.s).QueryRow(`SELECT COUNT(*) FROM reviews WHERE settles=1`).Scan(&settles)
 	if settles != 0 {
 		t.Error("an ordinary review was stored as a settling label")
 	}

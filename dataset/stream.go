@@ -1,0 +1,181 @@
+package dataset
+
+import (
+	"context"
+	"database/sql"
+	"iter"
+	"strings"
+)
+
+// The reads of programs that walk a whole store (the export) are streams:
+// range-over-func iterators that run one query and yield its rows one by
+// one, so a caller holds one row (one screenshot) at a time. The query's
+// rows are released when the loop ends, however it ends: a break, a
+// returned error, or the context's cancellation, which ends the loop with
+// ctx.Err(). A caller must not write to the store inside the loop body.
+
+// stream yields the rows of q read by scan.
+func stream[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, error), q string, args ...any) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		if err := ctx.Err(); err != nil {
+			yield(zero, err)
+			return
+		}
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				err = cerr
+			}
+			yield(zero, err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			v, err := scan(rows)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				err = cerr
+			}
+			yield(zero, err)
+		}
+	}
+}
+
+// LabeledEpisode is a finished episode as the export sees it: with its
+// task's start URL, its outcome (the episode_outcomes view: the settling
+// label, else the outcome every current review agrees on) and the number of
+// action steps stored.
+type LabeledEpisode struct {
+	Episode
+	StartURL string
+	// Outcome is "" when the episode was never reviewed or its reviews
+	// disagree and no settling label exists.
+	Outcome string
+	// NumReviews counts the current non-settling reviews.
+	NumReviews int
+	// FailureStep and FailureType are the outcome's, for a failure.
+	FailureStep *int
+	FailureType string
+	// Conflict: the current reviews disagree on the outcome (settled or not).
+	Conflict bool
+	// StepRows counts the stored steps with index ≥ 1.
+	StepRows int
+}
+
+// LabelFilter chooses finished episodes for LabeledEpisodes. Empty lists do
+// not filter.
+type LabelFilter struct {
+	Categories []string
+	Annotators []string
+	// Outcomes keeps episodes whose outcome is one of these; empty keeps
+	// every episode with an outcome.
+	Outcomes []string
+	// IncludeUnreviewed adds the episodes without an outcome (never
+	// reviewed, or reviews that disagree).
+	IncludeUnreviewed bool
+}
+
+func inList(col string, vals []string, args *[]any) string {
+	ph := make([]string, len(vals))
+	for i, v := range vals {
+		ph[i] = "?"
+		*args = append(*args, v)
+	}
+	return col + " IN (" + strings.Join(ph, ",") + ")"
+}
+
+// LabeledEpisodes streams the finished episodes f chooses, by id.
+func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[LabeledEpisode, error] {
+	var where []string
+	var args []any
+	where = append(where, "e.status = 'finished'")
+	if len(f.Categories) > 0 {
+		where = append(where, inList("t.category", f.Categories, &args))
+	}
+	if len(f.Annotators) > 0 {
+		where = append(where, inList("e.annotator", f.Annotators, &args))
+	}
+	outcome := "o.outcome IS NOT NULL"
+	if len(f.Outcomes) > 0 {
+		outcome = inList("o.outcome", f.Outcomes, &args)
+	}
+	if f.IncludeUnreviewed {
+		outcome = "(" + outcome + " OR o.outcome IS NULL)"
+	}
+	where = append(where, outcome)
+	q := `SELECT ` + episodeColumns + `, t.start_url,
+		COALESCE(o.outcome, ''), COALESCE(o.num_reviews, 0), o.failure_step, COALESCE(o.failure_type, ''), COALESCE(o.conflict, 0),
+		(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0)
+		FROM episodes e JOIN tasks t ON t.id = e.task_id
+		LEFT JOIN episode_outcomes o ON o.episode_id = e.id
+		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY e.id`
+	return stream(ctx, s.db, func(rows *sql.Rows) (LabeledEpisode, error) {
+		var l LabeledEpisode
+		var fs sql.NullInt64
+		ep, err := scanEpisode(rows, &l.StartURL, &l.Outcome, &l.NumReviews, &fs, &l.FailureType, &l.Conflict, &l.StepRows)
+		if err != nil {
+			return LabeledEpisode{}, err
+		}
+		l.Episode = ep
+		if fs.Valid {
+			v := int(fs.Int64)
+			l.FailureStep = &v
+		}
+		return l, nil
+	}, q, args...)
+}
+
+// EpisodeSteps streams an episode's steps in order, each with its
+// screenshot (nil when none was stored).
+func (s *Store) EpisodeSteps(ctx context.Context, episodeID string) iter.Seq2[Step, error] {
+	return stream(ctx, s.db, func(rows *sql.Rows) (Step, error) {
+		var shot []byte
+		st, err := scanStep(rows, episodeID, &shot)
+		st.Screenshot = shot
+		return st, err
+	}, `SELECT `+stepColumns+`, screenshot FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
+}
+
+// AllCurrentReviews streams every review in force (settling labels
+// included, Settles true), ordered by episode, then reviewer, then id.
+func (s *Store) AllCurrentReviews(ctx context.Context) iter.Seq2[Review, error] {
+	return stream(ctx, s.db, func(rows *sql.Rows) (Review, error) {
+		r, err := scanReview(rows)
+		return r.Review, err
+	}, `SELECT `+reviewCols+` FROM current_reviews ORDER BY episode_id, reviewer, id`)
+}
+
+// OutcomeCounts counts the store's ended episodes by whether the export can
+// give them an outcome.
+type OutcomeCounts struct {
+	Finished int
+	// WithOutcome are finished episodes with an outcome; Conflicts are
+	// finished episodes whose reviews disagree, unsettled.
+	WithOutcome, Conflicts int
+	// Interrupted episodes are never exported.
+	Interrupted int
+}
+
+// CountOutcomes counts the episodes by status and outcome.
+func (s *Store) CountOutcomes(ctx context.Context) (OutcomeCounts, error) {
+	var c OutcomeCounts
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM episodes WHERE status='finished'),
+		(SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id WHERE e.status='finished' AND o.outcome IS NOT NULL),
+		(SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id WHERE e.status='finished' AND o.outcome IS NULL),
+		(SELECT COUNT(*) FROM episodes WHERE status='interrupted')`).Scan(&c.Finished, &c.WithOutcome, &c.Conflicts, &c.Interrupted)
+	return c, err
+}
