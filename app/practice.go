@@ -18,17 +18,9 @@ const practiceKeysMeta = "practice_pack_keys"
 // storePracticeTask finds a practice task in the store (by goal and start
 // URL) or adds it.
 func storePracticeTask(st *dataset.Store, p practice.Task) (dataset.Task, error) {
-	if have, ok, err := st.FindTask(p.Goal, p.StartURL); err != nil || ok {
-		return have, err
-	}
 	c := p.Check
-	added, err := st.AddTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
+	return st.EnsureTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
 		Source: practice.Source, SourceID: p.Key, Check: &c})
-	if errors.Is(err, dataset.ErrDuplicateTask) { // added meanwhile by another Waymark
-		have, _, err := st.FindTask(p.Goal, p.StartURL)
-		return have, err
-	}
-	return added, err
 }
 
 // practiceTask returns the pack's task with this key.

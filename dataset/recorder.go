@@ -123,18 +123,11 @@ func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, er
 	if goal == "" {
 		goal = "Browse " + strings.TrimSpace(opts.StartURL)
 	}
-	if t, ok, err := r.store.FindTask(goal, opts.StartURL); err != nil || ok {
-		return t, err
-	}
 	cat := ro.Category
 	if cat == "" {
 		cat = Navigation
 	}
-	t, err := r.store.AddTask(Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
-	if errors.Is(err, ErrDuplicateTask) { // made by another program meanwhile
-		t, _, err = r.store.FindTask(goal, opts.StartURL)
-	}
-	return t, err
+	return r.store.EnsureTask(Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
 }
 
 // Reset starts a new episode: the engine resets, then the episode (status

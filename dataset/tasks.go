@@ -215,6 +215,22 @@ func (s *Store) FindTask(goal, startURL string) (Task, bool, error) {
 	return t, err == nil, err
 }
 
+// EnsureTask returns the stored task with t's goal and start URL, or adds t
+// (see AddTask) when there is none. When another program adds the same task
+// between the look-up and the insert, the task it added is returned.
+func (s *Store) EnsureTask(t Task) (Task, error) {
+	if have, ok, err := s.FindTask(t.Goal, t.StartURL); err != nil || ok {
+		return have, err
+	}
+	added, err := s.AddTask(t)
+	if errors.Is(err, ErrDuplicateTask) { // added meanwhile by another program
+		if have, ok, ferr := s.FindTask(t.Goal, t.StartURL); ferr == nil && ok {
+			return have, nil
+		}
+	}
+	return added, err
+}
+
 // TaskFilter selects tasks. Zero values select everything not archived.
 type TaskFilter struct {
 	Category string

@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"waymark/engine/action"
@@ -196,5 +197,58 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 	srcs, _ := s.Sources()
 	if strings.Join(srcs, ",") != "test,webvoyager.jsonl" {
 		t.Fatalf("sources %q", srcs)
+	}
+}
+
+func TestEnsureTask(t *testing.T) {
+	s := rvStore(t)
+	t1, err := s.EnsureTask(Task{Goal: "  Open the shop ", Category: Navigation, StartURL: "http://127.0.0.1/shop", Source: SourceAdhoc})
+	if err != nil || t1.ID == "" || t1.Goal != "Open the shop" {
+		t.Fatalf("added %+v, %v", t1, err)
+	}
+	// Found: the stored task is returned, the new fields ignored.
+	t2, err := s.EnsureTask(Task{Goal: "Open the shop", Category: Information, StartURL: " http://127.0.0.1/shop", Source: "other"})
+	if err != nil || t2.ID != t1.ID || t2.Category != Navigation || t2.Source != SourceAdhoc {
+		t.Errorf("found %+v, %v; want the task added first", t2, err)
+	}
+	if _, err := s.EnsureTask(Task{Goal: "", Category: Navigation, StartURL: "http://127.0.0.1/shop"}); !errors.Is(err, ErrInvalidTask) {
+		t.Errorf("invalid task: %v", err)
+	}
+
+	// Concurrent callers, on this store and on a second one open on the same
+	// file (another program), all get the same task.
+	s2, err := Open(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	const n = 16
+	got := make([]Task, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := s
+			if i%2 == 1 {
+				st = s2
+			}
+			<-start
+			got[i], errs[i] = st.EnsureTask(Task{Goal: "Race to the shop", Category: Navigation, StartURL: "http://127.0.0.1/race"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || got[i].ID == "" || got[i].ID != got[0].ID {
+			t.Errorf("caller %d: %+v, %v; caller 0 got %s", i, got[i], errs[i], got[0].ID)
+		}
+	}
+	var count int
+	s.db.QueryRow(`SELECT COUNT(*) FROM tasks WHERE goal='Race to the shop'`).Scan(&count)
+	if count != 1 {
+		t.Errorf("%d tasks stored, want 1", count)
 	}
 }

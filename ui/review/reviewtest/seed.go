@@ -60,14 +60,9 @@ func Record(ctx context.Context, s *dataset.Store, scripts []Script) ([]string, 
 	set.ExplicitWait = 300 * time.Millisecond
 	var ids []string
 	for _, sc := range scripts {
-		task, found, err := s.FindTask(sc.Goal, sc.StartURL)
+		task, err := s.EnsureTask(dataset.Task{Goal: sc.Goal, Category: sc.Category, StartURL: sc.StartURL, Source: "demo", Check: sc.Check})
 		if err != nil {
 			return ids, err
-		}
-		if !found {
-			if task, err = s.AddTask(dataset.Task{Goal: sc.Goal, Category: sc.Category, StartURL: sc.StartURL, Source: "demo", Check: sc.Check}); err != nil {
-				return ids, err
-			}
 		}
 		eng, err := browser.New(browser.Options{Settings: set, HostRules: srv.HostRules()})
 		if err != nil {
