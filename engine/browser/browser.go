@@ -92,21 +92,20 @@ type Engine struct {
 
 // episode is the state of one reset.
 type episode struct {
-	id       string
-	ctx      context.Context // the first tab; its cancel disposes the browser context
-	cancel   context.CancelFunc
-	tab      *tab // the active tab
-	tabsMu   sync.Mutex
-	tabs     map[target.ID]*tab
-	order    []*tab // in opening order, to fall back when a tab closes
-	newTabs  chan target.ID
-	done     bool
-	endedBy  string
-	check    *action.Check
-	answer   string
-	px, py   float64 // the pointer's last position
-	lastURL  string
-	stepsRun int
+	id      string
+	ctx     context.Context // the first tab; its cancel disposes the browser context
+	cancel  context.CancelFunc
+	tab     *tab // the active tab
+	tabsMu  sync.Mutex
+	tabs    map[target.ID]*tab
+	order   []*tab // in opening order, to fall back when a tab closes
+	newTabs chan target.ID
+	done    bool
+	endedBy string
+	check   *action.Check
+	answer  string
+	px, py  float64 // the pointer's last position
+	lastURL string
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -363,7 +362,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return action.Observation{}, errors.New("the browser engine is closed")
+		return action.Observation{}, engine.ErrClosed
 	}
 	if err := action.CheckURL(opts.StartURL); err != nil {
 		return action.Observation{}, err

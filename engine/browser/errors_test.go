@@ -1,0 +1,37 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// The local engine's errors are engine's sentinels, so callers match them
+// with errors.Is, not by their words. None of this starts Chromium.
+func TestErrorsAreTheEngineSentinels(t *testing.T) {
+	if _, err := New(Options{ChromiumPath: "/nonexistent/chromium"}); !errors.Is(err, engine.ErrNoBrowser) {
+		t.Errorf("a browser path that names nothing: %v, want engine.ErrNoBrowser", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := findChromium(""); !errors.Is(err, engine.ErrNoBrowser) ||
+		err.Error() != "Chromium was not found; install it with 'make deps' (Debian/Ubuntu package chromium)" {
+		t.Errorf("no Chromium on PATH: %v, want engine.ErrNoBrowser with the install hint", err)
+	}
+
+	e := &Engine{set: engine.DefaultSettings(), frames: make(chan engine.Frame, 1)}
+	if _, err := e.Step(context.Background(), action.ScrollBy(1)); !errors.Is(err, engine.ErrResetBeforeStepping) {
+		t.Errorf("step before reset: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(context.Background(), action.ScrollBy(1)); !errors.Is(err, engine.ErrClosed) || err.Error() != "the browser engine is closed" {
+		t.Errorf("step after close: %v, want engine.ErrClosed", err)
+	}
+	if _, err := e.Reset(context.Background(), engine.ResetOptions{StartURL: "https://example.com/"}); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("reset after close: %v, want engine.ErrClosed", err)
+	}
+}
