@@ -31,6 +31,7 @@ import (
 	"waymark/engine/openenv"
 	"waymark/ui"
 	"waymark/ui/exporttab"
+	"waymark/ui/record"
 	"waymark/ui/review"
 	"waymark/ui/tasks"
 )
@@ -166,7 +167,7 @@ func RunGUI(env *Env, f guiFlags) error {
 			}
 		})
 	}
-	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*ui.Opened, error) {
+	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*record.Opened, error) {
 		eng, err := newEngine(ctx, engineSpec{
 			Settings: s.Settings,
 			Server:   s.Server,
@@ -183,7 +184,7 @@ func RunGUI(env *Env, f guiFlags) error {
 			return nil, err
 		}
 		rec := dataset.NewRecorder(store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
-		o := &ui.Opened{Engine: rec}
+		o := &record.Opened{Engine: rec}
 		if c, ok := eng.(*openenv.Client); ok {
 			o.Lost, o.LostErr = c.Lost(), c.LostErr
 		}
@@ -192,7 +193,7 @@ func RunGUI(env *Env, f guiFlags) error {
 		}
 		return o, nil
 	}
-	rec := ui.NewRecordTab(ctx, bridge, ui.RecordOptions{
+	rec := record.New(ctx, record.Options{
 		Open: open,
 		UseLocalBrowser: func() {
 			s := ui.LoadSettings(prefs)
@@ -293,7 +294,7 @@ func showFatal(a fyne.App, err error) {
 }
 
 // startRequested starts the --start-task task, if any.
-func startRequested(rec *ui.RecordTab, store *dataset.Store, f guiFlags, w fyne.Window, debugf func(string, ...any)) {
+func startRequested(rec *record.Tab, store *dataset.Store, f guiFlags, w fyne.Window, debugf func(string, ...any)) {
 	if f.startTask == "" {
 		return
 	}

@@ -44,9 +44,9 @@ func WithKeys(w fyne.Window, d dialog.Dialog, enter func()) {
 	d.SetOnClosed(restore)
 }
 
-// showConfirm is dialog.ShowConfirm with WithKeys: Enter confirms, Escape
+// ShowConfirm is dialog.ShowConfirm with WithKeys: Enter confirms, Escape
 // cancels.
-func showConfirm(w fyne.Window, title, msg string, callback func(bool)) {
+func ShowConfirm(w fyne.Window, title, msg string, callback func(bool)) {
 	d := dialog.NewConfirm(title, msg, callback, w)
 	d.Show()
 	WithKeys(w, d, d.Confirm)

@@ -1,0 +1,227 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+	"waymark/ui"
+)
+
+// The Record tab's dialogs: the end of an episode, a lost server, Finish,
+// Go to, Discard, Restart and closing the window mid-episode.
+
+func (r *Tab) showEnd(msg string, last action.Observation, check string) {
+	if r.ctx.Window == nil {
+		return
+	}
+	lines := []fyne.CanvasObject{widget.NewLabelWithStyle(msg, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+	if last.Answer != "" {
+		lines = append(lines, widget.NewLabel("Your answer: “"+last.Answer+"”"))
+	}
+	if check != "" {
+		l := widget.NewLabel(check)
+		if last.Reward != nil && *last.Reward >= 1 {
+			l.Importance = widget.SuccessImportance
+		} else {
+			l.Importance = widget.WarningImportance
+		}
+		lines = append(lines, l)
+		if want := r.expectedAnswer(last); want != "" {
+			w := widget.NewLabel("Accepted answers: " + want)
+			w.Wrapping = fyne.TextWrapWord
+			lines = append(lines, w)
+		}
+	}
+	lines = append(lines, widget.NewLabel(ui.Plural(max(0, len(r.rows)-1), "step")+" saved."))
+	next := r.nextTask()
+	var d *dialog.CustomDialog
+	buttons := []fyne.CanvasObject{&widget.Button{Text: "Stay here", OnTapped: func() { d.Hide() }}}
+	if next != nil {
+		t := *next
+		nl := widget.NewLabel("Next: " + t.Goal)
+		nl.Wrapping = fyne.TextWrapWord
+		lines = append(lines, widget.NewSeparator(), nl)
+		buttons = append(buttons, &widget.Button{Text: "Start next task (Ctrl+Shift+N)", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: func() {
+			d.Hide()
+			r.StartTask(t)
+		}})
+	}
+	d = dialog.NewCustomWithoutButtons("Episode ended", container.NewVBox(lines...), r.ctx.Window)
+	d.SetButtons(buttons)
+	d.Resize(fyne.NewSize(460, 0))
+	r.endDialog = d
+	d.Show()
+	// Enter: the highlighted button (the next task, else Stay here).
+	enter := buttons[len(buttons)-1].(*widget.Button).OnTapped
+	ui.WithKeys(r.ctx.Window, d, enter)
+}
+
+// expectedAnswer lists the accepted answers of the task's answer check
+// when the episode's answer did not pass it ("" otherwise): the episode is
+// over, so showing them teaches without giving anything away.
+func (r *Tab) expectedAnswer(last action.Observation) string {
+	if r.task == nil || r.task.Check == nil || r.task.Check.Kind != action.CheckKindAnswer {
+		return ""
+	}
+	if last.Reward == nil || *last.Reward >= 1 {
+		return ""
+	}
+	return ui.ExpectedAnswers(r.task.Check.Answer)
+}
+
+// connectionLost tells that the OpenEnv server went away: the episode is
+// saved as interrupted with every step, and the person chooses how to go on.
+func (r *Tab) connectionLost(t dataset.Task, err error) {
+	steps := max(0, len(r.rows)-1)
+	msg := fmt.Sprintf("%v.\n\nThe episode was saved as interrupted, with its %s. Start it again on the server once it is back, or go on in the local browser.",
+		err, ui.Plural(steps, "step"))
+	r.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
+	w := r.ctx.Window
+	if w == nil {
+		return
+	}
+	label := widget.NewLabel(msg)
+	label.Wrapping = fyne.TextWrapWord
+	var d *dialog.CustomDialog
+	again := &widget.Button{Text: "Start again on the server", Importance: widget.HighImportance, OnTapped: func() {
+		d.Hide()
+		r.StartTask(t)
+	}}
+	buttons := []fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { d.Hide() }}}
+	if r.opts.UseLocalBrowser != nil {
+		buttons = append(buttons, &widget.Button{Text: "Switch to the local browser", OnTapped: func() {
+			d.Hide()
+			r.opts.UseLocalBrowser()
+			r.StartTask(t)
+		}})
+	}
+	buttons = append(buttons, again)
+	d = dialog.NewCustomWithoutButtons("Connection to the server lost", label, w)
+	d.SetButtons(buttons)
+	d.Resize(fyne.NewSize(560, 0))
+	d.Show()
+	ui.WithKeys(w, d, nil)
+}
+
+func (r *Tab) askFinish() {
+	if r.state != stRecording || r.ctx.Window == nil {
+		return
+	}
+	r.mapper.Flush()
+	cat := ""
+	if r.task != nil {
+		cat = r.task.Category
+	}
+	ans := widget.NewEntry()
+	hint := "Optional: the answer, if the task asks for one"
+	if cat == dataset.Information {
+		hint = "Required for information tasks"
+		ans.SetPlaceHolder("The answer you found")
+	}
+	ans.Validator = func(s string) error { return ui.FinishAnswerError(cat, s) }
+	var d *dialog.FormDialog
+	d = dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
+		if ok {
+			if err := r.Finish(ans.Text); err != nil {
+				r.setError(err.Error())
+			}
+		}
+		r.ctx.Window.Canvas().Focus(r.view)
+	}, r.ctx.Window)
+	ans.OnSubmitted = func(string) { d.Submit() } // Enter finishes (when the answer is valid)
+	d.Resize(fyne.NewSize(460, 0))
+	d.Show()
+	r.ctx.Window.Canvas().Focus(ans)
+}
+
+// askGoto asks for an address and sends goto (extended set).
+func (r *Tab) askGoto() {
+	if r.state != stRecording || !r.set.HasOp(action.Goto) || r.ctx.Window == nil {
+		return
+	}
+	u := widget.NewEntry()
+	u.SetPlaceHolder("https://…")
+	u.Validator = action.CheckURL
+	var d *dialog.FormDialog
+	d = dialog.NewForm("Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
+		if ok {
+			r.act(action.Action{Op: action.Goto, URL: strings.TrimSpace(u.Text)})
+		}
+	}, r.ctx.Window)
+	u.OnSubmitted = func(string) { d.Submit() }
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
+	r.ctx.Window.Canvas().Focus(u)
+}
+
+func (r *Tab) askDiscard() {
+	if r.runner == nil || (r.state != stRecording && r.state != stStarting) {
+		return
+	}
+	confirm(r.ctx.Window, "Discard this episode?", "Its steps stay on disk, marked discarded, and are left out of exports.", func() {
+		r.discard()
+	})
+}
+
+func (r *Tab) askRestart() {
+	if r.task == nil || r.state == stIdle || r.state == stStarting {
+		return
+	}
+	t := *r.task
+	if r.state == stEnded {
+		r.start(t)
+		return
+	}
+	confirm(r.ctx.Window, "Restart the task?", "The current episode is discarded (kept on disk, marked discarded) and a new one starts.", func() {
+		run := r.runner
+		r.discard()
+		go func() {
+			<-run.Done()
+			r.ctx.UI().Do(func() { r.start(t) })
+		}()
+	})
+}
+
+func confirm(w fyne.Window, title, msg string, yes func()) {
+	if w == nil {
+		yes()
+		return
+	}
+	ui.ShowConfirm(w, title, msg, func(ok bool) {
+		if ok {
+			yes()
+		}
+	})
+}
+
+// ConfirmClose is what closing the window does: while an episode records,
+// it asks first (Keep recording, or Stop and save as interrupted, every
+// step kept); otherwise, and on Stop, it calls closeNow.
+func (r *Tab) ConfirmClose(closeNow func()) {
+	w := r.ctx.Window
+	if (r.state != stRecording && r.state != stStarting) || w == nil {
+		closeNow()
+		return
+	}
+	msg := widget.NewLabel(fmt.Sprintf("An episode is being recorded (%s saved). Closing Waymark stops it: it is saved as interrupted, with every step kept.",
+		ui.Plural(max(len(r.rows)-1, 0), "step")))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Close Waymark?", "Stop and save as interrupted", "Keep recording", msg, func(stop bool) {
+		if stop {
+			closeNow()
+		} else {
+			r.focusView()
+		}
+	}, w)
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
+	ui.WithKeys(w, d, d.Dismiss) // Enter keeps recording: the safe answer
+}

@@ -1,0 +1,367 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+	"waymark/ui"
+)
+
+// The task panel: the queue of tasks to demonstrate, the chosen task's
+// details, Start and the ad-hoc task dialog. It shares the left column
+// with the timeline.
+
+// taskWidgets are the task panel's widgets and the queue they show.
+type taskWidgets struct {
+	catSel    *widget.Select
+	queue     *widget.List
+	tasks     []dataset.TaskItem
+	chosen    int
+	goal      *widget.Label
+	badge     *canvas.Text
+	badgeBG   *canvas.Rectangle
+	startURL  *widget.Label
+	checkLbl  *widget.Label
+	startBtn  *widget.Button
+	counts    *widget.Label
+	taskBtns  *fyne.Container
+	taskPanel *fyne.Container
+	panelHead *widget.Label // "Tasks", or "Recording" while the queue is folded
+}
+
+// leftColumn is the split between the task panel and the timeline. While
+// an episode runs the queue folds away to the chosen task and the timeline
+// takes the room; otherwise the queue gets it. The divider offset each
+// mode last had is kept, so a person's own choice sticks.
+type leftColumn struct {
+	split     *container.Split
+	recLayout bool       // the split is laid out for a running episode
+	splitSet  float64    // the offset given last (a different one: dragged)
+	splitAt   [2]float64 // a dragged offset per mode: [idle, recording]
+	splitOwn  [2]bool    // whether the person dragged the divider in a mode
+}
+
+// buildTaskPanel makes the task panel's widgets.
+func (r *Tab) buildTaskPanel() fyne.CanvasObject {
+	r.catSel = widget.NewSelect(append([]string{"All categories"}, dataset.Categories...), nil)
+	r.catSel.SetSelectedIndex(0)
+	r.catSel.OnChanged = func(string) { r.refreshQueue() }
+	r.counts = widget.NewLabel("")
+	r.counts.TextStyle = fyne.TextStyle{Italic: true}
+	r.queue = &widget.List{
+		Length: func() int { return len(r.tasks) },
+		CreateItem: func() fyne.CanvasObject {
+			dot := &canvas.Circle{}
+			dotBox := container.New(&ui.FixedSize{S: fyne.NewSize(10, 10)}, dot)
+			goal := widget.NewLabel("")
+			goal.Truncation = fyne.TextTruncateEllipsis
+			n := widget.NewLabel("")
+			n.Alignment = fyne.TextAlignTrailing
+			return container.NewBorder(nil, nil, container.NewCenter(dotBox), ui.NewFixedWidth(52, n), goal)
+		},
+		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(r.tasks) {
+				return
+			}
+			t := r.tasks[id]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(t.Goal)
+			dot := c.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
+			dot.FillColor = ui.CategoryColor(t.Category)
+			dot.Refresh()
+			n := c.Objects[2].(*fyne.Container).Objects[0].(*widget.Label)
+			if t.Demonstrations > 0 {
+				n.SetText(fmt.Sprintf("✓%d", t.Demonstrations))
+			} else {
+				n.SetText("new")
+			}
+		},
+		OnSelected: func(id widget.ListItemID) { r.choose(id) },
+	}
+	r.goal = widget.NewLabel("Choose a task from the queue, or start an ad-hoc one.")
+	r.goal.Wrapping = fyne.TextWrapWord
+	r.goal.TextStyle = fyne.TextStyle{Bold: true}
+	r.badgeBG = canvas.NewRectangle(color.Transparent)
+	r.badgeBG.CornerRadius = 8
+	r.badge = canvas.NewText("", color.White)
+	r.badge.TextSize = 11
+	r.badge.TextStyle = fyne.TextStyle{Bold: true}
+	badge := container.NewStack(r.badgeBG, container.NewPadded(r.badge))
+	r.startURL = widget.NewLabel("")
+	r.startURL.Truncation = fyne.TextTruncateEllipsis
+	r.startURL.TextStyle = fyne.TextStyle{Monospace: true}
+	r.checkLbl = widget.NewLabel("")
+	r.checkLbl.TextStyle = fyne.TextStyle{Italic: true}
+	r.checkLbl.SizeName = theme.SizeNameCaptionText
+	r.checkLbl.Truncation = fyne.TextTruncateEllipsis
+	r.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: r.startChosen}
+	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: r.showAdhoc}
+	r.taskBtns = container.NewGridWithColumns(2, r.startBtn, adhoc)
+	details := container.NewVBox(
+		container.NewBorder(nil, nil, badge, nil, r.checkLbl),
+		r.goal,
+		r.startURL,
+		r.taskBtns,
+	)
+	r.panelHead = widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	queueHead := container.NewBorder(nil, nil, r.panelHead, r.counts)
+	r.taskPanel = container.NewBorder(container.NewVBox(queueHead, r.catSel), details, nil, nil, r.queue)
+	return r.taskPanel
+}
+
+// buildLeftColumn puts the task panel over the timeline, the queue with
+// the room until an episode starts.
+func (r *Tab) buildLeftColumn(tasks, steps fyne.CanvasObject) fyne.CanvasObject {
+	r.split = container.NewVSplit(tasks, steps)
+	r.split.Offset = 1 // the queue gets the room until an episode starts
+	r.splitSet = 1
+	return ui.NewFixedWidth(340, r.split)
+}
+
+func (r *Tab) refreshQueue() {
+	if r.ctx.Store == nil {
+		return
+	}
+	f := dataset.TaskFilter{}
+	if i := r.catSel.SelectedIndex(); i > 0 {
+		f.Category = dataset.Categories[i-1]
+	}
+	tasks, err := r.ctx.Store.ListTasks(f)
+	if err != nil {
+		r.setError("Cannot read the task list: " + err.Error())
+		return
+	}
+	// Not yet demonstrated first; the store's order within each group.
+	slices.SortStableFunc(tasks, func(a, b dataset.TaskItem) int {
+		return boolInt(a.Demonstrations > 0) - boolInt(b.Demonstrations > 0)
+	})
+	var keep string
+	if r.task != nil {
+		keep = r.task.ID
+	}
+	r.tasks = tasks
+	nd := 0
+	for _, t := range tasks {
+		if t.Demonstrations == 0 {
+			nd++
+		}
+	}
+	r.counts.SetText(fmt.Sprintf("%d to do · %d total", nd, len(tasks)))
+	r.queue.Refresh()
+	r.chosen = -1
+	for i, t := range tasks {
+		if t.ID == keep {
+			r.chosen = i
+			r.queue.Select(i)
+			return
+		}
+	}
+	// The chosen task is not in the list any more (another filter): the
+	// list must not keep highlighting a row that Start would not record.
+	// Between episodes the first task of the new list becomes the choice,
+	// as when the tab opens; a running episode keeps its task.
+	r.queue.UnselectAll()
+	if r.state == stRecording || r.state == stStarting || keep == "" {
+		return
+	}
+	r.task = nil
+	if len(tasks) > 0 {
+		r.queue.Select(0)
+	} else {
+		r.goal.SetText("No task in this category: choose another, or start an ad-hoc one.")
+		r.sync()
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// choose shows a task's details.
+func (r *Tab) choose(id int) {
+	if id < 0 || id >= len(r.tasks) {
+		return
+	}
+	if r.state == stRecording || r.state == stStarting {
+		// The running episode keeps its task; the list only browses.
+		if r.task != nil && r.tasks[id].ID != r.task.ID {
+			r.setError("An episode is running: finish, discard or restart it before choosing another task.")
+			for i, t := range r.tasks {
+				if t.ID == r.task.ID {
+					r.queue.Select(i)
+				}
+			}
+		}
+		return
+	}
+	r.chosen = id
+	t := r.tasks[id].Task
+	r.task = &t
+	r.showTask(t)
+	r.sync()
+}
+
+func (r *Tab) showTask(t dataset.Task) {
+	r.goal.SetText(t.Goal)
+	r.badge.Text = strings.ToUpper(t.Category)
+	r.badge.Refresh()
+	r.badgeBG.FillColor = ui.CategoryColor(t.Category)
+	r.badgeBG.Refresh()
+	r.startURL.SetText(t.StartURL)
+	switch {
+	case t.Check == nil:
+		r.checkLbl.SetText("no automatic check")
+	case t.Check.Kind == action.CheckKindAnswer:
+		r.checkLbl.SetText("checked automatically: your answer")
+	case t.Check.Kind == action.CheckKindURL:
+		r.checkLbl.SetText("checked automatically: the final page")
+	default:
+		r.checkLbl.SetText("checked automatically: the page's state")
+	}
+}
+
+// nextTask is the first task of the queue not yet demonstrated, other than
+// the current one.
+func (r *Tab) nextTask() *dataset.Task {
+	r.refreshQueue()
+	for _, t := range r.tasks {
+		if (r.task == nil || t.ID != r.task.ID) && t.Demonstrations == 0 {
+			tt := t.Task
+			return &tt
+		}
+	}
+	return nil
+}
+
+// showAdhoc asks for an ad-hoc task, saves it and starts it.
+func (r *Tab) showAdhoc() {
+	if r.ctx.Store == nil || r.ctx.Window == nil {
+		return
+	}
+	goal := widget.NewMultiLineEntry()
+	goal.SetPlaceHolder("What should be done, e.g. Find the price of the red kettle")
+	goal.SetMinRowsVisible(2)
+	goal.Wrapping = fyne.TextWrapWord
+	cat := widget.NewSelect(dataset.Categories, nil)
+	cat.SetSelected(dataset.Navigation)
+	url := widget.NewEntry()
+	url.SetPlaceHolder("https://…")
+	d := dialog.NewForm("Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
+		{Text: "Goal", Widget: goal},
+		{Text: "Category", Widget: cat},
+		{Text: "Start URL", Widget: url},
+	}, func(ok bool) {
+		if !ok {
+			return
+		}
+		t, err := r.saveAdhoc(goal.Text, cat.Selected, url.Text)
+		if err != nil {
+			dialog.ShowError(err, r.ctx.Window)
+			return
+		}
+		r.catSel.SetSelectedIndex(0)
+		r.task = &t
+		r.refreshQueue()
+		r.showTask(t)
+		r.start(t)
+	}, r.ctx.Window)
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
+}
+
+// saveAdhoc stores an ad-hoc task (or finds the same one already stored).
+func (r *Tab) saveAdhoc(goal, category, url string) (dataset.Task, error) {
+	t := dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc}
+	saved, err := r.ctx.Store.AddTask(t)
+	if errors.Is(err, dataset.ErrDuplicateTask) {
+		found, ok, ferr := r.ctx.Store.FindTask(goal, url)
+		if ferr == nil && ok {
+			return found, nil
+		}
+	}
+	if err != nil {
+		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
+	}
+	return saved, nil
+}
+
+// foldQueue lays the left column out for a running episode (the queue
+// folded to the chosen task, the timeline tall) or for choosing a task
+// (the queue tall), keeping the divider offset each mode had last.
+func (r *Tab) foldQueue(running bool) {
+	if r.split == nil || running == r.recLayout {
+		return
+	}
+	if was := boolInt(r.recLayout); r.split.Offset != r.splitSet {
+		r.splitAt[was], r.splitOwn[was] = r.split.Offset, true
+	}
+	r.recLayout = running
+	if running {
+		r.panelHead.SetText("Recording")
+		r.catSel.Hide()
+		r.queue.Hide()
+		r.taskBtns.Hide()
+	} else {
+		r.panelHead.SetText("Tasks")
+		r.catSel.Show()
+		r.queue.Show()
+		r.taskBtns.Show()
+	}
+	off := r.defaultOffset(running)
+	if m := boolInt(running); r.splitOwn[m] {
+		off = r.splitAt[m]
+	}
+	r.splitSet = off
+	r.split.SetOffset(off)
+	r.split.Refresh()
+}
+
+// QueueRowsShown is how many whole queue rows the list has room for.
+func (r *Tab) QueueRowsShown() int {
+	if !r.queue.Visible() {
+		return 0
+	}
+	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
+	return int((r.queue.Size().Height + theme.Padding()) / pitch)
+}
+
+// minQueueRows is how many tasks the queue shows, at least, between
+// episodes when the column is tall enough: the rest goes to the last
+// episode's steps.
+const minQueueRows = 8
+
+// defaultOffset is the divider's place for a mode the person has not
+// arranged: while recording the task's details take their minimum and the
+// timeline the rest; between episodes the queue gets the room, leaving
+// the last episode's steps what minQueueRows rows leave over.
+func (r *Tab) defaultOffset(running bool) float64 {
+	if running {
+		return 0
+	}
+	h := float64(r.split.Size().Height - theme.Padding()) // less the divider
+	if len(r.rows) == 0 || h <= 0 {
+		return 1
+	}
+	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
+	lead := r.taskPanel.MinSize().Height - r.queue.MinSize().Height + minQueueRows*pitch
+	return min(1, float64(lead)/h)
+}
+
+// QueueFolded reports whether the queue is folded away for a running
+// episode.
+func (r *Tab) QueueFolded() bool { return r.recLayout }

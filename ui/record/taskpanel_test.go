@@ -1,0 +1,94 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"waymark/dataset"
+)
+
+// The queue has the room between episodes (at least minQueueRows rows in a
+// 1200×800 window less the main window's tab bar) and folds to the chosen
+// task while one records, when the timeline gets it; a divider the person
+// moved stays where they put it.
+func TestRecordTabQueueFoldsWhileRecording(t *testing.T) {
+	var tasks []dataset.Task
+	for i := range 20 {
+		tasks = append(tasks, dataset.Task{Goal: fmt.Sprintf("Task number %d", i+1), Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	}
+	f := openRecordFixture(t, tasks)
+	f.win.Resize(fyne.NewSize(1200, 800-40))
+	r := f.tab
+	if n := r.QueueRowsShown(); n < minQueueRows || r.QueueFolded() {
+		t.Fatalf("before any episode the queue shows %d rows (folded %v), want at least %d", n, r.QueueFolded(), minQueueRows)
+	}
+	r.StartTask(f.task)
+	f.loop.until(t, "the episode to start", func() bool { return r.state == stRecording && len(r.rows) == 1 })
+	col := r.split.Size().Height
+	if !r.QueueFolded() || r.queue.Visible() || r.catSel.Visible() || r.taskBtns.Visible() {
+		t.Fatal("while recording the queue must fold to the chosen task")
+	}
+	if h := r.timeline.Size().Height; h < col/2 {
+		t.Fatalf("while recording the timeline is %.0f high in a %.0f column, want at least half", h, col)
+	}
+	if !strings.Contains(r.goal.Text, "Task number 1") || r.panelHead.Text != "Recording" {
+		t.Fatalf("the folded panel shows %q under %q", r.goal.Text, r.panelHead.Text)
+	}
+	if err := r.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the end", func() bool { return r.state == stEnded })
+	if r.QueueFolded() || !r.queue.Visible() {
+		t.Fatal("after the episode the queue must unfold")
+	}
+	if n := r.QueueRowsShown(); n < minQueueRows {
+		t.Fatalf("after an episode the queue shows %d rows, want at least %d", n, minQueueRows)
+	}
+	if h := r.timeline.Size().Height; h <= 0 {
+		t.Fatal("after an episode its steps get the room the queue leaves")
+	}
+	// The person moves the divider between episodes; it stays through the
+	// next episode.
+	r.split.SetOffset(0.3)
+	r.StartTask(f.task)
+	f.loop.until(t, "the second episode", func() bool { return r.state == stRecording })
+	if r.split.Offset != 0 {
+		t.Fatalf("recording offset %v, want 0 (details at their minimum)", r.split.Offset)
+	}
+	r.discard()
+	f.loop.until(t, "the discard", func() bool { return r.state == stEnded })
+	if r.split.Offset != 0.3 {
+		t.Fatalf("offset %v after the episode, want the 0.3 the person chose", r.split.Offset)
+	}
+}
+
+// Changing the category filter never leaves Start recording a task the list
+// does not show as chosen.
+func TestRecordTabFilterChangeKeepsListAndStartInStep(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{
+		{Goal: "Find the opening hours", Category: dataset.Information, StartURL: "http://127.0.0.1:9/a", Source: "test"},
+		{Goal: "Open the returns page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"},
+	})
+	if f.tab.task == nil || f.tab.task.Goal != "Find the opening hours" {
+		t.Fatalf("chosen at start: %+v", f.tab.task)
+	}
+	f.tab.catSel.SetSelected(dataset.Navigation)
+	if len(f.tab.tasks) != 1 || f.tab.tasks[0].Goal != "Open the returns page" {
+		t.Fatalf("filtered list: %+v", f.tab.tasks)
+	}
+	if f.tab.task == nil || f.tab.task.Goal != "Open the returns page" || f.tab.goal.Text != "Open the returns page" {
+		t.Fatalf("after the filter change Start would record %+v (details show %q), the list shows only the returns page", f.tab.task, f.tab.goal.Text)
+	}
+	f.tab.catSel.SetSelected(dataset.Interaction)
+	if f.tab.task != nil {
+		t.Fatalf("an empty list still has a task for Start: %+v", f.tab.task)
+	}
+	f.tab.startChosen()
+	if f.tab.state == stRecording || f.tab.state == stStarting {
+		t.Fatal("Start recorded a task the list does not show")
+	}
+}
