@@ -1,7 +1,6 @@
 package record
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 	"slices"
@@ -286,18 +285,11 @@ func (r *Tab) showAdhoc() {
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).
 func (r *Tab) saveAdhoc(goal, category, url string) (dataset.Task, error) {
-	t := dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc}
-	saved, err := r.ctx.Store.AddTask(t)
-	if errors.Is(err, dataset.ErrDuplicateTask) {
-		found, ok, ferr := r.ctx.Store.FindTask(goal, url)
-		if ferr == nil && ok {
-			return found, nil
-		}
-	}
+	t, err := r.ctx.Store.EnsureTask(dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
 	if err != nil {
 		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
 	}
-	return saved, nil
+	return t, nil
 }
 
 // foldQueue lays the left column out for a running episode (the queue

@@ -92,3 +92,23 @@ func TestRecordTabFilterChangeKeepsListAndStartInStep(t *testing.T) {
 		t.Fatal("Start recorded a task the list does not show")
 	}
 }
+
+// An ad-hoc task saved twice (the same goal and start URL) is one task; one
+// that cannot be saved says so.
+func TestRecordTabAdhocTaskSavedOnce(t *testing.T) {
+	f := openRecordFixture(t, nil)
+	a, err := f.tab.saveAdhoc("Find the red kettle", dataset.Navigation, "http://127.0.0.1:9/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.tab.saveAdhoc("Find the red kettle", dataset.Navigation, "http://127.0.0.1:9/shop")
+	if err != nil || b.ID != a.ID {
+		t.Fatalf("saved again: %+v, %v; want the task %s", b, err, a.ID)
+	}
+	if a.Source != dataset.SourceAdhoc {
+		t.Fatalf("source %q", a.Source)
+	}
+	if _, err := f.tab.saveAdhoc("Find it", dataset.Navigation, "not an address"); err == nil || !strings.HasPrefix(err.Error(), "the task was not saved") {
+		t.Fatalf("a task with no valid start URL: %v", err)
+	}
+}
