@@ -199,27 +199,15 @@ func episodeMeta(ep dataset.Episode, task dataset.Task, n int) string {
 	return strings.Join(parts, " · ")
 }
 
+// endReasonText is why ep ended, in the words of ui.EndedBy.
 func endReasonText(ep dataset.Episode) string {
-	switch ep.EndReason {
-	case action.EndFinished:
-		return "finished by the annotator"
-	case action.EndStepLimit:
-		return "step limit reached"
-	case action.EndBotVerification:
-		return "blocked by a bot check"
-	case action.EndCrashed:
-		return "browser crashed"
-	case action.EndTimeout:
-		return "timed out"
-	case action.EndInterrupted, "":
-		if ep.Status == dataset.StatusInterrupted {
-			return "interrupted (the recording stopped early)"
-		}
-	}
-	if ep.EndReason == "" {
+	switch {
+	case ep.EndReason == "" && ep.Status == dataset.StatusInterrupted:
+		return ui.EndedBy(action.EndInterrupted)
+	case ep.EndReason == "":
 		return ep.Status
 	}
-	return ep.EndReason
+	return ui.EndedBy(ep.EndReason)
 }
 
 // answerText shows the final answer and the automatic check as a hint.
@@ -353,7 +341,7 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 		fmt.Fprintf(&b, "Start page: %s  “%s”", st.URL, st.Title)
 	}
 	if st.Error != "" {
-		fmt.Fprintf(&b, "\nError: %s", errorText(st.Error))
+		fmt.Fprintf(&b, "\nError: %s", ui.ObservationError(st.Error))
 	}
 	if st.Done {
 		b.WriteString("\nThis step ended the episode.")
@@ -361,20 +349,6 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 	tm := st.Timings
 	fmt.Fprintf(&b, "\nTimings: action %d ms · settle %d ms · capture %d ms · total %d ms", tm.ActionMS, tm.SettleMS, tm.CaptureMS, tm.TotalMS)
 	return b.String()
-}
-
-func errorText(code string) string {
-	switch code {
-	case action.ErrPageLoadTimeout:
-		return "the page did not finish loading in time (page_load_timeout)"
-	case action.ErrRendererTimeout:
-		return "the browser did not answer in time (renderer_timeout)"
-	case action.ErrBotVerification:
-		return "the site showed a bot check (blocked_by_bot_verification)"
-	case action.ErrRendererCrashed:
-		return "the page crashed (renderer_crashed)"
-	}
-	return code
 }
 
 // pointerBefore is where the pointer was when step k's action ran: the last
