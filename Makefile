@@ -100,7 +100,8 @@ GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 MUTATE_SETS := \
 	'engine/action;.;all' \
 	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit);wire.go schema.go' \
-	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory);agreement.go importer.go importer_parquet.go' \
+	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory);agreement.go importer.go' \
+	'dataset/taskfile;.;all' \
 	'dataset/hfexport;.;all'
 
 mutate:

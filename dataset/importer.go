@@ -1,10 +1,7 @@
 package dataset
 
 import (
-	"bytes"
 	"database/sql"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/parquet-go/parquet-go"
 
+	"waymark/dataset/taskfile"
 	"waymark/engine/action"
 )
 
@@ -125,21 +121,7 @@ type ImportOptions struct {
 }
 
 // RowIssue is a row that was not imported, and why.
-type RowIssue struct {
-	Row  int // 1-based data row
-	Line int // line in the file for text formats (0 when not known)
-	Goal string
-	// Reason says what is wrong and, where possible, how to fix it.
-	Reason string
-}
-
-func (r RowIssue) String() string {
-	where := "row " + strconv.Itoa(r.Row)
-	if r.Line > 0 {
-		where += " (line " + strconv.Itoa(r.Line) + ")"
-	}
-	return where + ": " + r.Reason
-}
+type RowIssue = taskfile.RowIssue
 
 // ImportReport says what an import did, or what a preview would do.
 type ImportReport struct {
@@ -169,7 +151,10 @@ func (r ImportReport) Summary() string {
 
 // ErrImportFile wraps every reason a whole file cannot be imported; nothing
 // is stored then.
-var ErrImportFile = errors.New("cannot import the file")
+var ErrImportFile = taskfile.ErrImportFile
+
+// MaxImportRows is the most rows a Parquet task file may have.
+const MaxImportRows = taskfile.MaxRows
 
 func importErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrImportFile, fmt.Sprintf(format, a...))
@@ -273,19 +258,6 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 	return rep, nil
 }
 
-// table is a file read into rows of named values.
-type table struct {
-	format  string
-	columns []string
-	rows    []tableRow
-	issues  []RowIssue // rows that could not even be read
-}
-
-type tableRow struct {
-	row, line int
-	values    map[string]any
-}
-
 // plannedImport is a report with, for each task, its data row.
 type plannedImport struct {
 	ImportReport
@@ -310,21 +282,21 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 	if err != nil {
 		return rep, importErr("cannot read %s: %v", name, err)
 	}
-	tab, err := readTable(data, name, opts.Format)
+	tab, err := taskfile.Read(data, name, opts.Format)
 	if err != nil {
 		return rep, err
 	}
-	rep.Format, rep.Columns, rep.Rows = tab.format, tab.columns, len(tab.rows)+len(tab.issues)
-	rep.Skipped = append(rep.Skipped, tab.issues...)
+	rep.Format, rep.Columns, rep.Rows = tab.Format, tab.Columns, len(tab.Rows)+len(tab.Issues)
+	rep.Skipped = append(rep.Skipped, tab.Issues...)
 	if rep.Rows == 0 {
-		return rep, importErr("%s has no rows (columns found: %s)", name, listOrNone(tab.columns))
+		return rep, importErr("%s has no rows (columns found: %s)", name, listOrNone(tab.Columns))
 	}
-	if err := resolveColumns(&rep.ImportReport, tab.columns, opts.Map); err != nil {
+	if err := resolveColumns(&rep.ImportReport, tab.Columns, opts.Map); err != nil {
 		return rep, err
 	}
 	if rep.Mapping[FieldCategory] == "" && def == "" {
 		return rep, importErr("%s has no category column (found: %s); name one %s, give --map category=COLUMN, or give a default category (--default-category information|navigation|interaction)",
-			name, listOrNone(tab.columns), strings.Join(ColumnAliases[FieldCategory], ", "))
+			name, listOrNone(tab.Columns), strings.Join(ColumnAliases[FieldCategory], ", "))
 	}
 	exists, err := s.db.Prepare(`SELECT archived FROM tasks WHERE goal=? AND start_url=?`)
 	if err != nil {
@@ -332,19 +304,19 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 	}
 	defer exists.Close()
 	seen := map[string]int{}
-	for _, tr := range tab.rows {
+	for _, tr := range tab.Rows {
 		t, issue := rowTask(tr, rep.Mapping, def)
 		if issue != "" {
-			rep.Skipped = append(rep.Skipped, RowIssue{Row: tr.row, Line: tr.line, Goal: t.Goal, Reason: issue})
+			rep.Skipped = append(rep.Skipped, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal, Reason: issue})
 			continue
 		}
 		key := t.Goal + "\x00" + t.StartURL
 		if first, ok := seen[key]; ok {
-			rep.Duplicates = append(rep.Duplicates, RowIssue{Row: tr.row, Line: tr.line, Goal: t.Goal,
+			rep.Duplicates = append(rep.Duplicates, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal,
 				Reason: fmt.Sprintf("same goal and start URL as row %d", first)})
 			continue
 		}
-		seen[key] = tr.row
+		seen[key] = tr.Row
 		var archived bool
 		switch err := exists.QueryRow(t.Goal, t.StartURL).Scan(&archived); {
 		case err == nil:
@@ -352,7 +324,7 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 			if archived {
 				reason = "already stored (archived)"
 			}
-			rep.Duplicates = append(rep.Duplicates, RowIssue{Row: tr.row, Line: tr.line, Goal: t.Goal, Reason: reason})
+			rep.Duplicates = append(rep.Duplicates, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal, Reason: reason})
 			continue
 		case !errors.Is(err, sql.ErrNoRows):
 			return rep, err
@@ -360,7 +332,7 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 		t.ID = uuid.NewString()
 		t.Source = rep.Source
 		rep.Tasks = append(rep.Tasks, t)
-		rep.rowOf = append(rep.rowOf, tr.row)
+		rep.rowOf = append(rep.rowOf, tr.Row)
 		rep.ByCategory[t.Category]++
 	}
 	sort.SliceStable(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Row < rep.Skipped[j].Row })
@@ -437,13 +409,13 @@ func mappedColumns(m map[string]string) []string {
 var hostLike = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:\d+)?(/.*)?$`)
 
 // rowTask turns a row into a task, or says why it cannot.
-func rowTask(tr tableRow, mapping map[string]string, defCategory string) (Task, string) {
+func rowTask(tr taskfile.Row, mapping map[string]string, defCategory string) (Task, string) {
 	get := func(field string) (string, string) {
 		col := mapping[field]
 		if col == "" {
 			return "", ""
 		}
-		v, bad := cellString(tr.values[col])
+		v, bad := taskfile.CellString(tr.Values[col])
 		if bad != "" {
 			return "", fmt.Sprintf("column %q: %s", col, bad)
 		}
@@ -513,355 +485,4 @@ func rowTask(tr tableRow, mapping map[string]string, defCategory string) (Task, 
 		return t, strings.TrimPrefix(err.Error(), ErrInvalidTask.Error()+": ")
 	}
 	return t, ""
-}
-
-// cellString renders a cell as text; bad is set for text that is not UTF-8.
-func cellString(v any) (s string, bad string) {
-	switch x := v.(type) {
-	case nil:
-		return "", ""
-	case string:
-		s = x
-	case []byte:
-		s = string(x)
-	case json.Number:
-		return x.String(), ""
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), ""
-	case float32:
-		return strconv.FormatFloat(float64(x), 'f', -1, 32), ""
-	case bool:
-		return strconv.FormatBool(x), ""
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			p, b := cellString(e)
-			if b != "" {
-				return "", b
-			}
-			if p = strings.TrimSpace(p); p != "" {
-				parts = append(parts, p)
-			}
-		}
-		return strings.Join(parts, "|"), ""
-	case map[string]any:
-		b, _ := json.Marshal(x)
-		return string(b), ""
-	default:
-		s = fmt.Sprint(x)
-	}
-	if !utf8.ValidString(s) {
-		return "", "the text is not valid UTF-8; save the file as UTF-8"
-	}
-	return s, ""
-}
-
-// readTable reads the file's rows in its format.
-func readTable(data []byte, name, format string) (table, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return table{}, importErr("%s is empty", name)
-	}
-	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))) == 0 {
-		return table{}, importErr("%s is empty (it holds only a UTF-8 byte-order mark)", name)
-	}
-	if format == "" {
-		format = detectFormat(data, name)
-	}
-	format = strings.ToLower(format)
-	if format == "parquet" {
-		return readParquet(data, name)
-	}
-	switch {
-	case bytes.HasPrefix(data, []byte{0xff, 0xfe}), bytes.HasPrefix(data, []byte{0xfe, 0xff}):
-		return table{}, importErr("%s is UTF-16 text; save it as UTF-8 and import again", name)
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !utf8.Valid(data) {
-		line, col := firstInvalidUTF8(data)
-		return table{}, importErr("%s is not valid UTF-8 text (first bad byte on line %d, column %d); save it as UTF-8 and import again", name, line, col)
-	}
-	switch format {
-	case "jsonl", "ndjson":
-		return readJSONL(data, name)
-	case "json":
-		t := bytes.TrimSpace(data)
-		if t[0] == '[' {
-			return readJSONArray(data, name)
-		}
-		if tab, err := readJSONObject(data, name); err == nil {
-			return tab, nil
-		}
-		return readJSONL(data, name)
-	case "csv":
-		return readCSV(data, name, ',')
-	case "tsv":
-		return readCSV(data, name, '\t')
-	}
-	return table{}, importErr("unknown format %q; use jsonl, json, csv, tsv or parquet", format)
-}
-
-func detectFormat(data []byte, name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".parquet", ".pq":
-		return "parquet"
-	case ".jsonl", ".ndjson":
-		return "jsonl"
-	case ".json":
-		return "json"
-	case ".csv":
-		return "csv"
-	case ".tsv", ".tab":
-		return "tsv"
-	}
-	if bytes.HasPrefix(data, []byte("PAR1")) {
-		return "parquet"
-	}
-	t := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-	if len(t) > 0 && (t[0] == '[' || t[0] == '{') {
-		return "json"
-	}
-	first, _, _ := bytes.Cut(t, []byte("\n"))
-	if bytes.Count(first, []byte("\t")) > 0 && bytes.Count(first, []byte(",")) == 0 {
-		return "tsv"
-	}
-	return "csv"
-}
-
-func firstInvalidUTF8(data []byte) (line, col int) {
-	line, col = 1, 1
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return line, col
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-		i += size
-	}
-	return line, col
-}
-
-func (t *table) addColumns(obj map[string]any) {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		if !slices.Contains(t.columns, k) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	t.columns = append(t.columns, keys...)
-}
-
-func decodeObject(b []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value on the line")
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("a JSON %s, not an object", jsonKind(v))
-	}
-	return obj, nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case json.Number:
-		return "number"
-	case bool:
-		return "boolean"
-	case nil:
-		return "null"
-	}
-	return "value"
-}
-
-func readJSONL(data []byte, name string) (table, error) {
-	tab := table{format: "jsonl"}
-	lines := bytes.Split(data, []byte("\n"))
-	row, good := 0, 0
-	for i, l := range lines {
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 {
-			continue
-		}
-		row++
-		obj, err := decodeObject(l)
-		if err != nil {
-			tab.issues = append(tab.issues, RowIssue{Row: row, Line: i + 1, Reason: "not a JSON object: " + err.Error()})
-			continue
-		}
-		good++
-		tab.addColumns(obj)
-		tab.rows = append(tab.rows, tableRow{row: row, line: i + 1, values: obj})
-	}
-	if good == 0 && row > 0 {
-		return tab, importErr("%s is not JSON Lines (one JSON object per line): %s", name, tab.issues[0])
-	}
-	return tab, nil
-}
-
-func readJSONArray(data []byte, name string) (table, error) {
-	tab := table{format: "json"}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return tab, importErr("%s is not valid JSON: %v", name, err)
-	}
-	row := 0
-	for dec.More() {
-		off := dec.InputOffset()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return tab, importErr("%s is not valid JSON (near line %d): %v; fix the file and import again", name, lineAt(data, off), err)
-		}
-		row++
-		start := off
-		for start < int64(len(data)) && strings.IndexByte(" \t\r\n,[", data[start]) >= 0 {
-			start++
-		}
-		line := lineAt(data, start)
-		obj, ok := v.(map[string]any)
-		if !ok {
-			tab.issues = append(tab.issues, RowIssue{Row: row, Line: line, Reason: fmt.Sprintf("element %d is a JSON %s, not an object", row, jsonKind(v))})
-			continue
-		}
-		tab.addColumns(obj)
-		tab.rows = append(tab.rows, tableRow{row: row, line: line, values: obj})
-	}
-	if _, err := dec.Token(); err != nil {
-		return tab, importErr("%s is not valid JSON (the array is not closed): %v", name, err)
-	}
-	if len(tab.rows) == 0 && len(tab.issues) > 0 {
-		return tab, importErr(`%s is a JSON array with no object in it (%s); each element of the array must be a JSON object with the task's fields, e.g. [{"goal": "…", "url": "https://…", "category": "navigation"}]`,
-			name, tab.issues[0].Reason)
-	}
-	return tab, nil
-}
-
-// readJSONObject accepts {"data": [ {...}, ... ]}: one key holding the rows.
-func readJSONObject(data []byte, name string) (table, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v map[string]any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return table{}, errors.New("not a single object")
-	}
-	for _, k := range []string{"data", "rows", "tasks", "examples", "train"} {
-		if arr, ok := v[k].([]any); ok {
-			b, _ := json.Marshal(arr)
-			tab, err := readJSONArray(b, name)
-			for i := range tab.rows {
-				tab.rows[i].line = 0
-			}
-			return tab, err
-		}
-	}
-	// A single task object.
-	tab := table{format: "json"}
-	tab.addColumns(v)
-	tab.rows = []tableRow{{row: 1, line: 1, values: v}}
-	return tab, nil
-}
-
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
-}
-
-func readCSV(data []byte, name string, comma rune) (table, error) {
-	tab := table{format: "csv"}
-	if comma == '\t' {
-		tab.format = "tsv"
-	}
-	if first, _, _ := bytes.Cut(data, []byte("\n")); comma == ',' && !bytes.ContainsRune(first, ',') && bytes.ContainsRune(first, ';') {
-		comma = ';' // spreadsheets in many locales save CSV with semicolons
-	}
-	cr := csv.NewReader(bytes.NewReader(data))
-	cr.Comma = comma
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if err != nil {
-		return tab, importErr("%s: cannot read the header row: %v", name, err)
-	}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			h = "column " + strconv.Itoa(i+1)
-		}
-		header[i] = h
-	}
-	tab.columns = header
-	row := 0
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return tab, importErr("%s is not valid CSV: %v; fix the quoting and import again", name, err)
-		}
-		row++
-		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			row--
-			continue
-		}
-		if len(rec) > len(header) {
-			tab.issues = append(tab.issues, RowIssue{Row: row, Line: line, Reason: fmt.Sprintf("%d fields, but the header has %d columns", len(rec), len(header))})
-			continue
-		}
-		vals := make(map[string]any, len(header))
-		for i, v := range rec {
-			vals[header[i]] = v
-		}
-		tab.rows = append(tab.rows, tableRow{row: row, line: line, values: vals})
-	}
-	return tab, nil
-}
-
-func readParquet(data []byte, name string) (tab table, err error) {
-	tab.format = "parquet"
-	defer func() {
-		if p := recover(); p != nil {
-			err = importErr("%s is not a valid Parquet file (%v); check that the file is complete, or save it again", name, p)
-		}
-	}()
-	f, err := openParquet(data)
-	if err != nil {
-		return tab, importErr("%s is not a readable Parquet file: %v", name, err)
-	}
-	for _, fl := range f.Schema().Fields() {
-		tab.columns = append(tab.columns, fl.Name())
-	}
-	rows := make([]any, f.NumRows())
-	reader := parquet.NewGenericReader[any](f)
-	n, err := reader.Read(rows)
-	reader.Close()
-	if err != nil && err != io.EOF {
-		return tab, importErr("%s: cannot read its rows (the file is damaged or not a valid Parquet file): %v", name, err)
-	}
-	for i, r := range rows[:n] {
-		obj, ok := r.(map[string]any)
-		if !ok {
-			tab.issues = append(tab.issues, RowIssue{Row: i + 1, Reason: fmt.Sprintf("not a record (%T)", r)})
-			continue
-		}
-		tab.rows = append(tab.rows, tableRow{row: i + 1, values: obj})
-	}
-	return tab, nil
 }

@@ -1,4 +1,4 @@
-package dataset
+package taskfile
 
 import (
 	"bytes"
@@ -7,28 +7,27 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // The task file readers get arbitrary bytes in each format. Whatever the
 // input: no panic (a recovered one shows as "runtime error" in the message),
 // an error that wraps ErrImportFile and says something, every row accounted
-// for, only valid tasks, and no allocation out of proportion to the input.
-// Seeds: the f.Add calls below and testdata/fuzz/FuzzImportXxx/.
+// for once with a reason when it could not be read, cells that render as
+// valid UTF-8 or say why not, and no allocation out of proportion to the
+// input. (That the rows then make only valid tasks is the importer's part,
+// tested in package dataset.) Seeds: the f.Add calls below and
+// testdata/fuzz/FuzzImportXxx/.
 
 func fuzzImport(f *testing.F, format, ext string, seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	s := wmStore(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// With and without a default category, one of them per input.
-		opts := ImportOptions{Format: format}
-		if len(data)%2 == 1 {
-			opts.DefaultCategory = "information"
-		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		rep, err := s.PreviewImport(bytes.NewReader(data), "tasks."+ext, opts)
+		tab, err := Read(data, "tasks."+ext, format)
 		runtime.ReadMemStats(&after)
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20+uint64(len(data))*64 {
 			t.Fatalf("reading %d bytes allocated %d MB", len(data), grew>>20)
@@ -41,29 +40,60 @@ func fuzzImport(f *testing.F, format, ext string, seeds ...string) {
 			}
 			return
 		}
-		if got := rep.Imported + len(rep.Skipped) + len(rep.Duplicates); got != rep.Rows {
-			t.Fatalf("%d rows read, %d imported + %d skipped + %d duplicates", rep.Rows, rep.Imported, len(rep.Skipped), len(rep.Duplicates))
-		}
-		if rep.Imported != len(rep.Tasks) {
-			t.Fatalf("imported %d, %d tasks", rep.Imported, len(rep.Tasks))
-		}
-		for _, task := range rep.Tasks {
-			c := task
-			if err := ValidateTask(&c); err != nil || !utf8.ValidString(task.Goal) || task.Goal == "" {
-				t.Fatalf("task %+v passed the import but: %v", task, err)
+		seen := map[int]bool{}
+		for _, is := range tab.Issues {
+			if is.Reason == "" || is.Row < 1 || seen[is.Row] {
+				t.Fatalf("unread row without a reason, or counted twice: %+v", is)
 			}
+			seen[is.Row] = true
 		}
-		for _, is := range rep.Skipped {
-			if is.Reason == "" || is.Row < 1 {
-				t.Fatalf("skipped row without a reason: %+v", is)
+		for _, r := range tab.Rows {
+			if r.Row < 1 || seen[r.Row] {
+				t.Fatalf("row %d numbered wrong or counted twice", r.Row)
+			}
+			seen[r.Row] = true
+			for col, v := range r.Values {
+				if s, bad := CellString(v); bad == "" && !utf8.ValidString(s) {
+					t.Fatalf("row %d column %q: %q is not UTF-8 and not reported", r.Row, col, s)
+				}
 			}
 		}
 	})
 }
 
+// sampleParquet is a small valid task file in Parquet.
+func sampleParquet(t testing.TB) []byte {
+	t.Helper()
+	type row struct {
+		Goal     string   `parquet:"goal"`
+		URL      string   `parquet:"url"`
+		Category string   `parquet:"category"`
+		Answers  []string `parquet:"answers,list"`
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []row{
+		{"How long is the Nile?", "http://wiki.waymark.test/", "qa", []string{"6650 km"}},
+		{"Open the cart", "http://shop.waymark.test/", "nav", nil},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// sampleJSONL has good rows, rows that make no task, and a line that is no
+// object.
+const sampleJSONL = `{"id": "t1", "instruction": "What is the population of Lyon?", "website": "wiki.waymark.test/wiki/Lyon", "type": "QA", "answers": ["522,250", "522250"]}
+{"id": "t2", "instruction": "Open the returns policy", "website": "http://shop.waymark.test/", "type": "Navigate", "url_pattern": "/returns$"}
+
+{"id": "t3", "instruction": "Switch on dark mode", "website": "http://settings.waymark.test/", "type": "form", "check_js": "document.body.classList.contains('dark')"}
+{"id": "t4", "instruction": "   ", "website": "http://shop.waymark.test/", "type": "nav"}
+["not", "an", "object"]
+{"id": 9, "instruction": "Find the FAQ", "website": "http://shop.waymark.test/", "type": "navigation", "url_pattern": "(faq"}
+`
+
 func FuzzImportJSONL(f *testing.F) {
 	fuzzImport(f, "jsonl", "jsonl",
-		wmJSONL,
+		sampleJSONL,
 		"\xef\xbb\xbf",
 		`{"goal":"a","url":"http://a.test/","category":"nav"}{"goal":"b"}`,
 		`{"goal":"a","url":"a.test","category":"qa","answers":[1,"x",null,{"k":[]}]}`,
@@ -102,6 +132,6 @@ func FuzzImportTSV(f *testing.F) {
 }
 
 func FuzzImportParquet(f *testing.F) {
-	f.Add(wmParquet(f))
+	f.Add(sampleParquet(f))
 	fuzzImport(f, "parquet", "parquet", "PAR1 garbage garbage PAR1", "PAR1\x00\x00\x00\x00PAR1")
 }

@@ -1,4 +1,4 @@
-package dataset
+package taskfile
 
 import (
 	"bytes"
@@ -20,8 +20,8 @@ import (
 // say before it reads, so a 1 KB file claiming a 4 GB footer would make it
 // allocate 4 GB.
 const (
-	// MaxImportRows is the most rows a Parquet task file may have.
-	MaxImportRows = 1_000_000
+	// MaxRows is the most rows a Parquet task file may have.
+	MaxRows = 1_000_000
 	// maxParquetFooter bounds the file's metadata (real task files have a
 	// few kilobytes).
 	maxParquetFooter = 64 << 20
@@ -305,13 +305,13 @@ func checkParquetSchema(md *format.FileMetaData) error {
 // every page header against the data before them (dataEnd is where the
 // metadata starts).
 func checkParquetLayout(data []byte, md *format.FileMetaData, dataEnd int64) error {
-	if md.NumRows < 0 || md.NumRows > MaxImportRows {
-		return fmt.Errorf("the file says it has %d rows; Waymark imports at most %d tasks from one Parquet file: split it", md.NumRows, MaxImportRows)
+	if md.NumRows < 0 || md.NumRows > MaxRows {
+		return fmt.Errorf("the file says it has %d rows; Waymark imports at most %d tasks from one Parquet file: split it", md.NumRows, MaxRows)
 	}
 	var rows, decoded int64
 	for gi, g := range md.RowGroups {
-		if g.NumRows < 0 || g.NumRows > MaxImportRows-rows {
-			return fmt.Errorf("the file's row groups hold more than %d rows (or a negative count); Waymark imports at most %d tasks from one Parquet file", MaxImportRows, MaxImportRows)
+		if g.NumRows < 0 || g.NumRows > MaxRows-rows {
+			return fmt.Errorf("the file's row groups hold more than %d rows (or a negative count); Waymark imports at most %d tasks from one Parquet file", MaxRows, MaxRows)
 		}
 		rows += g.NumRows
 		for ci, c := range g.Columns {
