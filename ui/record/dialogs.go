@@ -18,6 +18,8 @@ import (
 // The Record tab's dialogs: the end of an episode, a lost server, Finish,
 // Go to, Discard, Restart and closing the window mid-episode.
 
+// showEnd is the end dialog: how the episode ended, the answer and its
+// check, and the next task to start.
 func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 	if r.ctx.Window == nil {
 		return
@@ -111,6 +113,8 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 	ui.WithKeys(w, d, nil)
 }
 
+// askFinish asks for the answer and finishes the episode (the Finish…
+// button).
 func (r *Tab) askFinish() {
 	if r.state != stRecording || r.ctx.Window == nil {
 		return
@@ -162,6 +166,7 @@ func (r *Tab) askGoto() {
 	r.ctx.Window.Canvas().Focus(u)
 }
 
+// askDiscard asks before discarding the running episode.
 func (r *Tab) askDiscard() {
 	if r.runner == nil || (r.state != stRecording && r.state != stStarting) {
 		return
@@ -171,6 +176,8 @@ func (r *Tab) askDiscard() {
 	})
 }
 
+// askRestart starts the task again; a running episode is discarded first,
+// once the person agrees.
 func (r *Tab) askRestart() {
 	if r.task == nil || r.state == stIdle || r.state == stStarting {
 		return
@@ -190,6 +197,8 @@ func (r *Tab) askRestart() {
 	})
 }
 
+// confirm asks a yes/no question over w and calls yes on yes (at once when
+// there is no window).
 func confirm(w fyne.Window, title, msg string, yes func()) {
 	if w == nil {
 		yes()

@@ -132,6 +132,7 @@ func (e *episode) lost(err error) { e.onUI(func() { e.r.connectionLost(e.task, e
 // closed: the engine is closed; the runner reports nothing more.
 func (e *episode) closed(err error) { e.onUI(func() { e.r.runnerClosed(err) }) }
 
+// startChosen starts the task chosen in the queue (the Start button).
 func (r *Tab) startChosen() {
 	if r.task == nil {
 		r.setError("Choose a task first.")
@@ -224,6 +225,8 @@ func (r *Tab) engineOpened(e *episode, o *Opened) {
 	}
 }
 
+// logFPS writes the frames shown and decoded each second to the debug log
+// until ctx ends.
 func (r *Tab) logFPS(ctx context.Context, p *FramePump) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -380,6 +383,7 @@ func (r *Tab) Finish(answer string) error {
 	return nil
 }
 
+// discard drops unsent input and stops the episode as discarded.
 func (r *Tab) discard() {
 	if r.mapper != nil {
 		r.mapper.Drop()

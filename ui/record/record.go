@@ -2,10 +2,10 @@
 // live browser and every action becomes a step of a stored episode.
 //
 // An action's way from the person to the store, by name: the LiveView
-// (liveview.go) turns pointer and keys into viewport input for the Mapper
-// (input.go), which makes actions of the episode's action set and hands
-// each to episode.emit (episode.go); that queues it on the episode's
-// Runner (runner.go), which performs it on the engine — a
+// (liveview.go, liveinput.go) turns pointer and keys into viewport input
+// for the Mapper (input.go), which makes actions of the episode's action
+// set and hands each to episode.emit (episode.go); that queues it on the
+// episode's Runner (runner.go), which performs it on the engine — a
 // dataset.Recorder, which stores the step — and reports the result to
 // episode.stepDone, which adds the step to the timeline (timeline.go).
 package record

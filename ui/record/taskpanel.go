@@ -129,6 +129,8 @@ func (r *Tab) buildLeftColumn(tasks, steps fyne.CanvasObject) fyne.CanvasObject 
 	return ui.NewFixedWidth(340, r.split)
 }
 
+// refreshQueue reads the queue again for the chosen category, not yet
+// demonstrated first, keeping the chosen task when it is still listed.
 func (r *Tab) refreshQueue() {
 	if r.ctx.Store == nil {
 		return
@@ -184,6 +186,7 @@ func (r *Tab) refreshQueue() {
 	}
 }
 
+// boolInt is 1 for true, 0 for false.
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -215,6 +218,7 @@ func (r *Tab) choose(id int) {
 	r.sync()
 }
 
+// showTask shows a task's details under the queue.
 func (r *Tab) showTask(t dataset.Task) {
 	r.goal.SetText(t.Goal)
 	r.badge.Text = strings.ToUpper(t.Category)
