@@ -1,7 +1,9 @@
-// Package ui holds Waymark's Fyne widgets and screens. It talks to engine
-// and dataset only through their exported Go APIs. Screens that grow into
-// their own package (ui/review, ui/exporttab) import this package for the
-// shared Context; this package never imports them — app wires them in.
+// Package ui is the kit Waymark's screens share: the Context, the tab
+// interfaces, the bridge to the UI thread, the main window, Settings, the
+// words for errors and layouts. It talks to engine and dataset only through
+// their exported Go APIs. Each screen is its own package (ui/record,
+// ui/review, ui/tasks, ui/exporttab) that imports this one; this package
+// never imports them — app wires them in.
 package ui
 
 import (
