@@ -324,13 +324,7 @@ func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 		if goal == "" {
 			goal = "Browse " + v
 		}
-		t, err := store.AddTask(dataset.Task{Goal: goal, Category: f.category, StartURL: v, Source: dataset.SourceAdhoc})
-		if errors.Is(err, dataset.ErrDuplicateTask) {
-			if found, ok, ferr := store.FindTask(goal, v); ferr == nil && ok {
-				return found, nil
-			}
-		}
-		return t, err
+		return store.EnsureTask(dataset.Task{Goal: goal, Category: f.category, StartURL: v, Source: dataset.SourceAdhoc})
 	}
 	return dataset.Task{}, fmt.Errorf("--start-task %q is not a task id, a practice task key or an http(s) URL", v)
 }
