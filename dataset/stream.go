@@ -12,7 +12,9 @@ import (
 // one, so a caller holds one row (one screenshot) at a time. The query's
 // rows are released when the loop ends, however it ends: a break, a
 // returned error, or the context's cancellation, which ends the loop with
-// ctx.Err(). A caller must not write to the store inside the loop body.
+// ctx.Err(). Until then the stream holds one of the store's connections
+// and a read snapshot: the loop body may use the store, but a stream left
+// running for long keeps the write-ahead log from being checkpointed.
 
 // stream yields the rows of q read by scan.
 func stream[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, error), q string, args ...any) iter.Seq2[T, error] {
