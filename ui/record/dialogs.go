@@ -131,8 +131,7 @@ func (r *Tab) askFinish() {
 		ans.SetPlaceHolder("The answer you found")
 	}
 	ans.Validator = func(s string) error { return ui.FinishAnswerError(cat, s) }
-	var d *dialog.FormDialog
-	d = dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
+	d := dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
 		if ok {
 			if err := r.Finish(ans.Text); err != nil {
 				r.setError(err.Error())
@@ -154,8 +153,7 @@ func (r *Tab) askGoto() {
 	u := widget.NewEntry()
 	u.SetPlaceHolder("https://…")
 	u.Validator = action.CheckURL
-	var d *dialog.FormDialog
-	d = dialog.NewForm("Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
+	d := dialog.NewForm("Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
 		if ok {
 			r.act(action.Action{Op: action.Goto, URL: strings.TrimSpace(u.Text)})
 		}

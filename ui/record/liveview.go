@@ -40,7 +40,6 @@ type LiveView struct {
 	hint      *canvas.Text
 	marker    *canvas.Circle
 	markDot   *canvas.Circle
-	overlay   []fyne.CanvasObject
 	badgeBG   *canvas.Rectangle
 	badge     *canvas.Text
 	banner    *canvas.Rectangle

@@ -81,16 +81,15 @@ type Runner struct {
 	reset engine.ResetOptions
 	ev    RunnerEvents
 
-	mu       sync.Mutex
-	q        []queued
-	running  *action.Action
-	stop     string // "" or the end reason asked for
-	drain    bool   // run the queue before stopping
-	ended    bool
-	wake     chan struct{}
-	done     chan struct{}
-	cancel   context.CancelFunc
-	stepping bool
+	mu      sync.Mutex
+	q       []queued
+	running *action.Action
+	stop    string // "" or the end reason asked for
+	drain   bool   // run the queue before stopping
+	ended   bool
+	wake    chan struct{}
+	done    chan struct{}
+	cancel  context.CancelFunc
 }
 
 // StartRunner opens the engine and resets it to the episode's start on a
