@@ -14,7 +14,7 @@ import (
 // nothing is shown afterwards, neither the preview nor an error. The file
 // is a named pipe, so the reading waits until the test writes to it.
 func TestCloseStopsReadingATaskFile(t *testing.T) {
-	tab, _, _ := newTasksFixture(t)
+	tab, _, _, loop := newTasksFixtureLoop(t)
 	pipe := filepath.Join(t.TempDir(), "batch.csv")
 	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
 		t.Skipf("no named pipes here: %v", err)
@@ -36,6 +36,7 @@ func TestCloseStopsReadingATaskFile(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reading did not stop after Close")
 	}
+	loop.Run()
 	if top := tab.ctx.Window.Canvas().Overlays().Top(); top != nil {
 		t.Fatalf("something was shown after Close (preview %q)", previewText(tab.ctx.Window))
 	}

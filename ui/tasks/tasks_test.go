@@ -17,9 +17,17 @@ import (
 	"waymark/dataset"
 	"waymark/engine/action"
 	"waymark/ui"
+	"waymark/ui/uitest"
 )
 
+// newTasksFixture opens the screen over three tasks; its background work
+// hands over to loop, which the test runs.
 func newTasksFixture(t *testing.T) (*Tab, *dataset.Store, *[]dataset.Task) {
+	tab, store, started, _ := newTasksFixtureLoop(t)
+	return tab, store, started
+}
+
+func newTasksFixtureLoop(t *testing.T) (*Tab, *dataset.Store, *[]dataset.Task, *uitest.Loop) {
 	t.Helper()
 	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
 	store, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
@@ -38,11 +46,12 @@ func newTasksFixture(t *testing.T) (*Tab, *dataset.Store, *[]dataset.Task) {
 	}
 	var started []dataset.Task
 	w := test.NewTempWindow(t, nil)
-	tab := New(&ui.Context{App: fyne.CurrentApp(), Window: w, Store: store}, func(t dataset.Task) { started = append(started, t) })
+	loop := &uitest.Loop{}
+	tab := New(&ui.Context{App: fyne.CurrentApp(), Window: w, Store: store, Bridge: loop.Bridge()}, func(t dataset.Task) { started = append(started, t) })
 	t.Cleanup(tab.Close)
 	w.SetContent(tab.Content())
 	w.Resize(fyne.NewSize(1100, 700))
-	return tab, store, &started
+	return tab, store, &started, loop
 }
 
 func equal(t *testing.T, got, want []string) {
@@ -171,14 +180,35 @@ func previewText(w fyne.Window) string {
 // A dropped file is read off the Fyne goroutine; the preview shows once it
 // has been read, and a file that cannot be read says so.
 func TestImportFileShowsThePreviewWhenRead(t *testing.T) {
-	tab, _, _ := newTasksFixture(t)
+	tab, _, _, loop := newTasksFixtureLoop(t)
 	path := filepath.Join(t.TempDir(), "batch.csv")
 	if err := os.WriteFile(path, []byte("instruction,website,type\nFind the cheapest tent,http://shop.test/,info\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tab.ImportFile(path)
 	tab.work.Wait()
+	if previewText(tab.ctx.Window) != "" || loop.Run() != 1 {
+		t.Fatal("the preview was not handed over once to the Fyne goroutine")
+	}
 	if got := previewText(tab.ctx.Window); !strings.Contains(got, "batch.csv (csv): 1 rows") || !strings.Contains(got, "Will import 1 task(s)") {
 		t.Fatalf("preview shows %q", got)
 	}
+	tab.ctx.Window.Canvas().Overlays().Top().Hide()
+
+	tab.ImportFile(filepath.Join(filepath.Dir(path), "missing.csv"))
+	tab.work.Wait()
+	loop.Run()
+	if top := tab.ctx.Window.Canvas().Overlays().Top(); top == nil || !dialogSays(top, "Cannot read "+filepath.Join(filepath.Dir(path), "missing.csv")) {
+		t.Fatal("a missing file shows no error")
+	}
+}
+
+// dialogSays reports whether a label in o contains text.
+func dialogSays(o fyne.CanvasObject, text string) bool {
+	for _, c := range test.LaidOutObjects(o) {
+		if l, ok := c.(*widget.Label); ok && strings.Contains(l.Text, text) {
+			return true
+		}
+	}
+	return false
 }
