@@ -83,8 +83,7 @@ func (t *Tab) showEdit(cur *dataset.Task) {
 	if cur != nil {
 		title, ok = "Edit the task", "Save"
 	}
-	var d *dialog.FormDialog
-	d = dialog.NewForm(title, ok, "Cancel", items, func(yes bool) {
+	d := dialog.NewForm(title, ok, "Cancel", items, func(yes bool) {
 		if !yes {
 			return
 		}
