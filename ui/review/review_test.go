@@ -534,6 +534,9 @@ func TestCtrlSFromTheWindow(t *testing.T) {
 	}
 	w := test.NewTempWindow(t, nil)
 	tab := New(&ui.Context{Store: s, Window: w, User: func() string { return "rita" }})
+	// Thumbnails inline: the worker's hand-offs would run on the worker in
+	// the test driver, beside this goroutine's widget calls (a data race).
+	tab.player.syncLoad = true
 	defer tab.Close()
 	w.SetContent(tab.Content())
 	tab.TypedKey(&fyne.KeyEvent{Name: fyne.KeyN})
