@@ -20,9 +20,9 @@ type MainWindow struct {
 	tabs []Tab
 }
 
-// NewMainWindow fills ctx.Window with tabs, in order. Screens owned by other
-// packages (Review, Export) are passed in by the app; a nil entry is
-// skipped.
+// NewMainWindow fills ctx.Window with tabs, in order. Every screen is its
+// own package (ui/record, ui/tasks, ui/review, ui/exporttab) and is passed
+// in by the app; a nil entry is skipped.
 func NewMainWindow(ctx *Context, tabs ...Tab) *MainWindow {
 	m := &MainWindow{ctx: ctx}
 	m.Tabs = container.NewAppTabs()
