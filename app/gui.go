@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,19 +19,13 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
-	"github.com/gen2brain/beeep"
 
 	"waymark/assets"
 	"waymark/assets/practice"
 	"waymark/dataset"
-	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/openenv"
 	"waymark/ui"
-	"waymark/ui/exporttab"
 	"waymark/ui/record"
-	"waymark/ui/review"
-	"waymark/ui/tasks"
 )
 
 // AppID is the Fyne application id (preferences live under it).
@@ -80,39 +72,18 @@ func debugLogger(w io.Writer, on bool) func(string, ...any) {
 }
 
 // RunGUI opens the main window and returns when it is closed. The store,
-// the practice sites and any browser are closed before it returns.
+// the practice sites and any browser are closed before it returns. It
+// builds the window (buildGUI) and then runs its lifecycle (gui.run).
 func RunGUI(env *Env, f guiFlags) error {
 	if err := checkDisplay(runtime.GOOS, os.Getenv); err != nil {
 		return err
 	}
-	if path := os.Getenv("WAYMARK_CPUPROFILE"); path != "" && f.debug {
-		if pf, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(pf) == nil {
-				defer func() { pprof.StopCPUProfile(); pf.Close() }()
-			}
-		}
-	}
-	if path := os.Getenv("WAYMARK_HEAPPROFILE"); path != "" && f.debug {
-		// SIGUSR1 writes a heap profile (after a GC) for memory questions.
-		usr := make(chan os.Signal, 1)
-		signal.Notify(usr, syscall.SIGUSR1)
-		go func() {
-			for range usr {
-				runtime.GC()
-				if hf, err := os.Create(path); err == nil {
-					_ = pprof.WriteHeapProfile(hf)
-					hf.Close()
-				}
-			}
-		}()
-	}
+	defer startProfiles(f.debug)()
 	a := fyneapp.NewWithID(AppID)
 	// Before any dialog can list the database's folder: see GuardStoreFiles.
 	ui.GuardStoreFiles()
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	prefs := a.Preferences()
-	settings := ui.LoadSettings(prefs)
-	debugf := debugLogger(env.Stderr, f.debug)
+	settings := ui.LoadSettings(a.Preferences())
 
 	dbPath := env.DBPath
 	if dbPath == dataset.DefaultPath() && os.Getenv("WAYMARK_DB") == "" && settings.DBPath != "" {
@@ -134,114 +105,53 @@ func RunGUI(env *Env, f guiFlags) error {
 	if err := ensurePracticeTasks(store); err != nil {
 		fmt.Fprintf(env.Stderr, "waymark: the practice tasks could not be loaded: %v\n", err)
 	}
+	buildGUI(env, f, a, store, srv).run()
+	return nil
+}
 
-	w := a.NewWindow("Waymark")
-	var focused atomic.Bool
-	focused.Store(true)
-	a.Lifecycle().SetOnEnteredForeground(func() { focused.Store(true) })
-	a.Lifecycle().SetOnExitedForeground(func() { focused.Store(false) })
-	bridge := &ui.Bridge{}
-	ctx := &ui.Context{
-		Bridge: bridge,
-		App:    a,
-		Window: w,
-		Store:  store,
-		User:   func() string { return ui.LoadSettings(prefs).Annotator },
-		Notify: func(title, body string) {
-			if focused.Load() {
-				return
+// startProfiles starts the CPU profile (WAYMARK_CPUPROFILE) and the heap
+// profile on SIGUSR1 (WAYMARK_HEAPPROFILE) in debug mode; the returned
+// function stops the CPU profile.
+func startProfiles(debug bool) (stop func()) {
+	stop = func() {}
+	if !debug {
+		return stop
+	}
+	if path := os.Getenv("WAYMARK_CPUPROFILE"); path != "" {
+		if pf, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(pf) == nil {
+				stop = func() { pprof.StopCPUProfile(); pf.Close() }
 			}
-			go func() { _ = beeep.Notify(title, body, assets.Icon) }() // best effort: no D-Bus, no notification
-		},
+		}
 	}
-	var mw *ui.MainWindow
-	showSettings := func() {
-		cur := ui.LoadSettings(prefs)
-		cur.DBInUse = store.Path()
-		cur.DBFromCommandLine = env.DBPath != dataset.DefaultPath() || os.Getenv("WAYMARK_DB") != ""
-		ui.ShowSettings(w, cur, func(s ui.Settings) {
-			old := ui.LoadSettings(prefs)
-			s.Save(prefs)
-			if s.DBPath != old.DBPath {
-				dialog.ShowInformation("Settings saved", "The new database location is used from the next start.", w)
+	if path := os.Getenv("WAYMARK_HEAPPROFILE"); path != "" {
+		// SIGUSR1 writes a heap profile (after a GC) for memory questions.
+		usr := make(chan os.Signal, 1)
+		signal.Notify(usr, syscall.SIGUSR1)
+		go func() {
+			for range usr {
+				runtime.GC()
+				if hf, err := os.Create(path); err == nil {
+					_ = pprof.WriteHeapProfile(hf)
+					hf.Close()
+				}
 			}
-		})
+		}()
 	}
-	open := func(ctx context.Context, t dataset.Task, s ui.Settings) (*record.Opened, error) {
-		eng, err := newEngine(ctx, engineSpec{
-			Settings: s.Settings,
-			Server:   s.Server,
-			// A person waits at Start: a server that is not there must be
-			// said within seconds, not after the 30 s an agent may wait.
-			HealthTimeout: 4 * time.Second,
-			ResetExtra:    openenv.FactsMetadata(openenv.EpisodeFacts{Goal: t.Goal, Category: t.Category, TaskKey: t.SourceID, Annotator: s.Annotator}),
-			HostRules:     srv.HostRules(),
-		})
-		if err != nil {
-			if s.Server != "" {
-				return nil, fmt.Errorf("%w (check the address in Settings, or clear it to use the local browser)", err)
-			}
-			return nil, err
-		}
-		rec := dataset.NewRecorder(store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
-		o := &record.Opened{Engine: rec}
-		if c, ok := eng.(*openenv.Client); ok {
-			o.Lost, o.LostErr = c.Lost(), c.LostErr
-		}
-		if _, live := eng.(engine.LiveFrames); live {
-			o.Frames = rec.Frames()
-		}
-		return o, nil
-	}
-	rec := record.New(ctx, record.Options{
-		Open: open,
-		UseLocalBrowser: func() {
-			s := ui.LoadSettings(prefs)
-			s.Server = ""
-			s.Save(prefs)
-		},
-		Settings:     func() ui.Settings { return ui.LoadSettings(prefs) },
-		ShowSettings: showSettings,
-		Debugf:       debugf,
-	})
-	tasksTab := tasks.New(ctx, func(t dataset.Task) {
-		mw.Select(rec.Title())
-		rec.StartTask(t)
-	})
-	mw = ui.NewMainWindow(ctx, rec, review.New(ctx), tasksTab, exporttab.New(ctx))
-	if debugf != nil {
-		for _, it := range mw.Tabs.Items {
-			debugf("tab %s min size %v", it.Text, it.Content.MinSize())
-		}
-	}
+	return stop
+}
 
-	// A task file dropped on the window opens the import preview.
-	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
-		for _, u := range uris {
-			if u.Scheme() == "file" {
-				mw.Select(tasksTab.Title())
-				tasksTab.ImportFile(u.Path())
-				return
-			}
-		}
-	})
-	var once sync.Once
-	shutdown := func() {
-		once.Do(func() {
-			// Hand-offs stop first: Fyne also quits on SIGTERM by itself, and
-			// once its loop has ended fyne.Do runs callbacks inline on the
-			// caller's goroutine, where touching the gone window panics.
-			bridge.Close()
-			mw.Close() // saves the episode and stops the browser
-		})
-	}
+// run shows the window and returns when it has closed: the close button,
+// SIGINT/SIGTERM and the end of Fyne's loop all go through shutdown once.
+func (g *gui) run() {
+	w := g.window
 	w.SetCloseIntercept(func() {
-		rec.ConfirmClose(func() {
-			shutdown()
+		g.rec.ConfirmClose(func() {
+			g.shutdown()
 			w.Close()
 		})
 	})
-	a.Lifecycle().SetOnStopped(shutdown)
+	g.app.Lifecycle().SetOnStopped(g.shutdown)
 	// SIGINT/SIGTERM close the window the same way: the episode is saved
 	// and the browser stopped before the program ends.
 	sigs := make(chan os.Signal, 1)
@@ -249,34 +159,49 @@ func RunGUI(env *Env, f guiFlags) error {
 	defer signal.Stop(sigs)
 	go func() {
 		if _, ok := <-sigs; ok {
-			bridge.Do(func() {
-				shutdown()
+			g.ctx.UI().Do(func() {
+				g.shutdown()
 				w.Close()
 			})
 		}
 	}()
-	a.Lifecycle().SetOnStarted(func() {
-		// Larger on a screen with room: the live view and the Review
-		// player at 800×600 (the screen is known only once the window is).
-		if msg := ui.FitWindow(w); debugf != nil {
-			debugf("%s", msg)
-		}
-		if settings.Annotator == "" {
-			ui.AskAnnotator(w, func(name string) {
-				s := ui.LoadSettings(prefs)
-				s.Annotator = name
-				s.Save(prefs)
-				startRequested(rec, store, f, w, debugf)
-			})
-			return
-		}
-		startRequested(rec, store, f, w, debugf)
-	})
+	g.app.Lifecycle().SetOnStarted(g.started)
 	w.Resize(ui.DefaultWindowSize)
 	w.SetMaster()
 	w.ShowAndRun()
-	shutdown()
-	return nil
+	g.shutdown()
+}
+
+// started runs once the window is on screen: it fits the window to the
+// screen, asks a first-time user's name, and starts --start-task.
+func (g *gui) started() {
+	// Larger on a screen with room: the live view and the Review
+	// player at 800×600 (the screen is known only once the window is).
+	if msg := ui.FitWindow(g.window); g.debugf != nil {
+		g.debugf("%s", msg)
+	}
+	if ui.LoadSettings(g.prefs).Annotator == "" {
+		ui.AskAnnotator(g.window, func(name string) {
+			s := ui.LoadSettings(g.prefs)
+			s.Annotator = name
+			s.Save(g.prefs)
+			startRequested(g.rec, g.store, g.flags, g.window, g.debugf)
+		})
+		return
+	}
+	startRequested(g.rec, g.store, g.flags, g.window, g.debugf)
+}
+
+// shutdown stops the hand-offs to the UI thread, then closes every screen
+// (the episode is saved and the browser stopped). It runs once.
+func (g *gui) shutdown() {
+	g.once.Do(func() {
+		// Hand-offs stop first: Fyne also quits on SIGTERM by itself, and
+		// once its loop has ended fyne.Do runs callbacks inline on the
+		// caller's goroutine, where touching the gone window panics.
+		g.ctx.UI().Close()
+		g.main.Close()
+	})
 }
 
 // showFatal shows why the app cannot open (people who start it from a menu

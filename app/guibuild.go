@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"github.com/gen2brain/beeep"
+
+	"waymark/assets"
+	"waymark/assets/practice"
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/openenv"
+	"waymark/ui"
+	"waymark/ui/exporttab"
+	"waymark/ui/record"
+	"waymark/ui/review"
+	"waymark/ui/tasks"
+)
+
+// gui is the built desktop app: its window, the screens' shared context and
+// the screens buildGUI wired together.
+type gui struct {
+	env    *Env
+	flags  guiFlags
+	app    fyne.App
+	window fyne.Window
+	prefs  fyne.Preferences
+	store  *dataset.Store
+	sites  *practice.Server
+	ctx    *ui.Context
+	main   *ui.MainWindow
+	rec    *record.Tab
+	tasks  *tasks.Tab
+	debugf func(string, ...any)
+	once   sync.Once
+}
+
+// buildGUI makes the window and its screens over an open store and the
+// running practice sites. Nothing is shown yet: run does that.
+func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *practice.Server) *gui {
+	g := &gui{env: env, flags: f, app: a, window: a.NewWindow("Waymark"), prefs: a.Preferences(),
+		store: store, sites: sites, debugf: debugLogger(env.Stderr, f.debug)}
+	var focused atomic.Bool
+	focused.Store(true)
+	a.Lifecycle().SetOnEnteredForeground(func() { focused.Store(true) })
+	a.Lifecycle().SetOnExitedForeground(func() { focused.Store(false) })
+	g.ctx = &ui.Context{
+		Bridge: &ui.Bridge{},
+		App:    a,
+		Window: g.window,
+		Store:  store,
+		User:   func() string { return ui.LoadSettings(g.prefs).Annotator },
+		Notify: func(title, body string) {
+			if focused.Load() {
+				return
+			}
+			go func() { _ = beeep.Notify(title, body, assets.Icon) }() // best effort: no D-Bus, no notification
+		},
+	}
+	g.rec = record.New(g.ctx, record.Options{
+		Open: g.openEpisode,
+		UseLocalBrowser: func() {
+			s := ui.LoadSettings(g.prefs)
+			s.Server = ""
+			s.Save(g.prefs)
+		},
+		Settings:     func() ui.Settings { return ui.LoadSettings(g.prefs) },
+		ShowSettings: g.showSettings,
+		Debugf:       g.debugf,
+	})
+	g.tasks = tasks.New(g.ctx, func(t dataset.Task) {
+		g.main.Select(g.rec.Title())
+		g.rec.StartTask(t)
+	})
+	g.main = ui.NewMainWindow(g.ctx, g.rec, review.New(g.ctx), g.tasks, exporttab.New(g.ctx))
+	if g.debugf != nil {
+		for _, it := range g.main.Tabs.Items {
+			g.debugf("tab %s min size %v", it.Text, it.Content.MinSize())
+		}
+	}
+	// A task file dropped on the window opens the import preview.
+	g.window.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		for _, u := range uris {
+			if u.Scheme() == "file" {
+				g.main.Select(g.tasks.Title())
+				g.tasks.ImportFile(u.Path())
+				return
+			}
+		}
+	})
+	return g
+}
+
+// openEpisode starts the engine of one Record episode (the local browser or
+// the OpenEnv server in Settings) behind a recorder that saves every step.
+func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*record.Opened, error) {
+	eng, err := newEngine(ctx, engineSpec{
+		Settings: s.Settings,
+		Server:   s.Server,
+		// A person waits at Start: a server that is not there must be
+		// said within seconds, not after the 30 s an agent may wait.
+		HealthTimeout: 4 * time.Second,
+		ResetExtra:    openenv.FactsMetadata(openenv.EpisodeFacts{Goal: t.Goal, Category: t.Category, TaskKey: t.SourceID, Annotator: s.Annotator}),
+		HostRules:     g.sites.HostRules(),
+	})
+	if err != nil {
+		if s.Server != "" {
+			return nil, fmt.Errorf("%w (check the address in Settings, or clear it to use the local browser)", err)
+		}
+		return nil, err
+	}
+	rec := dataset.NewRecorder(g.store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
+	o := &record.Opened{Engine: rec}
+	if c, ok := eng.(*openenv.Client); ok {
+		o.Lost, o.LostErr = c.Lost(), c.LostErr
+	}
+	if _, live := eng.(engine.LiveFrames); live {
+		o.Frames = rec.Frames()
+	}
+	return o, nil
+}
+
+// showSettings opens the Settings dialog; a new database location applies
+// from the next start.
+func (g *gui) showSettings() {
+	cur := ui.LoadSettings(g.prefs)
+	cur.DBInUse = g.store.Path()
+	cur.DBFromCommandLine = g.env.DBPath != dataset.DefaultPath() || os.Getenv("WAYMARK_DB") != ""
+	ui.ShowSettings(g.window, cur, func(s ui.Settings) {
+		old := ui.LoadSettings(g.prefs)
+		s.Save(g.prefs)
+		if s.DBPath != old.DBPath {
+			dialog.ShowInformation("Settings saved", "The new database location is used from the next start.", g.window)
+		}
+	})
+}
