@@ -557,11 +557,10 @@ func contains(list []string, s string) bool {
 // resetRequest is the reset kwargs Waymark understands; others are ignored,
 // as helium's reset(**kwargs) ignores them.
 type resetRequest struct {
-	opts   engine.ResetOptions
-	task   *Task
-	agent  string
-	hasURL bool
-	facts  EpisodeFacts
+	opts  engine.ResetOptions
+	task  *Task
+	agent string
+	facts EpisodeFacts
 }
 
 // resetMisspellings are reset kwargs agents plausibly send for the ones
