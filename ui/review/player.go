@@ -336,9 +336,9 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 	var b strings.Builder
 	if k > 0 {
 		prev := steps[k-1]
-		fmt.Fprintf(&b, "On: %s  “%s”\nResult: %s  “%s”", prev.URL, prev.Title, st.URL, st.Title)
+		fmt.Fprintf(&b, "On: %s  %s\nResult: %s  %s", prev.URL, quoteTitle(prev.Title), st.URL, quoteTitle(st.Title))
 	} else {
-		fmt.Fprintf(&b, "Start page: %s  “%s”", st.URL, st.Title)
+		fmt.Fprintf(&b, "Start page: %s  %s", st.URL, quoteTitle(st.Title))
 	}
 	if st.Error != "" {
 		fmt.Fprintf(&b, "\nError: %s", ui.ObservationError(st.Error))
@@ -346,9 +346,23 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 	if st.Done {
 		b.WriteString("\nThis step ended the episode.")
 	}
-	tm := st.Timings
-	fmt.Fprintf(&b, "\nTimings: action %d ms · settle %d ms · capture %d ms · total %d ms", tm.ActionMS, tm.SettleMS, tm.CaptureMS, tm.TotalMS)
+	if tm := st.Timings; tm.TotalMS > 0 {
+		fmt.Fprintf(&b, "\nTimings: action %d ms · settle %d ms · capture %d ms · total %d ms", tm.ActionMS, tm.SettleMS, tm.CaptureMS, tm.TotalMS)
+	} else {
+		// Not measured: a step recorded through an OpenEnv server that
+		// does not send timings.
+		b.WriteString("\nTimings: —")
+	}
 	return b.String()
+}
+
+// quoteTitle quotes a page title, or says "—" when it is unknown (an OpenEnv
+// server that does not send titles) or empty.
+func quoteTitle(t string) string {
+	if t == "" {
+		return "—"
+	}
+	return "“" + t + "”"
 }
 
 // pointerBefore is where the pointer was when step k's action ran: the last

@@ -31,3 +31,24 @@ func TestPlayerUsesTheSharedWords(t *testing.T) {
 		}
 	}
 }
+
+// A step recorded through an OpenEnv server that did not send the page title
+// or the timings shows "—" for them, not empty quotes or "0 ms".
+func TestPlayerShowsUnknownTitleAndTimingsAsDash(t *testing.T) {
+	steps := []dataset.Step{{URL: "https://example.com/"}, {Index: 1, URL: "https://example.com/b"}}
+	got := stepInfo(steps, 1, true)
+	for _, bad := range []string{"“”", "0 ms"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("unknown title and timings shown as %q:\n%s", bad, got)
+		}
+	}
+	if !strings.Contains(got, "Result: https://example.com/b  —") || !strings.Contains(got, "Timings: —") {
+		t.Errorf("unknown title and timings not shown as —:\n%s", got)
+	}
+	steps[1].Title = "Shop"
+	steps[1].Timings = action.Timings{ActionMS: 12, SettleMS: 0, CaptureMS: 30, TotalMS: 42}
+	got = stepInfo(steps, 1, true)
+	if !strings.Contains(got, "“Shop”") || !strings.Contains(got, "action 12 ms · settle 0 ms · capture 30 ms · total 42 ms") {
+		t.Errorf("known title and timings:\n%s", got)
+	}
+}
