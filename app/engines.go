@@ -38,6 +38,9 @@ func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 			MaxSteps:      spec.Settings.MaxSteps,
 			HealthTimeout: spec.HealthTimeout,
 			ResetExtra:    spec.ResetExtra,
+			// Page titles and timings, from a Waymark server (others
+			// ignore the ask and the steps keep the client's total).
+			StepDetails: true,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("cannot reach the OpenEnv server %s: %w", spec.Server, err)

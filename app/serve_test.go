@@ -277,7 +277,7 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{
+	c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{StepDetails: true,
 		ResetExtra: openenv.FactsMetadata(openenv.EpisodeFacts{Goal: task.Goal, Category: task.Category, Annotator: "Ada"})})
 	if err != nil {
 		t.Fatal(err)
@@ -316,5 +316,22 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 	}
 	if a.AutoReward != nil || b.AutoReward != nil {
 		t.Errorf("a task with no check got a reward: app %v, server %v", a.AutoReward, b.AutoReward)
+	}
+	// Each step's page title and timings are the server's, in both stores.
+	sa, err := mine.Steps(a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := theirs.Steps(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range min(len(sa), len(sb)) {
+		if sa[i].Title != sb[i].Title || sa[i].Timings != sb[i].Timings {
+			t.Errorf("step %d: app %q %+v, server %q %+v", i, sa[i].Title, sa[i].Timings, sb[i].Title, sb[i].Timings)
+		}
+	}
+	if sb[0].Title != "p" || sb[1].Timings.SettleMS == 0 && sb[1].Timings.ActionMS == 0 {
+		t.Errorf("the server's store has no title or timings: %q %+v", sb[0].Title, sb[1].Timings)
 	}
 }

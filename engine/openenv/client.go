@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,6 +88,10 @@ type ClientOptions struct {
 	HTTPClient *http.Client
 	// ResetExtra adds kwargs to every reset (e.g. {"task_id": "shop-1"}).
 	ResetExtra map[string]any
+	// StepDetails asks a Waymark server (reset metadata {"details": true})
+	// for the page title and the step's action, settle and capture timings
+	// in each observation; servers that do not know it ignore it.
+	StepDetails bool
 }
 
 // Client is an engine.Engine driving a remote OpenEnv browser server over
@@ -386,7 +392,8 @@ type wireObservation struct {
 		URL        string `json:"url"`
 		Error      string `json:"error"`
 		Done       *bool  `json:"done"`
-		// Metadata may say {"redacted":true} (see observationData).
+		// Metadata may say {"redacted":true} and carry "title" and
+		// "timings" (see observationData).
 		Metadata json.RawMessage `json:"metadata"`
 	} `json:"observation"`
 	Reward json.RawMessage `json:"reward"`
@@ -403,10 +410,18 @@ func (c *Client) observation(data json.RawMessage) (engine.Observation, error) {
 		o.Done = true
 	}
 	var md struct {
-		Redacted bool `json:"redacted"`
+		Redacted bool            `json:"redacted"`
+		Title    *string         `json:"title"`
+		Timings  *action.Timings `json:"timings"`
 	}
-	if json.Unmarshal(w.Observation.Metadata, &md) == nil && md.Redacted {
-		o.Redacted = true
+	if len(w.Observation.Metadata) > 0 && json.Unmarshal(w.Observation.Metadata, &md) == nil {
+		o.Redacted = md.Redacted
+		if md.Title != nil {
+			o.Title = *md.Title
+		}
+		if md.Timings != nil {
+			o.Timings = *md.Timings
+		}
 	}
 	if s := w.Observation.Screenshot; s != "" {
 		s = s[strings.IndexByte(s, ',')+1:] // tolerate a data: prefix
@@ -467,10 +482,24 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 	if opts.Seed != nil {
 		fs = append(fs, field{"seed", *opts.Seed})
 	}
+	kwargs := map[string]any{}
 	for _, kv := range []map[string]any{c.opts.ResetExtra, extra} {
 		for k, v := range kv {
-			fs = append(fs, field{k, v})
+			kwargs[k] = v
 		}
+	}
+	if c.opts.StepDetails {
+		md := map[string]any{}
+		if m, ok := kwargs["metadata"].(map[string]any); ok {
+			for k, v := range m {
+				md[k] = v
+			}
+		}
+		md["details"] = true
+		kwargs["metadata"] = md
+	}
+	for _, k := range slices.Sorted(maps.Keys(kwargs)) {
+		fs = append(fs, field{k, kwargs[k]})
 	}
 	data, _, err := c.request(ctx, obj(field{"type", "reset"}, field{"data", obj(fs...)}), c.opts.ResetTimeout)
 	if err != nil {
@@ -481,7 +510,9 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 		return o, err
 	}
 	o.Step = 0
-	o.Timings.TotalMS = time.Since(start).Milliseconds()
+	if o.Timings.TotalMS == 0 { // the server did not say (no details)
+		o.Timings.TotalMS = time.Since(start).Milliseconds()
+	}
 	c.mu.Lock()
 	c.state = engine.State{EpisodeID: id, Done: o.Done, MaxSteps: c.opts.MaxSteps}
 	c.mu.Unlock()
@@ -527,7 +558,9 @@ func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation,
 	if o.Done {
 		o.EndReason = endReason(o, a, o.Step, c.opts.MaxSteps)
 	}
-	o.Timings.TotalMS = time.Since(start).Milliseconds()
+	if o.Timings.TotalMS == 0 { // the server did not say (no details)
+		o.Timings.TotalMS = time.Since(start).Milliseconds()
+	}
 	return o, nil
 }
 

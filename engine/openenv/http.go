@@ -160,7 +160,7 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 		internalError(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs)))
+	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs), false))
 }
 
 // httpStep is the stateless POST /step: the action is validated (422 on
@@ -209,7 +209,7 @@ func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
 		internalError(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs)))
+	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs), false))
 }
 
 // stepFresh steps an engine that was never reset. Engines answer that with

@@ -51,7 +51,7 @@ func TestWireFloatsAsPython(t *testing.T) {
 		}
 	}
 	// The reward of a task-pack episode reaches the socket as a float.
-	got := string(observationData(engine.Observation{URL: "http://a/<b>&", Error: "x", Done: true, Screenshot: []byte{1, 2, 3}}, wsReward(engine.Observation{Reward: &one})))
+	got := string(observationData(engine.Observation{URL: "http://a/<b>&", Error: "x", Done: true, Screenshot: []byte{1, 2, 3}}, wsReward(engine.Observation{Reward: &one}), false))
 	if got != `{"observation":{"screenshot":"AQID","url":"http://a/<b>&","error":"x"},"reward":1.0,"done":true}` {
 		t.Errorf("observationData = %s", got)
 	}

@@ -250,6 +250,7 @@ type session struct {
 	done    bool   // the episode ended
 	agent   string // the agent's name from a metadata hint
 	epAgent string // the current episode's agent name
+	details bool   // the reset asked for titles and timings (metadata.details)
 }
 
 // inbound is one frame from the client.
@@ -561,6 +562,9 @@ type resetRequest struct {
 	task  *Task
 	agent string
 	facts EpisodeFacts
+	// details: reset(metadata={"details": true}) asks for the page title
+	// and the step's timings in every observation's metadata.
+	details bool
 }
 
 // resetMisspellings are reset kwargs agents plausibly send for the ones
@@ -640,6 +644,9 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 		rr.agent = strings.TrimSpace(a)
 	}
 	rr.facts = readFacts(data["metadata"])
+	if md, ok := data["metadata"].(map[string]any); ok {
+		rr.details, _ = md["details"].(bool)
+	}
 	return rr, nil
 }
 
@@ -654,7 +661,7 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		}
 		ss.wrap, ss.eng = nil, ss.base
 	}
-	ss.started, ss.done = false, false
+	ss.started, ss.done, ss.details = false, false, rr.details
 	if rr.opts.EpisodeID == "" {
 		rr.opts.EpisodeID = uuid.NewString()
 	}
@@ -679,7 +686,7 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		return errorFrame(CodeExecution, err.Error())
 	}
 	ss.started, ss.done = true, obs.Done
-	return frame("observation", observationData(obs, wsReward(obs)))
+	return frame("observation", observationData(obs, wsReward(obs), ss.details))
 }
 
 func (ss *session) step(ctx context.Context, data map[string]any) []byte {
@@ -713,7 +720,7 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 		return errorFrame(CodeExecution, err.Error())
 	}
 	ss.done = obs.Done
-	return frame("observation", observationData(obs, wsReward(obs)))
+	return frame("observation", observationData(obs, wsReward(obs), ss.details))
 }
 
 // keepOpen hands the session's engine to an episode wrapper without letting

@@ -141,15 +141,24 @@ func wireSafe(v any) any {
 // reward is the JSON of the reward (0 over WS, 0.0 over HTTP, or the check's
 // result at the end of a task-pack episode).
 //
-// An observation whose action typed into a password or payment field adds
-// "metadata":{"redacted":true} to the observation (metadata is a field of
-// OpenEnv's Observation model, so Python clients accept it); any other is
-// exactly the Python server's form.
-func observationData(o engine.Observation, reward json.RawMessage) json.RawMessage {
+// The observation's "metadata" (a field of OpenEnv's Observation model, so
+// Python clients accept it) says {"redacted":true} when the action typed
+// into a password or payment field, and, when details is set (the client
+// asked in its reset), carries the page "title" and the step's "timings"
+// (action_ms, settle_ms, capture_ms, total_ms, settled_by). Without either
+// it is exactly the Python server's form, with no metadata key.
+func observationData(o engine.Observation, reward json.RawMessage, details bool) json.RawMessage {
 	shot := base64.StdEncoding.EncodeToString(o.Screenshot)
 	fs := []field{{"screenshot", shot}, {"url", o.URL}, {"error", o.Error}}
+	var md []field
 	if o.Redacted {
-		fs = append(fs, field{"metadata", obj(field{"redacted", true})})
+		md = append(md, field{"redacted", true})
+	}
+	if details {
+		md = append(md, field{"title", o.Title}, field{"timings", o.Timings})
+	}
+	if len(md) > 0 {
+		fs = append(fs, field{"metadata", obj(md...)})
 	}
 	inner := obj(fs...)
 	return obj(field{"observation", inner}, field{"reward", reward}, field{"done", o.Done})
