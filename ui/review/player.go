@@ -346,12 +346,21 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 	if st.Done {
 		b.WriteString("\nThis step ended the episode.")
 	}
-	if tm := st.Timings; tm.TotalMS > 0 {
-		fmt.Fprintf(&b, "\nTimings: action %d ms · settle %d ms · capture %d ms · total %d ms", tm.ActionMS, tm.SettleMS, tm.CaptureMS, tm.TotalMS)
-	} else {
-		// Not measured: a step recorded through an OpenEnv server that
-		// does not send timings.
+	// Through an OpenEnv server that does not send timings, only the total
+	// (measured by the client) or nothing is known.
+	tm := st.Timings
+	split := tm.ActionMS+tm.SettleMS+tm.CaptureMS > 0
+	ms := func(v int64, known bool) string {
+		if !known {
+			return "—"
+		}
+		return fmt.Sprintf("%d ms", v)
+	}
+	if !split && tm.TotalMS == 0 {
 		b.WriteString("\nTimings: —")
+	} else {
+		fmt.Fprintf(&b, "\nTimings: action %s · settle %s · capture %s · total %s",
+			ms(tm.ActionMS, split), ms(tm.SettleMS, split), ms(tm.CaptureMS, split), ms(tm.TotalMS, tm.TotalMS > 0))
 	}
 	return b.String()
 }

@@ -45,6 +45,10 @@ func TestPlayerShowsUnknownTitleAndTimingsAsDash(t *testing.T) {
 	if !strings.Contains(got, "Result: https://example.com/b  —") || !strings.Contains(got, "Timings: —") {
 		t.Errorf("unknown title and timings not shown as —:\n%s", got)
 	}
+	steps[1].Timings.TotalMS = 342 // measured by the client only
+	if got := stepInfo(steps, 1, true); !strings.Contains(got, "Timings: action — · settle — · capture — · total 342 ms") {
+		t.Errorf("only the total known:\n%s", got)
+	}
 	steps[1].Title = "Shop"
 	steps[1].Timings = action.Timings{ActionMS: 12, SettleMS: 0, CaptureMS: 30, TotalMS: 42}
 	got = stepInfo(steps, 1, true)
