@@ -1,3 +1,376 @@
 // Package replay runs a stored episode's actions again in a fresh engine
-// and compares every step with the stored one.
+// and compares every step with the stored one: URL, title, error, done and
+// the screenshot (see Compare). It only reads the store: a replay never
+// changes the episode it replays.
 package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// Verdicts of a step.
+const (
+	// VerdictMatch: URL, title, error and done are equal and the
+	// screenshots match.
+	VerdictMatch = "match"
+	// VerdictDiverged: something differs; Why says what.
+	VerdictDiverged = "diverged"
+	// VerdictSecret: a type action whose text went into a password or
+	// payment field was stored as action.RedactedText, so it cannot be
+	// typed again.
+	VerdictSecret = "cannot replay: the typed text was a secret and was not stored"
+	// VerdictUnreliable: a step after a secret one (with Continue); Why
+	// says what the comparison found, but the page did not get the
+	// person's text.
+	VerdictUnreliable = "unreliable"
+)
+
+// Recording is a stored episode ready to replay.
+type Recording struct {
+	Episode dataset.Episode
+	// StartURL is the task's start URL (what the recorder opened), else
+	// step 0's URL.
+	StartURL string
+	// Steps are the stored steps with their screenshots, step 0 first.
+	Steps []dataset.Step
+	// MaxSteps is the step limit the episode was recorded with.
+	MaxSteps int
+}
+
+// Load reads an episode and its steps (with screenshots) from the store.
+func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording, error) {
+	ep, err := st.GetEpisode(episodeID)
+	if err != nil {
+		return nil, err
+	}
+	rec := &Recording{Episode: ep}
+	for s, err := range st.EpisodeSteps(ctx, episodeID) {
+		if err != nil {
+			return nil, err
+		}
+		rec.Steps = append(rec.Steps, s)
+	}
+	if len(rec.Steps) == 0 || rec.Steps[0].Index != 0 {
+		return nil, fmt.Errorf("episode %s has no stored step 0, so there is nothing to replay", episodeID)
+	}
+	for i, s := range rec.Steps {
+		if s.Index != i {
+			return nil, fmt.Errorf("episode %s: step %d is missing from the store", episodeID, i)
+		}
+	}
+	if t, err := st.GetTask(ep.TaskID); err == nil && strings.TrimSpace(t.StartURL) != "" {
+		rec.StartURL = t.StartURL
+	} else {
+		rec.StartURL = rec.Steps[0].URL
+	}
+	if err := action.CheckURL(rec.StartURL); err != nil {
+		return nil, fmt.Errorf("episode %s: its start URL cannot be opened again: %v", episodeID, err)
+	}
+	rec.MaxSteps = maxSteps(ep, len(rec.Steps)-1)
+	return rec, nil
+}
+
+// maxSteps is the episode's step limit: the engine's, as stored with the
+// episode, else one that lets every stored step run (exactly the stored
+// count when the episode ended at its limit).
+func maxSteps(ep dataset.Episode, actions int) int {
+	var info engine.Info
+	if json.Unmarshal([]byte(ep.EngineJSON), &info) == nil && info.MaxSteps >= actions && info.MaxSteps >= 1 && info.MaxSteps <= engine.MaxMaxSteps {
+		return info.MaxSteps
+	}
+	if ep.EndReason == action.EndStepLimit && actions >= 1 {
+		return actions
+	}
+	return min(max(engine.DefaultMaxSteps, actions), engine.MaxMaxSteps)
+}
+
+// Settings returns base with the episode's action set and step limit, for
+// the engine that replays it.
+func (r *Recording) Settings(base engine.Settings) engine.Settings {
+	base.ActionSet = r.Episode.ActionSet
+	if base.ActionSet == "" {
+		base.ActionSet = action.SetDefault
+	}
+	base.MaxSteps = r.MaxSteps
+	return base
+}
+
+// Options of a replay.
+type Options struct {
+	// Until, when above 0, stops after step Until.
+	Until int
+	// Continue goes on after a divergence or a secret step (the steps after
+	// a secret are marked unreliable).
+	Continue bool
+	// PracticeHosts are host names whose server is started fresh for the
+	// replay (the practice sites); any other start URL gets a warning that
+	// the server's state may differ.
+	PracticeHosts []string
+}
+
+// Seen is what a step showed, besides its screenshot.
+type Seen struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Error string `json:"error"`
+	Done  bool   `json:"done"`
+}
+
+// StepResult is one step's comparison.
+type StepResult struct {
+	Step int `json:"step"`
+	// Action is the stored action as people read it (`click 312,188`,
+	// `type "red shoes"`; "reset" for step 0).
+	Action  string `json:"action"`
+	Verdict string `json:"verdict"`
+	// Score is the screenshots' similarity (1 − the share of differing
+	// pixels; see Compare), DiffPixels the count; both absent when the
+	// screenshots were not compared.
+	Score      *float64 `json:"score,omitempty"`
+	DiffPixels *int     `json:"diff_pixels,omitempty"`
+	// Why says what differed (or, for a match after a secret, that it
+	// matched); empty for a plain match.
+	Why      string `json:"why,omitempty"`
+	Stored   Seen   `json:"stored"`
+	Replayed *Seen  `json:"replayed,omitempty"`
+}
+
+// Measure describes the screenshot measure in the report.
+type Measure struct {
+	Name             string  `json:"name"`
+	ChannelTolerance int     `json:"channel_tolerance"`
+	MaxDiffShare     float64 `json:"max_diff_share"`
+}
+
+// Report is the result of a replay.
+type Report struct {
+	EpisodeID string     `json:"episode_id"`
+	TaskID    string     `json:"task_id"`
+	Goal      string     `json:"goal"`
+	StartURL  string     `json:"start_url"`
+	ActionSet action.Set `json:"action_set"`
+	// StoredSteps is the number of stored actions (steps after step 0).
+	StoredSteps int          `json:"stored_steps"`
+	Measure     Measure      `json:"measure"`
+	Warnings    []string     `json:"warnings"`
+	Steps       []StepResult `json:"steps"`
+	// Compared counts the steps compared (step 0 included), Matched those
+	// that matched.
+	Compared int `json:"compared"`
+	Matched  int `json:"matched"`
+	// FirstDivergence is the first step that did not match (a secret step
+	// included); nil when none.
+	FirstDivergence *int `json:"first_divergence"`
+	// Stopped says why the replay ended before the last stored step ("" when
+	// it did not).
+	Stopped string `json:"stopped,omitempty"`
+	// OK is true when every step replayed matched and none was left out
+	// except by Until.
+	OK        bool  `json:"ok"`
+	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+// Run replays rec in eng, which must be fresh (its next Reset opens a new
+// profile) and set up with rec.Settings. It returns the report; an error
+// only when the replay could not run at all (the reset failed or ctx ended).
+func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (*Report, error) {
+	t0 := time.Now()
+	ep := rec.Episode
+	rep := &Report{EpisodeID: ep.ID, TaskID: ep.TaskID, Goal: ep.Goal, StartURL: rec.StartURL, ActionSet: ep.ActionSet,
+		StoredSteps: len(rec.Steps) - 1, Warnings: []string{}, Steps: []StepResult{},
+		Measure: Measure{Name: "share of pixels differing by more than the tolerance in a channel, with a 1-pixel neighbourhood",
+			ChannelTolerance: ChannelTolerance, MaxDiffShare: MaxDiffShare}}
+	defer func() { rep.ElapsedMS = time.Since(t0).Milliseconds() }()
+	if u, err := url.Parse(rec.StartURL); err == nil && !slices.Contains(opts.PracticeHosts, strings.ToLower(u.Hostname())) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the start URL %s is not a practice site: its server's state (logins, carts, content) may differ from when the episode was recorded", rec.StartURL))
+	}
+	if ep.Status == dataset.StatusRecording {
+		rep.Warnings = append(rep.Warnings, "the episode is still being recorded: only the steps stored so far are replayed")
+	}
+
+	obs, err := eng.Reset(ctx, engine.ResetOptions{StartURL: rec.StartURL})
+	if err != nil {
+		return rep, fmt.Errorf("could not open %s: %w", rec.StartURL, err)
+	}
+	last := len(rec.Steps) - 1
+	if opts.Until > 0 && opts.Until < last {
+		last = opts.Until
+	}
+	diverge := func(k int) {
+		if rep.FirstDivergence == nil {
+			rep.FirstDivergence = &k
+		}
+	}
+	res := compareStep(rec.Steps[0], obs)
+	res.Action = "reset"
+	rep.add(res)
+	if res.Verdict != VerdictMatch {
+		diverge(0)
+		if !opts.Continue {
+			rep.Stopped = "step 0 (the start page) diverged"
+		}
+	}
+	secret := -1 // the first secret step, once one was met
+	for k := 1; k <= last && rep.Stopped == ""; k++ {
+		stored := rec.Steps[k]
+		if obs.Done {
+			rep.Stopped = fmt.Sprintf("the replayed episode ended at step %d (%s); the stored one goes on", k-1, orNone(obs.EndReason))
+			break
+		}
+		if stored.Action == nil {
+			diverge(k)
+			rep.add(StepResult{Step: k, Action: stored.ActionJSON, Verdict: VerdictDiverged, Stored: seenOf(stored),
+				Why: "the stored action cannot be read"})
+			rep.Stopped = fmt.Sprintf("step %d's action cannot be read", k)
+			break
+		}
+		a := *stored.Action
+		aj := actionLabel(stored)
+		if a.IsRedacted() {
+			diverge(k)
+			r := StepResult{Step: k, Action: aj, Verdict: VerdictSecret, Stored: seenOf(stored)}
+			if !opts.Continue {
+				rep.add(r)
+				rep.Stopped = fmt.Sprintf("step %d typed a secret that was not stored", k)
+				break
+			}
+			// Type the placeholder so the step count stays aligned; what
+			// follows is compared but cannot be trusted.
+			r.Why = "typed " + action.RedactedText + " in its place; the steps after it are unreliable"
+			if secret < 0 {
+				secret = k
+			}
+			obs, err = eng.Step(ctx, a)
+			if err != nil {
+				if ctx.Err() != nil {
+					return rep, ctx.Err()
+				}
+				rep.add(r)
+				rep.Stopped = fmt.Sprintf("the engine refused step %d: %v", k, err)
+				break
+			}
+			r.Replayed = seenPtr(obs)
+			rep.add(r)
+			continue
+		}
+		obs, err = eng.Step(ctx, a)
+		if err != nil {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
+			diverge(k)
+			rep.add(StepResult{Step: k, Action: aj, Verdict: VerdictDiverged, Stored: seenOf(stored),
+				Why: "the engine refused the action: " + err.Error()})
+			rep.Stopped = fmt.Sprintf("the engine refused step %d", k)
+			break
+		}
+		r := compareStep(stored, obs)
+		r.Action = aj
+		if secret >= 0 {
+			r.Why = fmt.Sprintf("after step %d's secret: %s", secret, whyOrMatch(r))
+			r.Verdict = VerdictUnreliable
+			rep.add(r)
+			continue
+		}
+		rep.add(r)
+		if r.Verdict != VerdictMatch {
+			diverge(k)
+			if !opts.Continue {
+				rep.Stopped = fmt.Sprintf("step %d diverged", k)
+			}
+		}
+	}
+	rep.OK = rep.FirstDivergence == nil && secret < 0 && rep.Stopped == "" && rep.Matched == rep.Compared
+	return rep, nil
+}
+
+func (rep *Report) add(r StepResult) {
+	rep.Steps = append(rep.Steps, r)
+	if r.Verdict == VerdictMatch || r.Verdict == VerdictDiverged || r.Verdict == VerdictUnreliable {
+		rep.Compared++
+	}
+	if r.Verdict == VerdictMatch {
+		rep.Matched++
+	}
+}
+
+// compareStep compares a stored step with the replayed observation.
+func compareStep(stored dataset.Step, obs action.Observation) StepResult {
+	r := StepResult{Step: stored.Index, Stored: seenOf(stored), Replayed: seenPtr(obs)}
+	var why []string
+	field := func(name, want, got string) {
+		if want != got {
+			why = append(why, fmt.Sprintf("%s %q, stored %q", name, got, want))
+		}
+	}
+	field("url", stored.URL, obs.URL)
+	field("title", stored.Title, obs.Title)
+	field("error", stored.Error, obs.Error)
+	if stored.Done != obs.Done {
+		why = append(why, fmt.Sprintf("done %v, stored %v", obs.Done, stored.Done))
+	}
+	switch {
+	case len(stored.Screenshot) == 0 && len(obs.Screenshot) == 0:
+	case len(stored.Screenshot) == 0:
+		why = append(why, "screenshot: the stored step has none")
+	case len(obs.Screenshot) == 0:
+		why = append(why, "screenshot: the replayed step has none")
+	default:
+		s, err := ComparePNG(stored.Screenshot, obs.Screenshot)
+		if err != nil {
+			why = append(why, "screenshot: "+err.Error())
+			break
+		}
+		r.Score, r.DiffPixels = &s.Score, &s.DiffPixels
+		if !s.Same() {
+			why = append(why, fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed)", s.DiffPixels, 100*s.Share, 100*MaxDiffShare))
+		}
+	}
+	if len(why) == 0 {
+		r.Verdict = VerdictMatch
+	} else {
+		r.Verdict = VerdictDiverged
+		r.Why = strings.Join(why, "; ")
+	}
+	return r
+}
+
+func whyOrMatch(r StepResult) string {
+	if r.Verdict == VerdictMatch {
+		return "matched"
+	}
+	return r.Why
+}
+
+func seenOf(s dataset.Step) Seen {
+	return Seen{URL: s.URL, Title: s.Title, Error: s.Error, Done: s.Done}
+}
+
+func seenPtr(o action.Observation) *Seen {
+	return &Seen{URL: o.URL, Title: o.Title, Error: o.Error, Done: o.Done}
+}
+
+// actionLabel is a step's action as people read it (`click 312,188`).
+func actionLabel(s dataset.Step) string {
+	if s.Action == nil {
+		return s.ActionJSON
+	}
+	return s.Action.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}
