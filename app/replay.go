@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"waymark/assets/practice"
+	"waymark/dataset"
+	"waymark/dataset/replay"
+	"waymark/engine"
+)
+
+func init() {
+	register("replay", "replay EPISODE [--db FILE] [--display xvfb|headless] [--until K] [--continue] [--report FILE.json]",
+		"run a stored episode's actions again in a fresh browser and compare every step with the stored one (exit 0 only when all match)", runReplay)
+}
+
+func runReplay(env *Env, args []string) error {
+	fs := newFlags(env, "replay")
+	db := fs.String("db", "", "database file (default: the global --db, $WAYMARK_DB or the default store)")
+	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
+	until := fs.Int("until", 0, "stop after step K (default: the last stored step)")
+	cont := fs.Bool("continue", false, "go on after a divergence or a secret step instead of stopping there")
+	reportPath := fs.String("report", "", "write the report as JSON to this file")
+	// The episode may come before, between or after the options.
+	var pos []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: give one episode id, e.g. waymark replay 3f2c… (got %d arguments: %q)", errUsage, len(pos), pos)
+	}
+	if *until < 0 {
+		return fmt.Errorf("%w: --until must be a step number from 1", errUsage)
+	}
+	settings, err := engine.SettingsFromEnv()
+	if err != nil {
+		return err
+	}
+	if *display != "" {
+		if settings.Display, err = engine.ParseDisplay(*display); err != nil {
+			return fmt.Errorf("%w: --display: %v", errUsage, err)
+		}
+	}
+	if *db != "" {
+		env.DBPath = *db
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Read everything first and close the store: the replay only reads it.
+	st, err := env.OpenStore()
+	if err != nil {
+		return err
+	}
+	rec, err := replay.Load(ctx, st, pos[0])
+	st.Close()
+	if errors.Is(err, dataset.ErrNotFound) {
+		return fmt.Errorf("%w: no episode %q in %s", errUsage, pos[0], env.DBPath)
+	}
+	if err != nil {
+		return err
+	}
+	if last := len(rec.Steps) - 1; *until > last {
+		return fmt.Errorf("%w: --until %d: episode %s has %d steps after the start page", errUsage, *until, rec.Episode.ID, last)
+	}
+
+	// The practice sites, so their host names resolve as when recording
+	// (stored URLs name the hosts, never the port, so they compare as
+	// they are).
+	sites, err := practice.Start()
+	if err != nil {
+		return err
+	}
+	defer sites.Close()
+	eng, err := newEngine(ctx, engineSpec{Settings: rec.Settings(settings), HostRules: sites.HostRules()})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	rep, err := replay.Run(ctx, eng, rec, replay.Options{Until: *until, Continue: *cont, PracticeHosts: practice.Hosts})
+	if err != nil {
+		return err
+	}
+	writeReplay(env.Stdout, rep)
+	if *reportPath != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*reportPath, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("cannot write the report: %w", err)
+		}
+	}
+	if !rep.OK {
+		return fmt.Errorf("the replay of episode %s did not match (see the table)", rep.EpisodeID)
+	}
+	return nil
+}
+
+// writeReplay prints the warnings, the table and the summary line.
+func writeReplay(w io.Writer, rep *replay.Report) {
+	fmt.Fprintf(w, "Replaying episode %s (%d actions) from %s\n", rep.EpisodeID, rep.StoredSteps, rep.StartURL)
+	for _, m := range rep.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n", m)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "step\taction\tverdict\tscore\twhy")
+	for _, r := range rep.Steps {
+		score := "—"
+		if r.Score != nil {
+			score = strconv.FormatFloat(*r.Score, 'f', 5, 64)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict, score, r.Why)
+	}
+	tw.Flush()
+	if rep.OK {
+		fmt.Fprintf(w, "OK: all %d steps matched (%.1f s).\n", rep.Compared, float64(rep.ElapsedMS)/1000)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "NOT REPLAYED FAITHFULLY: %d of %d compared steps matched", rep.Matched, rep.Compared)
+	if rep.FirstDivergence != nil {
+		fmt.Fprintf(&b, "; first divergence at step %d", *rep.FirstDivergence)
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(&b, "; stopped: %s", rep.Stopped)
+	}
+	fmt.Fprintf(&b, " (%.1f s).", float64(rep.ElapsedMS)/1000)
+	fmt.Fprintln(w, b.String())
+}
+
+// oneLine shortens s to n runes on one line, for the table.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

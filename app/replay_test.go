@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"waymark/assets/practice"
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/browser"
+)
+
+// `waymark replay` on an episode recorded through the Recorder over a real
+// Chromium: exit 0 and an all-match report while the page is unchanged,
+// exit 1 and the divergence at the click once the page after it says
+// something else; usage errors exit 2.
+func TestReplayCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	var changed atomic.Bool
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/next" {
+			msg := "Thank you, the order is placed."
+			if changed.Load() {
+				msg = "Sorry, the teapot is sold out."
+			}
+			fmt.Fprintf(w, `<title>next</title><body style="font:20px sans-serif"><h1>%s</h1></body>`, msg)
+			return
+		}
+		fmt.Fprint(w, `<title>start</title><body style="margin:0"><a href="/next" style="display:block;width:800px;height:600px">order</a></body>`)
+	}))
+	defer site.Close()
+
+	db := filepath.Join(t.TempDir(), "w.db")
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := engine.DefaultSettings()
+	set.Display = engine.DisplayHeadless
+	eng, err := browser.New(browser.Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
+	ctx := context.Background()
+	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []action.Action{action.ClickAt(400, 300), action.FinishWith("placed")} {
+		if _, err := rec.Step(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := rec.EpisodeID()
+	rec.Close()
+	st.Close()
+
+	report := filepath.Join(t.TempDir(), "r.json")
+	readReport := func() map[string]any {
+		t.Helper()
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+
+	code, stdout, stderr := runMain("replay", id, "--db", db, "--display", "headless", "--report", report)
+	t.Logf("exit %d\n%s%s", code, stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "OK: all 3 steps matched") || !strings.Contains(stdout, "Warning: the start URL") {
+		t.Fatalf("unchanged page: exit %d\n%s%s", code, stdout, stderr)
+	}
+	m := readReport()
+	steps, _ := m["steps"].([]any)
+	if m["ok"] != true || m["episode_id"] != id || m["matched"] != 3.0 || len(steps) != 3 || m["first_divergence"] != nil {
+		t.Fatalf("report %v", m)
+	}
+	if s1, _ := steps[1].(map[string]any); s1["action"] != "click 400,300" || s1["verdict"] != "match" || s1["score"] == nil {
+		t.Errorf("step 1 %v", s1)
+	}
+
+	changed.Store(true)
+	code, stdout, stderr = runMain("--db", db, "replay", "--display", "headless", "--report", report, id)
+	t.Logf("exit %d\n%s%s", code, stdout, stderr)
+	if code != 1 || !strings.Contains(stdout, "first divergence at step 1") || !strings.Contains(stderr, "did not match") {
+		t.Fatalf("changed page: exit %d\n%s%s", code, stdout, stderr)
+	}
+	m = readReport()
+	steps, _ = m["steps"].([]any)
+	if m["ok"] != false || m["first_divergence"] != 1.0 || len(steps) != 2 {
+		t.Fatalf("report %v", m)
+	}
+	if s1, _ := steps[1].(map[string]any); s1["verdict"] != "diverged" || !strings.HasPrefix(s1["why"].(string), "screenshot: ") {
+		t.Errorf("step 1 %v", s1)
+	}
+}
+
+// An episode recorded on a practice site, whose server then ran on another
+// port, replays with every step matching and no warning: stored URLs name
+// the practice hosts, never the port.
+func TestReplayPracticeEpisode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	sites, err := practice.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := engine.DefaultSettings()
+	set.Display = engine.DisplayHeadless
+	eng, err := browser.New(browser.Options{Settings: set, HostRules: sites.HostRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
+	ctx := context.Background()
+	start := practice.Tasks()[0].StartURL
+	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: start}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []action.Action{action.ScrollBy(300), action.FinishWith("")} {
+		if _, err := rec.Step(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := rec.EpisodeID()
+	rec.Close()
+	st.Close()
+	sites.Close() // the replay starts its own, on another port
+
+	code, stdout, stderr := runMain("--db", db, "replay", id, "--display", "headless")
+	t.Logf("exit %d\n%s%s", code, stdout, stderr)
+	if code != 0 || strings.Contains(stdout, "Warning") || !strings.Contains(stdout, "OK: all 3 steps matched") || !strings.Contains(stdout, start) {
+		t.Fatalf("practice episode: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestReplayUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	for _, args := range [][]string{
+		{"replay"},
+		{"replay", "a", "b"},
+		{"replay", "no-such-episode", "--db", db},
+		{"replay", "x", "--display", "tv"},
+		{"replay", "x", "--until", "-1"},
+	} {
+		code, _, stderr := runMain(args...)
+		if code != 2 || !strings.Contains(stderr, "waymark replay: usage: ") {
+			t.Errorf("%q: exit %d, %q", args, code, stderr)
+		}
+	}
+}
