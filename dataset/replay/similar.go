@@ -26,6 +26,11 @@ import (
 // shift-tolerant neighbourhood keeps a changed text line at hundreds of
 // pixels and a shifted page or a blinking caret at a few dozen, and its
 // score says something a person can check ("412 pixels differ").
+//
+// Its limit: half a pixel is not a pixel. Text laid out half a pixel
+// elsewhere is antialiased anew, and counts like a changed line (about
+// 3,000 pixels on the test page). The same browser replaying the same page
+// lays it out at the same positions, so a replay does not meet this.
 const (
 	// ChannelTolerance is the largest difference (0–255) in any of R, G, B
 	// that still counts as the same colour.
