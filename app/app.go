@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -36,6 +37,16 @@ func (e *Env) OpenStore() (*dataset.Store, error) {
 		fmt.Fprintf(e.Stderr, "waymark: could not add the practice tasks: %v\n", err)
 	}
 	return st, nil
+}
+
+// OpenExistingStore is OpenStore for the commands that only read (replay,
+// export, review stats): a path with no database is an error that says what
+// to do, not a new empty database made by a typo.
+func (e *Env) OpenExistingStore() (*dataset.Store, error) {
+	if _, err := os.Stat(e.DBPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no Waymark database at %s: give the right file with --db (or WAYMARK_DB), or record an episode first", e.DBPath)
+	}
+	return e.OpenStore()
 }
 
 type command struct {

@@ -48,7 +48,7 @@ func runExport(env *Env, args []string) error {
 	}
 	o.Categories, o.Outcomes, o.Annotators = cats, outcomes, annotators
 
-	s, err := env.OpenStore()
+	s, err := env.OpenExistingStore()
 	if err != nil {
 		return err
 	}

@@ -96,3 +96,22 @@ func TestExportCommand(t *testing.T) {
 		t.Errorf("--force: exit %d, %q", code, stdout)
 	}
 }
+
+// The commands that only read refuse a database path with nothing there
+// (a typo) instead of making a new empty database and saying it is empty.
+func TestReadingCommandsRefuseAMissingDatabase(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{
+		{"--db", missing, "replay", "3f2c0000-0000-0000-0000-000000000000"},
+		{"--db", missing, "export", "--out", filepath.Join(t.TempDir(), "ds"), "--license", "mit"},
+		{"--db", missing, "review", "stats"},
+	} {
+		code, _, stderr := runMain(args...)
+		if code == 0 || !strings.Contains(stderr, "no Waymark database at "+missing) {
+			t.Errorf("%q: exit %d, %q", args[2:], code, stderr)
+		}
+		if _, err := os.Stat(missing); !os.IsNotExist(err) {
+			t.Fatalf("%q made a database at the mistyped path", args[2:])
+		}
+	}
+}

@@ -65,7 +65,7 @@ func runReplay(env *Env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Read everything first and close the store: the replay only reads it.
-	st, err := env.OpenStore()
+	st, err := env.OpenExistingStore()
 	if err != nil {
 		return err
 	}

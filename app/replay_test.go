@@ -158,6 +158,11 @@ func TestReplayPracticeEpisode(t *testing.T) {
 
 func TestReplayUsage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "w.db")
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	for _, args := range [][]string{
 		{"replay"},
 		{"replay", "a", "b"},

@@ -23,7 +23,7 @@ func runReview(env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: waymark review stats takes no arguments (got %q)", errUsage, fs.Args())
 	}
-	s, err := env.OpenStore()
+	s, err := env.OpenExistingStore()
 	if err != nil {
 		return err
 	}
