@@ -33,8 +33,12 @@ import (
 //	check_js    check_js, js_check                                    → check kind "js"
 //	id          id, task_id, source_id                                → kept as the task's SourceID
 //	keep_secrets keep_secrets   true/false, 1/0, yes/no: keep the text typed into password and payment fields
+//	reference_time reference_time   the page's clock at reset, RFC 3339 with an offset (2024-03-15T10:30:00+01:00)
+//	timezone    timezone, timezoneId, timezone_id, time_zone   an IANA name (Europe/Berlin)
+//	locale      locale      a BCP 47 tag (de-DE)
 //
-// ImportOptions.Map overrides any of them (field → column).
+// ImportOptions.Map overrides any of them (field → column; an empty column:
+// none, not even a recognised one).
 //
 // Category values are normalised (case, spaces, '-' and '_' ignored):
 //
@@ -61,10 +65,16 @@ const (
 	FieldID         = "id"
 	// FieldKeepSecrets opts a task out of redaction (Task.KeepSecrets).
 	FieldKeepSecrets = "keep_secrets"
+	// FieldReferenceTime, FieldTimezone and FieldLocale set the page's
+	// clock, time zone and locale (Task.ReferenceTime, Timezone, Locale).
+	FieldReferenceTime = "reference_time"
+	FieldTimezone      = "timezone"
+	FieldLocale        = "locale"
 )
 
 // ImportFields lists the fields in the order reports show them.
-var ImportFields = []string{FieldGoal, FieldURL, FieldCategory, FieldAnswer, FieldURLPattern, FieldCheckJS, FieldID, FieldKeepSecrets}
+var ImportFields = []string{FieldGoal, FieldURL, FieldCategory, FieldAnswer, FieldURLPattern, FieldCheckJS, FieldID, FieldKeepSecrets,
+	FieldReferenceTime, FieldTimezone, FieldLocale}
 
 // ColumnAliases are the column names recognised for each field, in order of
 // preference.
@@ -77,6 +87,10 @@ var ColumnAliases = map[string][]string{
 	FieldCheckJS:     {"check_js", "js_check"},
 	FieldID:          {"id", "task_id", "source_id"},
 	FieldKeepSecrets: {"keep_secrets"},
+	// timezoneId and locale are the keys of BrowserGym-style manifests.
+	FieldReferenceTime: {"reference_time"},
+	FieldTimezone:      {"timezone", "timezoneid", "timezone_id", "time_zone"},
+	FieldLocale:        {"locale"},
 }
 
 var categoryWords = map[string]string{}
@@ -109,7 +123,8 @@ func NormalizeCategory(v string) (string, bool) {
 
 // ImportOptions tune an import.
 type ImportOptions struct {
-	// Map names the file's column for a field (FieldGoal, FieldURL, …; "start_url" is accepted for url).
+	// Map names the file's column for a field (FieldGoal, FieldURL, …; "start_url" is accepted for url);
+	// "" gives the field no column.
 	Map map[string]string
 	// Source is stored with each task; default: the file's base name.
 	Source string
@@ -159,6 +174,26 @@ const MaxImportRows = taskfile.MaxRows
 func importErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrImportFile, fmt.Sprintf(format, a...))
 }
+
+// MissingColumnError is the error (it wraps ErrImportFile) when no column
+// gives a field every task needs: FieldGoal, FieldURL, or FieldCategory
+// when there is no default category. Its text speaks to the command line;
+// a screen can say it in its own words from Field.
+type MissingColumnError struct {
+	Field string
+	err   error
+}
+
+func (e *MissingColumnError) Error() string { return e.err.Error() }
+func (e *MissingColumnError) Unwrap() error { return e.err }
+
+func missingColumn(field, format string, a ...any) error {
+	return &MissingColumnError{Field: field, err: importErr(format, a...)}
+}
+
+// ReasonNoCategory is the RowIssue.Reason of a row whose category is empty
+// when there is no default category.
+const ReasonNoCategory = "the category is empty; give a default category (--default-category information|navigation|interaction)"
 
 // ImportFile imports the tasks of a file on disk (see ImportTasks).
 func (s *Store) ImportFile(path string, opts ImportOptions) (ImportReport, error) {
@@ -228,8 +263,8 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, archived, created_at, updated_at)
-		VALUES (?,?,?,?,?,?,?,?,0,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
+	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
@@ -238,7 +273,8 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 	kept := rep.Tasks[:0]
 	for i, t := range rep.Tasks {
 		cj, _ := checkJSON(t.Check)
-		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, ts, ts)
+		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets,
+			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts)
 		if err != nil {
 			return ImportReport{File: rep.File}, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 		}
@@ -295,7 +331,7 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 		return rep, err
 	}
 	if rep.Mapping[FieldCategory] == "" && def == "" {
-		return rep, importErr("%s has no category column (found: %s); name one %s, give --map category=COLUMN, or give a default category (--default-category information|navigation|interaction)",
+		return rep, missingColumn(FieldCategory, "%s has no category column (found: %s); name one %s, give --map category=COLUMN, or give a default category (--default-category information|navigation|interaction)",
 			name, listOrNone(tab.Columns), strings.Join(ColumnAliases[FieldCategory], ", "))
 	}
 	exists, err := s.db.Prepare(`SELECT archived FROM tasks WHERE goal=? AND start_url=?`)
@@ -362,6 +398,7 @@ func resolveColumns(rep *ImportReport, columns []string, explicit map[string]str
 			byLower[strings.ToLower(strings.TrimSpace(c))] = c
 		}
 	}
+	none := map[string]bool{}
 	for field, col := range explicit {
 		f := strings.ToLower(strings.TrimSpace(field))
 		if f == "start_url" {
@@ -370,6 +407,10 @@ func resolveColumns(rep *ImportReport, columns []string, explicit map[string]str
 		if !slices.Contains(ImportFields, f) {
 			return importErr("--map %s=%s: unknown field %q; the fields are %s", field, col, field, strings.Join(ImportFields, ", "))
 		}
+		if strings.TrimSpace(col) == "" {
+			none[f] = true
+			continue
+		}
 		c, ok := byLower[strings.ToLower(strings.TrimSpace(col))]
 		if !ok {
 			return importErr("--map %s=%s: the file has no column %q; its columns are %s", field, col, col, listOrNone(columns))
@@ -377,7 +418,7 @@ func resolveColumns(rep *ImportReport, columns []string, explicit map[string]str
 		rep.Mapping[f] = c
 	}
 	for _, f := range ImportFields {
-		if rep.Mapping[f] != "" {
+		if rep.Mapping[f] != "" || none[f] {
 			continue
 		}
 		for _, alias := range ColumnAliases[f] {
@@ -388,11 +429,11 @@ func resolveColumns(rep *ImportReport, columns []string, explicit map[string]str
 		}
 	}
 	if rep.Mapping[FieldGoal] == "" {
-		return importErr("no goal column: the file has columns %s; name one of %s, or give --map goal=COLUMN",
+		return missingColumn(FieldGoal, "no goal column: the file has columns %s; name one of %s, or give --map goal=COLUMN",
 			listOrNone(columns), strings.Join(ColumnAliases[FieldGoal], ", "))
 	}
 	if rep.Mapping[FieldURL] == "" {
-		return importErr("no start URL column: the file has columns %s; name one of %s, or give --map url=COLUMN",
+		return missingColumn(FieldURL, "no start URL column: the file has columns %s; name one of %s, or give --map url=COLUMN",
 			listOrNone(columns), strings.Join(ColumnAliases[FieldURL], ", "))
 	}
 	return nil
@@ -446,7 +487,7 @@ func rowTask(tr taskfile.Row, mapping map[string]string, defCategory string) (Ta
 	case rawCat == "" && defCategory != "":
 		t.Category = defCategory
 	case rawCat == "":
-		return t, "the category is empty; give a default category (--default-category information|navigation|interaction)"
+		return t, ReasonNoCategory
 	default:
 		return t, fmt.Sprintf("unknown category %q; accepted: information (info, qa, question…), navigation (nav, navigate, browse…), interaction (interact, action, form, transaction…)", rawCat)
 	}
@@ -457,6 +498,21 @@ func rowTask(tr taskfile.Row, mapping map[string]string, defCategory string) (Ta
 		t.KeepSecrets = true
 	default:
 		return t, fmt.Sprintf("column %q: %q is not a yes or no; write true or false", mapping[FieldKeepSecrets], ks)
+	}
+	if rt, _ := get(FieldReferenceTime); rt != "" {
+		at, err := ParseReferenceTime(rt)
+		if err != nil {
+			return t, fmt.Sprintf("column %q: %v", mapping[FieldReferenceTime], err)
+		}
+		t.ReferenceTime = &at
+	}
+	t.Timezone, _ = get(FieldTimezone)
+	if err := ValidateTimezone(t.Timezone); err != nil {
+		return t, fmt.Sprintf("column %q: %v", mapping[FieldTimezone], err)
+	}
+	t.Locale, _ = get(FieldLocale)
+	if err := ValidateLocale(t.Locale); err != nil {
+		return t, fmt.Sprintf("column %q: %v", mapping[FieldLocale], err)
 	}
 	answer, _ := get(FieldAnswer)
 	pattern, _ := get(FieldURLPattern)

@@ -114,6 +114,7 @@ func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, er
 		if opts.Check == nil {
 			opts.Check = t.Check
 		}
+		TaskResetOptions(t, opts)
 		return t, nil
 	}
 	if strings.TrimSpace(opts.StartURL) == "" {

@@ -127,6 +127,12 @@ CREATE INDEX episodes_task_status ON episodes (task_id, status, annotator);
 	`
 ALTER TABLE tasks ADD COLUMN keep_secrets INTEGER NOT NULL DEFAULT 0;
 `,
+	// 3 → 4: the page's clock, time zone and locale for a task's episodes.
+	`
+ALTER TABLE tasks ADD COLUMN reference_time TEXT NOT NULL DEFAULT ''; -- RFC 3339 with its offset, or ''
+ALTER TABLE tasks ADD COLUMN timezone TEXT NOT NULL DEFAULT '';       -- IANA name, or ''
+ALTER TABLE tasks ADD COLUMN locale TEXT NOT NULL DEFAULT '';         -- BCP 47 tag, or ''
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

@@ -127,8 +127,8 @@ func TestMigrationAddsKeepSecrets(t *testing.T) {
 	defer s.Close()
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
-	if v != 3 {
-		t.Fatalf("schema %d after the upgrade, want 3", v)
+	if v != SchemaVersion {
+		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
 	task, err := s.GetTask("t1")
 	if err != nil || task.KeepSecrets {

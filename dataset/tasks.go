@@ -51,6 +51,9 @@ func ValidateTask(t *Task) error {
 	if err := action.CheckURL(t.StartURL); err != nil {
 		return fmt.Errorf("%w: start URL %q: %v (for example https://example.com/)", ErrInvalidTask, t.StartURL, err)
 	}
+	if err := validateClock(t); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidTask, err)
+	}
 	if c := t.Check; c != nil {
 		switch c.Kind {
 		case action.CheckKindAnswer:
@@ -101,9 +104,9 @@ func (s *Store) AddTask(t Task) (Task, error) {
 		return Task{}, err
 	}
 	ts := now()
-	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, archived, created_at, updated_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`,
-		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, t.Archived, ts, ts)
+	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`,
+		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts)
 	if err != nil {
 		return Task{}, s.explainWriteError(err)
 	}
@@ -114,8 +117,8 @@ func (s *Store) AddTask(t Task) (Task, error) {
 	return t, nil
 }
 
-// UpdateTask changes a task's goal, category, start URL, source, check and
-// whether it keeps secrets.
+// UpdateTask changes a task's goal, category, start URL, source, check,
+// whether it keeps secrets, and its reference time, time zone and locale.
 func (s *Store) UpdateTask(t Task) error {
 	if err := ValidateTask(&t); err != nil {
 		return err
@@ -124,8 +127,8 @@ func (s *Store) UpdateTask(t Task) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.Exec(`UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, keep_secrets=?, updated_at=? WHERE id=?`,
-		t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, now(), t.ID)
+	res, err := s.db.Exec(`UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, keep_secrets=?, reference_time=?, timezone=?, locale=?, updated_at=? WHERE id=?`,
+		t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, now(), t.ID)
 	if err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("%w: %q at %s", ErrDuplicateTask, t.Goal, t.StartURL)
@@ -176,13 +179,13 @@ func (s *Store) DeleteTask(id string) error {
 	return s.explainWriteError(tx.Commit())
 }
 
-const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.keep_secrets, t.archived, t.created_at, t.updated_at`
+const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.keep_secrets, t.reference_time, t.timezone, t.locale, t.archived, t.created_at, t.updated_at`
 
 func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	var t Task
 	var cj sql.NullString
-	var created, updated string
-	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.KeepSecrets, &t.Archived, &created, &updated}, extra...)
+	var created, updated, ref string
+	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.KeepSecrets, &ref, &t.Timezone, &t.Locale, &t.Archived, &created, &updated}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Task{}, err
 	}
@@ -192,6 +195,7 @@ func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
 			t.Check = &c
 		}
 	}
+	t.ReferenceTime = parseRefTimeColumn(ref)
 	t.CreatedAt, t.UpdatedAt = ParseTime(created), ParseTime(updated)
 	return t, nil
 }

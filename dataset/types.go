@@ -50,9 +50,17 @@ type Task struct {
 	// KeepSecrets keeps the text typed into password and payment fields in
 	// the task's episodes; by default it is stored as action.RedactedText.
 	KeepSecrets bool
-	Archived    bool
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// ReferenceTime, when set, is the instant the page's clock shows at the
+	// start of an episode (then it advances in real time); its offset is
+	// kept as written.
+	ReferenceTime *time.Time
+	// Timezone is an IANA time zone name ("Europe/Berlin") and Locale a BCP
+	// 47 tag ("de-DE") the page sees; empty keeps the browser's.
+	Timezone  string
+	Locale    string
+	Archived  bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Episode is one attempt at a task.

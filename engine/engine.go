@@ -59,6 +59,15 @@ type ResetOptions struct {
 	// Check, when set, is run at the end of the episode; its result becomes
 	// the final observation's Reward.
 	Check *action.Check
+	// ReferenceTime, when set, is the instant the page's JavaScript clock
+	// (Date) shows at reset; it then advances in real time.
+	ReferenceTime *time.Time
+	// Timezone is an IANA time zone name (e.g. "Europe/Berlin") the page
+	// sees; empty keeps the browser's.
+	Timezone string
+	// Locale is a BCP 47 language tag (e.g. "de-DE") for the page's Intl,
+	// navigator.language and Accept-Language; empty keeps the browser's.
+	Locale string
 }
 
 // State is the OpenEnv state of an episode.
