@@ -3,6 +3,7 @@ package tasks
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,13 +11,10 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
-	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
-	"waymark/ui"
 )
 
 // TaskFileExtensions are the task file formats the importer reads.
@@ -69,10 +67,12 @@ func (t *Tab) ImportFile(path string) {
 // load reads a task file and makes its first preview off the Fyne
 // goroutine (a large file would freeze the window), then shows the import
 // dialog. label names the file in a read error; name is the file name the
-// importer guesses the format from. When the screen closes, the reading
-// stops and nothing is shown.
+// importer guesses the format from, and its base name the source whose
+// remembered column choices are preset. When the screen closes, the
+// reading stops and nothing is shown.
 func (t *Tab) load(label, name string, read func(context.Context) ([]byte, error)) {
 	ctx, store := t.life, t.ctx.Store
+	remembered := t.rememberedMapping(filepath.Base(name))
 	t.work.Add(1)
 	go func() {
 		defer t.work.Done()
@@ -85,17 +85,37 @@ func (t *Tab) load(label, name string, read func(context.Context) ([]byte, error
 			return
 		}
 		rep, err := store.PreviewImport(bytes.NewReader(data), name, dataset.ImportOptions{})
+		chosen := usableMapping(remembered, rep.Columns)
+		if len(chosen) > 0 && ctx.Err() == nil {
+			rep, err = store.PreviewImport(bytes.NewReader(data), name, dataset.ImportOptions{Map: chosen})
+		}
 		if ctx.Err() != nil {
 			return
 		}
 		t.post(func() {
-			if err != nil {
-				t.showErr(fmt.Errorf("cannot import %s: %w", filepath.Base(name), err))
+			var missing *dataset.MissingColumnError
+			if err != nil && !errors.As(err, &missing) {
+				t.showErr(importError(name, err))
 				return
 			}
-			t.previewImport(name, data, rep)
+			t.previewImport(name, data, chosen, rep, err)
 		})
 	}()
+}
+
+// importError says why a whole file cannot be imported, once: the
+// importer's reasons already start "cannot import the file" and often
+// name the file.
+func importError(name string, err error) error {
+	base := filepath.Base(name)
+	reason := strings.TrimPrefix(err.Error(), dataset.ErrImportFile.Error()+": ")
+	switch {
+	case strings.HasPrefix(reason, base):
+		return errors.New("the file " + reason)
+	case strings.Contains(reason, base):
+		return errors.New(reason)
+	}
+	return fmt.Errorf("cannot import %s: %s", base, reason)
 }
 
 // post runs fn on the Fyne goroutine unless the screen has closed (by
@@ -131,85 +151,3 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 	}
 }
 
-// ImportPreviewText describes a preview: how columns map, what would be
-// imported, and each skipped row with its reason.
-func ImportPreviewText(rep dataset.ImportReport) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s): %d rows\n\nColumns:\n", rep.File, rep.Format, rep.Rows)
-	for _, f := range dataset.ImportFields {
-		col := rep.Mapping[f]
-		if col == "" {
-			col = "— not found"
-		}
-		fmt.Fprintf(&b, "  %-12s ← %s\n", f, col)
-	}
-	fmt.Fprintf(&b, "\nWill import %d task(s)", len(rep.Tasks))
-	if len(rep.ByCategory) > 0 {
-		var parts []string
-		for _, c := range dataset.Categories {
-			if n := rep.ByCategory[c]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d", c, n))
-			}
-		}
-		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
-	}
-	b.WriteString(".\n")
-	if n := len(rep.Duplicates); n > 0 {
-		fmt.Fprintf(&b, "%d already stored (same goal and start URL), left out.\n", n)
-	}
-	if n := len(rep.Skipped); n > 0 {
-		fmt.Fprintf(&b, "\n%d row(s) will be skipped:\n", n)
-		for i, s := range rep.Skipped {
-			if i == 200 {
-				fmt.Fprintf(&b, "  … and %d more\n", n-i)
-				break
-			}
-			fmt.Fprintf(&b, "  %s\n", s.String())
-		}
-	}
-	return b.String()
-}
-
-// previewImport shows the import dialog for a file already read, with its
-// first preview (no default category); choosing a default category
-// previews it again.
-func (t *Tab) previewImport(name string, data []byte, first dataset.ImportReport) {
-	opts := dataset.ImportOptions{}
-	defCat := widget.NewSelect(append([]string{"skip rows without one"}, dataset.Categories...), nil)
-	defCat.SetSelectedIndex(0)
-	text := widget.NewTextGridFromString(ImportPreviewText(first))
-	refresh := func() error {
-		opts.DefaultCategory = ""
-		if i := defCat.SelectedIndex(); i > 0 {
-			opts.DefaultCategory = dataset.Categories[i-1]
-		}
-		rep, err := t.ctx.Store.PreviewImport(bytes.NewReader(data), name, opts)
-		if err != nil {
-			return err
-		}
-		text.SetText(ImportPreviewText(rep))
-		return nil
-	}
-	defCat.OnChanged = func(string) {
-		if err := refresh(); err != nil {
-			text.SetText(err.Error())
-		}
-	}
-	body := container.NewBorder(container.NewHBox(widget.NewLabel("Rows with no category:"), ui.NewFixedWidth(260, defCat)), nil, nil, nil, container.NewScroll(text))
-	d := dialog.NewCustomConfirm("Import "+filepath.Base(name), "Import", "Cancel", body, func(ok bool) {
-		if !ok {
-			return
-		}
-		rep, err := t.ctx.Store.ImportTasks(bytes.NewReader(data), name, opts)
-		if err != nil {
-			t.showErr(fmt.Errorf("import failed: %w", err))
-			return
-		}
-		t.Reload()
-		msg := fmt.Sprintf("Imported %s; %d skipped, %d already stored.", ui.Plural(rep.Imported, "task"), len(rep.Skipped), len(rep.Duplicates))
-		ui.ShowInformation(t.ctx.Window, "Import done", msg)
-	}, t.ctx.Window)
-	d.Resize(fyne.NewSize(760, 560))
-	d.Show()
-	ui.WithKeys(t.ctx.Window, d, d.Confirm)
-}

@@ -135,10 +135,17 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := ImportPreviewText(rep)
-	for _, want := range []string{"goal         ← instruction", "url          ← website", "category     ← type", "Will import 1 task(s)", "2 row(s) will be skipped", "row 2", "row 3"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("preview lacks %q:\n%s", want, text)
+	if got := countLine(rep); got != "1 task will be imported, 2 rows skipped (information 1)." {
+		t.Errorf("count line %q", got)
+	}
+	rows := previewRows(rep)
+	if len(rows) != 3 || rows[0].goal != "Find the cheapest tent" || rows[0].category != dataset.Information || rows[0].issue != "" ||
+		!rows[1].skipped || !strings.Contains(rows[1].issue, "start URL") || !strings.Contains(rows[2].issue, `unknown category "weird"`) {
+		t.Errorf("preview rows %+v", rows)
+	}
+	for f, col := range map[string]string{dataset.FieldGoal: "instruction", dataset.FieldURL: "website", dataset.FieldCategory: "type"} {
+		if rep.Mapping[f] != col {
+			t.Errorf("%s ← %q, want %q", f, rep.Mapping[f], col)
 		}
 	}
 	if n, _ := store.CountTasks(dataset.TaskFilter{}); n.Total != 4 {
@@ -162,19 +169,10 @@ func TestTaskFileFilter(t *testing.T) {
 	}
 }
 
-// previewText returns the text of the import preview the window shows, or
-// "" when none shows.
+// previewText returns the texts of the import preview the window shows,
+// or "" when none shows.
 func previewText(w fyne.Window) string {
-	top := w.Canvas().Overlays().Top()
-	if top == nil {
-		return ""
-	}
-	for _, o := range test.LaidOutObjects(top) {
-		if g, ok := o.(*widget.TextGrid); ok {
-			return g.Text()
-		}
-	}
-	return ""
+	return strings.Join(overlayTexts(w), "\n")
 }
 
 // A dropped file is read off the Fyne goroutine; the preview shows once it
@@ -190,7 +188,7 @@ func TestImportFileShowsThePreviewWhenRead(t *testing.T) {
 	if previewText(tab.ctx.Window) != "" || loop.Run() != 1 {
 		t.Fatal("the preview was not handed over once to the Fyne goroutine")
 	}
-	if got := previewText(tab.ctx.Window); !strings.Contains(got, "batch.csv (csv): 1 rows") || !strings.Contains(got, "Will import 1 task(s)") {
+	if got := previewText(tab.ctx.Window); !strings.Contains(got, "Import batch.csv") || !strings.Contains(got, "1 task will be imported, 0 rows skipped") {
 		t.Fatalf("preview shows %q", got)
 	}
 	tab.ctx.Window.Canvas().Overlays().Top().Hide()
