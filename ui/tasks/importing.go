@@ -150,4 +150,3 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 		}
 	}
 }
-
