@@ -101,8 +101,8 @@ func runPlay(env *Env, args []string) error {
 
 	out := json.NewEncoder(env.Stdout)
 	emit := func(obs action.Observation) error {
-		line := playLine{Step: obs.Step, URL: obs.URL, Title: obs.Title, Error: obs.Error, Done: obs.Done,
-			EndReason: obs.EndReason, Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS}
+		line := playLine{Step: obs.Step, URL: obs.URL, Title: obs.Title, Error: string(obs.Error), Done: obs.Done,
+			EndReason: string(obs.EndReason), Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS}
 		if *shots != "" && len(obs.Screenshot) > 0 {
 			p := filepath.Join(*shots, fmt.Sprintf("step-%03d.png", obs.Step))
 			if err := os.WriteFile(p, obs.Screenshot, 0o644); err != nil {

@@ -288,7 +288,7 @@ func (s *Store) endEpisodeResult(ex execer, id string, end episodeEnd) (sql.Resu
 // DiscardEpisode marks an episode discarded (its steps are kept, so it can
 // be looked at or restored with RestoreEpisode).
 func (s *Store) DiscardEpisode(id string) error {
-	return s.setStatus(id, StatusDiscarded, action.EndDiscarded)
+	return s.setStatus(id, StatusDiscarded, string(action.EndDiscarded))
 }
 
 // SetEpisodeAnnotator renames who recorded an episode (e.g. an agent that

@@ -108,7 +108,7 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	a := action.ClickAt(10, 20)
 	for i, st := range []Step{
 		{EpisodeID: e.ID, Index: 0, URL: "http://shop.waymark.test/", Screenshot: shot},
-		{EpisodeID: e.ID, Index: 1, Action: &a, URL: "http://shop.waymark.test/p", Error: action.ErrRendererTimeout},
+		{EpisodeID: e.ID, Index: 1, Action: &a, URL: "http://shop.waymark.test/p", Error: string(action.ErrRendererTimeout)},
 	} {
 		if err := s.AppendStep(st); err != nil {
 			t.Fatal(i, err)
@@ -121,7 +121,7 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 		t.Fatalf("step of a missing episode: %v", err)
 	}
 	steps, _ := s.Steps(e.ID)
-	if len(steps) != 2 || steps[1].Action == nil || steps[1].Action.String() != "click 10,20" || steps[1].ActionJSON == "" || steps[1].Error != action.ErrRendererTimeout {
+	if len(steps) != 2 || steps[1].Action == nil || steps[1].Action.String() != "click 10,20" || steps[1].ActionJSON == "" || steps[1].Error != string(action.ErrRendererTimeout) {
 		t.Fatalf("steps %+v", steps)
 	}
 	if ep, _ := s.GetEpisode(e.ID); ep.NumSteps != 1 {

@@ -204,7 +204,7 @@ func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
 
 func stepOf(ep string, idx int, a *action.Action, actionJSON string, obs engine.Observation) Step {
 	return Step{EpisodeID: ep, Index: idx, Action: a, ActionJSON: actionJSON, URL: obs.URL, Title: obs.Title,
-		Error: obs.Error, Done: obs.Done, Screenshot: obs.Screenshot, Timings: obs.Timings, CreatedAt: time.Now()}
+		Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot, Timings: obs.Timings, CreatedAt: time.Now()}
 }
 
 func endOf(obs engine.Observation) episodeEnd {
@@ -212,7 +212,7 @@ func endOf(obs engine.Observation) episodeEnd {
 	if reason == "" {
 		reason = action.EndFinished
 	}
-	return episodeEnd{status: StatusFinished, reason: reason, answer: obs.Answer, finalURL: obs.URL, reward: obs.Reward}
+	return episodeEnd{status: StatusFinished, reason: string(reason), answer: obs.Answer, finalURL: obs.URL, reward: obs.Reward}
 }
 
 // Step performs one action and commits its step before returning. An

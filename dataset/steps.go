@@ -57,7 +57,7 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 		actionJSON = string(b)
 	}
 	if st.Action != nil {
-		op = st.Action.Op
+		op = string(st.Action.Op)
 	}
 	created := st.CreatedAt
 	if created.IsZero() {

@@ -11,9 +11,9 @@ import (
 )
 
 func TestObservationErrorsInWords(t *testing.T) {
-	for _, code := range []string{action.ErrPageLoadTimeout, action.ErrRendererTimeout, action.ErrRendererCrashed, action.ErrBotVerification, "net::ERR_NAME_NOT_RESOLVED"} {
+	for _, code := range []action.Code{action.ErrPageLoadTimeout, action.ErrRendererTimeout, action.ErrRendererCrashed, action.ErrBotVerification, "net::ERR_NAME_NOT_RESOLVED"} {
 		msg := ObservationError(code)
-		if msg == "" || msg == code || !strings.HasSuffix(msg, ".") {
+		if msg == "" || msg == string(code) || !strings.HasSuffix(msg, ".") {
 			t.Errorf("%q → %q", code, msg)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // codeWords is the one table of what each observation error code means to a
 // person, whether recording or reviewing (see action.Codes).
-var codeWords = map[string]string{
+var codeWords = map[action.Code]string{
 	action.ErrPageLoadTimeout:  "The page took too long to load; the episode goes on with what is shown.",
 	action.ErrRendererTimeout:  "The page stopped responding; the episode has ended.",
 	action.ErrRendererCrashed:  "The page crashed; the episode has ended.",
@@ -22,14 +22,14 @@ var codeWords = map[string]string{
 
 // ObservationError turns an observation's error code into a sentence; an
 // error that is no code (why an action failed) is quoted.
-func ObservationError(code string) string {
+func ObservationError(code action.Code) string {
 	if code == "" {
 		return ""
 	}
 	if w, ok := codeWords[code]; ok {
 		return w
 	}
-	return "The action did not work on the page: " + code + "."
+	return "The action did not work on the page: " + string(code) + "."
 }
 
 // episodeOver is said when a step is refused because the episode ended.
@@ -55,7 +55,7 @@ func StepError(err error) string {
 // endWords is the one table of what each end reason means (see
 // action.EndReasons): now is said to the person recording as the episode
 // ends, after names it in an episode's summary for a reviewer.
-var endWords = map[string]struct{ now, after string }{
+var endWords = map[action.EndReason]struct{ now, after string }{
 	action.EndFinished:         {"You finished the task.", "finished by the annotator"},
 	action.EndStepLimit:        {"The episode reached its step limit.", "step limit reached"},
 	action.EndBotVerification:  {"The site asked for a bot check, so the episode stopped.", "blocked by a bot check"},
@@ -67,7 +67,7 @@ var endWords = map[string]struct{ now, after string }{
 }
 
 // EndReason says why an episode ended, to the person recording it.
-func EndReason(reason string) string {
+func EndReason(reason action.EndReason) string {
 	if w, ok := endWords[reason]; ok {
 		return w.now
 	}
@@ -76,11 +76,11 @@ func EndReason(reason string) string {
 
 // EndedBy names why an episode ended in a few words, for its summary
 // ("ended: step limit reached"); an unknown reason is shown as it is.
-func EndedBy(reason string) string {
+func EndedBy(reason action.EndReason) string {
 	if w, ok := endWords[reason]; ok {
 		return w.after
 	}
-	return reason
+	return string(reason)
 }
 
 // CheckResult describes the automatic check's result ("" when the task has

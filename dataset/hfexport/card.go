@@ -18,7 +18,7 @@ type cardStats struct {
 	stepsByCat    map[string]int
 	outcomes      map[string]int // "" = no outcome
 	annotators    map[string]int
-	ops           map[string]int
+	ops           map[action.Op]int
 	actionSets    map[string]int
 	first, last   time.Time
 	multiReviewed int // episodes with ≥ 2 current reviews
@@ -37,7 +37,7 @@ func (s *cardStats) init() {
 	s.stepsByCat = map[string]int{}
 	s.outcomes = map[string]int{}
 	s.annotators = map[string]int{}
-	s.ops = map[string]int{}
+	s.ops = map[action.Op]int{}
 	s.actionSets = map[string]int{}
 }
 
@@ -298,7 +298,10 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"`current-password`, `new-password`, `cc-number`, `cc-csc`) is recorded as `[redacted]`, unless the " +
 		"task asked to keep it.\n\n")
 	b.WriteString("| op | fields | meaning | BrowserGym | count |\n|---|---|---|---|---|\n")
-	for _, r := range []struct{ op, fields, meaning, bg string }{
+	for _, r := range []struct {
+		op                  action.Op
+		fields, meaning, bg string
+	}{
 		{action.Click, "x, y", "left click at a viewport pixel", "`mouse_click(x, y)`"},
 		{action.Type, "text", "type into the focused element", "`keyboard_type(\"text\")`"},
 		{action.Key, "text", "press one key (ENTER, TAB, ESCAPE, BACKSPACE, CTRL+A, UP, DOWN, LEFT, RIGHT)", "`keyboard_press(\"Enter\")`"},

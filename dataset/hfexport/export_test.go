@@ -171,7 +171,7 @@ func TestExportStandard(t *testing.T) {
 				t.Errorf("%s step %d: url %s next %s json %s", id, k, *r.URL, *r.NextURL, *r.ActionJSON)
 			}
 			a := stepActionOf(k, len(db)-1)
-			if *r.Action.Op != a.Op || *r.BrowserGymAction != BrowserGymAction(a) {
+			if *r.Action.Op != string(a.Op) || *r.BrowserGymAction != BrowserGymAction(a) {
 				t.Errorf("%s step %d: action %s / %s, want %s", id, k, *r.Action.Op, *r.BrowserGymAction, a)
 			}
 			switch a.Op {

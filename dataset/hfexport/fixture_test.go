@@ -120,7 +120,7 @@ func (f *fixture) episode(id, task, annotator, status string, n int) {
 		if i > 0 {
 			a := stepActionOf(i, n)
 			b, _ := json.Marshal(a)
-			aj, op = string(b), a.Op
+			aj, op = string(b), string(a.Op)
 		}
 		f.exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot, action_ms, settle_ms, capture_ms, total_ms, created_at)
 			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, id, i, aj, op, stepURL(id, i), "Page", "", i == n && n > 0,

@@ -293,7 +293,7 @@ func strOrNil(s string) *string {
 
 // typedAction fills only the fields the operation uses.
 func typedAction(a action.Action) *stepAction {
-	sa := &stepAction{Op: str(a.Op)}
+	sa := &stepAction{Op: str(string(a.Op))}
 	pt := func(p *int) *int64 {
 		if p == nil {
 			return nil

@@ -88,7 +88,7 @@ func maxSteps(ep dataset.Episode, actions int) int {
 	if json.Unmarshal([]byte(ep.EngineJSON), &info) == nil && info.MaxSteps >= actions && info.MaxSteps >= 1 && info.MaxSteps <= engine.MaxMaxSteps {
 		return info.MaxSteps
 	}
-	if ep.EndReason == action.EndStepLimit && actions >= 1 {
+	if ep.EndReason == string(action.EndStepLimit) && actions >= 1 {
 		return actions
 	}
 	return min(max(engine.DefaultMaxSteps, actions), engine.MaxMaxSteps)
@@ -224,7 +224,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 	for k := 1; k <= last && rep.Stopped == ""; k++ {
 		stored := rec.Steps[k]
 		if obs.Done {
-			rep.Stopped = fmt.Sprintf("the replayed episode ended at step %d (%s); the stored one goes on", k-1, orNone(obs.EndReason))
+			rep.Stopped = fmt.Sprintf("the replayed episode ended at step %d (%s); the stored one goes on", k-1, orNone(string(obs.EndReason)))
 			break
 		}
 		if stored.Action == nil {
@@ -315,7 +315,7 @@ func compareStep(stored dataset.Step, obs action.Observation) StepResult {
 	}
 	field("url", stored.URL, obs.URL)
 	field("title", stored.Title, obs.Title)
-	field("error", stored.Error, obs.Error)
+	field("error", stored.Error, string(obs.Error))
 	if stored.Done != obs.Done {
 		why = append(why, fmt.Sprintf("done %v, stored %v", obs.Done, stored.Done))
 	}
@@ -357,7 +357,7 @@ func seenOf(s dataset.Step) Seen {
 }
 
 func seenPtr(o action.Observation) *Seen {
-	return &Seen{URL: o.URL, Title: o.Title, Error: o.Error, Done: o.Done}
+	return &Seen{URL: o.URL, Title: o.Title, Error: string(o.Error), Done: o.Done}
 }
 
 // actionLabel is a step's action as people read it (`click 312,188`).

@@ -26,8 +26,8 @@ const (
 	MaxScroll      = 1200
 )
 
-// Op names an operation.
-type Op = string
+// Op names an operation. It is written as its string.
+type Op string
 
 // The default (reference) operations.
 const (
@@ -156,7 +156,7 @@ func (a Action) String() string {
 	}
 	switch a.Op {
 	case Click, DoubleClick, Move:
-		return a.Op + " " + xy(a.X, a.Y)
+		return string(a.Op) + " " + xy(a.X, a.Y)
 	case Drag:
 		return "drag " + xy(a.X, a.Y) + "→" + xy(a.X2, a.Y2)
 	case Type:
@@ -173,7 +173,7 @@ func (a Action) String() string {
 		}
 		return "finish " + strconv.Quote(a.Text)
 	}
-	return a.Op
+	return string(a.Op)
 }
 
 // MarshalJSON writes the reference's shape for default actions (all of

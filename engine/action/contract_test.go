@@ -251,8 +251,8 @@ func TestContractKeyNames(t *testing.T) {
 }
 
 func TestContractOpsAndFields(t *testing.T) {
-	defaultOps := []string{"click", "type", "key", "scroll", "back", "wait", "finish"}
-	extendedOps := append(append([]string{}, defaultOps...), "goto", "double_click", "move", "drag")
+	defaultOps := []Op{"click", "type", "key", "scroll", "back", "wait", "finish"}
+	extendedOps := append(append([]Op{}, defaultOps...), "goto", "double_click", "move", "drag")
 	if got := SetDefault.Ops(); !reflect.DeepEqual(got, defaultOps) {
 		t.Errorf("default ops %q", got)
 	}
@@ -265,7 +265,7 @@ func TestContractOpsAndFields(t *testing.T) {
 	if !SetDefault.HasOp("click") || SetDefault.HasOp("zap") || !SetExtended.HasKey("ENTER") {
 		t.Error("a caller changed the set through Ops()/Keys()")
 	}
-	for _, op := range []string{"", "CLICK", "Click", "goto ", "jump", "scroll_down"} {
+	for _, op := range []Op{"", "CLICK", "Click", "goto ", "jump", "scroll_down"} {
 		if SetDefault.HasOp(op) || SetExtended.HasOp(op) {
 			t.Errorf("HasOp(%q)", op)
 		}
@@ -276,7 +276,7 @@ func TestContractOpsAndFields(t *testing.T) {
 	if got := parseLiteral(t, `{"op":null}`, SetExtended); got != "'click', 'type', 'key', 'scroll', 'back', 'wait', 'finish', 'goto', 'double_click', 'move' or 'drag'" {
 		t.Errorf("extended literal %q", got)
 	}
-	if got := literalExpected([]string{"only"}); got != "'only'" {
+	if got := literalExpected([]Op{"only"}); got != "'only'" {
 		t.Errorf("one literal %q", got)
 	}
 	// Fields each set accepts; anything else is extra_forbidden, reported

@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -35,10 +34,10 @@ func TestCodesAndEndReasonsAreComplete(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				switch {
-				case strings.HasPrefix(n.Name, "Err"):
+				switch typ, _ := vs.Type.(*ast.Ident); {
+				case typ != nil && typ.Name == "Code":
 					codes = append(codes, v)
-				case strings.HasPrefix(n.Name, "End"):
+				case typ != nil && typ.Name == "EndReason":
 					reasons = append(reasons, v)
 				}
 			}
@@ -49,6 +48,14 @@ func TestCodesAndEndReasonsAreComplete(t *testing.T) {
 			t.Errorf("observation.go declares the %s %q, the list has %q", what, declared, listed)
 		}
 	}
-	same("codes", codes, Codes())
-	same("end reasons", reasons, EndReasons())
+	same("codes", codes, strs(Codes()))
+	same("end reasons", reasons, strs(EndReasons()))
+}
+
+func strs[S ~string](l []S) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = string(s)
+	}
+	return out
 }

@@ -31,12 +31,13 @@ type Observation struct {
 	URL        string `json:"url"`
 	Title      string `json:"title"`
 	// Error is "" or a short code: page_load_timeout, renderer_timeout,
-	// renderer_crashed, blocked_by_bot_verification, or a short description of
-	// why the action failed (the episode goes on).
-	Error string `json:"error"`
-	Done  bool   `json:"done"`
-	// EndReason says why Done is true (see the End* constants).
-	EndReason string `json:"end_reason,omitempty"`
+	// renderer_crashed, blocked_by_bot_verification, blank_observation (see
+	// Codes), or a short description of why the action failed (the episode
+	// goes on).
+	Error Code `json:"error"`
+	Done  bool `json:"done"`
+	// EndReason says why Done is true (see EndReasons).
+	EndReason EndReason `json:"end_reason,omitempty"`
 	// Answer is the text of a finish action.
 	Answer string `json:"answer,omitempty"`
 	// Reward is the automatic check's result at the end of an episode whose
@@ -52,40 +53,49 @@ type Observation struct {
 	Timings  Timings `json:"timings"`
 }
 
+// EndReason says why an episode ended (Observation.EndReason, and an
+// episode's end_reason in the store). It is written as its string.
+type EndReason string
+
 // Why an episode ended.
 const (
-	EndFinished        = "finished"
-	EndStepLimit       = "step_limit"
-	EndBotVerification = "bot_verification"
-	EndCrashed         = "crashed"
-	EndTimeout         = "timeout"
-	EndDiscarded       = "discarded"
-	EndInterrupted     = "interrupted"
+	EndFinished        EndReason = "finished"
+	EndStepLimit       EndReason = "step_limit"
+	EndBotVerification EndReason = "bot_verification"
+	EndCrashed         EndReason = "crashed"
+	EndTimeout         EndReason = "timeout"
+	EndDiscarded       EndReason = "discarded"
+	EndInterrupted     EndReason = "interrupted"
 	// EndBlankObservation: with observation recovery on, the page showed
 	// no visible content after every fresh read.
-	EndBlankObservation = "blank_observation"
+	EndBlankObservation EndReason = "blank_observation"
 )
 
 // EndReasons lists every end reason, in the order above.
-func EndReasons() []string {
-	return []string{EndFinished, EndStepLimit, EndBotVerification, EndCrashed,
+func EndReasons() []EndReason {
+	return []EndReason{EndFinished, EndStepLimit, EndBotVerification, EndCrashed,
 		EndTimeout, EndDiscarded, EndInterrupted, EndBlankObservation}
 }
 
+// Code is an observation's error (Observation.Error): "" for none, one of
+// the codes below, or a short description of why an action failed. It is
+// written as its string.
+type Code string
+
 // Observation error codes, as the reference's (plus renderer_crashed).
 const (
-	ErrPageLoadTimeout = "page_load_timeout"
-	ErrRendererTimeout = "renderer_timeout"
-	ErrBotVerification = "blocked_by_bot_verification"
-	ErrRendererCrashed = "renderer_crashed"
+	ErrPageLoadTimeout Code = "page_load_timeout"
+	ErrRendererTimeout Code = "renderer_timeout"
+	ErrBotVerification Code = "blocked_by_bot_verification"
+	ErrRendererCrashed Code = "renderer_crashed"
 	// ErrBlankObservation: observation recovery found no visible content
 	// (the episode ends; Waymark's addition).
-	ErrBlankObservation = "blank_observation"
+	ErrBlankObservation Code = "blank_observation"
 )
 
 // Codes lists every observation error code, in the order above.
-func Codes() []string {
-	return []string{ErrPageLoadTimeout, ErrRendererTimeout, ErrBotVerification,
+func Codes() []Code {
+	return []Code{ErrPageLoadTimeout, ErrRendererTimeout, ErrBotVerification,
 		ErrRendererCrashed, ErrBlankObservation}
 }
 

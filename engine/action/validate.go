@@ -74,7 +74,7 @@ func valueErr(msg string, input any) FieldError {
 func literalExpected(ops []Op) string {
 	q := make([]string, len(ops))
 	for i, o := range ops {
-		q[i] = "'" + o + "'"
+		q[i] = "'" + string(o) + "'"
 	}
 	if len(q) == 1 {
 		return q[0]
@@ -151,12 +151,12 @@ func FromValue(raw any, set Set) (Action, error) {
 
 	if v, present := obj["op"]; !present {
 		errs = append(errs, NewFieldError("missing", []any{"op"}, "Field required", PlainJSON(obj), nil))
-	} else if s, ok := v.(string); !ok || !set.HasOp(s) {
+	} else if s, ok := v.(string); !ok || !set.HasOp(Op(s)) {
 		exp := literalExpected(ops)
 		errs = append(errs, NewFieldError("literal_error", []any{"op"}, "Input should be "+exp, PlainJSON(v),
 			map[string]any{"expected": exp}))
 	} else {
-		a.Op = s
+		a.Op = Op(s)
 	}
 	intField := func(name string, lo, hi int, hiExclusive, nullable bool) *int {
 		v, present := obj[name]
@@ -220,7 +220,7 @@ func FromValue(raw any, set Set) (Action, error) {
 	}
 	if len(errs) > 0 {
 		ve := &ValidationError{Errors: errs}
-		if op, ok := obj["op"].(string); ok && set == SetDefault && SetExtended.HasOp(op) && !SetDefault.HasOp(op) {
+		if op, ok := obj["op"].(string); ok && set == SetDefault && SetExtended.HasOp(Op(op)) && !SetDefault.HasOp(Op(op)) {
 			ve.Hint = fmt.Sprintf("%q is an extended action; this episode uses the default action set", op)
 		}
 		return Action{}, ve
@@ -264,7 +264,7 @@ func crossField(a Action, set Set, input any) (FieldError, bool) {
 		}
 	case DoubleClick, Move:
 		if a.X == nil || a.Y == nil {
-			return valueErr(a.Op+" needs x and y", input), true
+			return valueErr(string(a.Op)+" needs x and y", input), true
 		}
 	case Drag:
 		if a.X == nil || a.Y == nil || a.X2 == nil || a.Y2 == nil {

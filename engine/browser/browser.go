@@ -101,7 +101,7 @@ type episode struct {
 	order   []*tab // in opening order, to fall back when a tab closes
 	newTabs chan target.ID
 	done    bool
-	endedBy string
+	endedBy action.EndReason
 	check   *action.Check
 	answer  string
 	px, py  float64 // the pointer's last position
@@ -466,7 +466,7 @@ func (e *Engine) openEpisode(ctx context.Context) (*episode, error) {
 // navigate loads url in the tab and waits for the load event, at most
 // PageLoadTimeout. A timeout or a network error is reported as the
 // observation's error code; err is only for a crash or a dead renderer.
-func (e *Engine) navigate(ctx context.Context, t *tab, url string) (code string, err error) {
+func (e *Engine) navigate(ctx context.Context, t *tab, url string) (code action.Code, err error) {
 	t.expectNavigation()
 	lctx, lcancel := context.WithCancel(t.ctx)
 	defer lcancel()
@@ -501,7 +501,7 @@ func (e *Engine) navigate(ctx context.Context, t *tab, url string) (code string,
 		t.clearNavigation()
 		return "", err
 	case res.ErrorText != "":
-		return res.ErrorText, nil
+		return action.Code(res.ErrorText), nil
 	}
 	return "", nil
 }

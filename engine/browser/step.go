@@ -77,7 +77,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	case action.Back:
 		err = e.back(ctx, t)
 	case action.Goto:
-		var code string
+		var code action.Code
 		code, err = e.navigate(ctx, t, a.URL)
 		obs.Error = code
 	case action.Wait:
@@ -248,7 +248,7 @@ func isFatal(err error) bool {
 }
 
 // shortError is the observation text of a failed action.
-func shortError(err error) string {
+func shortError(err error) action.Code {
 	s := err.Error()
 	if i := strings.Index(s, "\n"); i > 0 {
 		s = s[:i]
@@ -256,7 +256,7 @@ func shortError(err error) string {
 	if len(s) > 200 {
 		s = s[:200]
 	}
-	return s
+	return action.Code(s)
 }
 
 // finishObservation fills URL, title, screenshot, error codes, done and the

@@ -245,8 +245,8 @@ func (t *tab) netState(since time.Time, bg map[string]bool) (busy bool, sinceNet
 
 // errCrashed and errTimedOut classify a failed browser operation.
 var (
-	errCrashed  = errors.New(action.ErrRendererCrashed)
-	errTimedOut = errors.New(action.ErrRendererTimeout)
+	errCrashed  = errors.New(string(action.ErrRendererCrashed))
+	errTimedOut = errors.New(string(action.ErrRendererTimeout))
 )
 
 // do runs fn on the tab with a timeout; it gives up at once when the tab's

@@ -388,10 +388,10 @@ func (c *Client) request(ctx context.Context, msg []byte, timeout time.Duration)
 // keys are ignored, reward may be a number, a bool or null.
 type wireObservation struct {
 	Observation struct {
-		Screenshot string `json:"screenshot"`
-		URL        string `json:"url"`
-		Error      string `json:"error"`
-		Done       *bool  `json:"done"`
+		Screenshot string      `json:"screenshot"`
+		URL        string      `json:"url"`
+		Error      action.Code `json:"error"`
+		Done       *bool       `json:"done"`
 		// Metadata may say {"redacted":true} and carry "title" and
 		// "timings" (see observationData).
 		Metadata json.RawMessage `json:"metadata"`
@@ -565,7 +565,7 @@ func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation,
 }
 
 // endReason infers why a remote episode ended.
-func endReason(o engine.Observation, a action.Action, step, maxSteps int) string {
+func endReason(o engine.Observation, a action.Action, step, maxSteps int) action.EndReason {
 	switch {
 	case o.Error == action.ErrBotVerification:
 		return action.EndBotVerification

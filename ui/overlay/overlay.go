@@ -297,10 +297,10 @@ func buildMarks(a *action.Action, pointer *image.Point) []mark {
 	case action.Click, action.DoubleClick, action.Move:
 		x, y, ok := xy(a.X, a.Y)
 		if !ok {
-			return []mark{badge(a.Op+" (no point)", 8, 8, Accent)}
+			return []mark{badge(string(a.Op)+" (no point)", 8, 8, Accent)}
 		}
 		ms = append(ms, crosshair(x, y)...)
-		label := a.Op + " " + strconv.Itoa(*a.X) + "," + strconv.Itoa(*a.Y)
+		label := string(a.Op) + " " + strconv.Itoa(*a.X) + "," + strconv.Itoa(*a.Y)
 		if a.Op == action.DoubleClick {
 			label = "double click ×2"
 		}

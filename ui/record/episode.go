@@ -122,7 +122,7 @@ func (e *episode) pending(running *action.Action, queued []action.Action) {
 func (e *episode) stepDone(res StepResult) { e.onUI(func() { e.r.stepRecorded(res) }) }
 
 // ended: the episode ended or was stopped (runner).
-func (e *episode) ended(reason string, last action.Observation, dropped []action.Action) {
+func (e *episode) ended(reason action.EndReason, last action.Observation, dropped []action.Action) {
 	e.onUI(func() { e.r.episodeEnded(reason, last, dropped) })
 }
 
@@ -302,7 +302,7 @@ func (r *Tab) stepRecorded(res StepResult) {
 
 // episodeEnded shows how the episode ended (the end dialog, unless it
 // was discarded or the window is closing).
-func (r *Tab) episodeEnded(reason string, last action.Observation, dropped []action.Action) {
+func (r *Tab) episodeEnded(reason action.EndReason, last action.Observation, dropped []action.Action) {
 	r.state = stEnded
 	r.view.Sink = idleSink{r}
 	r.setTitle("")

@@ -59,7 +59,7 @@ type RunnerEvents struct {
 	// Ended: the episode ended (obs.Done) or was stopped; reason is an
 	// action.End* constant. Dropped lists inputs that were never sent
 	// because the episode had ended.
-	Ended func(reason string, last action.Observation, dropped []action.Action)
+	Ended func(reason action.EndReason, last action.Observation, dropped []action.Action)
 	// Lost: the connection to a remote engine ended during the episode; the
 	// episode then ends as interrupted (Ended follows), every step kept.
 	Lost func(err error)
@@ -84,8 +84,8 @@ type Runner struct {
 	mu      sync.Mutex
 	q       []queued
 	running *action.Action
-	stop    string // "" or the end reason asked for
-	drain   bool   // run the queue before stopping
+	stop    action.EndReason // "" or the end reason asked for
+	drain   bool             // run the queue before stopping
 	ended   bool
 	wake    chan struct{}
 	done    chan struct{}
@@ -127,7 +127,7 @@ func (r *Runner) Busy() bool {
 // action.EndInterrupted when the window closes). With drain, the queued
 // inputs are performed first; otherwise they are dropped (and reported).
 // It returns at once; Wait blocks until the engine is closed.
-func (r *Runner) Stop(reason string, drain bool) {
+func (r *Runner) Stop(reason action.EndReason, drain bool) {
 	r.mu.Lock()
 	if r.stop == "" {
 		r.stop, r.drain = reason, drain
@@ -312,7 +312,7 @@ func (r *Runner) lost(o *Opened) bool {
 	return true
 }
 
-func (r *Runner) stopReason() string {
+func (r *Runner) stopReason() action.EndReason {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stop == "" {
@@ -322,7 +322,7 @@ func (r *Runner) stopReason() string {
 }
 
 // finish reports the end, discards if asked, and closes the engine.
-func (r *Runner) finish(eng engine.Engine, reason string, last action.Observation, openErr error) {
+func (r *Runner) finish(eng engine.Engine, reason action.EndReason, last action.Observation, openErr error) {
 	r.mu.Lock()
 	r.ended = true
 	var dropped []action.Action
@@ -353,7 +353,7 @@ func (r *Runner) finish(eng engine.Engine, reason string, last action.Observatio
 }
 
 // endReason is why an observation ended its episode.
-func endReason(obs action.Observation) string {
+func endReason(obs action.Observation) action.EndReason {
 	if obs.EndReason != "" {
 		return obs.EndReason
 	}

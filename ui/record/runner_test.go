@@ -78,7 +78,7 @@ type runnerLog struct {
 	mu      sync.Mutex
 	pending [][]string
 	steps   []string
-	ended   string
+	ended   action.EndReason
 	dropped []action.Action
 	reset   bool
 }
@@ -99,7 +99,7 @@ func (l *runnerLog) events() RunnerEvents {
 		},
 		Step:  func(r StepResult) { l.mu.Lock(); l.steps = append(l.steps, r.Action.String()); l.mu.Unlock() },
 		Reset: func(action.Observation, error) { l.mu.Lock(); l.reset = true; l.mu.Unlock() },
-		Ended: func(reason string, _ action.Observation, dropped []action.Action) {
+		Ended: func(reason action.EndReason, _ action.Observation, dropped []action.Action) {
 			l.mu.Lock()
 			l.ended, l.dropped = reason, dropped
 			l.mu.Unlock()

@@ -207,7 +207,7 @@ func endReasonText(ep dataset.Episode) string {
 	case ep.EndReason == "":
 		return ep.Status
 	}
-	return ui.EndedBy(ep.EndReason)
+	return ui.EndedBy(action.EndReason(ep.EndReason))
 }
 
 // answerText shows the final answer and the automatic check as a hint.
@@ -341,7 +341,7 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 		fmt.Fprintf(&b, "Start page: %s  %s", st.URL, quoteTitle(st.Title))
 	}
 	if st.Error != "" {
-		fmt.Fprintf(&b, "\nError: %s", ui.ObservationError(st.Error))
+		fmt.Fprintf(&b, "\nError: %s", ui.ObservationError(action.Code(st.Error)))
 	}
 	if st.Done {
 		b.WriteString("\nThis step ended the episode.")

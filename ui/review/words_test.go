@@ -13,7 +13,7 @@ import (
 // words of the shared kit (ui.EndedBy, ui.ObservationError), not its own.
 func TestPlayerUsesTheSharedWords(t *testing.T) {
 	for _, r := range action.EndReasons() {
-		ep := dataset.Episode{EndReason: r, Status: dataset.StatusFinished}
+		ep := dataset.Episode{EndReason: string(r), Status: dataset.StatusFinished}
 		if got := endReasonText(ep); got != ui.EndedBy(r) {
 			t.Errorf("end reason %q: %q, want %q", r, got, ui.EndedBy(r))
 		}
@@ -25,7 +25,7 @@ func TestPlayerUsesTheSharedWords(t *testing.T) {
 		t.Errorf("an episode without a reason shows its status: %q", got)
 	}
 	for _, code := range action.Codes() {
-		steps := []dataset.Step{{URL: "https://example.com/"}, {Index: 1, Error: code, URL: "https://example.com/"}}
+		steps := []dataset.Step{{URL: "https://example.com/"}, {Index: 1, Error: string(code), URL: "https://example.com/"}}
 		if got := stepInfo(steps, 1, true); !strings.Contains(got, "\nError: "+ui.ObservationError(code)+"\n") {
 			t.Errorf("code %q: %q", code, got)
 		}
