@@ -166,11 +166,43 @@ func checkWords(c *action.Check) string {
 	return c.Kind
 }
 
-// The preview table's columns.
+// The preview table's columns: a fixed width, or a share of what the
+// fixed ones leave.
 var previewCols = []struct {
 	title string
-	width float32
-}{{"Row", 56}, {"Goal", 330}, {"Category", 110}, {"Start URL", 230}, {"Check", 150}, {"Issue", 330}}
+	width float32 // fixed, or 0 for a share
+	share float32
+}{{"Row", 50, 0}, {"Goal", 0, 0.38}, {"Category", 105, 0}, {"Start URL", 0, 0.27}, {"Check", 150, 0}, {"Issue", 0, 0.35}}
+
+// fitColumns lays out the preview table and gives its columns the table's
+// width, so the issue column is not cut off at the dialog's edge.
+type fitColumns struct {
+	table *widget.Table
+	last  float32
+}
+
+func (f *fitColumns) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+
+func (f *fitColumns) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Resize(size)
+	objs[0].Move(fyne.NewPos(0, 0))
+	if size.Width == f.last {
+		return
+	}
+	f.last = size.Width
+	pad := theme.Padding()
+	free := size.Width - theme.ScrollBarSize() - pad*float32(len(previewCols))
+	for _, c := range previewCols {
+		free -= c.width
+	}
+	for i, c := range previewCols {
+		w := c.width
+		if w == 0 {
+			w = max(80, free*c.share)
+		}
+		f.table.SetColumnWidth(i, w)
+	}
+}
 
 // importDialog is the import preview of one file read: a column choice per
 // field, a category for rows without one, a line that counts what would be
@@ -242,7 +274,7 @@ func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, 
 		widget.NewSeparator(),
 		d.status,
 	)
-	body := container.NewBorder(top, d.detail, nil, nil, d.table)
+	body := container.NewBorder(top, d.detail, nil, nil, container.New(&fitColumns{table: d.table}, d.table))
 
 	d.importBtn = widget.NewButtonWithIcon("Import", theme.ConfirmIcon(), d.doImport)
 	d.importBtn.Importance = widget.HighImportance
@@ -313,9 +345,6 @@ func (d *importDialog) newTable() *widget.Table {
 		if id.Col >= 0 && id.Col < len(previewCols) {
 			o.(*widget.Label).SetText(previewCols[id.Col].title)
 		}
-	}
-	for i, c := range previewCols {
-		tb.SetColumnWidth(i, c.width)
 	}
 	tb.OnSelected = func(id widget.TableCellID) {
 		if id.Row < 0 || id.Row >= len(d.rows) {
@@ -456,6 +485,10 @@ func (d *importDialog) doImport() {
 	t.rememberMapping(rep.Source, d.remembered())
 	d.dlg.Hide()
 	t.Reload()
-	msg := fmt.Sprintf("Imported %s; %d skipped, %d already stored.", ui.Plural(rep.Imported, "task"), len(rep.Skipped), len(rep.Duplicates))
+	msg := fmt.Sprintf("Imported %s; %s skipped", ui.Plural(rep.Imported, "task"), ui.Plural(len(rep.Skipped), "row"))
+	if n := len(rep.Duplicates); n > 0 {
+		msg += fmt.Sprintf(", %s already stored", ui.Plural(n, "row"))
+	}
+	msg += "."
 	ui.ShowInformation(t.ctx.Window, "Import done", msg)
 }
