@@ -56,10 +56,10 @@ func stream[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, err
 	}
 }
 
-// LabeledEpisode is a finished episode as the export sees it: with its
-// task's start URL, its outcome (the episode_outcomes view: the settling
-// label, else the outcome every current review agrees on) and the number of
-// action steps stored.
+// LabeledEpisode is an ended episode as the export sees it: with its task's
+// start URL, its outcome (the episode_outcomes view: the settling label,
+// else the outcome every current review agrees on), the review that gave it
+// (its reason and step flags) and the number of action steps stored.
 type LabeledEpisode struct {
 	Episode
 	StartURL string
@@ -71,22 +71,31 @@ type LabeledEpisode struct {
 	// FailureStep and FailureType are the outcome's, for a failure.
 	FailureStep *int
 	FailureType string
+	// Reason and StepFlags come from the review that gives the outcome: the
+	// newest settling label, else the newest of the agreeing reviews (the
+	// one the episode_outcomes view takes its failure fields and reason
+	// from). StepFlags is nil when there is no outcome, and empty when that
+	// review flagged no step.
+	Reason    string
+	StepFlags map[int][]string
 	// Conflict: the current reviews disagree on the outcome (settled or not).
 	Conflict bool
 	// StepRows counts the stored steps with index ≥ 1.
 	StepRows int
 }
 
-// LabelFilter chooses finished episodes for LabeledEpisodes. Empty lists do
-// not filter.
+// LabelFilter chooses episodes for LabeledEpisodes: finished ones, and
+// interrupted ones that have an outcome (a reviewer labelled them). Empty
+// lists do not filter.
 type LabelFilter struct {
 	Categories []string
 	Annotators []string
 	// Outcomes keeps episodes whose outcome is one of these; empty keeps
 	// every episode with an outcome.
 	Outcomes []string
-	// IncludeUnreviewed adds the episodes without an outcome (never
-	// reviewed, or reviews that disagree).
+	// IncludeUnreviewed adds the finished episodes without an outcome
+	// (never reviewed, or reviews that disagree); interrupted episodes
+	// without an outcome are never chosen.
 	IncludeUnreviewed bool
 }
 
@@ -99,11 +108,11 @@ func inList(col string, vals []string, args *[]any) string {
 	return col + " IN (" + strings.Join(ph, ",") + ")"
 }
 
-// LabeledEpisodes streams the finished episodes f chooses, by id.
+// LabeledEpisodes streams the episodes f chooses, by id.
 func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[LabeledEpisode, error] {
 	var where []string
 	var args []any
-	where = append(where, "e.status = 'finished'")
+	where = append(where, "(e.status = 'finished' OR (e.status = 'interrupted' AND o.outcome IS NOT NULL))")
 	if len(f.Categories) > 0 {
 		where = append(where, inList("t.category", f.Categories, &args))
 	}
@@ -120,18 +129,25 @@ func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[La
 	where = append(where, outcome)
 	q := `SELECT ` + episodeColumns + `, t.start_url,
 		COALESCE(o.outcome, ''), COALESCE(o.num_reviews, 0), o.failure_step, COALESCE(o.failure_type, ''), COALESCE(o.conflict, 0),
-		(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0)
+		(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0),
+		COALESCE(o.reason, ''),
+		CASE WHEN o.outcome IS NOT NULL THEN (SELECT c.step_flags_json FROM current_reviews c
+			WHERE c.episode_id = e.id AND c.settles = o.settled ORDER BY c.created_at DESC LIMIT 1) END
 		FROM episodes e JOIN tasks t ON t.id = e.task_id
 		LEFT JOIN episode_outcomes o ON o.episode_id = e.id
 		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY e.id`
 	return stream(ctx, s.db, func(rows *sql.Rows) (LabeledEpisode, error) {
 		var l LabeledEpisode
 		var fs sql.NullInt64
-		ep, err := scanEpisode(rows, &l.StartURL, &l.Outcome, &l.NumReviews, &fs, &l.FailureType, &l.Conflict, &l.StepRows)
+		var flags sql.NullString
+		ep, err := scanEpisode(rows, &l.StartURL, &l.Outcome, &l.NumReviews, &fs, &l.FailureType, &l.Conflict, &l.StepRows, &l.Reason, &flags)
 		if err != nil {
 			return LabeledEpisode{}, err
 		}
 		l.Episode = ep
+		if l.Outcome != "" {
+			l.StepFlags = decodeFlags(flags.String)
+		}
 		if fs.Valid {
 			v := int(fs.Int64)
 			l.FailureStep = &v
@@ -167,8 +183,9 @@ type OutcomeCounts struct {
 	// WithOutcome are finished episodes with an outcome; Conflicts are
 	// finished episodes whose reviews disagree, unsettled.
 	WithOutcome, Conflicts int
-	// Interrupted episodes are never exported.
-	Interrupted int
+	// Interrupted counts the interrupted episodes; InterruptedWithOutcome
+	// those of them with an outcome, the only ones the export takes.
+	Interrupted, InterruptedWithOutcome int
 }
 
 // CountOutcomes counts the episodes by status and outcome.
@@ -178,6 +195,8 @@ func (s *Store) CountOutcomes(ctx context.Context) (OutcomeCounts, error) {
 		(SELECT COUNT(*) FROM episodes WHERE status='finished'),
 		(SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id WHERE e.status='finished' AND o.outcome IS NOT NULL),
 		(SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id WHERE e.status='finished' AND o.outcome IS NULL),
-		(SELECT COUNT(*) FROM episodes WHERE status='interrupted')`).Scan(&c.Finished, &c.WithOutcome, &c.Conflicts, &c.Interrupted)
+		(SELECT COUNT(*) FROM episodes WHERE status='interrupted'),
+		(SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id WHERE e.status='interrupted' AND o.outcome IS NOT NULL)`).Scan(
+		&c.Finished, &c.WithOutcome, &c.Conflicts, &c.Interrupted, &c.InterruptedWithOutcome)
 	return c, err
 }

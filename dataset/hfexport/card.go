@@ -30,6 +30,7 @@ type cardStats struct {
 	kappa         float64 // Fleiss' kappa over multiply reviewed episodes
 	kappaOK       bool
 	reviewed      int // exported episodes with ≥ 1 review
+	interrupted   int // exported episodes whose recording was interrupted
 }
 
 func (s *cardStats) init() {
@@ -61,6 +62,9 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
 	}
 	if e.NumReviews > 0 {
 		s.reviewed++
+	}
+	if e.Status == dataset.StatusInterrupted {
+		s.interrupted++
 	}
 	if e.NumReviews >= 2 {
 		s.multiReviewed++
@@ -252,8 +256,9 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"demonstrations). A person (or an agent connected over the OpenEnv WebSocket protocol) sees a live " +
 		"Chromium page of exactly 800×600 CSS pixels at device scale 1 and acts on it with a small typed action " +
 		"vocabulary; every action, the page's screenshot (a lossless PNG) and URL after it, and the step's timings " +
-		"were stored as they happened. Reviewers then labelled each episode with an outcome, and for failures the " +
-		"first failing step and a failure type.\n\n")
+		"were stored as they happened. Reviewers then labelled each episode with an outcome, for failures the " +
+		"first failing step and a failure type, a reason in their own words, and flags on single steps " +
+		"(`mistake`: wrong but recovered from; `unnecessary`: a harmless detour).\n\n")
 	if !s.first.IsZero() {
 		first, last := s.first.UTC().Format("2006-01-02"), s.last.UTC().Format("2006-01-02")
 		if first == last {
@@ -263,12 +268,20 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		}
 	}
 	if o.IncludeUnreviewed {
-		b.WriteString("Only finished episodes are included; episodes without an agreed outcome (never reviewed, or " +
-			"reviewers disagreeing) are included with a null `outcome`.\n\n")
+		b.WriteString("Finished episodes are included; those without an agreed outcome (never reviewed, or " +
+			"reviewers disagreeing) are included with a null `outcome`.")
 	} else {
-		b.WriteString("Only finished episodes with an outcome are included: a single review, reviews that all " +
-			"agree, or a settling label for reviews that disagreed.\n\n")
+		b.WriteString("Finished episodes with an outcome are included: a single review, reviews that all " +
+			"agree, or a settling label for reviews that disagreed.")
 	}
+	b.WriteString(" Interrupted episodes (the recording stopped before the actor ended it: a crash, a closed program) " +
+		"are included only when reviewers gave them an outcome; their `status` is `interrupted` and `end_reason` " +
+		"says why the recording stopped.")
+	if s.interrupted > 0 {
+		fmt.Fprintf(&b, " %s in this export %s interrupted.", plural(s.interrupted, "episode", "episodes"),
+			map[bool]string{true: "was", false: "were"}[s.interrupted == 1])
+	}
+	b.WriteString("\n\n")
 	if len(o.Categories)+len(o.Outcomes)+len(o.Annotators) > 0 {
 		b.WriteString("The export was filtered to")
 		var parts []string
@@ -370,10 +383,17 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 	b.WriteString("## Configs\n\n")
 	b.WriteString("- **steps** (default): one row per action. `screenshot` and `url` are the observation the actor " +
 		"saw before acting (the page after the previous step); `next_url` is the URL after the action; `error`, " +
-		"`done`, `timestamp` and `duration_ms` describe the step itself. `step_index` starts at 1.\n")
+		"`done`, `timestamp` and `duration_ms` describe the step itself. `step_index` starts at 1. `review_flags` " +
+		"lists the flags the label's review put on the step (`mistake`, `unnecessary`): an empty list when none, " +
+		"null when the episode has no outcome.\n")
 	b.WriteString("- **episodes**: one row per episode with its goal, category, outcome (ClassLabel: " +
 		strings.Join(dataset.Outcomes, ", ") + "; null when there is none), review figures, final answer, final " +
-		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on.\n\n")
+		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on. `status` is " +
+		"`finished` or `interrupted` and `end_reason` says how the episode ended. `failure_step` and " +
+		"`failure_type` (failures only) and `review_reason` (the reviewer's words, possibly empty) come from the " +
+		"same review as the outcome: the settling label of a disagreement, else the newest of the agreeing " +
+		"reviews. Without an outcome (never reviewed, or reviewers disagreeing and not settled) they are null, " +
+		"and so are the steps' `review_flags`.\n\n")
 
 	b.WriteString("## How to load\n\n```python\nfrom datasets import load_dataset\n\n")
 	b.WriteString("steps = load_dataset(\"path/or/hub-id\")               # the default config: steps\n")

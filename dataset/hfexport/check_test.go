@@ -150,6 +150,11 @@ func yamlFeatures(t testing.TB, list *yaml.Node) string {
 		case "struct":
 			b.WriteString(yamlFeatures(t, v))
 		case "list":
+			if v.Kind == yaml.ScalarNode { // a list of values: "list: string"
+				db, _ := json.Marshal(v.Value)
+				fmt.Fprintf(&b, `[{"dtype":%s,"_type":"Value"}]`, db)
+				continue
+			}
 			b.WriteString("[" + yamlFeatures(t, v) + "]")
 		default:
 			t.Fatalf("%s: unknown feature kind %q", name.Value, kind)
@@ -317,11 +322,10 @@ func arrowOfFeatures(t testing.TB, featuresJSON string) (names []string, types m
 			t.Fatal(err)
 		}
 		switch tok {
-		case json.Delim('['):
-			dec.Token() // {
-			ks, ts := object()
+		case json.Delim('['): // a list of one feature: a value or a struct
+			elem := typeOf()
 			dec.Token() // ]
-			return "list<" + structType(ks, ts) + ">"
+			return "list<" + elem + ">"
 		case json.Delim('{'):
 		default:
 			t.Fatalf("unexpected token %v", tok)

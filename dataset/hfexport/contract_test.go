@@ -98,7 +98,9 @@ func TestContractFeatures(t *testing.T) {
 		"          '0': success\n          '1': failure\n          '2': not_executable\n          '3': invalid_task\n"
 	categoryYAML := "  - name: category\n    dtype:\n      class_label:\n        names:\n" +
 		"          '0': information\n          '1': navigation\n          '2': interaction\n"
-	for _, s := range []string{outcomeYAML, categoryYAML} {
+	// A list of strings in datasets' YAML form.
+	flagsYAML := "  - name: review_flags\n    list: string\n"
+	for _, s := range []string{outcomeYAML, categoryYAML, flagsYAML} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("card lacks\n%s", s)
 		}
@@ -110,7 +112,7 @@ func TestContractFeatures(t *testing.T) {
 func TestContractClassIndices(t *testing.T) {
 	out, f := exportStandard(t)
 	// The review outcomes as stored, by episode (settled or agreeing).
-	want := map[string]string{"ep-04-c": "failure"}
+	want := map[string]string{"ep-04-c": "failure", "ep-07-c": "success"}
 	for i := 0; i < 10; i++ {
 		want[fmt.Sprintf("ep-%02d-a", i)] = []string{"success", "failure", "not_executable", "invalid_task"}[i%4]
 		if i%2 == 0 {
@@ -404,20 +406,20 @@ func TestContractSelectionAndExplanation(t *testing.T) {
 		}
 		return strings.Compare(a, b)
 	})
-	if len(order) != 16 || !slices.Equal(order, sorted) || !strings.HasPrefix(order[0], "train:") || !strings.HasPrefix(order[len(order)-1], "test:") {
+	if len(order) != 17 || !slices.Equal(order, sorted) || !strings.HasPrefix(order[0], "train:") || !strings.HasPrefix(order[len(order)-1], "test:") {
 		t.Errorf("selection order %v", order)
 	}
 	// The standard store: 18 finished episodes (10 "a", 5 "b", 3 "c"), 16
 	// with an outcome (ep-04-c settled), 1 in conflict (ep-03-c; ep-05-c was
-	// never reviewed), 1 interrupted.
+	// never reviewed), 2 interrupted (ep-07-c labelled, ep-08-c not).
 	for _, c := range []struct {
 		o    Options
 		want string
 	}{
-		{Options{}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree (1 interrupted episodes are never exported); review episodes first, or include unreviewed ones (--include-unreviewed)"},
-		{Options{IncludeUnreviewed: true, Categories: []string{"navigation"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree; none of them matches category navigation (1 interrupted episodes are never exported); loosen the filters"},
-		{Options{IncludeUnreviewed: true, Outcomes: []string{"success", "failure"}, Annotators: []string{"x"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree; none of them matches outcome success/failure, annotator x (1 interrupted episodes are never exported); loosen the filters"},
-		{Options{IncludeUnreviewed: true}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree (1 interrupted episodes are never exported)"},
+		{Options{}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree, and 2 interrupted episodes, 1 with an outcome (interrupted episodes without one are never exported); review episodes first, or include unreviewed ones (--include-unreviewed)"},
+		{Options{IncludeUnreviewed: true, Categories: []string{"navigation"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree, and 2 interrupted episodes, 1 with an outcome (interrupted episodes without one are never exported); none of them matches category navigation; loosen the filters"},
+		{Options{IncludeUnreviewed: true, Outcomes: []string{"success", "failure"}, Annotators: []string{"x"}}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree, and 2 interrupted episodes, 1 with an outcome (interrupted episodes without one are never exported); none of them matches outcome success/failure, annotator x; loosen the filters"},
+		{Options{IncludeUnreviewed: true}, "the store has 18 finished episodes, 16 with an outcome and 1 whose reviews disagree, and 2 interrupted episodes, 1 with an outcome (interrupted episodes without one are never exported)"},
 	} {
 		if got := explainNothing(ctx, f.store, &c.o); got != c.want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.o, got, c.want)

@@ -65,7 +65,8 @@ func TestExportStandard(t *testing.T) {
 		mustExport(t, f, o)
 	}
 
-	// which episodes: finished with an outcome (single, agreeing, settled)
+	// which episodes: finished with an outcome (single, agreeing, settled),
+	// and the interrupted one a reviewer labelled
 	var want []string
 	for i := 0; i < 10; i++ {
 		want = append(want, fmt.Sprintf("ep-%02d-a", i))
@@ -73,7 +74,7 @@ func TestExportStandard(t *testing.T) {
 			want = append(want, fmt.Sprintf("ep-%02d-b", i))
 		}
 	}
-	want = append(want, "ep-04-c")
+	want = append(want, "ep-04-c", "ep-07-c")
 	sort.Strings(want)
 	var got []string
 	epSplit := map[string]string{}
@@ -112,6 +113,8 @@ func TestExportStandard(t *testing.T) {
 			wantOutcome = dataset.OutcomeSuccess
 		case id == "ep-04-c":
 			wantOutcome = dataset.OutcomeFailure
+		case id == "ep-07-c":
+			wantOutcome = dataset.OutcomeSuccess
 		default:
 			var i int
 			fmt.Sscanf(id, "ep-%02d-a", &i)
@@ -129,6 +132,16 @@ func TestExportStandard(t *testing.T) {
 		}
 		if *r.NumReviews != wantReviews {
 			t.Errorf("%s: num_reviews %d, want %d", id, *r.NumReviews, wantReviews)
+		}
+		wantStatus := dataset.StatusFinished
+		if id == "ep-07-c" {
+			wantStatus = dataset.StatusInterrupted
+		}
+		if r.Status == nil || *r.Status != wantStatus || r.EndReason == nil || *r.EndReason != wantStatus {
+			t.Errorf("%s: status %v, end_reason %v, want %s", id, r.Status, r.EndReason, wantStatus)
+		}
+		if r.ReviewReason == nil || *r.ReviewReason != "" { // the fixture's reviews give no reason
+			t.Errorf("%s: review_reason %v, want an empty string", id, r.ReviewReason)
 		}
 		if r.Category == nil || dataset.Categories[*r.Category] == "" || r.StartedAt == nil || r.DurationMS == nil || *r.DurationMS <= 0 {
 			t.Errorf("%s: category/started_at/duration missing: %+v", id, r)
@@ -183,6 +196,9 @@ func TestExportStandard(t *testing.T) {
 				if r.Action.DY == nil || *r.Action.DY != 300 || r.Action.X != nil {
 					t.Errorf("%s step %d: scroll fields %+v", id, k, r.Action)
 				}
+			}
+			if r.ReviewFlags == nil || len(r.ReviewFlags) != 0 { // labelled, no flags
+				t.Errorf("%s step %d: review_flags %v, want an empty list", id, k, r.ReviewFlags)
 			}
 			if *r.Done != (k == len(db)-1) || r.Timestamp == nil || *r.DurationMS != int64(60+k) {
 				t.Errorf("%s step %d: done %v ts %v dur %d", id, k, *r.Done, r.Timestamp, *r.DurationMS)
@@ -298,7 +314,7 @@ func TestExportFilters(t *testing.T) {
 		want []string
 	}{
 		{"category", func(o *Options) { o.Categories = []string{dataset.Navigation} },
-			[]string{"ep-01-a", "ep-04-a", "ep-04-b", "ep-04-c", "ep-07-a"}},
+			[]string{"ep-01-a", "ep-04-a", "ep-04-b", "ep-04-c", "ep-07-a", "ep-07-c"}},
 		{"outcome", func(o *Options) { o.Outcomes = []string{dataset.OutcomeFailure, dataset.OutcomeInvalidTask} },
 			[]string{"ep-01-a", "ep-03-a", "ep-04-c", "ep-05-a", "ep-07-a", "ep-09-a"}},
 		{"annotator", func(o *Options) { o.Annotators = []string{"agent:gpt"}; o.Categories = []string{dataset.Interaction} },

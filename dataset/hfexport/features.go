@@ -52,6 +52,9 @@ type stepRow struct {
 	Done             *bool       `parquet:"done"`
 	Timestamp        *time.Time  `parquet:"timestamp,timestamp(millisecond)"`
 	DurationMS       *int64      `parquet:"duration_ms"`
+	// ReviewFlags are the label's flags on this step; null when the
+	// episode has no label.
+	ReviewFlags []*string `parquet:"review_flags,optional,list"`
 }
 
 // episodeStep is the image-free summary of one step inside an episode row.
@@ -78,8 +81,10 @@ type episodeRow struct {
 	NumReviews      *int64         `parquet:"num_reviews"`
 	FailureStep     *int64         `parquet:"failure_step"`
 	FailureType     *string        `parquet:"failure_type"`
+	ReviewReason    *string        `parquet:"review_reason"`
 	FinalAnswer     *string        `parquet:"final_answer"`
 	FinalURL        *string        `parquet:"final_url"`
+	Status          *string        `parquet:"status"`
 	EndReason       *string        `parquet:"end_reason"`
 	AutoReward      *float64       `parquet:"auto_reward"`
 	NumSteps        *int64         `parquet:"num_steps"`
@@ -107,6 +112,9 @@ const (
 	kindImage
 	kindStruct
 	kindList // a list of structs, in the JSON-array form datasets 2.x–5.x read
+	// kindListValue is a list of values ([{"dtype":…}] in JSON, "list:
+	// dtype" in the card's YAML), its one child the element.
+	kindListValue
 )
 
 func value(name, dtype string) feature { return feature{name: name, kind: kindValue, dtype: dtype} }
@@ -119,6 +127,9 @@ func structOf(name string, c ...feature) feature {
 }
 func listOf(name string, c ...feature) feature {
 	return feature{name: name, kind: kindList, children: c}
+}
+func listOfValue(name, dtype string) feature {
+	return feature{name: name, kind: kindListValue, children: []feature{value("", dtype)}}
 }
 
 const tsUTC = "timestamp[ms, tz=UTC]"
@@ -148,6 +159,7 @@ var stepsFeatures = []feature{
 	value("done", "bool"),
 	value("timestamp", tsUTC),
 	value("duration_ms", "int64"),
+	listOfValue("review_flags", "string"),
 }
 
 var episodesFeatures = []feature{
@@ -162,8 +174,10 @@ var episodesFeatures = []feature{
 	value("num_reviews", "int64"),
 	value("failure_step", "int64"),
 	value("failure_type", "string"),
+	value("review_reason", "string"),
 	value("final_answer", "string"),
 	value("final_url", "string"),
+	value("status", "string"),
 	value("end_reason", "string"),
 	value("auto_reward", "float64"),
 	value("num_steps", "int64"),
@@ -233,6 +247,10 @@ func writeFeatureJSON(b *bytes.Buffer, f feature) {
 		b.WriteByte('[')
 		writeFeatureObject(b, f.children)
 		b.WriteByte(']')
+	case kindListValue:
+		b.WriteByte('[')
+		writeFeatureJSON(b, f.children[0])
+		b.WriteByte(']')
 	}
 }
 
@@ -258,6 +276,8 @@ func writeFeaturesYAML(b *strings.Builder, fs []feature, indent int) {
 		case kindList:
 			fmt.Fprintf(b, "%s  list:\n", pad)
 			writeFeaturesYAML(b, f.children, indent+2)
+		case kindListValue:
+			fmt.Fprintf(b, "%s  list: %s\n", pad, yamlScalar(f.children[0].dtype))
 		}
 	}
 }

@@ -127,8 +127,12 @@ func (f *fixture) episode(id, task, annotator, status string, n int) {
 			f.pngs[(i+len(id))%len(f.pngs)], 10, 20, 30, 60+i, f.tick())
 	}
 	end := f.tick()
+	endReason := action.EndFinished
+	if status == dataset.StatusInterrupted {
+		endReason = action.EndInterrupted
+	}
 	f.exec(`UPDATE episodes SET status=?, end_reason=?, final_answer=?, final_url=?, num_steps=?, ended_at=?, auto_reward=? WHERE id=?`,
-		status, action.EndFinished, fmt.Sprintf("answer %d", n), stepURL(id, n), n, end, 1.0, id)
+		status, endReason, fmt.Sprintf("answer %d", n), stepURL(id, n), n, end, 1.0, id)
 }
 
 func (f *fixture) review(ep, reviewer, outcome string, settles bool) {
@@ -151,7 +155,8 @@ func (f *fixture) review(ep, reviewer, outcome string, settles bool) {
 //	ep-04-c  finished, conflict settled (failure)
 //	ep-05-c  finished, never reviewed
 //	ep-06-c  discarded, reviewed (never exported)
-//	ep-07-c  interrupted, reviewed (not finished → not exported)
+//	ep-07-c  interrupted, reviewed (exported, status and end reason interrupted)
+//	ep-08-c  interrupted, never reviewed (never exported)
 func standard(t testing.TB) *fixture {
 	f := newFixture(t, makePNGs(t, 7, false))
 	for i := 0; i < 10; i++ {
@@ -180,5 +185,6 @@ func standard(t testing.TB) *fixture {
 	f.review("ep-06-c", "rita", dataset.OutcomeSuccess, false)
 	f.episode("ep-07-c", "task-07", "alice", dataset.StatusInterrupted, 2)
 	f.review("ep-07-c", "rita", dataset.OutcomeSuccess, false)
+	f.episode("ep-08-c", "task-08", "bob", dataset.StatusInterrupted, 3)
 	return f
 }

@@ -60,6 +60,10 @@ func explainNothing(ctx context.Context, store *dataset.Store, o *Options) strin
 	if conflicts > 0 {
 		fmt.Fprintf(&b, " and %d whose reviews disagree", conflicts)
 	}
+	if c.Interrupted > 0 {
+		fmt.Fprintf(&b, ", and %d interrupted episodes, %d with an outcome (interrupted episodes without one are never exported)",
+			c.Interrupted, c.InterruptedWithOutcome)
+	}
 	var filters []string
 	if len(o.Categories) > 0 {
 		filters = append(filters, "category "+strings.Join(o.Categories, "/"))
@@ -73,12 +77,12 @@ func explainNothing(ctx context.Context, store *dataset.Store, o *Options) strin
 	if len(filters) > 0 {
 		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
 	}
-	if c.Interrupted > 0 {
-		fmt.Fprintf(&b, " (%d interrupted episodes are never exported)", c.Interrupted)
-	}
 	switch {
-	case finished == 0:
+	case finished == 0 && c.InterruptedWithOutcome == 0:
 		b.WriteString("; record and finish some episodes first")
+		if c.Interrupted > 0 {
+			b.WriteString(", or review the interrupted ones")
+		}
 	case !o.IncludeUnreviewed && reviewed < finished:
 		b.WriteString("; review episodes first, or include unreviewed ones (--include-unreviewed)")
 	case len(filters) > 0:

@@ -360,6 +360,12 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				Done:       &done,
 				DurationMS: i64(totalMS),
 			}
+			if e.Outcome != "" { // the label's flags; null without a label
+				r.ReviewFlags = []*string{}
+				for _, fl := range e.StepFlags[int(idx)] {
+					r.ReviewFlags = append(r.ReviewFlags, str(fl))
+				}
+			}
 			if t := st.CreatedAt; !t.IsZero() {
 				r.Timestamp = &t
 			}
@@ -403,6 +409,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		FailureType: strOrNil(e.FailureType),
 		FinalAnswer: str(e.FinalAnswer),
 		FinalURL:    str(e.FinalURL),
+		Status:      str(string(e.Status)),
 		EndReason:   str(string(e.EndReason)),
 		NumSteps:    i64(int64(written)),
 		Steps:       summaries,
@@ -412,6 +419,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 	}
 	if e.Outcome != "" {
 		r.Outcome = classIndex(dataset.Outcomes, e.Outcome)
+		r.ReviewReason = str(e.Reason)
 	}
 	if e.FailureStep != nil {
 		r.FailureStep = i64(int64(*e.FailureStep))
