@@ -105,7 +105,7 @@ func New(ctx *ui.Context) *Tab {
 	t.cancelBtn.Disable()
 	t.bar = widget.NewProgressBar()
 	t.counts = widget.NewLabel("")
-	t.status = widget.NewLabel("Choose a folder and a licence, then Export. Without filters, every finished episode with an outcome is exported.")
+	t.status = widget.NewLabel("Choose a folder and a licence, then Export. Without filters, every finished episode with an outcome is exported, and every interrupted one a reviewer labelled.")
 	t.status.Wrapping = fyne.TextWrapWord
 
 	form := widget.NewForm(
