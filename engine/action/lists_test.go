@@ -59,3 +59,19 @@ func strs[S ~string](l []S) []string {
 	}
 	return out
 }
+
+// The codes that end an episode, and how; the others let it go on.
+func TestCodeEnds(t *testing.T) {
+	want := map[Code]EndReason{
+		ErrBotVerification:  EndBotVerification,
+		ErrRendererCrashed:  EndCrashed,
+		ErrRendererTimeout:  EndTimeout,
+		ErrBlankObservation: EndBlankObservation,
+	}
+	for _, c := range append(Codes(), "", "no element at 3,4") {
+		r, ok := c.Ends()
+		if w, ends := want[c]; ok != ends || r != w {
+			t.Errorf("%q.Ends() = %q, %v; want %q, %v", c, r, ok, w, ends)
+		}
+	}
+}

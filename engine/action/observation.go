@@ -99,6 +99,24 @@ func Codes() []Code {
 		ErrRendererCrashed, ErrBlankObservation}
 }
 
+// Ends says how an episode ends when an observation carries code c: a bot
+// check, a crashed or unresponsive page, or (with observation recovery) a
+// page that stays blank end it; after any other code (a slow page load, an
+// action that did not work) the episode goes on and ok is false.
+func (c Code) Ends() (reason EndReason, ok bool) {
+	switch c {
+	case ErrBotVerification:
+		return EndBotVerification, true
+	case ErrRendererCrashed:
+		return EndCrashed, true
+	case ErrRendererTimeout:
+		return EndTimeout, true
+	case ErrBlankObservation:
+		return EndBlankObservation, true
+	}
+	return "", false
+}
+
 // MsgResetBeforeStepping is the reference's words for a step with no
 // episode running (engine.ErrResetBeforeStepping reads them).
 const MsgResetBeforeStepping = "reset before stepping"

@@ -566,16 +566,10 @@ func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation,
 
 // endReason infers why a remote episode ended.
 func endReason(o engine.Observation, a action.Action, step, maxSteps int) action.EndReason {
-	switch {
-	case o.Error == action.ErrBotVerification:
-		return action.EndBotVerification
-	case a.Op == action.Finish:
-		return action.EndFinished
-	case o.Error == action.ErrRendererTimeout:
-		return action.EndTimeout
-	case o.Error == action.ErrRendererCrashed:
-		return action.EndCrashed
-	case step >= maxSteps:
+	if r, ok := o.Error.Ends(); ok && (r == action.EndBotVerification || a.Op != action.Finish) {
+		return r
+	}
+	if a.Op != action.Finish && step >= maxSteps {
 		return action.EndStepLimit
 	}
 	return action.EndFinished

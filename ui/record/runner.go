@@ -357,13 +357,8 @@ func endReason(obs action.Observation) action.EndReason {
 	if obs.EndReason != "" {
 		return obs.EndReason
 	}
-	switch obs.Error {
-	case action.ErrBotVerification:
-		return action.EndBotVerification
-	case action.ErrRendererCrashed:
-		return action.EndCrashed
-	case action.ErrRendererTimeout, action.ErrPageLoadTimeout:
-		return action.EndTimeout
+	if r, ok := obs.Error.Ends(); ok {
+		return r
 	}
 	return action.EndFinished
 }
