@@ -20,7 +20,7 @@ const practiceKeysMeta = "practice_pack_keys"
 func storePracticeTask(st *dataset.Store, p practice.Task) (dataset.Task, error) {
 	c := p.Check
 	return st.EnsureTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
-		Source: practice.Source, SourceID: p.Key, Check: &c})
+		Source: practice.Source, SourceID: p.Key, Check: &c, ReferenceTime: p.ReferenceTime, Timezone: p.Timezone, Locale: p.Locale})
 }
 
 // practiceTask returns the pack's task with this key.

@@ -247,7 +247,8 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		var keys []string
 		for _, t := range practice.Tasks() {
 			check := t.Check
-			tasks[t.Key] = openenv.Task{ID: t.Key, Goal: t.Goal, Category: t.Category, StartURL: t.StartURL, Check: &check}
+			tasks[t.Key] = openenv.Task{ID: t.Key, Goal: t.Goal, Category: t.Category, StartURL: t.StartURL, Check: &check,
+				ReferenceTime: t.ReferenceTime, Timezone: t.Timezone, Locale: t.Locale}
 			keys = append(keys, t.Key)
 		}
 		opts.Task = func(id string) (openenv.Task, bool) { t, ok := tasks[id]; return t, ok }

@@ -3,6 +3,7 @@ package practice
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"waymark/engine/action"
 )
@@ -26,6 +27,12 @@ type Task struct {
 	StartURL string `json:"start_url"`
 	// Check decides the automatic reward at the end of an episode.
 	Check action.Check `json:"check"`
+	// ReferenceTime, when set, is the instant the page's clock shows at
+	// reset (RFC 3339 with an offset); Timezone (IANA) and Locale (BCP 47)
+	// what the page sees. The pages that use dates depend on them.
+	ReferenceTime *time.Time `json:"reference_time,omitempty"`
+	Timezone      string     `json:"timezone,omitempty"`
+	Locale        string     `json:"locale,omitempty"`
 }
 
 // Source is the task source name the store records for the practice pack.

@@ -45,6 +45,9 @@ type Recording struct {
 	Steps []dataset.Step
 	// MaxSteps is the step limit the episode was recorded with.
 	MaxSteps int
+	// Clock holds the task's reference time, time zone and locale (its
+	// other fields are unset), so the replay sees the recorded clock.
+	Clock engine.ResetOptions
 }
 
 // Load reads an episode and its steps (with screenshots) from the store.
@@ -70,6 +73,7 @@ func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording,
 	}
 	if t, err := st.GetTask(ep.TaskID); err == nil && strings.TrimSpace(t.StartURL) != "" {
 		rec.StartURL = t.StartURL
+		dataset.TaskResetOptions(t, &rec.Clock)
 	} else {
 		rec.StartURL = rec.Steps[0].URL
 	}
@@ -198,7 +202,9 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		rep.Warnings = append(rep.Warnings, "the episode is still being recorded: only the steps stored so far are replayed")
 	}
 
-	obs, err := eng.Reset(ctx, engine.ResetOptions{StartURL: rec.StartURL})
+	ro := rec.Clock
+	ro.StartURL = rec.StartURL
+	obs, err := eng.Reset(ctx, ro)
 	if err != nil {
 		return rep, fmt.Errorf("could not open %s: %w", rec.StartURL, err)
 	}

@@ -106,6 +106,7 @@ type episode struct {
 	answer  string
 	px, py  float64 // the pointer's last position
 	lastURL string
+	env     pageEnv // every tab's clock, time zone and locale
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -367,6 +368,9 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	if err := action.CheckURL(opts.StartURL); err != nil {
 		return action.Observation{}, err
 	}
+	if err := checkEnv(opts); err != nil {
+		return action.Observation{}, err
+	}
 	begin := time.Now()
 	e.endEpisode()
 	tEnd := time.Since(begin)
@@ -376,12 +380,13 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	}
 	e.setState(func(s *engine.State) { *s = engine.State{EpisodeID: id, MaxSteps: e.set.MaxSteps} })
 
-	ep, err := e.openEpisode(ctx)
+	env := envOf(opts, begin)
+	ep, err := e.openEpisode(ctx, env)
 	if err != nil && ctx.Err() == nil {
 		// The browser may have died since the last episode: start it again.
 		e.logf("browser: opening the episode failed (%v); restarting Chromium", err)
 		if err = e.launch(); err == nil {
-			ep, err = e.openEpisode(ctx)
+			ep, err = e.openEpisode(ctx, env)
 		}
 	}
 	if err != nil {
@@ -407,14 +412,16 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	return obs, nil
 }
 
-// openEpisode makes a new browser context with one prepared tab.
-func (e *Engine) openEpisode(ctx context.Context) (*episode, error) {
+// openEpisode makes a new browser context with one prepared tab; env is
+// what every page of the episode gets.
+func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error) {
 	if !e.browserAlive() {
 		if err := e.launch(); err != nil {
 			return nil, err
 		}
 	}
 	t := newTab()
+	t.env = env
 	tctx, cancel := chromedp.NewContext(e.browserCtx, chromedp.WithNewBrowserContext(), chromedp.WithListener(t.listen))
 	t.ctx, t.cancel = tctx, cancel
 	sctx, scancel := context.WithTimeout(ctx, e.set.OpTimeout)
@@ -443,7 +450,7 @@ func (e *Engine) openEpisode(ctx context.Context) (*episode, error) {
 		cancel()
 		return nil, err
 	}
-	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t}, order: []*tab{t},
+	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t}, order: []*tab{t}, env: env,
 		newTabs: make(chan target.ID, 8), px: action.ViewportWidth / 2, py: action.ViewportHeight / 2}
 	sink := func(opener, id target.ID) {
 		ep.tabsMu.Lock()

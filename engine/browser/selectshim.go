@@ -54,12 +54,14 @@ func (t *tab) injectFrame(id target.ID) {
 	}
 	ctx, done := context.WithDeadline(fctx, deadline)
 	defer done()
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript}); err != nil {
+	script := t.env.script()
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
 		cancel()
 		return
 	}
+	t.env.apply(ctx) // a frame that cannot take them keeps the browser's
 	// A frame that is already gone or busy only misses the list.
-	chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pageScript))
+	chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](script))
 	t.mu.Lock()
 	if t.frameCtx == nil {
 		t.frameCtx = map[target.ID]context.Context{}

@@ -186,6 +186,7 @@ func (e *Engine) fallBack(ctx context.Context, ep *episode, since time.Time) err
 func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab, error) {
 	nt := newTab()
 	nt.id = id
+	nt.env = ep.env
 	tctx, cancel := chromedp.NewContext(ep.ctx, chromedp.WithTargetID(id), chromedp.WithListener(nt.listen))
 	nt.ctx, nt.cancel = tctx, cancel
 	actx, acancel := context.WithTimeout(ctx, e.set.OpTimeout)
@@ -203,6 +204,7 @@ func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab
 		cancel()
 		return nil, err
 	}
+	e.loadPending(ctx, nt)
 	ep.tabsMu.Lock()
 	ep.tabs[id] = nt
 	ep.tabsMu.Unlock()

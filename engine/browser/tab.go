@@ -67,6 +67,7 @@ type tab struct {
 	frames     map[target.ID]bool            // out-of-process frames given the page script
 	frameCtx   map[target.ID]context.Context // their sessions, for the settle probe
 	injecting  int                           // frames still being given it
+	env        pageEnv                       // the episode's clock, time zone and locale
 }
 
 // ignoredTypes never count as in flight: they may stay open for ever.
@@ -354,8 +355,8 @@ func (t *tab) targetURL(ctx context.Context) string {
 }
 
 // setup prepares a freshly attached tab: 800×600 at scale 1, the settle
-// script and the select popup (pageScript), the front position, and a check
-// of the viewport.
+// script and the select popup (pageScript), the episode's clock, time zone
+// and locale (t.env), the front position, and a check of the viewport.
 func (t *tab) setup(ctx context.Context, d time.Duration) error {
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
 		t.detachedCh = ch
@@ -369,12 +370,17 @@ func (t *tab) setup(ctx context.Context, d time.Duration) error {
 		if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 			return err
 		}
-		// The settle recorder and the in-page <select> popup, in every
-		// frame of every document, and in the one already loaded.
-		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageScript}); err != nil {
+		if err := t.env.apply(ctx); err != nil {
 			return err
 		}
-		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pageScript)); err != nil {
+		// The settle recorder and the in-page <select> popup (and the
+		// clock), in every frame of every document, and in the one already
+		// loaded.
+		script := t.env.script()
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
+			return err
+		}
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](script)); err != nil {
 			return err
 		}
 		// No native file dialog on the display: a file input click does nothing.

@@ -482,6 +482,15 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 	if opts.Seed != nil {
 		fs = append(fs, field{"seed", *opts.Seed})
 	}
+	if opts.ReferenceTime != nil {
+		fs = append(fs, field{"reference_time", opts.ReferenceTime.Format(time.RFC3339Nano)})
+	}
+	if opts.Timezone != "" {
+		fs = append(fs, field{"timezone", opts.Timezone})
+	}
+	if opts.Locale != "" {
+		fs = append(fs, field{"locale", opts.Locale})
+	}
 	kwargs := map[string]any{}
 	for _, kv := range []map[string]any{c.opts.ResetExtra, extra} {
 		for k, v := range kv {

@@ -38,6 +38,11 @@ type Task struct {
 	Category string
 	StartURL string
 	Check    *action.Check
+	// ReferenceTime, Timezone and Locale are the page's clock, time zone
+	// and locale (see engine.ResetOptions).
+	ReferenceTime *time.Time
+	Timezone      string
+	Locale        string
 }
 
 // SessionInfo identifies one WebSocket session.
@@ -612,6 +617,7 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 		rr.task = &t
 		rr.opts.StartURL = t.StartURL
 		rr.opts.Check = t.Check
+		rr.opts.ReferenceTime, rr.opts.Timezone, rr.opts.Locale = t.ReferenceTime, t.Timezone, t.Locale
 	}
 	if u, ok := data["start_url"]; ok && u != nil {
 		str, isStr := u.(string)
@@ -638,6 +644,25 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 	if seed, ok := data["seed"].(json.Number); ok {
 		if n, err := seed.Int64(); err == nil {
 			rr.opts.Seed = &n
+		}
+	}
+	// The page's clock, time zone and locale (Waymark's addition); they
+	// override a task's.
+	if v, ok := data["reference_time"]; ok && v != nil {
+		str, _ := v.(string)
+		at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(str))
+		if err != nil {
+			return rr, fmt.Errorf("reference_time %v is not an RFC 3339 time with an offset, e.g. 2024-03-15T10:30:00+01:00", action.PlainJSON(v))
+		}
+		rr.opts.ReferenceTime = &at
+	}
+	for k, dst := range map[string]*string{"timezone": &rr.opts.Timezone, "locale": &rr.opts.Locale} {
+		if v, ok := data[k]; ok && v != nil {
+			str, isStr := v.(string)
+			if !isStr {
+				return rr, fmt.Errorf("%s must be a string", k)
+			}
+			*dst = strings.TrimSpace(str)
 		}
 	}
 	if a, ok := data["agent"].(string); ok {

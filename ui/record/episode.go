@@ -194,7 +194,7 @@ func (r *Tab) start(t dataset.Task) {
 	r.latLbl.SetText("")
 	e := &episode{r: r, task: t, settings: s}
 	r.mapper = NewMapper(s.ActionSet, e.mapperEvents())
-	e.runner = StartRunner(e.open, engine.ResetOptions{StartURL: t.StartURL, Check: t.Check}, e.runnerEvents())
+	e.runner = StartRunner(e.open, engine.ResetOptions{StartURL: t.StartURL, Check: t.Check, ReferenceTime: t.ReferenceTime, Timezone: t.Timezone, Locale: t.Locale}, e.runnerEvents())
 	r.runner = e.runner
 	r.view.Sink = r.mapper
 	r.setTitle("Recording: " + t.Goal)
