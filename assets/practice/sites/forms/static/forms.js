@@ -72,6 +72,14 @@
     });
   }
 
+  // Today's date, from the page's clock and time zone.
+  var today = document.getElementById('today');
+  if (today) {
+    var now = new Date();
+    today.textContent = now.toLocaleDateString('en-GB', {weekday: 'long', day: 'numeric', month: 'long', year: 'numeric'});
+    today.dateTime = now.getFullYear() + '-' + String(now.getMonth() + 1).padStart(2, '0') + '-' + String(now.getDate()).padStart(2, '0');
+  }
+
   // Booking wizard.
   var wiz = document.getElementById('wizard');
   if (wiz) {
