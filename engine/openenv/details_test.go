@@ -36,7 +36,9 @@ func (e detailedEngine) Step(ctx context.Context, a engine.Action) (engine.Obser
 // page titles and timings; the store of the app then has what the server's
 // store has, not empty titles and 0 ms.
 func TestClientGetsTitlesAndTimingsWhenAsked(t *testing.T) {
-	_, hs := testServer(t, Options{NewEngine: func(context.Context) (engine.Engine, error) {
+	// Two sessions: the first client's may still be closing when the
+	// second dials.
+	_, hs := testServer(t, Options{MaxSessions: 2, NewEngine: func(context.Context) (engine.Engine, error) {
 		return detailedEngine{newSketch()}, nil
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
