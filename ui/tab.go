@@ -24,21 +24,18 @@ type Context struct {
 	Notify func(title, body string)
 	// Bridge is the one door from other goroutines to the UI thread for
 	// every screen; it is closed once, at shutdown. Nil in widget tests
-	// that build a bare Context: Do and After then run through fyne.Do
-	// with a zero Bridge.
+	// that build a bare Context: Do and After then run through fyne.Do.
 	Bridge *Bridge
 }
 
-// UI returns the screens' bridge (a shared zero Bridge when the context
-// has none).
+// UI returns the screens' bridge. A context without one gets a new open
+// Bridge on each call, so no caller can close a bridge others share.
 func (c *Context) UI() *Bridge {
 	if c == nil || c.Bridge == nil {
-		return &zeroBridge
+		return &Bridge{}
 	}
 	return c.Bridge
 }
-
-var zeroBridge Bridge
 
 // Notifyf sends a notification if the context has a notifier.
 func (c *Context) Notifyf(title, body string) {
