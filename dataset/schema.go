@@ -133,6 +133,29 @@ ALTER TABLE tasks ADD COLUMN reference_time TEXT NOT NULL DEFAULT ''; -- RFC 333
 ALTER TABLE tasks ADD COLUMN timezone TEXT NOT NULL DEFAULT '';       -- IANA name, or ''
 ALTER TABLE tasks ADD COLUMN locale TEXT NOT NULL DEFAULT '';         -- BCP 47 tag, or ''
 `,
+	// 4 → 5: edited episodes. Steps are never deleted: an undo while
+	// recording, or a reviewer's removal or trim, sets steps.removed and adds
+	// a row to episode_edits (who, when, why); a restore clears it and adds a
+	// row too. A resumed episode gets a 'resume' row at the step it went on
+	// from. A branch names the episode and step it continued from. A step can
+	// carry the annotator's note.
+	`
+ALTER TABLE steps ADD COLUMN note TEXT NOT NULL DEFAULT '';      -- the annotator's note on this step
+ALTER TABLE steps ADD COLUMN removed INTEGER NOT NULL DEFAULT 0; -- 1: left out of the edited episode
+ALTER TABLE episodes ADD COLUMN parent_episode_id TEXT REFERENCES episodes (id); -- a branch's parent, or NULL
+ALTER TABLE episodes ADD COLUMN branch_step INTEGER;             -- the parent's steps 1..branch_step were replayed
+CREATE INDEX episodes_parent ON episodes (parent_episode_id);
+CREATE TABLE episode_edits (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	episode_id  TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	step_idx    INTEGER,                     -- the step edited (for 'trim', the last step kept; for 'resume', the last replayed step)
+	kind        TEXT NOT NULL CHECK (kind IN ('undo','remove','restore','trim','resume')),
+	editor      TEXT NOT NULL,               -- the annotator or reviewer
+	reason      TEXT NOT NULL DEFAULT '',
+	created_at  TEXT NOT NULL
+);
+CREATE INDEX episode_edits_episode ON episode_edits (episode_id, id);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

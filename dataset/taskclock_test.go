@@ -123,8 +123,8 @@ func TestMigrationAddsTaskClock(t *testing.T) {
 	defer s.Close()
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
-	if v != 4 || SchemaVersion < 4 {
-		t.Fatalf("schema %d after the upgrade, want 4", v)
+	if v != SchemaVersion || SchemaVersion < 4 {
+		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
 	task, err := s.GetTask("t1")
 	if err != nil || task.ReferenceTime != nil || task.Timezone != "" || task.Locale != "" || !task.KeepSecrets {
