@@ -155,6 +155,23 @@ CREATE TABLE episode_edits (
 	created_at  TEXT NOT NULL
 );
 CREATE INDEX episode_edits_episode ON episode_edits (episode_id, id);
+-- A replay of a stored episode (waymark replay, or Replay in Review): it
+-- never changes the episode; its result is kept here.
+CREATE TABLE replay_runs (
+	id            TEXT PRIMARY KEY,          -- UUID
+	episode_id    TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	started_at    TEXT NOT NULL,
+	ended_at      TEXT,
+	engine_json   TEXT NOT NULL DEFAULT '{}',-- engine.Info of the replaying engine
+	display       TEXT NOT NULL DEFAULT '',  -- "xvfb" or "headless"
+	steps_json    TEXT NOT NULL DEFAULT '[]',-- per-step verdicts: [{"step":1,"verdict":"match","score":0.0001,"why":""}]
+	matched       INTEGER NOT NULL DEFAULT 0,-- steps that matched
+	compared      INTEGER NOT NULL DEFAULT 0,-- steps compared
+	first_diverged INTEGER,                  -- the first step that did not match, or NULL
+	warning       TEXT NOT NULL DEFAULT '',  -- e.g. the site keeps server state a replay cannot restore
+	error         TEXT NOT NULL DEFAULT ''   -- why the replay stopped early, if it did
+);
+CREATE INDEX replay_runs_episode ON replay_runs (episode_id, started_at);
 `,
 }
 
