@@ -26,6 +26,21 @@ type Context struct {
 	// every screen; it is closed once, at shutdown. Nil in widget tests
 	// that build a bare Context: Do and After then run through fyne.Do.
 	Bridge *Bridge
+	// Branch starts, in the Record screen, a new episode that continues the
+	// stored episode from its step k: steps 1..k are replayed and checked,
+	// then the annotator goes on by hand. Nil when there is no Record screen
+	// (screens call ctx.ContinueFrom).
+	Branch func(episodeID string, k int)
+}
+
+// ContinueFrom asks the Record screen to branch episodeID at step k; it
+// reports whether a Record screen took the request.
+func (c *Context) ContinueFrom(episodeID string, k int) bool {
+	if c == nil || c.Branch == nil {
+		return false
+	}
+	c.Branch(episodeID, k)
+	return true
 }
 
 // UI returns the screens' bridge. A context without one gets a new open
