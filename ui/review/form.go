@@ -9,10 +9,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/engine/action"
+	"waymark/ui"
 )
 
 // outcomeLabels are the radio options, in dataset.Outcomes order (keys 1–4).
@@ -39,6 +42,10 @@ type form struct {
 	flags       map[int][]string
 	dirty       bool // the form differs from what is stored
 	stored      bool // a review (or settling label) of mine is loaded
+	// successAcked: the reviewer confirmed a success despite the warning
+	// (for the episode open; cleared by load).
+	successAcked bool
+	warnDlg      *dialog.ConfirmDialog // the success warning while it shows
 
 	outcomeRadio *widget.RadioGroup
 	failStepSel  *widget.Select
@@ -139,7 +146,7 @@ func (f *form) init(t *Tab) {
 	f.history.SizeName = theme.SizeNameCaptionText
 	f.status = widget.NewLabel("")
 	f.status.Wrapping = fyne.TextWrapWord
-	f.saveBtn = widget.NewButton("Save (Ctrl+S)", func() { f.save(); f.t.unfocus() })
+	f.saveBtn = widget.NewButton("Save (Ctrl+S)", func() { f.submit(nil); f.t.unfocus() })
 	f.saveBtn.Importance = widget.HighImportance
 	f.guide = widget.NewRichTextFromMarkdown("")
 	f.guide.Wrapping = fyne.TextWrapWord
@@ -192,6 +199,10 @@ func (f *form) setStatus(msg string, problem bool) {
 // the settling label when settling), else a blank form.
 func (f *form) load(it dataset.QueueItem) {
 	f.outcome, f.failStep, f.failType, f.stepTouched = "", nil, "", false
+	f.successAcked = false
+	if f.warnDlg != nil {
+		f.warnDlg.Dismiss()
+	}
 	f.flags = map[int][]string{}
 	f.updating = true
 	f.reason.SetText("")
@@ -313,6 +324,9 @@ func (f *form) updateSaveText() {
 func (f *form) pickOutcome(i int) {
 	if f.t.player.ep == nil || i < 0 || i >= len(dataset.Outcomes) {
 		return
+	}
+	if f.outcome != dataset.Outcomes[i] {
+		f.successAcked = false // a new choice of success is asked about again
 	}
 	f.outcome = dataset.Outcomes[i]
 	f.dirty = true
@@ -443,22 +457,106 @@ func (f *form) review() dataset.Review {
 	return r
 }
 
-// save stores the form as my review (or as the settling label); it reports
-// whether it saved.
-func (f *form) save() bool {
+// submit saves the form and then runs then (nil: nothing). A success on an
+// episode that was interrupted or whose automatic check failed asks first
+// (Save anyway / Cancel); then runs only once it is saved.
+func (f *form) submit(then func()) {
 	if f.t.player.ep == nil {
 		f.setStatus("Open an episode first: pick one in the queue or press N.", true)
-		return false
+		return
 	}
 	if f.outcome == "" {
 		f.setStatus("Pick an outcome first: keys 1–4 (success, failure, not executable, invalid task).", true)
-		return false
+		return
 	}
-	settling := f.settle.Checked && !f.othersBox.Hidden
 	if !f.dirty && f.stored {
 		f.setStatus("Nothing changed since the last save.", false)
-		return true
+		if then != nil {
+			then()
+		}
+		return
 	}
+	if f.asking() {
+		return // the warning is up: it saves or cancels
+	}
+	if warn := f.successWarning(); warn != "" && !f.successAcked {
+		f.askSuccess(warn, then)
+		return
+	}
+	if f.store() && then != nil {
+		then()
+	}
+}
+
+// successWarning says why a success label is doubtful for the open
+// episode ("" when the outcome is not success or nothing contradicts it):
+// the episode was interrupted, or its automatic check failed.
+func (f *form) successWarning() string {
+	if f.outcome != dataset.OutcomeSuccess || f.t.player.ep == nil {
+		return ""
+	}
+	return successDoubts(*f.t.player.ep, f.t.player.task)
+}
+
+// successDoubts lists what contradicts a success label for ep ("" when
+// nothing does).
+func successDoubts(ep dataset.Episode, task dataset.Task) string {
+	var why []string
+	if ep.Status == dataset.StatusInterrupted {
+		why = append(why, "This episode was interrupted ("+endReasonText(ep)+"): the annotator may not have reached the end of the task.")
+	}
+	if ep.AutoReward != nil && *ep.AutoReward < 1 {
+		s := "Its automatic check failed"
+		if task.Check != nil && task.Check.Kind == action.CheckKindAnswer {
+			ans := "no answer"
+			if ep.FinalAnswer != "" {
+				ans = "“" + ep.FinalAnswer + "”"
+			}
+			s += ": the answer was " + ans
+			if want := ui.ExpectedAnswers(task.Check.Answer); want != "" {
+				s += ", expected " + want
+			}
+		}
+		why = append(why, s+".")
+	}
+	return strings.Join(why, "\n")
+}
+
+// asking reports whether the success warning is showing.
+func (f *form) asking() bool { return f.warnDlg != nil }
+
+// askSuccess shows the success warning: Save anyway (Enter) saves and runs
+// then, Cancel (Escape) leaves the form as it is. Without a window the
+// warning is shown as the status and the next save goes through.
+func (f *form) askSuccess(warn string, then func()) {
+	w := f.t.window()
+	if w == nil {
+		f.successAcked = true
+		f.setStatus("Not saved yet. "+warn+" Save again to label it a success anyway.", true)
+		return
+	}
+	msg := widget.NewLabel(warn + "\n\nA success label says the task was completed. Save it as a success anyway?")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Label this episode a success?", "Save anyway", "Cancel", msg, func(ok bool) {
+		f.warnDlg = nil
+		if !ok {
+			f.setStatus("Not saved: choose another outcome, or save again and confirm the success.", false)
+			return
+		}
+		f.successAcked = true
+		if f.store() && then != nil {
+			then()
+		}
+	}, w)
+	f.warnDlg = d
+	d.Resize(fyne.NewSize(480, 0))
+	d.Show()
+	ui.WithKeys(w, d, d.Confirm)
+}
+
+// store writes the form to the store; it reports whether it saved.
+func (f *form) store() bool {
+	settling := f.settle.Checked && !f.othersBox.Hidden
 	r := f.review()
 	var saved dataset.Review
 	var err error
@@ -544,7 +642,7 @@ func newReasonEntry(f *form) *reasonEntry {
 // TypedShortcut saves on Ctrl+S and passes other shortcuts to the entry.
 func (e *reasonEntry) TypedShortcut(s fyne.Shortcut) {
 	if isSave(s) {
-		e.f.save()
+		e.f.submit(nil)
 		return
 	}
 	e.Entry.TypedShortcut(s)

@@ -169,7 +169,7 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 // TypedShortcut handles Ctrl+S (save).
 func (t *Tab) TypedShortcut(s fyne.Shortcut) bool {
 	if isSave(s) {
-		t.form.save()
+		t.form.submit(nil)
 		return true
 	}
 	return false
@@ -193,10 +193,7 @@ func (t *Tab) saveAndNext() {
 		t.nextUnreviewed()
 		return
 	}
-	if !t.form.save() {
-		return
-	}
-	t.nextUnreviewed()
+	t.form.submit(t.nextUnreviewed)
 }
 
 // nextUnreviewed opens the next episode I have not reviewed, in the queue's
@@ -265,6 +262,25 @@ func (t *Tab) openItem(it dataset.QueueItem) {
 	if c := t.canvas(); c != nil {
 		c.Unfocus()
 	}
+}
+
+// window is the window the tab shows in (for dialogs): the context's, else
+// the driver's window holding the tab's canvas; nil when there is none.
+func (t *Tab) window() fyne.Window {
+	if t.ctx.Window != nil {
+		return t.ctx.Window
+	}
+	app := fyne.CurrentApp()
+	if app == nil {
+		return nil
+	}
+	c := app.Driver().CanvasForObject(t.content)
+	for _, w := range app.Driver().AllWindows() {
+		if c != nil && w.Canvas() == c {
+			return w
+		}
+	}
+	return nil
 }
 
 func (t *Tab) canvas() fyne.Canvas {
