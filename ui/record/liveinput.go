@@ -158,6 +158,7 @@ func (v *LiveView) FocusGained() {
 // FocusLost hides it.
 func (v *LiveView) FocusLost() {
 	v.focused, v.shift = false, false
+	v.keys.reset()
 	for _, b := range v.focusBox {
 		b.Hide()
 		canvas.Refresh(b)
@@ -170,39 +171,59 @@ func (v *LiveView) Focused() bool { return v.focused }
 // AcceptsTab keeps Tab for the page instead of moving Fyne's focus.
 func (v *LiveView) AcceptsTab() bool { return true }
 
-// TypedRune buffers typed text.
+// TypedRune buffers typed text (not the character of a shortcut's key
+// still held: see keyGuard).
 func (v *LiveView) TypedRune(r rune) {
+	if !v.keys.typedRune() {
+		return
+	}
 	v.touched()
 	if v.Sink != nil {
 		v.Sink.Rune(r)
 	}
 }
 
-// TypedKey maps special keys.
+// TypedKey maps special keys (not a shortcut's key still held).
 func (v *LiveView) TypedKey(ev *fyne.KeyEvent) {
+	if !v.keys.typedKey(ev.Name) {
+		return
+	}
 	v.touched()
 	if v.Sink != nil {
 		v.Sink.Key(ev.Name, v.shift)
 	}
 }
 
-// KeyDown tracks Shift (for Shift+Tab).
+// KeyDown tracks Shift (for Shift+Tab) and the keys held.
 func (v *LiveView) KeyDown(ev *fyne.KeyEvent) {
+	v.keys.keyDown(ev.Name)
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
 		v.shift = true
 	}
 }
 
-// KeyUp tracks Shift.
+// KeyUp tracks Shift and the keys held.
 func (v *LiveView) KeyUp(ev *fyne.KeyEvent) {
+	v.keys.keyUp(ev.Name)
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
 		v.shift = false
 	}
 }
 
+// HoldShortcutKey keeps the key of s from typing into the page until it is
+// released. The view calls it for the shortcuts it gets; the Record tab
+// calls it for those the window took while the view did not have the
+// keyboard (a shortcut such as Ctrl+Shift+S that focuses the view while
+// its key is still down).
+func (v *LiveView) HoldShortcutKey(s fyne.Shortcut) { v.keys.shortcutTyped(s) }
+
 // TypedShortcut sends Ctrl+A and paste to the page and hands other
-// shortcuts to OnShortcut (toolbar keys); the rest are refused.
+// shortcuts to OnShortcut (toolbar keys); the rest are refused. A
+// shortcut the keyboard repeats while it is held acts once.
 func (v *LiveView) TypedShortcut(s fyne.Shortcut) {
+	if v.keys.shortcutTyped(s) {
+		return
+	}
 	if v.OnShortcut != nil && v.OnShortcut(s) {
 		return
 	}

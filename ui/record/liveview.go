@@ -50,6 +50,7 @@ type LiveView struct {
 
 	focused  bool
 	shift    bool
+	keys     keyGuard // a shortcut's key types nothing until released
 	down     bool
 	downPos  fyne.Position
 	lastPos  fyne.Position

@@ -69,6 +69,12 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 	if !ok {
 		return false
 	}
+	if !r.view.Focused() {
+		// The window took it (the view gets its own first when it has the
+		// keyboard): its key, still down, must not type into the page
+		// should the shortcut give the view the keyboard.
+		r.view.HoldShortcutKey(s)
+	}
 	switch cs.ShortcutName() {
 	case ShortcutBack.ShortcutName(), shortcutAltLeft.ShortcutName():
 		r.act(action.Action{Op: action.Back})
