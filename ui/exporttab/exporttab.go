@@ -45,7 +45,7 @@ type Tab struct {
 	force        *widget.Check
 	exportBtn    *widget.Button
 	cancelBtn    *widget.Button
-	bar          *widget.ProgressBar
+	bar          *ui.ProgressBar
 	counts       *widget.Label
 	status       *widget.Label
 	content      fyne.CanvasObject
@@ -103,7 +103,7 @@ func New(ctx *ui.Context) *Tab {
 	t.exportBtn.Importance = widget.HighImportance
 	t.cancelBtn = widget.NewButton("Cancel", t.Cancel)
 	t.cancelBtn.Disable()
-	t.bar = widget.NewProgressBar()
+	t.bar = ui.NewProgressBar()
 	t.counts = widget.NewLabel("")
 	t.status = widget.NewLabel("Choose a folder and a licence, then Export. Without filters, every finished episode with an outcome is exported, and every interrupted one a reviewer labelled.")
 	t.status.Wrapping = fyne.TextWrapWord

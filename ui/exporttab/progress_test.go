@@ -1,0 +1,54 @@
+package exporttab
+
+import (
+	"image/color"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"waymark/ui"
+)
+
+// near tells whether two colours differ by at most 24 in every channel.
+func near(a, b color.Color) bool {
+	ar, ag, ab, _ := a.RGBA()
+	br, bg, bb, _ := b.RGBA()
+	d := func(x, y uint32) bool {
+		x, y = x>>8, y>>8
+		return x+24 >= y && y+24 >= x
+	}
+	return d(ar, br) && d(ag, bg) && d(ab, bb)
+}
+
+// At 0 % the bar's track must not look filled: in the dark theme Fyne's own
+// bar paints it a faded primary blue, which reads as a full bar.
+func TestProgressBarLooksEmptyAtZero(t *testing.T) {
+	for _, th := range []fyne.Theme{theme.DarkTheme(), theme.LightTheme()} { //nolint:staticcheck // a fixed variant each
+		app := test.NewTempApp(t)
+		app.Settings().SetTheme(th)
+		tab := New(&ui.Context{Store: store(t, 1, 1)})
+		w := test.NewTempWindow(t, tab.Content())
+		w.Resize(fyne.NewSize(900, 700))
+		v := app.Settings().ThemeVariant()
+		pos := app.Driver().AbsolutePositionForObject(tab.bar)
+		size := tab.bar.Size()
+		sc := w.Canvas().Scale()
+		at := func(fx float32) color.Color {
+			img := w.Canvas().Capture()
+			return img.At(int((pos.X+size.Width*fx)*sc), int((pos.Y+size.Height/2)*sc))
+		}
+		primary := th.Color(theme.ColorNamePrimary, v)
+		if c := at(0.8); near(c, primary) || !near(c, th.Color(theme.ColorNameInputBackground, v)) {
+			t.Errorf("at 0%% the track at 80%% of its width is %v: want the input background %v, not primary %v", c, th.Color(theme.ColorNameInputBackground, v), primary)
+		}
+		tab.bar.SetValue(0.5)
+		if c := at(0.25); !near(c, primary) {
+			t.Errorf("at 50%% the bar at 25%% of its width is %v, want primary %v", c, primary)
+		}
+		if c := at(0.8); near(c, primary) {
+			t.Errorf("at 50%% the track at 80%% of its width is primary %v", c)
+		}
+	}
+}
