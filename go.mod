@@ -18,6 +18,7 @@ require (
 )
 
 require (
+	early.waymark/locale v0.0.0
 	fyne.io/systray v1.11.1-0.20250603113521-ca66a66d8b58 // indirect
 	git.sr.ht/~jackmordaunt/go-toast v1.1.2 // indirect
 	github.com/BurntSushi/toml v1.5.0 // indirect
@@ -63,3 +64,5 @@ require (
 	golang.org/x/text v0.22.0 // indirect
 	google.golang.org/protobuf v1.34.2 // indirect
 )
+
+replace early.waymark/locale => ./app/earlylocale

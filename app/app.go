@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"early.waymark/locale"
+
 	"waymark/dataset"
 )
 
@@ -138,5 +140,10 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// Exit is what main calls.
-func Exit() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+// Exit is what main calls. The locale variable the early locale package
+// changed for the GUI toolkit's start is put back first, so the browser and
+// the X server get the user's environment.
+func Exit() {
+	locale.Restore()
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,3 @@
+module early.waymark/locale
+
+go 1.26
