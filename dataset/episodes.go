@@ -19,7 +19,9 @@ var ErrEpisodeExists = errors.New("an episode with this id already exists")
 
 // CreateEpisode stores a new episode in status "recording", owned by this
 // process. ID (a UUID when empty), ActionSet ("default" when empty) and
-// StartedAt (now when zero) are filled in the returned copy.
+// StartedAt (now when zero) are filled in the returned copy. A branch
+// (ParentEpisodeID set) must name a stored episode and one of its stored
+// steps as BranchStep; a missing parent is refused (wrapping ErrNotFound).
 func (s *Store) CreateEpisode(e Episode) (Episode, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
@@ -63,16 +65,63 @@ func (s *Store) insertEpisode(tx *sql.Tx, e *Episode) error {
 		return s.explainWriteError(err)
 	}
 	e.Goal, e.Category = goal, cat
-	_, err = tx.Exec(`INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at)
-		VALUES (?,?,?,?,?,?,?,?)`, e.ID, e.TaskID, e.Annotator, string(e.ActionSet), e.EngineJSON, e.Status, e.Owner, FormatTime(e.StartedAt))
+	parent, branch, err := checkBranch(tx, e)
+	if err != nil {
+		return err
+	}
+	e.NumEdits, e.NumRemoved, e.Resumed = 0, 0, false
+	_, err = tx.Exec(`INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at, parent_episode_id, branch_step)
+		VALUES (?,?,?,?,?,?,?,?,?,?)`, e.ID, e.TaskID, e.Annotator, string(e.ActionSet), e.EngineJSON, e.Status, e.Owner, FormatTime(e.StartedAt), parent, branch)
 	if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
 		return fmt.Errorf("%w: %s", ErrEpisodeExists, e.ID)
 	}
 	return s.explainWriteError(err)
 }
 
+// checkBranch checks a branch's parent and step; it returns the values to
+// store (NULL for an episode that is no branch).
+func checkBranch(tx *sql.Tx, e *Episode) (parent, branch any, err error) {
+	if e.ParentEpisodeID == "" {
+		if e.BranchStep != nil {
+			return nil, nil, errors.New("the episode has a branch step but no parent episode: name the episode it continues from")
+		}
+		return nil, nil, nil
+	}
+	if e.BranchStep == nil {
+		return nil, nil, fmt.Errorf("the branch of episode %s has no branch step: say which of its steps it continues from", e.ParentEpisodeID)
+	}
+	k := *e.BranchStep
+	if k < 0 {
+		return nil, nil, fmt.Errorf("the branch step %d is negative: continue from step 0 or later of episode %s", k, e.ParentEpisodeID)
+	}
+	var maxIdx sql.NullInt64
+	err = tx.QueryRow(`SELECT (SELECT MAX(idx) FROM steps WHERE episode_id = p.id) FROM episodes p WHERE p.id=?`, e.ParentEpisodeID).Scan(&maxIdx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("cannot branch from episode %s: %w (it may have been recorded in another database); choose an episode from the Review list", e.ParentEpisodeID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !maxIdx.Valid {
+		return nil, nil, fmt.Errorf("cannot branch from episode %s: it has no stored steps; choose an episode that has", e.ParentEpisodeID)
+	}
+	if int64(k) > maxIdx.Int64 {
+		return nil, nil, fmt.Errorf("cannot branch from step %d of episode %s: it has no such step (its last is %d); choose one of its steps", k, e.ParentEpisodeID, maxIdx.Int64)
+	}
+	b := *e.BranchStep
+	e.BranchStep = &b
+	return e.ParentEpisodeID, k, nil
+}
+
+// episodeColumns are the columns scanEpisode reads. The number of removed
+// steps is the stored action steps less num_steps (which counts the kept
+// ones), so no step row (and its screenshot) is read for it.
 const episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json, e.status, e.end_reason, e.final_answer,
-	e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at, e.owner, t.goal, t.category`
+	e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at, e.owner, t.goal, t.category,
+	COALESCE(e.parent_episode_id, ''), e.branch_step,
+	(SELECT COUNT(*) FROM episode_edits x WHERE x.episode_id = e.id AND x.kind <> 'resume'),
+	MAX(0, (SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0) - e.num_steps),
+	EXISTS (SELECT 1 FROM episode_edits x WHERE x.episode_id = e.id AND x.kind = 'resume')`
 
 // scanEpisode reads episodeColumns, then extra columns into extra.
 func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, error) {
@@ -80,10 +129,16 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 	var set, started string
 	var ended sql.NullString
 	var reward sql.NullFloat64
+	var branch sql.NullInt64
 	dest := append([]any{&e.ID, &e.TaskID, &e.Annotator, &set, &e.EngineJSON, &e.Status, &e.EndReason, &e.FinalAnswer,
-		&e.FinalURL, &reward, &e.NumSteps, &started, &ended, &e.Owner, &e.Goal, &e.Category}, extra...)
+		&e.FinalURL, &reward, &e.NumSteps, &started, &ended, &e.Owner, &e.Goal, &e.Category,
+		&e.ParentEpisodeID, &branch, &e.NumEdits, &e.NumRemoved, &e.Resumed}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Episode{}, err
+	}
+	if branch.Valid {
+		k := int(branch.Int64)
+		e.BranchStep = &k
 	}
 	e.ActionSet = action.Set(set)
 	e.StartedAt = ParseTime(started)
@@ -113,6 +168,8 @@ type EpisodeFilter struct {
 	Category  string
 	Annotator string
 	TaskID    string
+	// ParentID selects the branches of that episode.
+	ParentID string
 	// From and To bound started_at: From ≤ started < To.
 	From, To time.Time
 	// Agents: "" all annotators, "people" only people, "agents" only
@@ -138,6 +195,9 @@ func (f EpisodeFilter) where() (string, []any) {
 	}
 	if f.TaskID != "" {
 		add("e.task_id = ?", f.TaskID)
+	}
+	if f.ParentID != "" {
+		add("e.parent_episode_id = ?", f.ParentID)
 	}
 	if !f.From.IsZero() {
 		add("e.started_at >= ?", FormatTime(f.From))

@@ -16,7 +16,8 @@ import (
 var ErrStepExists = errors.New("this step is already stored")
 
 // AppendStep stores one step of a recording episode in its own transaction
-// and counts it in the episode's num_steps. The screenshot is stored as
+// and counts it in the episode's num_steps (the kept action steps). The
+// step's Note is stored (see SetStepNote for its limits). The screenshot is stored as
 // given; no thumbnail work is done here (see Thumbnail).
 func (s *Store) AppendStep(st Step) error {
 	return s.appendStep(st, nil)
@@ -67,10 +68,17 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 	if len(st.Screenshot) > 0 {
 		shot = st.Screenshot
 	}
-	_, err := tx.Exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
-		action_ms, settle_ms, capture_ms, total_ms, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	if st.Removed {
+		return fmt.Errorf("episode %s step %d: a step is stored kept; remove it afterwards with RemoveStep so the audit log says who removed it and why", st.EpisodeID, st.Index)
+	}
+	note, err := cleanNote(st.Note)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
+		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		st.EpisodeID, st.Index, actionJSON, op, st.URL, st.Title, st.Error, st.Done, shot,
-		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created))
+		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false)
 	if err != nil {
 		if isPrimaryKeyViolation(err) {
 			return fmt.Errorf("%w: episode %s step %d", ErrStepExists, st.EpisodeID, st.Index)
@@ -81,14 +89,18 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 		return s.explainWriteError(err)
 	}
 	if st.Index > 0 {
-		if _, err := tx.Exec(`UPDATE episodes SET num_steps = MAX(num_steps, ?) WHERE id=?`, st.Index, st.EpisodeID); err != nil {
+		// num_steps counts the kept action steps: after an undo the next
+		// step's index is past the removed one's, so it is a count, not
+		// the highest index.
+		if _, err := tx.Exec(`UPDATE episodes SET num_steps = num_steps + 1 WHERE id=?`, st.EpisodeID); err != nil {
 			return s.explainWriteError(err)
 		}
 	}
 	return nil
 }
 
-// Steps lists an episode's steps in order, without their screenshots (see
+// Steps lists all of an episode's steps in order, removed ones included
+// (with Removed set), without their screenshots (see
 // Screenshot and Thumbnail, or EpisodeSteps for a stream with them).
 func (s *Store) Steps(episodeID string) ([]Step, error) {
 	rows, err := s.db.Query(`SELECT `+stepColumns+` FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
@@ -108,14 +120,14 @@ func (s *Store) Steps(episodeID string) ([]Step, error) {
 }
 
 // stepColumns are the columns scanStep reads, screenshots left out.
-const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at`
+const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed`
 
 // scanStep reads stepColumns, then extra columns into extra.
 func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any) (Step, error) {
 	st := Step{EpisodeID: episodeID}
 	var created string
 	dest := append([]any{&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
-		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created}, extra...)
+		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Step{}, err
 	}

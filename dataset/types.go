@@ -83,7 +83,24 @@ type Episode struct {
 	// Goal and Category are the task's, filled by GetEpisode and ListEpisodes.
 	Goal     string
 	Category string
+	// ParentEpisodeID names the episode this one is a branch of ("" for
+	// none), and BranchStep the parent's step it continued from: the
+	// parent's actions up to that step were replayed, then recording went
+	// on by hand. Both are set at CreateEpisode and never change.
+	ParentEpisodeID string
+	BranchStep      *int
+	// NumEdits counts the audit log's step edits (undo, remove, restore,
+	// trim; see EpisodeEdits), NumRemoved the action steps left out of the
+	// edited episode, and Resumed says the episode was resumed at least
+	// once (MarkResumed). Filled by GetEpisode and ListEpisodes.
+	NumEdits   int
+	NumRemoved int
+	Resumed    bool
 }
+
+// Edited reports whether the edited episode differs from what was
+// recorded: some of its steps are removed.
+func (e Episode) Edited() bool { return e.NumRemoved > 0 }
 
 // Step is one stored observation: index 0 is the reset, k ≥ 1 the result of
 // the k-th action. Its screenshot is the "after" of step k and the "before"
@@ -100,6 +117,11 @@ type Step struct {
 	Screenshot []byte // PNG; may be left out by list queries
 	Timings    action.Timings
 	CreatedAt  time.Time
+	// Note is the annotator's note on this step ("" for none).
+	Note string
+	// Removed: the step was undone, removed or trimmed away; it is kept in
+	// the store (with its index) but left out of the edited episode.
+	Removed bool
 }
 
 // Review is one reviewer's label of an episode.
