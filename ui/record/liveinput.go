@@ -146,16 +146,17 @@ func (v *LiveView) Scrolled(ev *fyne.ScrollEvent) {
 // Cursor is a crosshair over the page.
 func (v *LiveView) Cursor() desktop.Cursor { return desktop.CrosshairCursor }
 
-// FocusGained shows the focus ring.
+// FocusGained shows the focus ring and says keys go to the page.
 func (v *LiveView) FocusGained() {
 	v.focused = true
 	for _, b := range v.focusBox {
 		b.Show()
 		b.Refresh()
 	}
+	v.showKeyCue()
 }
 
-// FocusLost hides it.
+// FocusLost hides the ring and says how to give the page the keyboard.
 func (v *LiveView) FocusLost() {
 	v.focused, v.shift = false, false
 	v.keys.reset()
@@ -163,6 +164,7 @@ func (v *LiveView) FocusLost() {
 		b.Hide()
 		canvas.Refresh(b)
 	}
+	v.showKeyCue()
 }
 
 // Focused reports whether the view has the keyboard.

@@ -45,10 +45,12 @@ type LiveView struct {
 	banner    *canvas.Rectangle
 	bannerTx  *canvas.Text
 	bannerBox *fyne.Container
+	keysTx    *canvas.Text // where keystrokes go, in the banner's strip while no step is shown
 	focusBox  [4]*canvas.Rectangle // top, bottom, left, right bars
 	stillAct  *action.Action
 
 	focused  bool
+	rec      bool // an episode records: keys reach the page
 	shift    bool
 	keys     keyGuard // a shortcut's key types nothing until released
 	down     bool
@@ -100,6 +102,10 @@ func NewLiveView(sink InputSink) *LiveView {
 	v.bannerTx.TextStyle = fyne.TextStyle{Bold: true}
 	v.banner.Hide()
 	v.bannerTx.Hide()
+	v.keysTx = canvas.NewText("", theme.Color(theme.ColorNamePrimary))
+	v.keysTx.TextSize = 13
+	v.keysTx.TextStyle = fyne.TextStyle{Bold: true}
+	v.showKeyCue()
 	// The focus ring is four thin bars rather than one stroked rectangle:
 	// a stroked rectangle is shaded over its whole 800×600 area on every
 	// frame, which software GL pays for at each live frame.
@@ -238,6 +244,7 @@ func (v *LiveView) ShowStill(img image.Image, a *action.Action, pointer *image.P
 	v.bannerTx.Text = banner
 	v.banner.Show()
 	v.bannerTx.Show()
+	v.keysTx.Hide()
 	v.layoutOverlays(v.Size())
 	v.bannerTx.Refresh()
 	v.banner.Refresh()
@@ -256,7 +263,58 @@ func (v *LiveView) ShowLive() {
 	v.stillAct = nil
 	v.banner.Hide()
 	v.bannerTx.Hide()
+	v.showKeyCue()
 	canvas.Refresh(v)
+}
+
+// Key cue texts: where keystrokes go (KeyCue).
+const (
+	KeysToPage      = "Keys go to the page"
+	KeysElsewhere   = "Keys do not reach the page: click the picture to type into it"
+	KeysToPageLater = "Keys go to the page once an episode records"
+)
+
+// SetRecording says whether an episode records (keys then reach the page);
+// the key cue says so.
+func (v *LiveView) SetRecording(on bool) {
+	if v.rec != on {
+		v.rec = on
+		v.showKeyCue()
+	}
+}
+
+// KeyCue is the text over the picture that says where keystrokes go (""
+// when none is shown): the page while the view has the keyboard, or what
+// to do to give it the keyboard. The ring around the picture shows the same.
+func (v *LiveView) KeyCue() string {
+	if v.keysTx.Hidden {
+		return ""
+	}
+	return v.keysTx.Text
+}
+
+// showKeyCue updates the key cue from the focus and the recording state.
+func (v *LiveView) showKeyCue() {
+	tx := v.keysTx
+	switch {
+	case v.focused && v.rec:
+		tx.Text, tx.Color, tx.TextStyle.Bold = KeysToPage, theme.Color(theme.ColorNamePrimary), true
+	case v.rec:
+		tx.Text, tx.Color, tx.TextStyle.Bold = KeysElsewhere, theme.Color(theme.ColorNameWarning), true
+	case v.focused:
+		tx.Text, tx.Color, tx.TextStyle.Bold = KeysToPageLater, theme.Color(theme.ColorNamePlaceHolder), false
+	default:
+		tx.Text = ""
+	}
+	if tx.Text == "" || v.ShowingStill() {
+		tx.Hide()
+	} else {
+		tx.Show()
+	}
+	tx.Refresh()
+	if v.bannerBox != nil {
+		v.bannerBox.Refresh()
+	}
 }
 
 // ShowingStill reports whether a recorded step is shown.
@@ -304,20 +362,23 @@ func (v *LiveView) layoutOverlays(s fyne.Size) {
 // never hides a click marker or the top of the page.
 func (v *LiveView) Banner() fyne.CanvasObject {
 	if v.bannerBox == nil {
-		v.bannerBox = container.New(&bannerLayout{tx: v.bannerTx}, v.banner, v.bannerTx)
+		v.bannerBox = container.New(&bannerLayout{tx: v.bannerTx}, v.banner, v.bannerTx, v.keysTx)
 	}
 	return v.bannerBox
 }
 
-// bannerLayout stretches the background and insets the text.
+// bannerLayout stretches the background and insets the texts (the
+// banner's, and the key cue shown while the banner is hidden).
 type bannerLayout struct{ tx *canvas.Text }
 
 func (l *bannerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs[0].Move(fyne.NewPos(0, 0))
 	objs[0].Resize(size)
-	ts := l.tx.MinSize()
-	objs[1].Move(fyne.NewPos(10, (size.Height-ts.Height)/2))
-	objs[1].Resize(ts)
+	for _, o := range objs[1:] {
+		ts := o.MinSize()
+		o.Move(fyne.NewPos(10, (size.Height-ts.Height)/2))
+		o.Resize(ts)
+	}
 }
 
 func (l *bannerLayout) MinSize([]fyne.CanvasObject) fyne.Size {
