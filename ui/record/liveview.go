@@ -45,7 +45,7 @@ type LiveView struct {
 	banner    *canvas.Rectangle
 	bannerTx  *canvas.Text
 	bannerBox *fyne.Container
-	keysTx    *canvas.Text // where keystrokes go, in the banner's strip while no step is shown
+	keysTx    *canvas.Text         // where keystrokes go, in the banner's strip while no step is shown
 	focusBox  [4]*canvas.Rectangle // top, bottom, left, right bars
 	stillAct  *action.Action
 
