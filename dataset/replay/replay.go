@@ -7,6 +7,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -120,6 +121,9 @@ type Options struct {
 	// replay (the practice sites); any other start URL gets a warning that
 	// the server's state may differ.
 	PracticeHosts []string
+	// Progress, when set, is called with each step's result as soon as it
+	// is known (on Run's goroutine).
+	Progress func(StepResult)
 }
 
 // Seen is what a step showed, besides its screenshot.
@@ -159,6 +163,7 @@ type Measure struct {
 // Report is the result of a replay.
 type Report struct {
 	EpisodeID string     `json:"episode_id"`
+	StartedAt time.Time  `json:"started_at"`
 	TaskID    string     `json:"task_id"`
 	Goal      string     `json:"goal"`
 	StartURL  string     `json:"start_url"`
@@ -182,7 +187,13 @@ type Report struct {
 	// except by Until.
 	OK        bool  `json:"ok"`
 	ElapsedMS int64 `json:"elapsed_ms"`
+
+	progress func(StepResult)
 }
+
+// NotPracticeWarning is the warning of a replay whose start URL is not a
+// practice site (%s is the URL).
+const NotPracticeWarning = "the start URL %s is not a practice site: its server keeps state (logins, carts, stock, posted content) that a replay cannot restore, so a difference may come from the site rather than from the recording"
 
 // Run replays rec in eng, which must be fresh (its next Reset opens a new
 // profile) and set up with rec.Settings. It returns the report; an error
@@ -190,13 +201,13 @@ type Report struct {
 func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (*Report, error) {
 	t0 := time.Now()
 	ep := rec.Episode
-	rep := &Report{EpisodeID: ep.ID, TaskID: ep.TaskID, Goal: ep.Goal, StartURL: rec.StartURL, ActionSet: ep.ActionSet,
+	rep := &Report{EpisodeID: ep.ID, StartedAt: t0, progress: opts.Progress, TaskID: ep.TaskID, Goal: ep.Goal, StartURL: rec.StartURL, ActionSet: ep.ActionSet,
 		StoredSteps: len(rec.Steps) - 1, Warnings: []string{}, Steps: []StepResult{},
 		Measure: Measure{Name: "share of pixels differing by more than the tolerance in a channel, with a 1-pixel neighbourhood",
 			ChannelTolerance: ChannelTolerance, MaxDiffShare: MaxDiffShare}}
 	defer func() { rep.ElapsedMS = time.Since(t0).Milliseconds() }()
 	if u, err := url.Parse(rec.StartURL); err == nil && !slices.Contains(opts.PracticeHosts, strings.ToLower(u.Hostname())) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the start URL %s is not a practice site: its server's state (logins, carts, content) may differ from when the episode was recorded", rec.StartURL))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf(NotPracticeWarning, rec.StartURL))
 	}
 	if ep.Status == dataset.StatusRecording {
 		rep.Warnings = append(rep.Warnings, "the episode is still being recorded: only the steps stored so far are replayed")
@@ -205,6 +216,9 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 	ro := rec.Clock
 	ro.StartURL = rec.StartURL
 	obs, err := eng.Reset(ctx, ro)
+	if ctx.Err() != nil {
+		return rep, ctx.Err()
+	}
 	if err != nil {
 		return rep, fmt.Errorf("could not open %s: %w", rec.StartURL, err)
 	}
@@ -257,10 +271,12 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 				secret = k
 			}
 			obs, err = eng.Step(ctx, a)
+			if ctx.Err() != nil {
+				// Cancelled: the engine answers with an interrupted
+				// observation, which is not what the step did.
+				return rep, ctx.Err()
+			}
 			if err != nil {
-				if ctx.Err() != nil {
-					return rep, ctx.Err()
-				}
 				rep.add(r)
 				rep.Stopped = fmt.Sprintf("the engine refused step %d: %v", k, err)
 				break
@@ -270,10 +286,10 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 			continue
 		}
 		obs, err = eng.Step(ctx, a)
+		if ctx.Err() != nil {
+			return rep, ctx.Err() // as above: not a verdict on the step
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
 			diverge(k)
 			rep.add(StepResult{Step: k, Action: aj, Verdict: VerdictDiverged, Stored: seenOf(stored),
 				Why: "the engine refused the action: " + err.Error()})
@@ -308,6 +324,34 @@ func (rep *Report) add(r StepResult) {
 	if r.Verdict == VerdictMatch {
 		rep.Matched++
 	}
+	if rep.progress != nil {
+		rep.progress(r)
+	}
+}
+
+// StoredRun is the report as the store keeps it (dataset.ReplayRun), with
+// the replaying engine's description. runErr is Run's error, if any: the
+// replay could not run, or was cancelled, after the steps reported.
+func (rep *Report) StoredRun(info engine.Info, runErr error) dataset.ReplayRun {
+	started := rep.StartedAt
+	if started.IsZero() {
+		started = time.Now()
+	}
+	ended := started.Add(time.Duration(rep.ElapsedMS) * time.Millisecond)
+	ej, _ := json.Marshal(info)
+	r := dataset.ReplayRun{EpisodeID: rep.EpisodeID, StartedAt: started, EndedAt: &ended, EngineJSON: string(ej), Display: info.Display,
+		Matched: rep.Matched, Compared: rep.Compared, FirstDiverged: rep.FirstDivergence,
+		Warning: strings.Join(rep.Warnings, "\n"), Error: rep.Stopped, Steps: make([]dataset.ReplayStep, len(rep.Steps))}
+	for i, s := range rep.Steps {
+		r.Steps[i] = dataset.ReplayStep{Step: s.Step, Action: s.Action, Verdict: s.Verdict, Score: s.Score, Why: s.Why}
+	}
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		r.Error = fmt.Sprintf("cancelled after %d of %d steps", max(0, len(rep.Steps)-1), rep.StoredSteps)
+	case runErr != nil:
+		r.Error = runErr.Error()
+	}
+	return r
 }
 
 // compareStep compares a stored step with the replayed observation.

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -154,12 +155,26 @@ func TestReplayRecordedEpisode(t *testing.T) {
 
 	// The same engine replays: each Reset opens a fresh profile.
 	eng := recEng
-	rep := runReplay(t, s, eng, id, replay.Options{})
+	var progress []string
+	rep := runReplay(t, s, eng, id, replay.Options{Progress: func(r replay.StepResult) { progress = append(progress, fmt.Sprint(r.Step, r.Verdict)) }})
 	if !rep.OK || rep.Compared != 5 || rep.Matched != 5 || rep.FirstDivergence != nil || rep.Stopped != "" {
 		t.Fatalf("replay of the unchanged site: %+v", rep)
 	}
-	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "not a practice site") {
+	if want := []string{"0match", "1match", "2match", "3match", "4match"}; !reflect.DeepEqual(progress, want) {
+		t.Errorf("progress %q, want %q", progress, want)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "not a practice site") || !strings.Contains(rep.Warnings[0], "cannot restore") {
 		t.Errorf("warnings %q", rep.Warnings)
+	}
+	// Stored beside the episode, as Review shows it.
+	saved, err := s.SaveReplayRun(rep.StoredRun(eng.Info(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := s.ReplayRuns(context.Background(), id); err != nil || len(runs) != 1 || runs[0].ID != saved.ID || !runs[0].OK() ||
+		runs[0].Display != engine.DisplayHeadless || len(runs[0].Steps) != 5 || runs[0].Steps[3].Action != "click 390,37" ||
+		runs[0].Steps[3].Score == nil || runs[0].Warning != rep.Warnings[0] || !strings.Contains(runs[0].EngineJSON, `"kind":"local"`) {
+		t.Errorf("stored run %+v %v", runs, err)
 	}
 	if rep.Steps[3].Action != "click 390,37" || rep.Steps[3].Replayed.URL != site.URL+"/saved?q=buy%20tea" || rep.Steps[4].Replayed.Done != true {
 		t.Errorf("steps %+v", rep.Steps)
@@ -174,6 +189,20 @@ func TestReplayRecordedEpisode(t *testing.T) {
 	rep = runReplay(t, s, eng, id, replay.Options{})
 	if rep.OK || rep.FirstDivergence == nil || *rep.FirstDivergence != 3 || len(rep.Steps) != 4 || rep.Stopped != "step 3 diverged" {
 		t.Fatalf("replay of the changed site: %+v", rep)
+	}
+	if r := rep.StoredRun(eng.Info(), nil); r.OK() || *r.FirstDiverged != 3 || r.Error != "step 3 diverged" || r.Matched != 3 || r.Compared != 4 || r.Steps[3].Why != rep.Steps[3].Why {
+		t.Errorf("stored form of the diverged run %+v", r)
+	}
+	// Cancelled after two steps: the steps so far, and the error says so.
+	cctx, cancel := context.WithCancel(context.Background())
+	rec2, _ := replay.Load(cctx, s, id)
+	crep, cerr := replay.Run(cctx, eng, rec2, replay.Options{Progress: func(r replay.StepResult) {
+		if r.Step == 1 {
+			cancel()
+		}
+	}})
+	if cr := crep.StoredRun(eng.Info(), cerr); !errors.Is(cerr, context.Canceled) || cr.Error != "cancelled after 1 of 4 steps" || len(cr.Steps) != 2 {
+		t.Errorf("cancelled run: %v %+v", cerr, cr)
 	}
 	d := rep.Steps[3]
 	if d.Verdict != replay.VerdictDiverged || !strings.HasPrefix(d.Why, "screenshot: ") || !strings.Contains(d.Why, "pixels differ") || d.Score == nil || *d.Score >= 1 {
