@@ -130,7 +130,7 @@ func (t *Tab) build() {
 				n = ui.Plural(it.Demonstrations, "demonstration")
 			}
 			if it.Episodes > it.Demonstrations {
-				n += fmt.Sprintf(" · %d episode(s)", it.Episodes)
+				n += " · " + ui.Plural(it.Episodes, "episode")
 			}
 			c.Objects[2].(*fyne.Container).Objects[0].(*widget.Label).SetText(n)
 		},
@@ -255,8 +255,8 @@ func (t *Tab) Reload() {
 		}
 		t.setOptions(t.srcSel, srcs)
 		t.setOptions(t.demoSel, []string{demoAll, fmt.Sprintf("%s (%d)", demoNot, c.NotDemonstrated), fmt.Sprintf("%s (%d)", demoDone, c.Demonstrated)})
-		t.counts.SetText(fmt.Sprintf("Showing %d of %d tasks · information %d · navigation %d · interaction %d · %d demonstrated · %d not yet",
-			len(items), c.Total, c.ByCategory[dataset.Information], c.ByCategory[dataset.Navigation], c.ByCategory[dataset.Interaction], c.Demonstrated, c.NotDemonstrated))
+		t.counts.SetText(fmt.Sprintf("Showing %d of %s · information %d · navigation %d · interaction %d · %d demonstrated · %d not yet",
+			len(items), ui.Plural(c.Total, "task"), c.ByCategory[dataset.Information], c.ByCategory[dataset.Navigation], c.ByCategory[dataset.Interaction], c.Demonstrated, c.NotDemonstrated))
 	}
 	t.showDetail()
 }
