@@ -322,8 +322,8 @@ func (t *Tab) showProgress(p hfexport.Progress) {
 	t.progress = p
 	t.mu.Unlock()
 	t.bar.SetValue(p.Fraction())
-	t.counts.SetText(fmt.Sprintf("%d / %d episodes · %d / %d steps · %s written",
-		p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, hfexport.FormatBytes(p.Bytes)))
+	t.counts.SetText(fmt.Sprintf("%d / %s · %d / %s · %s written",
+		p.Episodes, ui.Plural(p.TotalEpisodes, "episode"), p.Steps, ui.Plural(p.TotalSteps, "step"), hfexport.FormatBytes(p.Bytes)))
 }
 
 // Cancel stops a running export; nothing is left under the target name.
@@ -354,17 +354,17 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 	switch {
 	case err == nil:
 		t.bar.SetValue(1)
-		msg := fmt.Sprintf("Exported %d episodes (%d steps, %s) to %s.", res.Episodes, res.Steps, hfexport.FormatBytes(res.Bytes), res.Dir)
+		msg := fmt.Sprintf("Exported %s (%s, %s) to %s.", ui.Plural(res.Episodes, "episode"), ui.Plural(res.Steps, "step"), hfexport.FormatBytes(res.Bytes), res.Dir)
 		var parts []string
 		for _, s := range res.Splits {
-			parts = append(parts, fmt.Sprintf("%s: %d episodes of %d tasks", s.Name, s.Episodes, s.Tasks))
+			parts = append(parts, fmt.Sprintf("%s: %s of %s", s.Name, ui.Plural(s.Episodes, "episode"), ui.Plural(s.Tasks, "task")))
 		}
 		if res.BadImages > 0 {
-			msg += fmt.Sprintf(" %d stored screenshots were not PNGs; their image cells are empty.", res.BadImages)
+			msg += fmt.Sprintf(" %s not PNG; %s empty.", ui.Plural(res.BadImages, "stored screenshot")+map[bool]string{true: " was", false: " were"}[res.BadImages == 1], map[bool]string{true: "its image cell is", false: "their image cells are"}[res.BadImages == 1])
 		}
 		t.status.SetText(msg + " " + strings.Join(parts, "; ") + ".\nLoad it with datasets.load_dataset(\"" + res.Dir + "\").")
 		t.force.SetChecked(false)
-		t.ctx.Notifyf("Export finished", fmt.Sprintf("%d episodes, %d steps in %s", res.Episodes, res.Steps, filepath.Base(res.Dir)))
+		t.ctx.Notifyf("Export finished", fmt.Sprintf("%s, %s in %s", ui.Plural(res.Episodes, "episode"), ui.Plural(res.Steps, "step"), filepath.Base(res.Dir)))
 	case errors.Is(err, hfexport.ErrCancelled):
 		t.bar.SetValue(0)
 		t.status.SetText("Export cancelled; nothing was written to " + o.Out + ".")

@@ -2,6 +2,8 @@ package exporttab
 
 import (
 	"image/color"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -50,5 +52,26 @@ func TestProgressBarLooksEmptyAtZero(t *testing.T) {
 		if c := at(0.8); near(c, primary) {
 			t.Errorf("at 50%% the track at 80%% of its width is primary %v", c)
 		}
+	}
+}
+
+// One episode of one step is "1 episode (1 step", not "1 episodes".
+func TestExportSaysOneEpisodeInTheSingular(t *testing.T) {
+	s := store(t, 1, 1)
+	tab, n, ch := newTab(t, s)
+	tab.out.SetText(filepath.Join(t.TempDir(), "ds"))
+	tab.licence.SetText("cc-by-4.0")
+	tab.testFraction.SetText("0")
+	test.Tap(tab.exportBtn)
+	if r := wait(t, ch); r.err != nil {
+		t.Fatal(r.err)
+	}
+	for _, got := range append([]string{tab.status.Text, tab.counts.Text}, n.all()...) {
+		if strings.Contains(got, "1 episodes") || strings.Contains(got, "1 steps") || strings.Contains(got, "1 tasks") {
+			t.Errorf("plural for one: %q", got)
+		}
+	}
+	if !strings.Contains(tab.status.Text, "Exported 1 episode (1 step,") || !strings.Contains(tab.status.Text, "train: 1 episode of 1 task") {
+		t.Errorf("status %q", tab.status.Text)
 	}
 }
