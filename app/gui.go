@@ -79,6 +79,7 @@ func RunGUI(env *Env, f guiFlags) error {
 		return err
 	}
 	defer startProfiles(f.debug)()
+	ui.QuietFyneLog(env.Stderr) // no "Getting favorite locations" at every file dialog
 	a := fyneapp.NewWithID(AppID)
 	// Before any dialog can list the database's folder: see GuardStoreFiles.
 	ui.GuardStoreFiles()
