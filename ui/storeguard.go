@@ -36,9 +36,15 @@ func GuardStoreFiles() {
 
 type guardedFiles struct{ base repository.Repository }
 
-func refuse(u fyne.URI) error {
-	return fmt.Errorf("%s is Waymark's open database (or one of its journal files); it cannot be opened as another file while Waymark uses it", u.Path())
+// StoreFileError is the refusal to open a file of the store in use; a
+// dialog that only wants the file's path (Settings → Database) takes Path.
+type StoreFileError struct{ Path string }
+
+func (e *StoreFileError) Error() string {
+	return fmt.Sprintf("%s is Waymark's open database (or one of its journal files); it cannot be opened as another file while Waymark uses it", e.Path)
 }
+
+func refuse(u fyne.URI) error { return &StoreFileError{Path: u.Path()} }
 
 func isStore(u fyne.URI) bool {
 	return u != nil && u.Scheme() == "file" && dataset.IsStoreFile(u.Path())

@@ -10,39 +10,29 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
-
 	"waymark/dataset"
+	"waymark/ui"
 )
 
 // TaskFileExtensions are the task file formats the importer reads.
 var TaskFileExtensions = []string{".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq"}
 
+// chooseImport asks for a task file: a typed or pasted path, or Browse…,
+// whose file dialog lists only task files (JSON Lines, JSON, CSV, TSV,
+// Parquet, and .txt, read by content) and opens on the folder of the last
+// file imported.
 func (t *Tab) chooseImport() {
 	if t.ctx.Window == nil {
 		return
 	}
-	fd := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
-		if err != nil {
-			t.showErr(err)
-			return
-		}
-		if rc == nil {
-			return
-		}
-		name := rc.URI().Name()
-		t.load(name, name, func(ctx context.Context) ([]byte, error) {
-			defer rc.Close()
-			return readAll(ctx, rc)
-		})
-	}, t.ctx.Window)
-	// Only task files are listed (JSON Lines, JSON, CSV, TSV, Parquet, and
-	// .txt, read by content).
-	fd.SetFilter(storage.NewExtensionFileFilter(TaskFileExtensions))
-	fd.Resize(fyne.NewSize(900, 620))
-	fd.Show()
+	start := ""
+	if t.lastImport != "" {
+		start = filepath.Dir(t.lastImport) + string(filepath.Separator)
+	}
+	ui.ShowOpenPath(t.ctx.Window, "Import tasks", "Open", TaskFileExtensions, start, func(path string) {
+		t.lastImport = path
+		t.ImportFile(path)
+	})
 }
 
 // ImportFile reads a task file (for example one dropped on the window) and

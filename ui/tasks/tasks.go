@@ -36,13 +36,16 @@ type Tab struct {
 	// work counts background reads still running (tests wait on it).
 	work sync.WaitGroup
 
-	search     *widget.Entry
-	catSel     *widget.Select
-	srcSel     *widget.Select
-	demoSel    *widget.Select
-	archived   *widget.Check
-	counts     *widget.Label
-	list       *widget.List
+	search    *widget.Entry
+	catSel    *widget.Select
+	srcSel    *widget.Select
+	demoSel   *widget.Select
+	archived  *widget.Check
+	counts    *widget.Label
+	list      *widget.List
+	importBtn *widget.Button
+	// lastImport is the last task file chosen (the next import starts there).
+	lastImport string
 	tasks      []dataset.TaskItem
 	sel        int
 	detail     *widget.Label
@@ -154,7 +157,8 @@ func (t *Tab) build() {
 	}}
 	t.archiveBtn = &widget.Button{Text: "Archive", Icon: theme.FolderIcon(), OnTapped: t.toggleArchive}
 	add := &widget.Button{Text: "Add…", Icon: theme.ContentAddIcon(), OnTapped: func() { t.showEdit(nil) }}
-	imp := &widget.Button{Text: "Import file…", Icon: theme.UploadIcon(), OnTapped: t.chooseImport}
+	t.importBtn = &widget.Button{Text: "Import file…", Icon: theme.UploadIcon(), OnTapped: t.chooseImport}
+	imp := t.importBtn
 
 	filters := container.NewBorder(nil, nil, nil, container.NewHBox(ui.NewFixedWidth(190, t.catSel), ui.NewFixedWidth(210, t.srcSel), ui.NewFixedWidth(240, t.demoSel), t.archived), t.search)
 	top := container.NewVBox(filters, t.counts)
