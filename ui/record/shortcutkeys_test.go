@@ -82,10 +82,14 @@ func (k *keyboard) release(name fyne.KeyName) {
 	}
 }
 
-// typeText presses and releases each letter of s.
+// typeText presses and releases each key of s (lower-case letters and
+// spaces).
 func (k *keyboard) typeText(s string) {
 	for _, r := range s {
 		n := fyne.KeyName(string(r - 'a' + 'A'))
+		if r == ' ' {
+			n = fyne.KeySpace
+		}
 		k.press(n, r)
 		k.release(n)
 	}

@@ -53,6 +53,8 @@ func (r *Tab) sync() {
 	ui.SetEnabled(r.backBtn, rec)
 	ui.SetEnabled(r.waitBtn, rec)
 	ui.SetEnabled(r.finishBtn, rec)
+	_, noteable := r.noteTarget()
+	ui.SetEnabled(r.noteBtn, noteable)
 	// goto exists only in the extended set; the default set hides it.
 	if r.set.HasOp(action.Goto) || (r.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto)) {
 		r.gotoBtn.Show()

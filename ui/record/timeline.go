@@ -81,6 +81,7 @@ func (r *Tab) buildTimeline() fyne.CanvasObject {
 			if row.err != "" {
 				meta += " · ⚠ " + row.err
 			}
+			meta += r.noteMarker(row.idx) // note.go
 			texts[2].(*widget.Label).SetText(meta)
 		},
 		OnSelected:   func(id widget.ListItemID) { r.preview(id) },

@@ -36,6 +36,7 @@ type toolbarWidgets struct {
 	gotoBtn                                             *widget.Button
 	recDot                                              *canvas.Circle
 	recLbl                                              *widget.Label
+	noteState                                           // the Note button and field (note.go)
 }
 
 // buildToolbar makes the toolbar: the actions over the live view, the
@@ -47,6 +48,7 @@ func (r *Tab) buildToolbar() fyne.CanvasObject {
 	r.discardBtn = &widget.Button{Text: "Discard", Icon: theme.DeleteIcon(), Importance: widget.DangerImportance, OnTapped: r.askDiscard}
 	r.restartBtn = &widget.Button{Text: "Restart", Icon: theme.ViewRefreshIcon(), OnTapped: r.askRestart}
 	r.gotoBtn = &widget.Button{Text: "Go to…", Icon: theme.SearchIcon(), OnTapped: r.askGoto}
+	r.noteBtn = &widget.Button{Text: "Note…", Icon: theme.DocumentCreateIcon(), OnTapped: func() { r.askNote(false) }}
 	settingsBtn := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: func() {
 		if r.opts.ShowSettings != nil {
 			r.opts.ShowSettings()
@@ -54,13 +56,13 @@ func (r *Tab) buildToolbar() fyne.CanvasObject {
 	}}
 	r.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
 	r.recLbl = widget.NewLabel("Not recording")
-	return container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.restartBtn, r.discardBtn,
+	return container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.noteBtn, r.restartBtn, r.discardBtn,
 		layout.NewSpacer(), container.NewCenter(container.New(&ui.FixedSize{S: fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
 }
 
 // Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
 func (r *Tab) Shortcuts() []fyne.Shortcut {
-	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext}
+	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext, ShortcutNote}
 }
 
 // TypedShortcut runs the toolbar's keyboard shortcuts.
@@ -90,6 +92,8 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 		if r.state == stIdle || r.state == stEnded {
 			r.startChosen()
 		}
+	case ShortcutNote.ShortcutName():
+		r.askNote(true)
 	case ShortcutNext.ShortcutName():
 		if r.state == stIdle || r.state == stEnded {
 			if t := r.nextTask(); t != nil {

@@ -1,0 +1,120 @@
+package record
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"waymark/dataset"
+	"waymark/engine/action"
+)
+
+// storedNotes are the notes of the episode's steps, by index.
+func (f *recordFixture) storedNotes(t *testing.T) []string {
+	t.Helper()
+	steps, err := f.store.Steps(f.tab.episodeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Note)
+	}
+	return out
+}
+
+// A note written while recording (Ctrl+Shift+M) goes with the latest step,
+// or with the one selected in the timeline; what is typed in it never
+// reaches the page; Escape forgets it; the timeline marks the step.
+func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	v := f.tab.View()
+	c := f.win.Canvas()
+	f.tab.mapper.SetPauses(50*time.Millisecond, 50*time.Millisecond) // stray typing would show quickly
+	click(v, fyne.NewPos(120, 80))
+	f.eng.gate <- struct{}{}
+	f.tab.act(action.Action{Op: action.Wait})
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "two steps", func() bool { return len(f.tab.rows) == 3 })
+	if c.Focused() != v {
+		t.Fatal("the live view does not have the keyboard")
+	}
+
+	// Ctrl+Shift+M, held until it repeats; then a note typed and Enter.
+	kb := newKeyboard(f)
+	kb.press(desktop.KeyControlLeft, 0)
+	kb.press(desktop.KeyShiftLeft, 0)
+	kb.press(fyne.KeyM, 'm')
+	kb.release(desktop.KeyShiftLeft)
+	kb.release(desktop.KeyControlLeft)
+	kb.repeat(fyne.KeyM, 'm')
+	kb.release(fyne.KeyM)
+	if f.tab.notePop == nil || !f.tab.notePop.Visible() || c.Focused() != f.tab.noteEntry {
+		t.Fatal("Ctrl+Shift+M did not open the note field with the keyboard")
+	}
+	if v.KeyCue() != KeysElsewhere {
+		t.Fatalf("while the note is open the cue says %q", v.KeyCue())
+	}
+	if !strings.Contains(strings.Join(texts(f.tab.notePop.Content), "\n"), "Note on step 2 (wait)") {
+		t.Fatalf("the field does not name the step: %q", texts(f.tab.notePop.Content))
+	}
+	kb.typeText("slow page")
+	kb.press(fyne.KeyReturn, 0)
+	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 2}] != "" })
+	if f.tab.notePop != nil || c.Focused() != v || v.KeyCue() != KeysToPage {
+		t.Fatal("after Enter the field must close and the page have the keyboard back")
+	}
+	equal(t, f.storedNotes(t), []string{"", "", "slow page"})
+	if !strings.Contains(strings.Join(texts(f.tab.timeline), "\n"), "Note: slow page") {
+		t.Fatalf("the timeline does not mark the note: %q", texts(f.tab.timeline))
+	}
+	if !strings.Contains(f.tab.errLbl.Text, "Note saved on step 2") {
+		t.Fatalf("status %q", f.tab.errLbl.Text)
+	}
+
+	// The step selected in the timeline, by the Note button; Escape
+	// cancels and stores nothing.
+	f.tab.timeline.Select(1)
+	test.Tap(f.tab.noteBtn)
+	if c.Focused() != f.tab.noteEntry {
+		t.Fatal("the Note button did not give the field the keyboard")
+	}
+	kb.typeText("oops")
+	kb.press(fyne.KeyEscape, 0)
+	if f.tab.notePop != nil || c.Focused() != v {
+		t.Fatal("Escape did not close the field")
+	}
+	test.Tap(f.tab.noteBtn)
+	if f.tab.noteEntry.Text != "" {
+		t.Fatalf("a cancelled note came back: %q", f.tab.noteEntry.Text)
+	}
+	kb.typeText("wrong button")
+	kb.press(fyne.KeyReturn, 0)
+	f.loop.until(t, "the second note", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 1}] != "" })
+	equal(t, f.storedNotes(t), []string{"", "wrong button", "slow page"})
+
+	// A note the store refuses is kept for the next try.
+	long := strings.Repeat("x", dataset.MaxNoteRunes+1)
+	f.tab.askNote(false)
+	f.tab.noteEntry.SetText(long)
+	f.tab.noteEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.errLbl.Text, "not saved") })
+	f.tab.askNote(false)
+	if f.tab.noteEntry.Text != long {
+		t.Fatal("the refused note's text was lost")
+	}
+	f.tab.closeNote(f.tab.noteFor, true)
+	equal(t, f.storedNotes(t), []string{"", "wrong button", "slow page"})
+
+	// Nothing typed in the notes became an action.
+	time.Sleep(150 * time.Millisecond)
+	f.tab.mapper.Flush()
+	if f.tab.runner.Busy() || f.tab.typing != "" {
+		t.Fatalf("typing in the note reached the page (pending %q)", v.PendingText())
+	}
+	equal(t, f.storedActions(t), []string{"click 120,80", "wait"})
+}
