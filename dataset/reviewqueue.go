@@ -79,6 +79,10 @@ type QueueItem struct {
 	// Outcome is the episode's outcome as the export sees it: the settling
 	// label, else the one all reviews agree on, else "".
 	Outcome string
+	// ParentEpisodeID and BranchStep: a branch's parent episode and the
+	// parent's step it continued from ("" and nil when not a branch).
+	ParentEpisodeID string
+	BranchStep      *int
 }
 
 // In reports whether the item is in a queue state.
@@ -214,7 +218,8 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 		AND created_at = (SELECT MAX(created_at) FROM current_reviews c2 WHERE c2.settles = 1 AND c2.episode_id = c.episode_id)
 	)
 	SELECT e.id, e.task_id, t.goal, t.category, e.annotator, e.status, e.end_reason, e.final_answer, e.num_steps, e.auto_reward, e.started_at,
-	       COALESCE(r.n, 0), COALESCE(r.outs, ''), COALESCE(r.mine, ''), st.outcome
+	       COALESCE(r.n, 0), COALESCE(r.outs, ''), COALESCE(r.mine, ''), st.outcome,
+	       COALESCE(e.parent_episode_id, ''), e.branch_step
 	FROM episodes e JOIN tasks t ON t.id = e.task_id
 	LEFT JOIN r ON r.episode_id = e.id LEFT JOIN st ON st.episode_id = e.id
 	WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order
@@ -229,9 +234,14 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 		var started, outs string
 		var reward sql.NullFloat64
 		var settled sql.NullString
+		var branch sql.NullInt64
 		if err := rows.Scan(&it.EpisodeID, &it.TaskID, &it.Goal, &it.Category, &it.Annotator, &it.Status, &it.EndReason, &it.FinalAnswer,
-			&it.NumSteps, &reward, &started, &it.NumReviews, &outs, &it.MyOutcome, &settled); err != nil {
+			&it.NumSteps, &reward, &started, &it.NumReviews, &outs, &it.MyOutcome, &settled, &it.ParentEpisodeID, &branch); err != nil {
 			return nil, err
+		}
+		if branch.Valid {
+			k := int(branch.Int64)
+			it.BranchStep = &k
 		}
 		if reward.Valid {
 			v := reward.Float64
