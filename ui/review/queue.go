@@ -2,11 +2,13 @@ package review
 
 import (
 	"fmt"
+	"image/color"
 	"slices"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -51,6 +53,7 @@ type queuePanel struct {
 	from, to  *widget.Entry
 	list      *widget.List
 	items     []dataset.QueueItem
+	depth     []int // per item: 0, or how deep a branch sits under its parent
 	counts    map[string]int
 	summary   *widget.Label
 	agreement *widget.Label
@@ -130,22 +133,91 @@ func (q *queuePanel) createRow() fyne.CanvasObject {
 	meta := widget.NewLabel("meta")
 	meta.Truncation = fyne.TextTruncateEllipsis
 	meta.SizeName = theme.SizeNameCaptionText
-	return container.NewVBox(goal, meta)
+	indent := canvas.NewRectangle(color.Transparent)
+	return container.NewBorder(nil, nil, indent, nil, container.NewVBox(goal, meta))
 }
+
+// branchIndent is how far a branch row is indented per level.
+const branchIndent = 18
 
 func (q *queuePanel) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if id >= len(q.items) {
 		return
 	}
 	it := q.items[id]
+	depth := 0
+	if id < len(q.depth) {
+		depth = q.depth[id]
+	}
 	box := o.(*fyne.Container)
-	box.Objects[0].(*widget.Label).SetText(it.Goal)
-	box.Objects[1].(*widget.Label).SetText(rowMeta(it))
+	var texts *fyne.Container
+	for _, c := range box.Objects {
+		switch c := c.(type) {
+		case *canvas.Rectangle:
+			c.SetMinSize(fyne.NewSize(float32(depth*branchIndent), 0))
+		case *fyne.Container:
+			texts = c
+		}
+	}
+	goal := it.Goal
+	if depth > 0 && it.BranchStep != nil {
+		goal = fmt.Sprintf("↳ from step %d · %s", *it.BranchStep, it.Goal)
+	}
+	texts.Objects[0].(*widget.Label).SetText(goal)
+	meta := rowMeta(it)
+	if depth == 0 && it.BranchStep != nil {
+		meta = fmt.Sprintf("branch from step %d · %s", *it.BranchStep, meta)
+	}
+	texts.Objects[1].(*widget.Label).SetText(meta)
+	box.Refresh()
+}
+
+// nestBranches orders items so that each branch follows its parent (and
+// the parent's earlier branches), keeping the queue's order otherwise, and
+// gives each item its depth: 0 for an episode whose parent is not listed.
+func nestBranches(items []dataset.QueueItem) ([]dataset.QueueItem, []int) {
+	listed := make(map[string]bool, len(items))
+	for _, it := range items {
+		listed[it.EpisodeID] = true
+	}
+	children := map[string][]dataset.QueueItem{}
+	var roots []dataset.QueueItem
+	for _, it := range items {
+		if it.ParentEpisodeID != "" && listed[it.ParentEpisodeID] && it.ParentEpisodeID != it.EpisodeID {
+			children[it.ParentEpisodeID] = append(children[it.ParentEpisodeID], it)
+		} else {
+			roots = append(roots, it)
+		}
+	}
+	out := make([]dataset.QueueItem, 0, len(items))
+	depth := make([]int, 0, len(items))
+	seen := map[string]bool{}
+	var walk func(it dataset.QueueItem, d int)
+	walk = func(it dataset.QueueItem, d int) {
+		if seen[it.EpisodeID] {
+			return
+		}
+		seen[it.EpisodeID] = true
+		out = append(out, it)
+		depth = append(depth, d)
+		for _, c := range children[it.EpisodeID] {
+			walk(c, d+1)
+		}
+	}
+	for _, it := range roots {
+		walk(it, 0)
+	}
+	// A cycle of parents (never stored by the app) would leave items out:
+	// list them at the top level rather than lose them.
+	for _, it := range items {
+		walk(it, 0)
+	}
+	return out, depth
 }
 
 // rowMeta is the second line of a queue row.
 func rowMeta(it dataset.QueueItem) string {
-	parts := []string{it.Category, it.Annotator, fmt.Sprintf("%d steps", it.NumSteps)}
+	parts := []string{it.Category, it.Annotator, ui.Plural(it.NumSteps, "step")}
 	switch {
 	case it.Settled:
 		parts = append(parts, "settled: "+outcomeName(it.Outcome))
@@ -154,7 +226,7 @@ func rowMeta(it dataset.QueueItem) string {
 	case it.MyOutcome != "":
 		parts = append(parts, "mine: "+outcomeName(it.MyOutcome))
 	case it.NumReviews > 0:
-		parts = append(parts, fmt.Sprintf("%d review(s)", it.NumReviews))
+		parts = append(parts, ui.Plural(it.NumReviews, "review"))
 	}
 	if it.Status == dataset.StatusInterrupted {
 		parts = append(parts, "interrupted")
@@ -239,7 +311,8 @@ func (q *queuePanel) reload() {
 		q.summary.SetText("Cannot read the queue: " + err.Error())
 		return
 	}
-	q.items, q.counts = res.Items, res.Counts
+	q.items, q.depth = nestBranches(res.Items)
+	q.counts = res.Counts
 	var opts []string
 	for _, k := range q.stateKeys() {
 		if k == "" {
