@@ -46,6 +46,9 @@ type player struct {
 	info       *widget.Label
 	stepList   *widget.List
 	selecting  bool
+	// edits removes, restores and trims steps, continues from one, and
+	// keeps the audit log (edits.go).
+	edits stepEdits
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
 	shots    map[int]image.Image
@@ -99,18 +102,19 @@ func (p *player) init(t *Tab) {
 		},
 	}
 	p.stepList.ExtendBaseWidget(p.stepList)
+	p.edits.init(p)
 	p.work = make(chan thumbJob, 256)
 	p.workers.Add(1)
 	go p.worker(t.life)
 }
 
 func (p *player) build() fyne.CanvasObject {
-	header := container.NewVBox(p.goal, p.meta)
+	header := container.NewVBox(p.goal, p.meta, p.edits.branchBox)
 	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
-	bar := container.NewVBox(container.NewHBox(prev, next, flip, both), p.mode)
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both), p.edits.bar(), p.mode)
 	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, p.afterView, container.NewVBox(bar, p.info)))
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
@@ -173,7 +177,8 @@ func (p *player) open(it dataset.QueueItem) error {
 	p.shots, p.shotUse = map[int]image.Image{}, nil
 	p.thumbs, p.pending = map[int]image.Image{}, map[int]bool{}
 	p.goal.SetText(task.Goal)
-	p.meta.SetText(episodeMeta(ep, task, len(steps)) + "\n" + answerText(ep, task))
+	p.meta.SetText(episodeMeta(ep, task, steps) + "\n" + answerText(ep, task))
+	p.edits.load()
 	first := 0
 	if len(steps) > 1 {
 		first = 1 // the first action, drawn on the reset screenshot
@@ -184,12 +189,44 @@ func (p *player) open(it dataset.QueueItem) error {
 	return nil
 }
 
+// reloadSteps reads the open episode and its steps again after an edit,
+// keeping the step shown and the thumbnails made.
+func (p *player) reloadSteps() error {
+	if p.ep == nil {
+		return nil
+	}
+	ep, err := p.t.store.GetEpisode(p.ep.ID)
+	if err != nil {
+		return err
+	}
+	steps, err := p.t.store.Steps(ep.ID)
+	if err != nil {
+		return err
+	}
+	p.ep, p.steps = &ep, steps
+	p.meta.SetText(episodeMeta(ep, p.task, steps) + "\n" + answerText(ep, p.task))
+	p.edits.load()
+	p.stepList.Refresh()
+	p.show(p.cur, p.after)
+	return nil
+}
+
 // episodeMeta is the line under the goal.
-func episodeMeta(ep dataset.Episode, task dataset.Task, n int) string {
+func episodeMeta(ep dataset.Episode, task dataset.Task, steps []dataset.Step) string {
+	removed := 0
+	for _, st := range steps {
+		if st.Removed {
+			removed++
+		}
+	}
+	actions := ui.Plural(len(steps)-1, "action")
+	if removed > 0 {
+		actions += fmt.Sprintf(" (%d removed: the edited episode keeps %d)", removed, len(steps)-1-removed)
+	}
 	parts := []string{
 		strings.ToUpper(task.Category[:1]) + task.Category[1:],
 		"by " + ep.Annotator,
-		fmt.Sprintf("%d actions", n-1),
+		actions,
 		"ended: " + endReasonText(ep),
 		ep.StartedAt.Local().Format("2006-01-02 15:04"),
 	}
@@ -294,7 +331,7 @@ func (p *player) show(k int, after bool) {
 		p.info.SetText(fmt.Sprintf("Cannot read the screenshot of step %d: %v", shotIdx, err))
 	default:
 		p.view.Set(img, a)
-		p.info.SetText(stepInfo(p.steps, k, after))
+		p.info.SetText(p.stepHeader(k) + stepInfo(p.steps, k, after))
 	}
 	if p.sideBySide {
 		if res, err := p.shot(k); err == nil {
@@ -313,6 +350,12 @@ func (p *player) show(k int, after bool) {
 	default:
 		p.mode.SetText(fmt.Sprintf("Step %d of %d · BEFORE: %s", k, len(p.steps)-1, actionText(st.Action)))
 	}
+	p.mode.Importance = widget.MediumImportance
+	if st.Removed {
+		p.mode.Importance = widget.WarningImportance
+		p.mode.SetText(p.mode.Text + " · REMOVED")
+	}
+	p.edits.stepChanged(k)
 	p.selecting = true
 	p.stepList.Select(k)
 	p.selecting = false
@@ -328,6 +371,19 @@ func actionText(a *action.Action) string {
 		return "type " + action.RedactedText
 	}
 	return a.String()
+}
+
+// stepHeader is what the edits say about step k: who removed it and why,
+// and the annotator's note; "" or lines ending in a newline.
+func (p *player) stepHeader(k int) string {
+	var b strings.Builder
+	if s := p.edits.removedLine(k); s != "" {
+		b.WriteString(s + "\n")
+	}
+	if n := strings.TrimSpace(p.steps[k].Note); n != "" {
+		b.WriteString("Note: " + n + "\n")
+	}
+	return b.String()
 }
 
 // stepInfo describes step k: its action, URLs, title, error and timings.
@@ -454,8 +510,21 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 		}
 	}
 	st := p.steps[id]
-	texts.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%d · %s", id, actionText(st.Action)))
+	title := texts.Objects[0].(*widget.Label)
+	title.Importance = widget.MediumImportance
+	img.Translucency = 0
+	if st.Removed {
+		title.Importance = widget.LowImportance // greyed: left out of the edited episode
+		img.Translucency = 0.6
+	}
+	title.SetText(fmt.Sprintf("%d · %s", id, actionText(st.Action)))
 	var sub []string
+	if s := p.edits.rowNote(id); s != "" {
+		sub = append(sub, s)
+	}
+	if st.Note != "" {
+		sub = append(sub, "✎ "+st.Note)
+	}
 	if fl := p.t.form.flags[id]; len(fl) > 0 {
 		sub = append(sub, "⚑ "+strings.Join(fl, ", "))
 	}

@@ -1,11 +1,15 @@
 // Package review is the Review tab: a queue of recorded episodes, a player
 // that replays an episode step by step with each action drawn on its
 // screenshot, and a form to label the outcome, with the reviewers' agreement
-// and the review guidelines beside it. Everything is reachable from the
-// keyboard:
+// and the review guidelines beside it. A reviewer may remove, restore or
+// trim steps of an ended episode (the stored steps are never deleted; an
+// Edits tab shows the audit log) and continue an episode from a step on
+// the Record screen (a branch, listed under its parent in the queue).
+// Everything is reachable from the keyboard:
 //
 //	←/→ step · Home/End first/last · Space before/after · B side by side
 //	1–4 outcome · T failure type · M/U flag the step
+//	Delete remove or restore the step (asks why)
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
 // All methods run on the Fyne goroutine; thumbnails load on a worker
@@ -38,8 +42,8 @@ type Tab struct {
 	player player
 	form   form
 
-	side               *container.AppTabs
-	labelTab, queueTab *container.TabItem
+	side                        *container.AppTabs
+	labelTab, queueTab, editTab *container.TabItem
 
 	content fyne.CanvasObject
 }
@@ -118,7 +122,9 @@ func minWidth(obj fyne.CanvasObject, w float32) fyne.CanvasObject {
 func (t *Tab) build() fyne.CanvasObject {
 	t.labelTab = container.NewTabItem("Label", t.form.build())
 	t.queueTab = container.NewTabItem("Queue", t.queue.build())
-	t.side = container.NewAppTabs(t.queueTab, t.labelTab)
+	t.editTab = container.NewTabItem("Edits", t.player.edits.panel())
+	t.player.edits.tab = t.editTab
+	t.side = container.NewAppTabs(t.queueTab, t.labelTab, t.editTab)
 	t.side.OnSelected = func(*container.TabItem) { t.unfocus() }
 	right := minWidth(t.side, 330)
 	return container.NewBorder(nil, nil, nil, right, t.player.build())
@@ -158,6 +164,8 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 		t.saveAndNext()
 	case fyne.KeyB:
 		t.player.toggleSideBySide()
+	case fyne.KeyDelete:
+		t.player.edits.askRemoveOrRestore()
 	case fyne.KeyQ:
 		t.showSide(t.side.Selected() != t.queueTab)
 	default:

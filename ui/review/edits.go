@@ -1,0 +1,472 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/ui"
+)
+
+// stepEdits is the player's part for editing an ended episode: remove or
+// restore the step shown, trim the steps after it, continue recording from
+// it (a branch), the branch's origin, and the audit log. Steps are never
+// deleted: a removed step stays stored and listed (greyed), is left out of
+// the edited episode and its exports, and can be restored.
+type stepEdits struct {
+	p *player
+
+	log []dataset.Edit
+	// removedBy maps a removed step to the edit that removed it (undo,
+	// remove or trim), as the audit log tells it.
+	removedBy map[int]dataset.Edit
+	parent    *dataset.Episode // the open branch's parent, when readable
+
+	removeBtn, trimBtn, contBtn *widget.Button
+
+	branch    *widget.Label
+	parentBtn *widget.Button
+	branchBox *fyne.Container
+
+	logText  *widget.Label
+	logIntro *widget.Label
+	tab      *container.TabItem // the side panel's Edits tab (title counts)
+}
+
+func (e *stepEdits) init(p *player) {
+	e.p = p
+	e.removedBy = map[int]dataset.Edit{}
+	e.removeBtn = widget.NewButtonWithIcon("Remove step", theme.DeleteIcon(), func() { p.t.unfocus(); e.askRemoveOrRestore() })
+	e.trimBtn = widget.NewButtonWithIcon("Trim after this step", theme.ContentCutIcon(), func() { p.t.unfocus(); e.askTrim() })
+	e.contBtn = widget.NewButtonWithIcon("Continue from step 0", theme.MediaRecordIcon(), func() { p.t.unfocus(); e.continueFrom() })
+	e.branch = widget.NewLabel("")
+	e.branch.Wrapping = fyne.TextWrapWord
+	e.parentBtn = widget.NewButton("Open the parent", func() { p.t.unfocus(); e.openParent() })
+	e.branchBox = container.NewBorder(nil, nil, nil, e.parentBtn, e.branch)
+	e.branchBox.Hide()
+	e.logIntro = widget.NewLabel("Open an episode to see its edits.")
+	e.logIntro.Wrapping = fyne.TextWrapWord
+	e.logText = widget.NewLabel("")
+	e.logText.Wrapping = fyne.TextWrapWord
+	e.setEnabled(-1)
+}
+
+// bar is the row of edit buttons under the player's step buttons.
+func (e *stepEdits) bar() fyne.CanvasObject {
+	return container.NewHBox(e.removeBtn, e.trimBtn, e.contBtn)
+}
+
+// panel is the side panel's Edits tab: the audit log.
+func (e *stepEdits) panel() fyne.CanvasObject {
+	top := container.NewVBox(
+		widget.NewLabelWithStyle("Edits to this episode", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		e.logIntro,
+		widget.NewSeparator(),
+	)
+	return container.NewBorder(top, nil, nil, nil, container.NewVScroll(e.logText))
+}
+
+// load reads the open episode's audit log and, for a branch, its parent.
+func (e *stepEdits) load() {
+	ep := e.p.ep
+	e.log, e.removedBy, e.parent = nil, map[int]dataset.Edit{}, nil
+	if ep == nil {
+		e.refreshLog(nil)
+		return
+	}
+	var readErr error
+	for ed, err := range e.p.t.store.EpisodeEdits(e.p.t.life, ep.ID) {
+		if err != nil {
+			readErr = err
+			break
+		}
+		e.log = append(e.log, ed)
+	}
+	e.removedBy = removers(e.log, e.p.steps)
+	e.refreshLog(readErr)
+	e.loadBranch()
+}
+
+// removers replays the audit log over the steps and returns, for each
+// step removed now, the edit that removed it. A step removed without a
+// matching row (not expected) is left out.
+func removers(log []dataset.Edit, steps []dataset.Step) map[int]dataset.Edit {
+	removed := map[int]bool{}
+	by := map[int]dataset.Edit{}
+	for _, ed := range log {
+		switch ed.Kind {
+		case dataset.EditUndo, dataset.EditRemove:
+			removed[ed.Step] = true
+			by[ed.Step] = ed
+		case dataset.EditRestore:
+			delete(removed, ed.Step)
+			delete(by, ed.Step)
+		case dataset.EditTrim:
+			for _, st := range steps {
+				if st.Index > ed.Step && !removed[st.Index] {
+					removed[st.Index] = true
+					by[st.Index] = ed
+				}
+			}
+		}
+	}
+	out := map[int]dataset.Edit{}
+	for _, st := range steps {
+		if ed, ok := by[st.Index]; ok && st.Removed {
+			out[st.Index] = ed
+		}
+	}
+	return out
+}
+
+// refreshLog shows the audit log in the Edits tab.
+func (e *stepEdits) refreshLog(readErr error) {
+	title := "Edits"
+	switch {
+	case e.p.ep == nil:
+		e.logIntro.SetText("Open an episode to see its edits.")
+		e.logText.SetText("")
+	case readErr != nil:
+		e.logIntro.SetText("Cannot read the edits of this episode: " + readErr.Error())
+		e.logText.SetText("")
+	case len(e.log) == 0:
+		e.logIntro.SetText("No step of this episode was edited. Remove, restore or trim steps with the buttons under the player; who, when and why is kept here, and the stored steps are never deleted.")
+		e.logText.SetText("")
+	default:
+		title = fmt.Sprintf("Edits (%d)", len(e.log))
+		removed := 0
+		for _, st := range e.p.steps {
+			if st.Removed {
+				removed++
+			}
+		}
+		intro := "Newest first. Stored steps are never deleted."
+		switch {
+		case removed == 1:
+			intro = "1 step is left out of the edited episode and its exports; it stays stored and can be restored. Newest first."
+		case removed > 1:
+			intro = fmt.Sprintf("%d steps are left out of the edited episode and its exports; they stay stored and can be restored. Newest first.", removed)
+		}
+		e.logIntro.SetText(intro)
+		lines := make([]string, 0, len(e.log))
+		for i := len(e.log) - 1; i >= 0; i-- {
+			lines = append(lines, editLine(e.log[i]))
+		}
+		e.logText.SetText(strings.Join(lines, "\n\n"))
+	}
+	if e.tab != nil && e.tab.Text != title {
+		e.tab.Text = title
+		if e.p.t.side != nil {
+			e.p.t.side.Refresh()
+		}
+	}
+}
+
+// editWhat says what an edit did.
+func editWhat(ed dataset.Edit) string {
+	switch ed.Kind {
+	case dataset.EditUndo:
+		return fmt.Sprintf("undid step %d while recording", ed.Step)
+	case dataset.EditRemove:
+		return fmt.Sprintf("removed step %d", ed.Step)
+	case dataset.EditRestore:
+		return fmt.Sprintf("restored step %d", ed.Step)
+	case dataset.EditTrim:
+		return fmt.Sprintf("trimmed the steps after step %d", ed.Step)
+	case dataset.EditResume:
+		return fmt.Sprintf("resumed recording after step %d", ed.Step)
+	}
+	return fmt.Sprintf("%s at step %d", ed.Kind, ed.Step)
+}
+
+// editLine is one audit log entry: when, who, what, why.
+func editLine(ed dataset.Edit) string {
+	s := fmt.Sprintf("%s · %s %s", ed.At.Local().Format("2006-01-02 15:04"), ed.Editor, editWhat(ed))
+	if ed.Reason != "" {
+		s += "\nWhy: " + ed.Reason
+	}
+	return s
+}
+
+// removedLine says who removed step k, when and why ("" when it is kept).
+func (e *stepEdits) removedLine(k int) string {
+	if k < 0 || k >= len(e.p.steps) || !e.p.steps[k].Removed {
+		return ""
+	}
+	ed, ok := e.removedBy[e.p.steps[k].Index]
+	if !ok {
+		return "REMOVED: left out of the edited episode and its exports."
+	}
+	s := fmt.Sprintf("REMOVED by %s on %s", ed.Editor, ed.At.Local().Format("2006-01-02 15:04"))
+	switch ed.Kind {
+	case dataset.EditUndo:
+		s += " (undone while recording)"
+	case dataset.EditTrim:
+		s += fmt.Sprintf(" (trimmed after step %d)", ed.Step)
+	}
+	if ed.Reason != "" {
+		s += ": " + ed.Reason
+	}
+	return s + ". Left out of the edited episode and its exports."
+}
+
+// rowNote is the step list's second line for a removed step ("" when kept).
+func (e *stepEdits) rowNote(k int) string {
+	if k < 0 || k >= len(e.p.steps) || !e.p.steps[k].Removed {
+		return ""
+	}
+	ed, ok := e.removedBy[e.p.steps[k].Index]
+	if !ok {
+		return "removed"
+	}
+	s := "removed by " + ed.Editor
+	if ed.Reason != "" {
+		s += ": " + ed.Reason
+	}
+	return s
+}
+
+// stepChanged sets the buttons for step k (-1: nothing open).
+func (e *stepEdits) stepChanged(k int) { e.setEnabled(k) }
+
+func (e *stepEdits) setEnabled(k int) {
+	p := e.p
+	open := p.ep != nil && k >= 0 && k < len(p.steps)
+	removed := open && p.steps[k].Removed
+	if removed {
+		e.removeBtn.SetText("Restore step")
+		e.removeBtn.SetIcon(theme.ContentUndoIcon())
+	} else {
+		e.removeBtn.SetText("Remove step")
+		e.removeBtn.SetIcon(theme.DeleteIcon())
+	}
+	ui.SetEnabled(e.removeBtn, open && k > 0)
+	ui.SetEnabled(e.trimBtn, open && k > 0 && !removed && e.keptAfter(k) > 0)
+	if open {
+		e.contBtn.SetText(fmt.Sprintf("Continue from step %d", k))
+	} else {
+		e.contBtn.SetText("Continue from a step")
+	}
+	ui.SetEnabled(e.contBtn, open && !removed)
+}
+
+// keptAfter counts the kept steps after step k.
+func (e *stepEdits) keptAfter(k int) int {
+	n := 0
+	for _, st := range e.p.steps[k+1:] {
+		if !st.Removed {
+			n++
+		}
+	}
+	return n
+}
+
+// askRemoveOrRestore removes the step shown, or restores it when it is
+// removed, after asking why (key Delete).
+func (e *stepEdits) askRemoveOrRestore() {
+	p := e.p
+	if p.ep == nil || e.removeBtn.Disabled() {
+		return
+	}
+	k := p.cur
+	st := p.steps[k]
+	if st.Removed {
+		e.askReason(fmt.Sprintf("Restore step %d?", k),
+			fmt.Sprintf("Step %d (%s) is kept in the edited episode and its exports again.", k, actionText(st.Action)),
+			"Restore step", fmt.Sprintf("Step %d was not restored", k),
+			func(why string) error {
+				return p.t.store.RestoreStep(p.t.life, p.ep.ID, st.Index, p.t.reviewer(), why)
+			}, fmt.Sprintf("Restored step %d.", k))
+		return
+	}
+	e.askReason(fmt.Sprintf("Remove step %d?", k),
+		fmt.Sprintf("Step %d (%s) is left out of the edited episode and its exports. It stays stored, and you can restore it.", k, actionText(st.Action)),
+		"Remove step", fmt.Sprintf("Step %d was not removed", k),
+		func(why string) error {
+			return p.t.store.RemoveStep(p.t.life, p.ep.ID, st.Index, p.t.reviewer(), why)
+		}, fmt.Sprintf("Removed step %d.", k))
+}
+
+// askTrim removes every kept step after the step shown, after asking why.
+func (e *stepEdits) askTrim() {
+	p := e.p
+	if p.ep == nil || e.trimBtn.Disabled() {
+		return
+	}
+	k := p.cur
+	n := e.keptAfter(k)
+	e.askReason(fmt.Sprintf("Trim after step %d?", k),
+		fmt.Sprintf("The %s after step %d %s left out of the edited episode and its exports, which then end at step %d. They stay stored, and you can restore them one by one.",
+			ui.Plural(n, "step"), k, map[bool]string{true: "is", false: "are"}[n == 1], k),
+		"Trim", fmt.Sprintf("The steps after step %d were not trimmed", k),
+		func(why string) error {
+			return p.t.store.TrimAfter(p.t.life, p.ep.ID, p.steps[k].Index, p.t.reviewer(), why)
+		}, fmt.Sprintf("Trimmed the %s after step %d.", ui.Plural(n, "step"), k))
+}
+
+// askReason asks why (required; Enter confirms, Escape cancels), then
+// runs do with the reason, reloads the episode and says what happened.
+func (e *stepEdits) askReason(title, what, confirm, failTitle string, do func(why string) error, done string) {
+	p := e.p
+	if p.t.reviewer() == "" {
+		e.fail(failTitle, errors.New("set your reviewer name in Settings first: the edit is logged under it"))
+		return
+	}
+	w := p.t.window()
+	if w == nil {
+		return
+	}
+	why := newDialogEntry()
+	why.SetPlaceHolder("e.g. clicked the wrong link, then went back")
+	why.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("say why: the reason is kept with your name")
+		}
+		return nil
+	}
+	msg := widget.NewLabel(what)
+	msg.Wrapping = fyne.TextWrapWord
+	confirmed := false
+	d := dialog.NewForm(title, confirm, "Cancel", []*widget.FormItem{
+		{Widget: msg},
+		{Text: "Why", Widget: why, HintText: "Kept in the episode's audit log with your name and the time."},
+	}, func(ok bool) { confirmed = ok }, w)
+	why.onEscape = d.Dismiss
+	why.OnSubmitted = func(string) { d.Submit() }
+	d.Resize(fyne.NewSize(520, 0))
+	d.Show()
+	ui.WithKeys(w, d, d.Submit)
+	// The edit runs once the dialog has closed and given the keys back, so
+	// that an error dialog gets them in turn.
+	d.SetOnClosed(func() {
+		if !confirmed {
+			return
+		}
+		err := do(strings.TrimSpace(why.Text))
+		if rerr := p.reloadSteps(); err == nil && rerr != nil {
+			err = rerr
+		}
+		if err != nil {
+			e.fail(failTitle, err)
+			return
+		}
+		p.t.form.setStatus(done+" The audit log is in the Edits tab.", false)
+		p.t.queue.afterSave()
+		p.t.unfocus()
+	})
+	w.Canvas().Focus(why)
+}
+
+// fail shows why an edit or a branch did not happen, in a dialog.
+func (e *stepEdits) fail(title string, err error) {
+	msg := sentence(err.Error())
+	if errors.Is(err, dataset.ErrNotFound) {
+		msg += " Reopen the episode from the queue: it may have changed."
+	}
+	if w := e.p.t.window(); w != nil {
+		ui.ShowInformation(w, title, msg)
+	}
+	e.p.t.form.setStatus(title+". "+msg, true)
+}
+
+// sentence starts s with a capital and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// continueFrom asks the Record screen to continue the episode from the
+// step shown (a new episode: the steps up to it are replayed, then the
+// annotator goes on by hand).
+func (e *stepEdits) continueFrom() {
+	p := e.p
+	if p.ep == nil || e.contBtn.Disabled() {
+		return
+	}
+	k := p.steps[p.cur].Index
+	if !p.t.ctx.ContinueFrom(p.ep.ID, k) {
+		e.fail("Cannot continue from here", errors.New("recording is not available in this window: continue the episode from Waymark's main window, which has the Record tab"))
+		return
+	}
+	p.t.form.setStatus(fmt.Sprintf("Continuing from step %d on the Record screen: steps 1–%d are replayed and checked, then you go on by hand.", k, k), false)
+}
+
+// loadBranch shows, for a branch, which episode and step it continues.
+func (e *stepEdits) loadBranch() {
+	ep := e.p.ep
+	if ep == nil || ep.ParentEpisodeID == "" {
+		e.branchBox.Hide()
+		return
+	}
+	k := 0
+	if ep.BranchStep != nil {
+		k = *ep.BranchStep
+	}
+	parent, err := e.p.t.store.GetEpisode(ep.ParentEpisodeID)
+	if err != nil {
+		e.branch.SetText(fmt.Sprintf("↳ Branch of episode %s at step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
+		e.parentBtn.Disable()
+	} else {
+		e.parent = &parent
+		e.branch.SetText(fmt.Sprintf("↳ Branch of %s's episode of %s at step %d: its steps 1–%d were replayed, then recorded by hand.",
+			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k, k))
+		e.parentBtn.Enable()
+	}
+	e.branchBox.Show()
+}
+
+// openParent opens the open branch's parent episode.
+func (e *stepEdits) openParent() {
+	p := e.p
+	if p.ep == nil || e.parent == nil {
+		return
+	}
+	q, err := p.t.store.ReviewQueue(dataset.QueueFilter{Reviewer: p.t.reviewer(), TaskID: e.parent.TaskID})
+	if err != nil {
+		e.fail("Cannot open the parent episode", err)
+		return
+	}
+	for _, it := range q.Items {
+		if it.EpisodeID == e.parent.ID {
+			p.t.openItem(it)
+			return
+		}
+	}
+	e.fail("Cannot open the parent episode", fmt.Errorf("the parent episode is %s, so it is not in the review queue", e.parent.Status))
+}
+
+// dialogEntry is a one-line entry in a dialog: Escape closes the dialog
+// (a focused entry would otherwise swallow it).
+type dialogEntry struct {
+	widget.Entry
+	onEscape func()
+}
+
+func newDialogEntry() *dialogEntry {
+	e := &dialogEntry{}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey closes the dialog on Escape.
+func (e *dialogEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}
