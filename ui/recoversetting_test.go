@@ -21,7 +21,7 @@ func TestRecoverObservationSetting(t *testing.T) {
 	if got := LoadSettings(p); !got.RecoverObservation {
 		t.Fatal("recovery lost in the round trip")
 	}
-	items, read := settingsForm(s)
+	items, read := settingsForm(nil, s)
 	var box *widget.Check
 	for _, it := range items {
 		if c, ok := it.Widget.(*widget.Check); ok {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
@@ -34,6 +35,10 @@ type Settings struct {
 	DBInUse           string
 	DBFromCommandLine bool
 }
+
+// DatabaseExtensions are the endings of SQLite database files the
+// Settings' file dialog lists.
+var DatabaseExtensions = []string{".db", ".sqlite", ".sqlite3"}
 
 // Preference keys.
 const (
@@ -138,8 +143,9 @@ func validator(check func(string) error) fyne.StringValidator {
 var displayChoices = []string{"Automatic (Xvfb when installed)", "Xvfb (private display)", "Headless"}
 var displayValues = []string{"", "xvfb", "headless"}
 
-// settingsForm builds the Settings form; read reads it back.
-func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings, error)) {
+// settingsForm builds the Settings form over w (nil: no file dialog);
+// read reads it back.
+func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read func() (Settings, error)) {
 	name := widget.NewEntry()
 	name.SetText(cur.Annotator)
 	name.SetPlaceHolder("e.g. Ada Lovelace")
@@ -167,6 +173,22 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		if cur.DBFromCommandLine {
 			dbHint = "In use now: " + cur.DBInUse + " (from --db or WAYMARK_DB, which win over this setting)"
 		}
+	}
+	var dbField fyne.CanvasObject = db
+	if w != nil {
+		// The entry takes a typed path; Choose… lists only database files
+		// (never their -wal/-shm journals), from the folder of the one named.
+		start := db.Text
+		if start == "" {
+			start = cur.DBInUse
+		}
+		choose := widget.NewButton("Choose…", func() {
+			if s := strings.TrimSpace(db.Text); s != "" {
+				start = s
+			}
+			BrowseFile(w, "Database file", DatabaseExtensions, start, db.SetText)
+		})
+		dbField = container.NewBorder(nil, nil, nil, choose, db)
 	}
 	srv := widget.NewEntry()
 	srv.SetText(cur.Server)
@@ -206,7 +228,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 		{Text: "Max steps", Widget: steps, HintText: fmt.Sprintf("1–%d actions per episode", engine.MaxMaxSteps)},
 		{Text: "Settle wait (s)", Widget: aw, HintText: "Longest wait for the page after an action, 0–10"},
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
-		{Text: "Database file", Widget: db, HintText: dbHint},
+		{Text: "Database file", Widget: dbField, HintText: dbHint},
 		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead; applies from the next episode"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
@@ -251,7 +273,7 @@ func settingsForm(cur Settings) (items []*widget.FormItem, read func() (Settings
 // ShowSettings opens the Settings dialog; onSave gets valid settings. A
 // wrong value keeps the dialog's values and says what to fix.
 func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
-	items, read := settingsForm(cur)
+	items, read := settingsForm(w, cur)
 	d := dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
 		if !ok {
 			return

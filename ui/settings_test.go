@@ -32,7 +32,7 @@ func TestSettingsRoundTripAndValidation(t *testing.T) {
 	if got := LoadSettings(p); got.MaxSteps != 20 {
 		t.Fatalf("max steps %d", got.MaxSteps)
 	}
-	items, read := settingsForm(s)
+	items, read := settingsForm(nil, s)
 	items[3].Widget.(interface{ SetText(string) }).SetText("abc")
 	if _, err := read(); err == nil {
 		t.Fatal("a non-number of steps was accepted")
@@ -61,7 +61,7 @@ func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
 	cur := DefaultSettings()
 	cur.Annotator = "Ada"
 	cur.DBInUse, cur.DBFromCommandLine = "/data/r/r.db", true
-	items, read := settingsForm(cur)
+	items, read := settingsForm(nil, cur)
 	var db, srv *widget.FormItem
 	for _, it := range items {
 		switch it.Text {
