@@ -18,7 +18,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -181,16 +180,18 @@ func (t *Tab) chooseFolder() {
 	if t.ctx == nil || t.ctx.Window == nil {
 		return
 	}
-	dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
-		if err != nil || u == nil {
-			return
-		}
+	// Opens where the typed folder is (or would be created).
+	start := filepath.Dir(ui.ExpandHome(strings.TrimSpace(t.out.Text)))
+	if strings.TrimSpace(t.out.Text) == "" {
+		start = ""
+	}
+	ui.BrowseFolder(t.ctx.Window, "Folder to export into", start, func(dir string) {
 		name := strings.TrimSpace(t.name.Text)
 		if name == "" {
 			name = hfexport.DefaultName
 		}
-		t.out.SetText(filepath.Join(u.Path(), slug(name)))
-	}, t.ctx.Window)
+		t.out.SetText(filepath.Join(dir, slug(name)))
+	})
 }
 
 // slug turns a dataset name into a folder name.
