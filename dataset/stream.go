@@ -80,8 +80,12 @@ type LabeledEpisode struct {
 	StepFlags map[int][]string
 	// Conflict: the current reviews disagree on the outcome (settled or not).
 	Conflict bool
-	// StepRows counts the stored steps with index ≥ 1.
+	// StepRows counts the stored steps with index ≥ 1, removed ones
+	// included (NumSteps counts the kept ones).
 	StepRows int
+	// ReferenceTime (RFC 3339 with its offset, "" when unset), Timezone
+	// and Locale are the task's clock and locale.
+	ReferenceTime, Timezone, Locale string
 }
 
 // LabelFilter chooses episodes for LabeledEpisodes: finished ones, and
@@ -130,7 +134,7 @@ func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[La
 	q := `SELECT ` + episodeColumns + `, t.start_url,
 		COALESCE(o.outcome, ''), COALESCE(o.num_reviews, 0), o.failure_step, COALESCE(o.failure_type, ''), COALESCE(o.conflict, 0),
 		(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0),
-		COALESCE(o.reason, ''),
+		COALESCE(o.reason, ''), t.reference_time, t.timezone, t.locale,
 		CASE WHEN o.outcome IS NOT NULL THEN (SELECT c.step_flags_json FROM current_reviews c
 			WHERE c.episode_id = e.id AND c.settles = o.settled ORDER BY c.created_at DESC LIMIT 1) END
 		FROM episodes e JOIN tasks t ON t.id = e.task_id
@@ -140,11 +144,12 @@ func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[La
 		var l LabeledEpisode
 		var fs sql.NullInt64
 		var flags sql.NullString
-		ep, err := scanEpisode(rows, &l.StartURL, &l.Outcome, &l.NumReviews, &fs, &l.FailureType, &l.Conflict, &l.StepRows, &l.Reason, &flags)
+		ep, err := scanEpisode(rows, &l.StartURL, &l.Outcome, &l.NumReviews, &fs, &l.FailureType, &l.Conflict, &l.StepRows, &l.Reason, &l.ReferenceTime, &l.Timezone, &l.Locale, &flags)
 		if err != nil {
 			return LabeledEpisode{}, err
 		}
 		l.Episode = ep
+		l.ReferenceTime = refTimeValue(parseRefTimeColumn(l.ReferenceTime))
 		if l.Outcome != "" {
 			l.StepFlags = decodeFlags(flags.String)
 		}
@@ -156,8 +161,9 @@ func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[La
 	}, q, args...)
 }
 
-// EpisodeSteps streams an episode's steps in order, each with its
-// screenshot (nil when none was stored).
+// EpisodeSteps streams all of an episode's steps in order, removed ones
+// included (Removed set; see EditedSteps for the edited episode), each with
+// its screenshot (nil when none was stored).
 func (s *Store) EpisodeSteps(ctx context.Context, episodeID string) iter.Seq2[Step, error] {
 	return stream(ctx, s.db, func(rows *sql.Rows) (Step, error) {
 		var shot []byte

@@ -31,6 +31,9 @@ type cardStats struct {
 	kappaOK       bool
 	reviewed      int // exported episodes with ≥ 1 review
 	interrupted   int // exported episodes whose recording was interrupted
+	edited        int // exported episodes with removed steps
+	resumed       int // exported episodes resumed after an interruption
+	branches      int // exported episodes that continue another from a step
 }
 
 func (s *cardStats) init() {
@@ -42,7 +45,16 @@ func (s *cardStats) init() {
 	s.actionSets = map[string]int{}
 }
 
-func (s *cardStats) add(e *episodeInfo, steps int, start time.Time) {
+func (s *cardStats) add(e *episodeInfo, steps int, start time.Time, edited, resumed bool) {
+	if edited {
+		s.edited++
+	}
+	if resumed {
+		s.resumed++
+	}
+	if e.ParentEpisodeID != "" {
+		s.branches++
+	}
 	s.episodesByCat[e.Category]++
 	s.stepsByCat[e.Category] += steps
 	if e.Outcome != "" {
@@ -282,6 +294,17 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 			map[bool]string{true: "was", false: "were"}[s.interrupted == 1])
 	}
 	b.WriteString("\n\n")
+	b.WriteString("Episodes are exported as edited. While recording, an annotator can undo the last step (the page is " +
+		"then brought back by replaying the steps kept); in review, a reviewer can remove a step or trim the steps " +
+		"after one. Edited steps are never deleted from the recording: they are left out of the export, and the " +
+		"episode's `edited`, `num_edits` and `removed_steps` say what was left out. An interrupted episode can be " +
+		"resumed (its steps replayed in a fresh browser, then recorded on): `resumed_at` says where. A branch " +
+		"continues another episode from one of its steps (`parent_episode_id`, `branch_step`).")
+	if n := s.edited + s.resumed + s.branches; n > 0 {
+		fmt.Fprintf(&b, " In this export: %d edited, %d resumed, %d %s.", s.edited, s.resumed, s.branches,
+			map[bool]string{true: "branch", false: "branches"}[s.branches == 1])
+	}
+	b.WriteString("\n\n")
 	if len(o.Categories)+len(o.Outcomes)+len(o.Annotators) > 0 {
 		b.WriteString("The export was filtered to")
 		var parts []string
@@ -381,11 +404,14 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 	b.WriteString(" Annotator names are kept as recorded in the `annotator` column.\n\n")
 
 	b.WriteString("## Configs\n\n")
-	b.WriteString("- **steps** (default): one row per action. `screenshot` and `url` are the observation the actor " +
-		"saw before acting (the page after the previous step); `next_url` is the URL after the action; `error`, " +
-		"`done`, `timestamp` and `duration_ms` describe the step itself. `step_index` starts at 1. `review_flags` " +
-		"lists the flags the label's review put on the step (`mistake`, `unnecessary`): an empty list when none, " +
-		"null when the episode has no outcome.\n")
+	b.WriteString("- **steps** (default): one row per action of the edited episode. `screenshot` and `url` are the " +
+		"observation the actor saw before acting (the page after the previous step; after an undo, the page after " +
+		"the last step kept); `next_url` is the URL after the action; `error`, `done`, `timestamp` and " +
+		"`duration_ms` describe the step itself. `step_index` numbers the exported actions 1, 2, 3, … without gaps; " +
+		"`recorded_step` is the step's number in the recording, which skips the steps an edit left out (the " +
+		"screenshot's `path` uses it too). `review_flags` lists the flags the label's review put on the step " +
+		"(`mistake`, `unnecessary`): an empty list when none, null when the episode has no outcome. `note` is the " +
+		"annotator's note on the step, empty when none.\n")
 	b.WriteString("- **episodes**: one row per episode with its goal, category, outcome (ClassLabel: " +
 		strings.Join(dataset.Outcomes, ", ") + "; null when there is none), review figures, final answer, final " +
 		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on. `status` is " +
@@ -393,7 +419,16 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"`failure_type` (failures only) and `review_reason` (the reviewer's words, possibly empty) come from the " +
 		"same review as the outcome: the settling label of a disagreement, else the newest of the agreeing " +
 		"reviews. Without an outcome (never reviewed, or reviewers disagreeing and not settled) they are null, " +
-		"and so are the steps' `review_flags`.\n\n")
+		"and so are the steps' `review_flags`. `failure_step` is a `step_index` of the edited episode (0 for the " +
+		"start page); it is null when the failing step was removed by an edit. `num_steps` counts the exported " +
+		"actions, and each entry of `steps` has both `step_index` and `recorded_step`. " +
+		"`edited` is true when steps were left out; `num_edits` counts the undo, remove, restore and trim edits " +
+		"(a restore puts a step back); `removed_steps` lists the `recorded_step` numbers left out and `resumed_at` " +
+		"the recorded steps after which recording went on after an interruption (both empty lists when none). " +
+		"`parent_episode_id` and `branch_step` are null unless the episode is a branch: then they name the episode " +
+		"it continues and that episode's `recorded_step` it continued from. `reference_time` (ISO 8601 with its UTC " +
+		"offset), `timezone` (IANA name) and `locale` (BCP 47) are the clock, time zone and locale the task set for " +
+		"the page; empty when the task set none (the browser's own were used).\n\n")
 
 	b.WriteString("## How to load\n\n```python\nfrom datasets import load_dataset\n\n")
 	b.WriteString("steps = load_dataset(\"path/or/hub-id\")               # the default config: steps\n")

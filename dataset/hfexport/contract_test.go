@@ -100,7 +100,17 @@ func TestContractFeatures(t *testing.T) {
 		"          '0': information\n          '1': navigation\n          '2': interaction\n"
 	// A list of strings in datasets' YAML form.
 	flagsYAML := "  - name: review_flags\n    list: string\n"
-	for _, s := range []string{outcomeYAML, categoryYAML, flagsYAML} {
+	// The edited episode's columns (#13, #14), literally.
+	editYAML := []string{
+		"  - name: step_index\n    dtype: int64\n  - name: recorded_step\n    dtype: int64\n",
+		"  - name: review_flags\n    list: string\n  - name: note\n    dtype: string\n",
+		"  - name: edited\n    dtype: bool\n  - name: num_edits\n    dtype: int64\n" +
+			"  - name: removed_steps\n    list: int64\n  - name: resumed_at\n    list: int64\n" +
+			"  - name: parent_episode_id\n    dtype: string\n  - name: branch_step\n    dtype: int64\n" +
+			"  - name: reference_time\n    dtype: string\n  - name: timezone\n    dtype: string\n  - name: locale\n    dtype: string\n",
+		"    - name: step_index\n      dtype: int64\n    - name: recorded_step\n      dtype: int64\n    - name: op\n",
+	}
+	for _, s := range append([]string{outcomeYAML, categoryYAML, flagsYAML}, editYAML...) {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("card lacks\n%s", s)
 		}

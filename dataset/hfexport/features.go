@@ -40,6 +40,7 @@ type stepRow struct {
 	EpisodeID        *string     `parquet:"episode_id"`
 	TaskID           *string     `parquet:"task_id"`
 	StepIndex        *int64      `parquet:"step_index"`
+	RecordedStep     *int64      `parquet:"recorded_step"`
 	Goal             *string     `parquet:"goal"`
 	Category         *int64      `parquet:"category"`
 	Screenshot       *hfImage    `parquet:"screenshot"`
@@ -55,17 +56,20 @@ type stepRow struct {
 	// ReviewFlags are the label's flags on this step; null when the
 	// episode has no label.
 	ReviewFlags []*string `parquet:"review_flags,optional,list"`
+	// Note is the annotator's note on the step ("" for none).
+	Note *string `parquet:"note"`
 }
 
 // episodeStep is the image-free summary of one step inside an episode row.
 type episodeStep struct {
-	StepIndex *int64  `parquet:"step_index"`
-	Op        *string `parquet:"op"`
-	X         *int64  `parquet:"x"`
-	Y         *int64  `parquet:"y"`
-	Text      *string `parquet:"text"`
-	DY        *int64  `parquet:"dy"`
-	URL       *string `parquet:"url"`
+	StepIndex    *int64  `parquet:"step_index"`
+	RecordedStep *int64  `parquet:"recorded_step"`
+	Op           *string `parquet:"op"`
+	X            *int64  `parquet:"x"`
+	Y            *int64  `parquet:"y"`
+	Text         *string `parquet:"text"`
+	DY           *int64  `parquet:"dy"`
+	URL          *string `parquet:"url"`
 }
 
 // episodeRow is one row of the episodes config.
@@ -92,6 +96,17 @@ type episodeRow struct {
 	DurationMS      *int64         `parquet:"duration_ms"`
 	FinalScreenshot *hfImage       `parquet:"final_screenshot"`
 	Steps           []*episodeStep `parquet:"steps,optional,list"`
+	// Edits: the exported episode is the edited one.
+	Edited          *bool    `parquet:"edited"`
+	NumEdits        *int64   `parquet:"num_edits"`
+	RemovedSteps    []*int64 `parquet:"removed_steps,optional,list"`
+	ResumedAt       []*int64 `parquet:"resumed_at,optional,list"`
+	ParentEpisodeID *string  `parquet:"parent_episode_id"`
+	BranchStep      *int64   `parquet:"branch_step"`
+	// The task's clock and locale ("" when unset).
+	ReferenceTime *string `parquet:"reference_time"`
+	Timezone      *string `parquet:"timezone"`
+	Locale        *string `parquet:"locale"`
 }
 
 // feature describes one datasets feature; the same tree renders the JSON of
@@ -138,6 +153,7 @@ var stepsFeatures = []feature{
 	value("episode_id", "string"),
 	value("task_id", "string"),
 	value("step_index", "int64"),
+	value("recorded_step", "int64"),
 	value("goal", "string"),
 	classLabel("category", dataset.Categories),
 	imageFeature("screenshot"),
@@ -160,6 +176,7 @@ var stepsFeatures = []feature{
 	value("timestamp", tsUTC),
 	value("duration_ms", "int64"),
 	listOfValue("review_flags", "string"),
+	value("note", "string"),
 }
 
 var episodesFeatures = []feature{
@@ -186,6 +203,7 @@ var episodesFeatures = []feature{
 	imageFeature("final_screenshot"),
 	listOf("steps",
 		value("step_index", "int64"),
+		value("recorded_step", "int64"),
 		value("op", "string"),
 		value("x", "int64"),
 		value("y", "int64"),
@@ -193,6 +211,15 @@ var episodesFeatures = []feature{
 		value("dy", "int64"),
 		value("url", "string"),
 	),
+	value("edited", "bool"),
+	value("num_edits", "int64"),
+	listOfValue("removed_steps", "int64"),
+	listOfValue("resumed_at", "int64"),
+	value("parent_episode_id", "string"),
+	value("branch_step", "int64"),
+	value("reference_time", "string"),
+	value("timezone", "string"),
+	value("locale", "string"),
 }
 
 // featuresJSON renders the value of the `huggingface` key:

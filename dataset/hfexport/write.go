@@ -183,7 +183,7 @@ func (x *exporter) report(force bool) {
 func (x *exporter) run() (Result, error) {
 	x.prog.TotalEpisodes = len(x.eps)
 	for _, e := range x.eps {
-		x.prog.TotalSteps += int(e.StepRows)
+		x.prog.TotalSteps += e.NumSteps // the kept steps: removed ones are not exported
 	}
 	x.stats.init()
 	x.report(true)
@@ -324,15 +324,52 @@ func classIndex(names []string, v string) *int64 {
 	return nil
 }
 
+// episodeEdits reads an episode's audit log: the steps undone while
+// recording (the page was brought back to the kept steps before the next
+// action, so an undone step's screenshot was not what the next action saw),
+// and the steps it was resumed at.
+func (x *exporter) episodeEdits(id string) (undone map[int]bool, resumedAt []*int64, err error) {
+	undone = map[int]bool{}
+	resumedAt = []*int64{}
+	for ed, err := range x.store.EpisodeEdits(x.ctx, id) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the edits of episode %s: %w", id, err)
+		}
+		switch ed.Kind {
+		case dataset.EditUndo:
+			undone[ed.Step] = true
+		case dataset.EditResume:
+			resumedAt = append(resumedAt, i64(int64(ed.Step)))
+		}
+	}
+	return undone, resumedAt, nil
+}
+
+// writeEpisode writes the edited episode: its removed steps are left out,
+// the kept actions are numbered 1, 2, … in step_index and keep their stored
+// index in recorded_step. A step's observation is what was on the screen
+// when its action was chosen: the stored step just before it, unless an
+// undo removed that one (then the newest step before it that was not
+// undone). The review's flags and failure step, keyed by stored index, are
+// mapped to the exported numbering.
 func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episodes *shardSet[episodeRow]) error {
 	category := classIndex(dataset.Categories, e.Category)
+	undone, resumedAt, err := x.episodeEdits(e.ID)
+	if err != nil {
+		return err
+	}
 	var (
-		havePrev  bool
-		prevIdx   int64
-		prevShot  []byte
-		prevURL   string
+		haveSeen  bool // an observation to show with the next action
+		seenIdx   int64
+		seenShot  []byte
+		seenURL   string
+		haveLast  bool // the last kept step: the episode's final screenshot
+		lastIdx   int64
+		lastShot  []byte
 		summaries []*episodeStep
 		written   int
+		exported  = map[int]int64{} // stored index → step_index
+		removed   = []*int64{}
 	)
 	for st, err := range x.store.EpisodeSteps(x.ctx, e.ID) {
 		if err != nil {
@@ -347,35 +384,43 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 			shot       = st.Screenshot
 			totalMS    = st.Timings.TotalMS
 		)
-		if idx > 0 {
+		switch {
+		case st.Removed && idx > 0:
+			removed = append(removed, i64(idx))
+		case idx > 0:
+			written++
+			n := int64(written)
+			exported[st.Index] = n
 			r := stepRow{
-				EpisodeID:  str(e.ID),
-				TaskID:     str(e.TaskID),
-				StepIndex:  i64(idx),
-				Goal:       str(e.Goal),
-				Category:   category,
-				ActionJSON: str(actionJSON),
-				NextURL:    str(url),
-				Error:      str(stepErr),
-				Done:       &done,
-				DurationMS: i64(totalMS),
+				EpisodeID:    str(e.ID),
+				TaskID:       str(e.TaskID),
+				StepIndex:    i64(n),
+				RecordedStep: i64(idx),
+				Goal:         str(e.Goal),
+				Category:     category,
+				ActionJSON:   str(actionJSON),
+				NextURL:      str(url),
+				Error:        str(stepErr),
+				Done:         &done,
+				DurationMS:   i64(totalMS),
+				Note:         str(st.Note),
 			}
 			if e.Outcome != "" { // the label's flags; null without a label
 				r.ReviewFlags = []*string{}
-				for _, fl := range e.StepFlags[int(idx)] {
+				for _, fl := range e.StepFlags[st.Index] {
 					r.ReviewFlags = append(r.ReviewFlags, str(fl))
 				}
 			}
 			if t := st.CreatedAt; !t.IsZero() {
 				r.Timestamp = &t
 			}
-			if havePrev {
-				r.URL = str(prevURL)
-				if x.usable(prevShot) {
-					r.Screenshot = &hfImage{Bytes: prevShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, prevIdx))}
+			if haveSeen {
+				r.URL = str(seenURL)
+				if x.usable(seenShot) {
+					r.Screenshot = &hfImage{Bytes: seenShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, seenIdx))}
 				}
 			}
-			sum := &episodeStep{StepIndex: i64(idx), URL: r.URL}
+			sum := &episodeStep{StepIndex: i64(n), RecordedStep: i64(idx), URL: r.URL}
 			var a action.Action
 			if actionJSON != "" && json.Unmarshal([]byte(actionJSON), &a) == nil && a.Op != "" {
 				r.Action = typedAction(a)
@@ -384,45 +429,69 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				x.stats.ops[a.Op]++
 			}
 			summaries = append(summaries, sum)
-			if err := steps.write(r, len(prevShot)); err != nil {
+			if err := steps.write(r, len(seenShot)); err != nil {
 				return err
 			}
-			written++
 			x.prog.Steps++
 			x.report(false)
 			if err := x.ctx.Err(); err != nil {
 				return err
 			}
 		}
-		havePrev, prevIdx, prevShot, prevURL = true, idx, shot, url
+		if !st.Removed {
+			haveLast, lastIdx, lastShot = true, idx, shot
+		}
+		if !undone[st.Index] {
+			haveSeen, seenIdx, seenShot, seenURL = true, idx, shot, url
+		}
 	}
 
 	r := episodeRow{
-		EpisodeID:   str(e.ID),
-		TaskID:      str(e.TaskID),
-		Goal:        str(e.Goal),
-		Category:    category,
-		StartURL:    str(e.StartURL),
-		Annotator:   str(e.Annotator),
-		ActionSet:   str(string(e.ActionSet)),
-		NumReviews:  i64(int64(e.NumReviews)),
-		FailureType: strOrNil(e.FailureType),
-		FinalAnswer: str(e.FinalAnswer),
-		FinalURL:    str(e.FinalURL),
-		Status:      str(string(e.Status)),
-		EndReason:   str(string(e.EndReason)),
-		NumSteps:    i64(int64(written)),
-		Steps:       summaries,
+		EpisodeID:     str(e.ID),
+		TaskID:        str(e.TaskID),
+		Goal:          str(e.Goal),
+		Category:      category,
+		StartURL:      str(e.StartURL),
+		Annotator:     str(e.Annotator),
+		ActionSet:     str(string(e.ActionSet)),
+		NumReviews:    i64(int64(e.NumReviews)),
+		FailureType:   strOrNil(e.FailureType),
+		FinalAnswer:   str(e.FinalAnswer),
+		FinalURL:      str(e.FinalURL),
+		Status:        str(string(e.Status)),
+		EndReason:     str(string(e.EndReason)),
+		NumSteps:      i64(int64(written)),
+		Steps:         summaries,
+		NumEdits:      i64(int64(e.NumEdits)),
+		RemovedSteps:  removed,
+		ResumedAt:     resumedAt,
+		ReferenceTime: str(e.ReferenceTime),
+		Timezone:      str(e.Timezone),
+		Locale:        str(e.Locale),
 	}
+	edited := len(removed) > 0
+	r.Edited = &edited
 	if r.Steps == nil {
 		r.Steps = []*episodeStep{}
+	}
+	if e.ParentEpisodeID != "" {
+		r.ParentEpisodeID = str(e.ParentEpisodeID)
+	}
+	if e.BranchStep != nil {
+		r.BranchStep = i64(int64(*e.BranchStep))
 	}
 	if e.Outcome != "" {
 		r.Outcome = classIndex(dataset.Outcomes, e.Outcome)
 		r.ReviewReason = str(e.Reason)
 	}
-	if e.FailureStep != nil {
-		r.FailureStep = i64(int64(*e.FailureStep))
+	if fs := e.FailureStep; fs != nil {
+		// Step 0 (the start page) keeps its number; a failing step an
+		// edit removed has none in the edited episode: null.
+		if *fs == 0 {
+			r.FailureStep = i64(0)
+		} else if n, ok := exported[*fs]; ok {
+			r.FailureStep = i64(n)
+		}
 	}
 	if e.AutoReward != nil {
 		v := *e.AutoReward
@@ -437,13 +506,13 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 			}
 		}
 	}
-	if havePrev && x.usable(prevShot) {
-		r.FinalScreenshot = &hfImage{Bytes: prevShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, prevIdx))}
+	if haveLast && x.usable(lastShot) {
+		r.FinalScreenshot = &hfImage{Bytes: lastShot, Path: str(fmt.Sprintf("%s/step_%04d.png", e.ID, lastIdx))}
 	}
-	if err := episodes.write(r, len(prevShot)); err != nil {
+	if err := episodes.write(r, len(lastShot)); err != nil {
 		return err
 	}
-	x.stats.add(e, written, start)
+	x.stats.add(e, written, start, edited, len(resumedAt) > 0)
 	return nil
 }
 
