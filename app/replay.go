@@ -21,7 +21,7 @@ import (
 
 func init() {
 	register("replay", "replay EPISODE [--db FILE] [--display xvfb|headless] [--until K] [--continue] [--report FILE.json]",
-		"run a stored episode's actions again in a fresh browser and compare every step with the stored one (exit 0 only when all match)", runReplay)
+		"run a stored episode's actions again in a fresh browser and compare every step with the stored one (exit 0 only when all match); the result is kept beside the episode, which is never changed", runReplay)
 }
 
 func runReplay(env *Env, args []string) error {
@@ -64,16 +64,7 @@ func runReplay(env *Env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Read everything first and close the store: the replay only reads it.
-	st, err := env.OpenExistingStore()
-	if err != nil {
-		return err
-	}
-	rec, err := replay.Load(ctx, st, pos[0])
-	st.Close()
-	if errors.Is(err, dataset.ErrNotFound) {
-		return fmt.Errorf("%w: no episode %q in %s", errUsage, pos[0], env.DBPath)
-	}
+	rec, err := loadRecording(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
@@ -81,25 +72,33 @@ func runReplay(env *Env, args []string) error {
 		return fmt.Errorf("%w: --until %d: episode %s has %d steps after the start page", errUsage, *until, rec.Episode.ID, last)
 	}
 
-	// The practice sites, so their host names resolve as when recording
-	// (stored URLs name the hosts, never the port, so they compare as
-	// they are).
-	sites, err := practice.Start()
+	eng, closeEngine, err := replayEngine(ctx, rec, settings)
 	if err != nil {
 		return err
 	}
-	defer sites.Close()
-	eng, err := newEngine(ctx, engineSpec{Settings: rec.Settings(settings), HostRules: sites.HostRules()})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
+	defer closeEngine()
 
-	rep, err := replay.Run(ctx, eng, rec, replay.Options{Until: *until, Continue: *cont, PracticeHosts: practice.Hosts})
-	if err != nil {
-		return err
+	rep, runErr := replay.Run(ctx, eng, rec, replay.Options{Until: *until, Continue: *cont, PracticeHosts: practice.Hosts})
+	run := rep.StoredRun(eng.Info(), runErr)
+	if runErr != nil {
+		for _, m := range rep.Warnings {
+			fmt.Fprintf(env.Stdout, "Warning: %s\n", m)
+		}
+		if ctx.Err() != nil {
+			runErr = fmt.Errorf("interrupted after %d of %d steps", max(0, len(rep.Steps)-1), rep.StoredSteps)
+		}
+		if _, err := saveReplayRun(env, run); err != nil {
+			return fmt.Errorf("%w (and its record could not be stored: %v)", runErr, err)
+		}
+		return runErr
 	}
 	writeReplay(env.Stdout, rep)
+	saved, saveErr := saveReplayRun(env, run)
+	if saveErr != nil {
+		fmt.Fprintf(env.Stderr, "waymark replay: the result could not be stored beside the episode: %v\n", saveErr)
+	} else {
+		fmt.Fprintf(env.Stdout, "Stored as replay run %s (the episode itself is unchanged).\n", saved.ID)
+	}
 	if *reportPath != "" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -112,7 +111,52 @@ func runReplay(env *Env, args []string) error {
 	if !rep.OK {
 		return fmt.Errorf("the replay of episode %s did not match (see the table)", rep.EpisodeID)
 	}
+	if saveErr != nil {
+		return fmt.Errorf("every step matched, but the result could not be stored: %w", saveErr)
+	}
 	return nil
+}
+
+// loadRecording reads an episode to replay and closes the store again: the
+// replay only reads it, and a long replay must not hold it open.
+func loadRecording(ctx context.Context, env *Env, id string) (*replay.Recording, error) {
+	st, err := env.OpenExistingStore()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := replay.Load(ctx, st, id)
+	st.Close()
+	if errors.Is(err, dataset.ErrNotFound) {
+		return nil, fmt.Errorf("%w: no episode %q in %s", errUsage, id, env.DBPath)
+	}
+	return rec, err
+}
+
+// replayEngine starts a fresh local browser for rec, with the practice
+// sites running so their host names resolve as when recording (stored URLs
+// name the hosts, never the port, so they compare as they are). The
+// returned func closes both.
+func replayEngine(ctx context.Context, rec *replay.Recording, settings engine.Settings) (engine.Engine, func(), error) {
+	sites, err := practice.Start()
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := newEngine(ctx, engineSpec{Settings: rec.Settings(settings), HostRules: sites.HostRules()})
+	if err != nil {
+		sites.Close()
+		return nil, nil, err
+	}
+	return eng, func() { eng.Close(); sites.Close() }, nil
+}
+
+// saveReplayRun keeps a replay's result beside its episode.
+func saveReplayRun(env *Env, run dataset.ReplayRun) (dataset.ReplayRun, error) {
+	st, err := env.OpenExistingStore()
+	if err != nil {
+		return run, err
+	}
+	defer st.Close()
+	return st.SaveReplayRun(run)
 }
 
 // writeReplay prints the warnings, the table and the summary line.

@@ -109,6 +109,28 @@ func TestReplayCommand(t *testing.T) {
 	if s1, _ := steps[1].(map[string]any); s1["verdict"] != "diverged" || !strings.HasPrefix(s1["why"].(string), "screenshot: ") {
 		t.Errorf("step 1 %v", s1)
 	}
+
+	// Both runs are stored beside the episode, newest first, with the
+	// warning; the episode is unchanged.
+	st, err = dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.ReplayRuns(ctx, id)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("stored runs %+v %v", runs, err)
+	}
+	if r := runs[0]; r.OK() || r.FirstDiverged == nil || *r.FirstDiverged != 1 || r.Matched != 1 || r.Compared != 2 || r.Error != "step 1 diverged" ||
+		r.Display != "headless" || len(r.Steps) != 2 || r.Steps[1].Verdict != "diverged" || !strings.Contains(r.Warning, "cannot restore") {
+		t.Errorf("newest run %+v", r)
+	}
+	if r := runs[1]; !r.OK() || r.Matched != 3 || len(r.Steps) != 3 || r.Steps[1].Score == nil || r.EndedAt == nil {
+		t.Errorf("first run %+v", r)
+	}
+	if ep, err := st.GetEpisode(id); err != nil || ep.NumSteps != 2 || ep.Status != dataset.StatusFinished {
+		t.Errorf("episode after the replays %+v %v", ep, err)
+	}
 }
 
 // An episode recorded on a practice site, whose server then ran on another
@@ -153,6 +175,14 @@ func TestReplayPracticeEpisode(t *testing.T) {
 	t.Logf("exit %d\n%s%s", code, stdout, stderr)
 	if code != 0 || strings.Contains(stdout, "Warning") || !strings.Contains(stdout, "OK: all 3 steps matched") || !strings.Contains(stdout, start) {
 		t.Fatalf("practice episode: exit %d\n%s%s", code, stdout, stderr)
+	}
+	st, err = dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if runs, err := st.ReplayRuns(ctx, id); err != nil || len(runs) != 1 || !runs[0].OK() || runs[0].Warning != "" || !strings.Contains(stdout, "Stored as replay run "+runs[0].ID) {
+		t.Errorf("stored runs %+v %v", runs, err)
 	}
 }
 
