@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
@@ -226,7 +225,7 @@ func startRequested(rec *record.Tab, store *dataset.Store, f guiFlags, w fyne.Wi
 	}
 	t, err := resolveTask(store, f)
 	if err != nil {
-		dialog.ShowError(err, w)
+		ui.ShowError(err, w)
 		return
 	}
 	if debugf != nil {

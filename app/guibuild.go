@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"github.com/gen2brain/beeep"
 
 	"waymark/assets"
@@ -137,7 +136,7 @@ func (g *gui) showSettings() {
 		old := ui.LoadSettings(g.prefs)
 		s.Save(g.prefs)
 		if s.DBPath != old.DBPath {
-			dialog.ShowInformation("Settings saved", "The new database location is used from the next start.", g.window)
+			ui.ShowInformation(g.window, "Settings saved", "The new database location is used from the next start.")
 		}
 	})
 }

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 )
 
 // WithKeys gives a dialog shown over w the keyboard a person expects:
@@ -44,18 +47,45 @@ func WithKeys(w fyne.Window, d dialog.Dialog, enter func()) {
 	d.SetOnClosed(restore)
 }
 
-// ShowConfirm is dialog.ShowConfirm with WithKeys: Enter confirms, Escape
-// cancels.
+// ShowConfirm asks a yes/no question; Enter confirms, Escape cancels.
+// Like every message dialog of the kit it has no icon: Fyne's default
+// dialogs draw theirs over the top right of the text.
 func ShowConfirm(w fyne.Window, title, msg string, callback func(bool)) {
-	d := dialog.NewConfirm(title, msg, callback, w)
+	d := dialog.NewCustomConfirm(title, "Yes", "No", messageBody(msg), callback, w)
 	d.Show()
 	WithKeys(w, d, d.Confirm)
 }
 
-// ShowInformation is dialog.ShowInformation with WithKeys: Enter or
-// Escape closes it.
+// ShowInformation shows a message; Enter or Escape closes it.
 func ShowInformation(w fyne.Window, title, msg string) {
-	d := dialog.NewInformation(title, msg, w)
+	d := dialog.NewCustom(title, "OK", messageBody(msg), w)
 	d.Show()
 	WithKeys(w, d, nil)
+}
+
+// ShowError says what went wrong, under the title "Error"; Enter or
+// Escape closes it.
+func ShowError(err error, w fyne.Window) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if r := []rune(msg); len(r) > 0 {
+		msg = strings.ToUpper(string(r[0])) + string(r[1:])
+	}
+	ShowInformation(w, "Error", msg)
+}
+
+// messageWidth is the widest a dialog's message runs before it wraps.
+const messageWidth = 480
+
+// messageBody is a dialog's message: one line when it fits, else wrapped
+// at messageWidth.
+func messageBody(msg string) fyne.CanvasObject {
+	l := widget.NewLabel(msg)
+	if l.MinSize().Width <= messageWidth {
+		return l
+	}
+	l.Wrapping = fyne.TextWrapWord
+	return NewFixedWidth(messageWidth, l)
 }

@@ -280,7 +280,7 @@ func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
 		}
 		s, err := read()
 		if err != nil {
-			dialog.ShowError(fmt.Errorf("settings not saved: %w", err), w)
+			ShowError(fmt.Errorf("settings not saved: %w", err), w)
 			return
 		}
 		onSave(s)

@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -342,7 +341,7 @@ func (t *Tab) toggleArchive() {
 
 func (t *Tab) showErr(err error) {
 	if t.ctx.Window != nil {
-		dialog.ShowError(err, t.ctx.Window)
+		ui.ShowError(err, t.ctx.Window)
 	} else {
 		t.counts.SetText(err.Error())
 	}
