@@ -28,7 +28,7 @@ func BrowseFile(w fyne.Window, title string, exts []string, start string, onPath
 		case errors.As(err, &se):
 			onPath(se.Path)
 		case err != nil:
-			dialog.ShowError(err, w)
+			ShowError(err, w)
 		case rc != nil:
 			rc.Close()
 			onPath(rc.URI().Path())
@@ -52,7 +52,7 @@ func BrowseFile(w fyne.Window, title string, exts []string, start string, onPath
 func BrowseFolder(w fyne.Window, title string, start string, onPath func(string)) {
 	fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err != nil {
-			dialog.ShowError(err, w)
+			ShowError(err, w)
 			return
 		}
 		if u != nil {
@@ -111,6 +111,7 @@ func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start str
 	entry := widget.NewEntry()
 	entry.SetPlaceHolder("type or paste a path, or Browse…")
 	entry.SetText(start)
+	entry.CursorColumn = len([]rune(start)) // a file name typed goes after the folder
 	msg := widget.NewLabel("")
 	msg.Wrapping = fyne.TextWrapWord
 	if len(exts) > 0 {

@@ -37,3 +37,27 @@ func TestImportTakesATypedPath(t *testing.T) {
 		t.Fatalf("the typed file's preview is not shown: %q", overlayTexts(w))
 	}
 }
+
+// The path entry opens on the last import's folder with the cursor after
+// it, so typing a file name completes the path.
+func TestImportStartsInTheLastFolder(t *testing.T) {
+	tab, _, _, loop := newTasksFixtureLoop(t)
+	w := tab.ctx.Window
+	dir := t.TempDir()
+	for _, n := range []string{"a.csv", "b.csv"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("goal,url\nFind the tent,http://shop.test/\n"), 0o600)
+	}
+	test.Tap(tab.importBtn)
+	e := w.Canvas().Focused().(*widget.Entry)
+	e.SetText(filepath.Join(dir, "a.csv"))
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	tab.work.Wait()
+	loop.Run()
+	w.Canvas().Overlays().Top().Hide()
+	test.Tap(tab.importBtn)
+	e = w.Canvas().Focused().(*widget.Entry)
+	test.Type(e, "b.csv")
+	if want := filepath.Join(dir, "b.csv"); e.Text != want {
+		t.Fatalf("typed into %q, want %q", e.Text, want)
+	}
+}
