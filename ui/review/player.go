@@ -49,6 +49,9 @@ type player struct {
 	// edits removes, restores and trims steps, continues from one, and
 	// keeps the audit log (edits.go).
 	edits stepEdits
+	// replay runs the episode again and shows the verdicts
+	// (replaypanel.go).
+	replay replayPanel
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
 	shots    map[int]image.Image
@@ -114,7 +117,7 @@ func (p *player) build() fyne.CanvasObject {
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
-	bar := container.NewVBox(container.NewHBox(prev, next, flip, both), p.edits.bar(), p.mode)
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p)), p.edits.bar(), p.mode)
 	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, p.afterView, container.NewVBox(bar, p.info)))
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)

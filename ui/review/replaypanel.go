@@ -1,0 +1,499 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/dataset"
+	"waymark/dataset/replay"
+	"waymark/engine"
+)
+
+// ReplayOptions let the Review player replay the open episode ("Replay").
+type ReplayOptions struct {
+	// Open starts a fresh engine for rec (the settings the Record screen
+	// uses, with rec.Settings applied: the episode's action set and step
+	// limit). The panel closes it when the replay ends.
+	Open func(ctx context.Context, rec *replay.Recording) (engine.Engine, error)
+	// PracticeHosts are the practice sites' host names: a replay of any
+	// other start URL carries a warning that the site keeps server state.
+	PracticeHosts []string
+}
+
+// SetReplay lets the player replay episodes. Without it, Replay says that
+// this window cannot start a browser. Call it on the Fyne goroutine.
+func (t *Tab) SetReplay(o ReplayOptions) { t.player.replay.opts = o }
+
+// replayPanel is the player's Replay: it runs the open episode's stored
+// actions again in a fresh browser on a background goroutine, shows the
+// progress, then each step's verdict (verdict, score, why) in the side
+// panel's Replay tab, with the episode's past replays. A replay never
+// changes the episode; its result is stored beside it. Cancel stops it;
+// closing the screen stops it without storing or showing anything.
+type replayPanel struct {
+	p    *player
+	opts ReplayOptions
+
+	btn                 *widget.Button // the player's "Replay"
+	startBtn, cancelBtn *widget.Button
+	goOn                *widget.Check
+	tab                 *container.TabItem
+	title, status       *widget.Label
+	warning, detail     *widget.Label
+	bar                 *widget.ProgressBar
+	verdicts, runsList  *widget.List
+	content             fyne.CanvasObject
+
+	// epID is the episode the panel shows, goal its task's goal.
+	epID, goal string
+	runs       []dataset.ReplayRun
+	// shown is the index in runs of the run whose verdicts are listed; -1
+	// lists live, the running replay's verdicts so far.
+	shown int
+	live  dataset.ReplayRun
+	total int // steps the running replay will compare (for the bar)
+
+	running bool
+	cancel  context.CancelFunc
+	gen     int // which replay the background goroutine's reports belong to
+	// wg counts replay goroutines still running (tests wait on it).
+	wg sync.WaitGroup
+}
+
+// attach builds the panel, adds its tab to the side panel and returns the
+// player's Replay button.
+func (r *replayPanel) attach(p *player) fyne.CanvasObject {
+	r.p = p
+	r.shown = -1
+	r.btn = widget.NewButtonWithIcon("Replay", theme.MediaReplayIcon(), func() { r.start(); p.t.unfocus() })
+	r.startBtn = widget.NewButtonWithIcon("Replay", theme.MediaReplayIcon(), func() { r.start(); p.t.unfocus() })
+	r.startBtn.Importance = widget.HighImportance
+	r.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { r.stop(); p.t.unfocus() })
+	r.cancelBtn.Disable()
+	r.goOn = widget.NewCheck("Go on after a divergence", nil)
+	r.title = widget.NewLabelWithStyle("Replay", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.title.Wrapping = fyne.TextWrapWord
+	intro := widget.NewLabel("Runs the episode's stored actions again in a fresh browser and compares each step with the stored one: address, title, error, end and screenshot. The episode itself is never changed; each replay is kept below.")
+	intro.Wrapping = fyne.TextWrapWord
+	intro.SizeName = theme.SizeNameCaptionText
+	r.status = widget.NewLabel("Open an episode, then press Replay.")
+	r.status.Wrapping = fyne.TextWrapWord
+	r.warning = widget.NewLabel("")
+	r.warning.Wrapping = fyne.TextWrapWord
+	r.warning.Importance = widget.WarningImportance
+	r.warning.Hide()
+	r.detail = widget.NewLabel("")
+	r.detail.Wrapping = fyne.TextWrapWord
+	r.bar = widget.NewProgressBar()
+	r.bar.Hide()
+	r.verdicts = &widget.List{
+		Length:     func() int { return len(r.shownRun().Steps) },
+		CreateItem: twoLineRow,
+		UpdateItem: r.updateVerdictRow,
+		OnSelected: r.selectVerdict,
+	}
+	r.verdicts.ExtendBaseWidget(r.verdicts)
+	r.runsList = &widget.List{
+		Length:     func() int { return len(r.runs) },
+		CreateItem: twoLineRow,
+		UpdateItem: r.updateRunRow,
+		OnSelected: func(id widget.ListItemID) {
+			if id < len(r.runs) && r.shown != id && !r.running {
+				r.shown = id
+				r.showRun()
+			}
+			p.t.unfocus()
+		},
+	}
+	r.runsList.ExtendBaseWidget(r.runsList)
+
+	top := container.NewVBox(r.title, intro, container.NewHBox(r.startBtn, r.cancelBtn), r.goOn, r.bar, r.status, r.warning, widget.NewSeparator())
+	steps := container.NewBorder(widget.NewLabelWithStyle("Verdicts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), r.detail, nil, nil, r.verdicts)
+	past := container.NewBorder(widget.NewLabelWithStyle("Past replays", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, r.runsList)
+	split := container.NewVSplit(steps, past)
+	split.Offset = 0.65
+	r.content = container.NewBorder(top, nil, nil, nil, split)
+	r.tab = container.NewTabItem("Replay", r.content)
+	if side := p.t.side; side != nil {
+		side.Append(r.tab)
+		prev := side.OnSelected
+		side.OnSelected = func(it *container.TabItem) {
+			if prev != nil {
+				prev(it)
+			}
+			if it == r.tab {
+				r.follow()
+			}
+		}
+	}
+	return r.btn
+}
+
+func twoLineRow() fyne.CanvasObject {
+	a := widget.NewLabel("0 · reset")
+	a.Truncation = fyne.TextTruncateEllipsis
+	a.TextStyle = fyne.TextStyle{Bold: true}
+	a.SizeName = theme.SizeNameCaptionText
+	b := widget.NewLabel("")
+	b.Truncation = fyne.TextTruncateEllipsis
+	b.SizeName = theme.SizeNameCaptionText
+	return container.NewVBox(a, b)
+}
+
+func rowLabels(o fyne.CanvasObject) (*widget.Label, *widget.Label) {
+	c := o.(*fyne.Container)
+	return c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
+}
+
+// showTab brings the Replay tab to the front.
+func (r *replayPanel) showTab() {
+	if r.p.t.side != nil && r.tab != nil {
+		r.p.t.side.Select(r.tab)
+	}
+}
+
+// follow shows the open episode's past replays, unless a replay runs.
+func (r *replayPanel) follow() {
+	ep := r.p.ep
+	if r.running || ep == nil || ep.ID == r.epID {
+		return
+	}
+	r.epID, r.goal = ep.ID, r.p.task.Goal
+	r.live = dataset.ReplayRun{}
+	r.loadRuns()
+	r.shown = -1
+	if len(r.runs) > 0 {
+		r.shown = 0
+	}
+	r.setStatus("Press Replay to run this episode again.", false)
+	r.showRun()
+}
+
+// start replays the open episode in the background.
+func (r *replayPanel) start() {
+	r.showTab()
+	ep := r.p.ep
+	switch {
+	case r.running:
+		r.setStatus("A replay is running: wait for it, or cancel it first.", false)
+		return
+	case ep == nil:
+		r.setStatus("Open an episode first: Replay runs the open episode again.", true)
+		return
+	case r.opts.Open == nil:
+		r.setStatus("This window cannot start a browser for a replay; use waymark replay EPISODE on the command line.", true)
+		return
+	}
+	r.gen++
+	gen, id := r.gen, ep.ID
+	r.epID, r.goal = id, r.p.task.Goal
+	r.loadRuns()
+	r.live = dataset.ReplayRun{EpisodeID: id, StartedAt: time.Now(), Steps: []dataset.ReplayStep{}}
+	r.shown = -1
+	r.total = len(r.p.steps)
+	ctx, cancel := context.WithCancel(r.p.t.life)
+	r.cancel = cancel
+	r.running = true
+	r.startBtn.Disable()
+	r.btn.Disable()
+	r.cancelBtn.Enable()
+	r.goOn.Disable()
+	r.bar.SetValue(0)
+	r.bar.Show()
+	r.warning.Hide()
+	r.setStatus("Starting a fresh browser…", false)
+	r.showRun()
+	r.wg.Add(1)
+	go r.run(ctx, gen, id, r.goOn.Checked)
+}
+
+// stop cancels the running replay; the steps replayed so far are stored.
+func (r *replayPanel) stop() {
+	if !r.running || r.cancel == nil {
+		return
+	}
+	r.cancel()
+	r.cancelBtn.Disable()
+	r.setStatus("Cancelling…", false)
+}
+
+// run is the background replay. Its reports reach the panel through the
+// window's bridge, and only while the screen is open and this replay is the
+// panel's latest.
+func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
+	defer r.wg.Done()
+	life, store := r.p.t.life, r.p.t.store
+	do := func(f func()) {
+		r.p.t.ctx.UI().Do(func() {
+			if life.Err() == nil && gen == r.gen {
+				f()
+			}
+		})
+	}
+	fail := func(msg string) { do(func() { r.finish(nil, errors.New(msg)) }) }
+	rec, err := replay.Load(ctx, store, id)
+	if err != nil {
+		fail("Cannot replay this episode: " + err.Error())
+		return
+	}
+	total := len(rec.Steps)
+	do(func() { r.total = total })
+	eng, err := r.opts.Open(ctx, rec)
+	if err != nil {
+		if ctx.Err() != nil {
+			fail("Cancelled before the browser started; nothing was replayed.")
+		} else {
+			fail("Cannot start a browser for the replay: " + err.Error())
+		}
+		return
+	}
+	do(func() { r.setStatus(fmt.Sprintf("Replaying %s…", rec.StartURL), false) })
+	rep, runErr := replay.Run(ctx, eng, rec, replay.Options{Continue: goOn, PracticeHosts: r.opts.PracticeHosts,
+		Progress: func(s replay.StepResult) {
+			v := storedVerdict(s)
+			do(func() { r.progress(v) })
+		}})
+	info := eng.Info()
+	eng.Close()
+	if life.Err() != nil {
+		return // the screen closed: nothing is stored or shown
+	}
+	run := rep.StoredRun(info, runErr)
+	saved, err := store.SaveReplayRun(run)
+	if err != nil {
+		saved = run // shown, though not kept
+		err = fmt.Errorf("the replay ran, but its result could not be stored: %w", err)
+	}
+	do(func() { r.finish(&saved, err) })
+}
+
+func storedVerdict(s replay.StepResult) dataset.ReplayStep {
+	return dataset.ReplayStep{Step: s.Step, Action: s.Action, Verdict: s.Verdict, Score: s.Score, Why: s.Why}
+}
+
+// progress shows one more step's verdict of the running replay.
+func (r *replayPanel) progress(v dataset.ReplayStep) {
+	r.live.Steps = append(r.live.Steps, v)
+	if r.total > 0 {
+		r.bar.SetValue(min(1, float64(len(r.live.Steps))/float64(r.total)))
+	}
+	r.setStatus(fmt.Sprintf("Replaying: step %d of %d…", len(r.live.Steps)-1, max(0, r.total-1)), false)
+	if r.shown < 0 {
+		r.verdicts.Refresh()
+		r.verdicts.ScrollToBottom()
+	}
+}
+
+// finish ends the running replay: run is what was stored (nil when the
+// replay could not start), err why something went wrong.
+func (r *replayPanel) finish(run *dataset.ReplayRun, err error) {
+	r.running = false
+	if r.cancel != nil {
+		r.cancel()
+		r.cancel = nil
+	}
+	r.startBtn.Enable()
+	r.btn.Enable()
+	r.cancelBtn.Disable()
+	r.goOn.Enable()
+	r.bar.Hide()
+	r.loadRuns()
+	r.shown = -1
+	if run != nil && run.ID != "" {
+		for i := range r.runs {
+			if r.runs[i].ID == run.ID {
+				r.shown = i
+			}
+		}
+	}
+	if run != nil && r.shown < 0 {
+		r.live = *run // not stored: still show what it found
+	}
+	r.showRun()
+	msg, bad := "", err != nil
+	if run != nil {
+		msg = runSummary(*run)
+		bad = bad || !run.OK()
+	}
+	if err != nil {
+		msg = strings.TrimSpace(msg + " " + ui1(err.Error()))
+	}
+	r.setStatus(msg, bad)
+}
+
+// ui1 makes a message start with a capital letter.
+func ui1(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// runSummary is one line about a run.
+func runSummary(run dataset.ReplayRun) string {
+	var b strings.Builder
+	switch {
+	case run.OK():
+		fmt.Fprintf(&b, "Every step matched (%d of %d).", run.Matched, run.Compared)
+	default:
+		fmt.Fprintf(&b, "%d of %d compared steps matched", run.Matched, run.Compared)
+		if run.FirstDiverged != nil {
+			fmt.Fprintf(&b, "; the first divergence is at step %d", *run.FirstDiverged)
+		}
+		b.WriteString(".")
+	}
+	if run.Error != "" {
+		fmt.Fprintf(&b, " Stopped: %s.", strings.TrimSuffix(run.Error, "."))
+	}
+	return b.String()
+}
+
+func (r *replayPanel) loadRuns() {
+	runs, err := r.p.t.store.ReplayRuns(r.p.t.life, r.epID)
+	if err != nil {
+		r.setStatus("Cannot read the past replays: "+err.Error(), true)
+	}
+	r.runs = runs
+	r.runsList.UnselectAll()
+	r.runsList.Refresh()
+}
+
+// shownRun is the run whose verdicts are listed.
+func (r *replayPanel) shownRun() *dataset.ReplayRun {
+	if r.shown >= 0 && r.shown < len(r.runs) {
+		return &r.runs[r.shown]
+	}
+	return &r.live
+}
+
+// showRun lists the shown run's verdicts and warning.
+func (r *replayPanel) showRun() {
+	run := r.shownRun()
+	title := "Replay"
+	if r.goal != "" {
+		title = "Replay of “" + r.goal + "”"
+	}
+	r.title.SetText(title)
+	if run.Warning != "" {
+		r.warning.SetText("Warning: " + ui1(strings.ReplaceAll(run.Warning, "\n", "\nWarning: ")) + ".")
+		r.warning.Show()
+	} else {
+		r.warning.Hide()
+	}
+	r.detail.SetText("")
+	r.verdicts.UnselectAll()
+	r.verdicts.Refresh()
+	if r.shown >= 0 {
+		r.runsList.Select(r.shown)
+	}
+}
+
+func (r *replayPanel) setStatus(msg string, bad bool) {
+	r.status.Importance = widget.MediumImportance
+	if bad {
+		r.status.Importance = widget.DangerImportance
+	}
+	r.status.SetText(msg)
+}
+
+// verdictMark is a verdict in a word or two, with a sign.
+func verdictMark(v string) string {
+	switch v {
+	case replay.VerdictMatch:
+		return "✓ match"
+	case replay.VerdictDiverged:
+		return "✗ diverged"
+	case replay.VerdictUnreliable:
+		return "? unreliable"
+	case replay.VerdictSecret:
+		return "✗ secret not stored"
+	}
+	return v
+}
+
+func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject) {
+	steps := r.shownRun().Steps
+	if id >= len(steps) {
+		return
+	}
+	v := steps[id]
+	a, b := rowLabels(o)
+	a.SetText(fmt.Sprintf("%d · %s", v.Step, v.Action))
+	parts := []string{verdictMark(v.Verdict)}
+	if v.Score != nil {
+		parts = append(parts, fmt.Sprintf("score %.5f", *v.Score))
+	}
+	if v.Why != "" {
+		parts = append(parts, v.Why)
+	}
+	b.Importance = widget.MediumImportance
+	if v.Verdict != replay.VerdictMatch {
+		b.Importance = widget.DangerImportance
+	}
+	b.SetText(strings.Join(parts, " · "))
+}
+
+// selectVerdict shows a verdict in full and its step's result in the
+// player, when the panel's episode is the one open.
+func (r *replayPanel) selectVerdict(id widget.ListItemID) {
+	steps := r.shownRun().Steps
+	if id >= len(steps) {
+		return
+	}
+	v := steps[id]
+	var b strings.Builder
+	fmt.Fprintf(&b, "Step %d · %s\n%s", v.Step, v.Action, verdictMark(v.Verdict))
+	if v.Score != nil {
+		fmt.Fprintf(&b, " · screenshot score %.5f (1 is the same)", *v.Score)
+	}
+	if v.Why != "" {
+		fmt.Fprintf(&b, "\n%s", v.Why)
+	}
+	r.detail.SetText(b.String())
+	if p := r.p; p.ep != nil && p.ep.ID == r.epID {
+		for k, st := range p.steps {
+			if st.Index == v.Step {
+				p.show(k, k > 0 && !p.sideBySide)
+				break
+			}
+		}
+	}
+	r.p.t.unfocus()
+}
+
+func (r *replayPanel) updateRunRow(id widget.ListItemID, o fyne.CanvasObject) {
+	if id >= len(r.runs) {
+		return
+	}
+	run := r.runs[id]
+	a, b := rowLabels(o)
+	head := fmt.Sprintf("%s · %d of %d matched", run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Matched, run.Compared)
+	if run.Display != "" {
+		head += " · " + run.Display
+	}
+	a.SetText(head)
+	b.Importance = widget.MediumImportance
+	switch {
+	case run.OK():
+		b.SetText("all matched")
+	default:
+		b.Importance = widget.DangerImportance
+		var s []string
+		if run.FirstDiverged != nil {
+			s = append(s, fmt.Sprintf("first divergence at step %d", *run.FirstDiverged))
+		}
+		if run.Error != "" {
+			s = append(s, run.Error)
+		}
+		b.SetText(strings.Join(s, " · "))
+	}
+}
