@@ -84,6 +84,7 @@ func RunGUI(env *Env, f guiFlags) error {
 	ui.GuardStoreFiles()
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	settings := ui.LoadSettings(a.Preferences())
+	ui.ApplyAppearance(a, settings) // the system's light/dark unless Settings choose; the zoom
 
 	dbPath := env.DBPath
 	if dbPath == dataset.DefaultPath() && os.Getenv("WAYMARK_DB") == "" && settings.DBPath != "" {

@@ -69,6 +69,7 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 			s := ui.LoadSettings(g.prefs)
 			s.Server = ""
 			s.Save(g.prefs)
+		ui.ApplyAppearance(g.app, s)
 		},
 		Settings:     func() ui.Settings { return ui.LoadSettings(g.prefs) },
 		ShowSettings: g.showSettings,

@@ -34,6 +34,11 @@ type Settings struct {
 	// that --db or WAYMARK_DB chose it; neither is saved.
 	DBInUse           string
 	DBFromCommandLine bool
+	// Theme is ThemeSystem (follow the system's light or dark setting),
+	// ThemeLight or ThemeDark; Zoom multiplies the interface's sizes (1:
+	// as Fyne's scale gives them).
+	Theme string
+	Zoom  float64
 }
 
 // DatabaseExtensions are the endings of SQLite database files the
@@ -51,12 +56,14 @@ const (
 	prefDBPath       = "db_path"
 	prefServer       = "openenv_server"
 	prefRecoverObs   = "recover_observation"
+	prefTheme        = "theme"
+	prefZoom         = "zoom"
 )
 
 // DefaultSettings are the engine's defaults (the reference environment's
 // limits).
 func DefaultSettings() Settings {
-	return Settings{Settings: engine.DefaultSettings()}
+	return Settings{Settings: engine.DefaultSettings(), Zoom: 1}
 }
 
 // LoadSettings reads the settings, falling back to the defaults for missing
@@ -83,6 +90,12 @@ func LoadSettings(p fyne.Preferences) Settings {
 	if w := secs(p.FloatWithFallback(prefExplicitWait, d.ExplicitWait.Seconds())); w >= 0 && w <= engine.MaxWait {
 		s.ExplicitWait = w
 	}
+	if t := p.String(prefTheme); t == ThemeLight || t == ThemeDark {
+		s.Theme = t
+	}
+	if z := p.FloatWithFallback(prefZoom, 1); z >= Zooms[0] && z <= Zooms[len(Zooms)-1] {
+		s.Zoom = z
+	}
 	return s
 }
 
@@ -99,6 +112,10 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetString(prefDBPath, strings.TrimSpace(s.DBPath))
 	p.SetString(prefServer, strings.TrimSpace(s.Server))
 	p.SetBool(prefRecoverObs, s.RecoverObservation)
+	p.SetString(prefTheme, s.Theme)
+	if s.Zoom > 0 {
+		p.SetFloat(prefZoom, s.Zoom)
+	}
 }
 
 // Validate says what is wrong, in words a person can act on.
@@ -139,6 +156,9 @@ func checkServer(raw string) error {
 func validator(check func(string) error) fyne.StringValidator {
 	return func(s string) error { return check(strings.TrimSpace(s)) }
 }
+
+var themeChoices = []string{"Theme of the system", "Light", "Dark"}
+var themeValues = []string{ThemeSystem, ThemeLight, ThemeDark}
 
 var displayChoices = []string{"Automatic (Xvfb when installed)", "Xvfb (private display)", "Headless"}
 var displayValues = []string{"", "xvfb", "headless"}
@@ -219,6 +239,24 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			return nil
 		})
 	}
+	themeSel := widget.NewSelect(themeChoices, nil)
+	for i, v := range themeValues {
+		if v == cur.Theme {
+			themeSel.SetSelectedIndex(i)
+		}
+	}
+	var zoomChoices []string
+	for _, z := range Zooms {
+		zoomChoices = append(zoomChoices, ZoomText(z))
+	}
+	zoomSel := widget.NewSelect(zoomChoices, nil)
+	zoomSel.SetSelected(ZoomText(1))
+	for _, z := range Zooms {
+		if z == cur.Zoom {
+			zoomSel.SetSelected(ZoomText(z))
+		}
+	}
+	look := container.NewGridWithColumns(2, themeSel, zoomSel)
 	rec := widget.NewCheck("Re-read blank observations", nil)
 	rec.SetChecked(cur.RecoverObservation)
 	items = []*widget.FormItem{
@@ -230,6 +268,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
 		{Text: "Database file", Widget: dbField, HintText: dbHint},
 		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead; applies from the next episode"},
+		{Text: "Appearance", Widget: look, HintText: "Theme and zoom of the interface (page pictures keep their pixels); applies at once"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
 	read = func() (Settings, error) {
@@ -262,6 +301,12 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			s.Server = base
 		}
 		s.RecoverObservation = rec.Checked
+		if i := themeSel.SelectedIndex(); i >= 0 {
+			s.Theme = themeValues[i]
+		}
+		if i := zoomSel.SelectedIndex(); i >= 0 {
+			s.Zoom = Zooms[i]
+		}
 		if err := errors.Join(errs...); err != nil {
 			return cur, err
 		}
