@@ -42,7 +42,10 @@ type Recording struct {
 	// StartURL is the task's start URL (what the recorder opened), else
 	// step 0's URL.
 	StartURL string
-	// Steps are the stored steps with their screenshots, step 0 first.
+	// Steps are all the stored steps with their screenshots, step 0 first,
+	// Steps[i].Index == i. Steps an edit removed are there too, with
+	// Removed set: Run and Prefix replay the edited episode (the kept
+	// steps) and skip them, and step numbers stay the stored ones.
 	Steps []dataset.Step
 	// MaxSteps is the step limit the episode was recorded with.
 	MaxSteps int
@@ -51,7 +54,8 @@ type Recording struct {
 	Clock engine.ResetOptions
 }
 
-// Load reads an episode and its steps (with screenshots) from the store.
+// Load reads an episode and its steps (with screenshots) from the store:
+// every stored step, removed ones flagged (see Recording.Steps).
 func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording, error) {
 	ep, err := st.GetEpisode(episodeID)
 	if err != nil {
@@ -67,10 +71,17 @@ func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording,
 	if len(rec.Steps) == 0 || rec.Steps[0].Index != 0 {
 		return nil, fmt.Errorf("episode %s has no stored step 0, so there is nothing to replay", episodeID)
 	}
+	kept := 0
 	for i, s := range rec.Steps {
 		if s.Index != i {
 			return nil, fmt.Errorf("episode %s: step %d is missing from the store", episodeID, i)
 		}
+		if i > 0 && !s.Removed {
+			kept++
+		}
+	}
+	if rec.Steps[0].Removed {
+		return nil, fmt.Errorf("episode %s: its start page (step 0) is marked removed, so there is nothing to replay", episodeID)
 	}
 	if t, err := st.GetTask(ep.TaskID); err == nil && strings.TrimSpace(t.StartURL) != "" {
 		rec.StartURL = t.StartURL
@@ -81,8 +92,31 @@ func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording,
 	if err := action.CheckURL(rec.StartURL); err != nil {
 		return nil, fmt.Errorf("episode %s: its start URL cannot be opened again: %v", episodeID, err)
 	}
-	rec.MaxSteps = maxSteps(ep, len(rec.Steps)-1)
+	rec.MaxSteps = maxSteps(ep, kept)
 	return rec, nil
+}
+
+// Kept counts the kept action steps (step 0 and removed steps not counted):
+// the steps a replay runs.
+func (rec *Recording) Kept() int {
+	n := 0
+	for _, s := range rec.Steps[min(1, len(rec.Steps)):] {
+		if !s.Removed {
+			n++
+		}
+	}
+	return n
+}
+
+// removedIndices lists the action steps an edit removed.
+func (rec *Recording) removedIndices() []string {
+	var out []string
+	for _, s := range rec.Steps {
+		if s.Removed && s.Index > 0 {
+			out = append(out, fmt.Sprint(s.Index))
+		}
+	}
+	return out
 }
 
 // maxSteps is the episode's step limit: the engine's, as stored with the
@@ -202,12 +236,16 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 	t0 := time.Now()
 	ep := rec.Episode
 	rep := &Report{EpisodeID: ep.ID, StartedAt: t0, progress: opts.Progress, TaskID: ep.TaskID, Goal: ep.Goal, StartURL: rec.StartURL, ActionSet: ep.ActionSet,
-		StoredSteps: len(rec.Steps) - 1, Warnings: []string{}, Steps: []StepResult{},
+		StoredSteps: rec.Kept(), Warnings: []string{}, Steps: []StepResult{},
 		Measure: Measure{Name: "share of pixels differing by more than the tolerance in a channel, with a 1-pixel neighbourhood",
 			ChannelTolerance: ChannelTolerance, MaxDiffShare: MaxDiffShare}}
 	defer func() { rep.ElapsedMS = time.Since(t0).Milliseconds() }()
 	if u, err := url.Parse(rec.StartURL); err == nil && !slices.Contains(opts.PracticeHosts, strings.ToLower(u.Hostname())) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(NotPracticeWarning, rec.StartURL))
+	}
+	if removed := rec.removedIndices(); len(removed) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the episode was edited: its removed steps (%s) are not replayed, the edited episode is",
+			strings.Join(removed, ", ")))
 	}
 	if ep.Status == dataset.StatusRecording {
 		rep.Warnings = append(rep.Warnings, "the episode is still being recorded: only the steps stored so far are replayed")
@@ -241,12 +279,17 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		}
 	}
 	secret := -1 // the first secret step, once one was met
+	prev := 0    // the last kept step replayed
 	for k := 1; k <= last && rep.Stopped == ""; k++ {
 		stored := rec.Steps[k]
+		if stored.Removed {
+			continue // left out of the edited episode
+		}
 		if obs.Done {
-			rep.Stopped = fmt.Sprintf("the replayed episode ended at step %d (%s); the stored one goes on", k-1, orNone(string(obs.EndReason)))
+			rep.Stopped = fmt.Sprintf("the replayed episode ended at step %d (%s); the stored one goes on", prev, orNone(string(obs.EndReason)))
 			break
 		}
+		prev = k
 		if stored.Action == nil {
 			diverge(k)
 			rep.add(StepResult{Step: k, Action: stored.ActionJSON, Verdict: VerdictDiverged, Stored: seenOf(stored),
