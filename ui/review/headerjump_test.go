@@ -1,0 +1,46 @@
+package review
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"waymark/dataset"
+	"waymark/ui/review/internal/fixture"
+)
+
+// The player's picture stays where it is from one episode to the next: a
+// long goal or answer does not push it down (the header keeps one height).
+func TestPlayerDoesNotJumpWithTheHeader(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("Find the page that explains how to cancel a workshop booking and read the refund rules, ", 3)
+	task, _ := fixture.Task(e.s, long, dataset.Information, "http://shop.test/help", nil)
+	id, err := fixture.Episode(e.s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(2), Answer: strings.Repeat("seven days before the workshop ", 4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.w.Resize(fyne.NewSize(1360, 1000)) // the default window
+	p := &e.tab.player
+	y := func() float32 {
+		// Lay out again as the window does when a size changed: twice, a
+		// wrapped label's height follows its width.
+		for range 2 {
+			e.w.Resize(fyne.NewSize(1361, 1000))
+			e.w.Resize(fyne.NewSize(1360, 1000))
+		}
+		e.w.Canvas().Capture()
+		return fyne.CurrentApp().Driver().AbsolutePositionForObject(p.view).Y
+	}
+	short, _ := e.findItem(e.eps[0])
+	e.tab.openItem(short)
+	y0 := y()
+	it, _ := e.findItem(id)
+	e.tab.openItem(it)
+	if y1 := y(); y1 != y0 {
+		t.Errorf("the picture moved from y=%v to y=%v with a longer goal", y0, y1)
+	}
+	if p.goal.Text != strings.TrimSpace(long) {
+		t.Errorf("goal %q", p.goal.Text)
+	}
+}
