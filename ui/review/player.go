@@ -359,8 +359,9 @@ func (p *player) show(k int, after bool) {
 	p.mode.Importance = widget.MediumImportance
 	if st.Removed {
 		p.mode.Importance = widget.WarningImportance
-		p.mode.SetText(p.mode.Text + " · REMOVED")
+		p.mode.Text += " · REMOVED"
 	}
+	p.mode.Refresh() // the colour too
 	p.edits.stepChanged(k)
 	p.selecting = true
 	p.stepList.Select(k)
