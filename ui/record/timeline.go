@@ -93,7 +93,7 @@ func (r *Tab) buildTimeline() fyne.CanvasObject {
 	keys.SizeName = theme.SizeNameCaptionText
 	// The timeline may shrink to nothing: the divider, not its one-row
 	// minimum, decides how much room the queue gets.
-	return container.NewBorder(r.stepsHead, container.NewVBox(widget.NewSeparator(), keys), nil, nil, container.New(noMinHeight{}, r.timeline))
+	return container.NewBorder(r.stepsHead, container.NewVBox(widget.NewSeparator(), keys), nil, nil, container.New(&keepLatest{r: r}, r.timeline))
 }
 
 // addRow appends a timeline row and makes its thumbnail off the Fyne
@@ -215,4 +215,32 @@ func (r *Tab) showPending() {
 		parts = append(parts, "typing “"+string(t)+"▌”")
 	}
 	r.view.SetPending(strings.Join(parts, "   "))
+}
+
+// keepLatest lays out the step list with no minimum height (the divider,
+// not its one-row minimum, decides its room) and, when the list gets
+// shorter (the task list unfolds after an episode), scrolls so the chosen
+// step, or else the latest, stays in view instead of being cut off below.
+type keepLatest struct {
+	r *Tab
+	h float32
+}
+
+func (k *keepLatest) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+	if size.Height < k.h && k.r.timeline != nil {
+		if k.r.selected >= 0 {
+			k.r.timeline.ScrollTo(k.r.selected)
+		} else {
+			k.r.timeline.ScrollToBottom()
+		}
+	}
+	k.h = size.Height
+}
+
+func (k *keepLatest) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return noMinHeight{}.MinSize(objs)
 }
