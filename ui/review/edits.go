@@ -408,10 +408,15 @@ func (e *stepEdits) continueFrom() {
 // loadBranch shows, for a branch, which episode and step it continues.
 func (e *stepEdits) loadBranch() {
 	ep := e.p.ep
-	if ep == nil || ep.ParentEpisodeID == "" {
+	if ep == nil {
 		e.branchBox.Hide()
 		return
 	}
+	if ep.ParentEpisodeID == "" {
+		e.showBranches(ep.ID)
+		return
+	}
+	e.parentBtn.Show()
 	k := 0
 	if ep.BranchStep != nil {
 		k = *ep.BranchStep
@@ -426,6 +431,32 @@ func (e *stepEdits) loadBranch() {
 			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k, k))
 		e.parentBtn.Enable()
 	}
+	e.branchBox.Show()
+}
+
+// showBranches says, for an episode that is not a branch, where it was
+// continued (its branches), or hides the line.
+func (e *stepEdits) showBranches(id string) {
+	kids, err := e.p.t.store.ListEpisodes(dataset.EpisodeFilter{ParentID: id, OldestFirst: true})
+	if err != nil || len(kids) == 0 {
+		e.branchBox.Hide()
+		return
+	}
+	var at []string
+	for _, k := range kids {
+		if k.BranchStep != nil {
+			at = append(at, fmt.Sprint(*k.BranchStep))
+		}
+	}
+	s := "Continued in 1 branch"
+	if len(kids) != 1 {
+		s = fmt.Sprintf("Continued in %d branches", len(kids)) // not ui.Plural: "branches"
+	}
+	if len(at) > 0 {
+		s += " (from step " + strings.Join(at, ", ") + ")"
+	}
+	e.branch.SetText(s + ": the queue lists them under this episode.")
+	e.parentBtn.Hide()
 	e.branchBox.Show()
 }
 

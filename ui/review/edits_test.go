@@ -321,8 +321,17 @@ func TestBranchesInQueueAndPlayer(t *testing.T) {
 		t.Fatalf("branch header: visible %v %q", p.edits.branchBox.Visible(), p.edits.branch.Text)
 	}
 	test.Tap(p.edits.parentBtn)
-	if p.ep.ID != parent || p.edits.branchBox.Visible() {
-		t.Errorf("Open the parent opened %s (branch header visible %v)", p.ep.ID, p.edits.branchBox.Visible())
+	if p.ep.ID != parent {
+		t.Fatalf("Open the parent opened %s", p.ep.ID)
+	}
+	// The parent says where it was continued, with no parent to open.
+	if !p.edits.branchBox.Visible() || p.edits.parentBtn.Visible() || !strings.HasPrefix(p.edits.branch.Text, "Continued in 1 branch (from step 2)") {
+		t.Errorf("parent header: visible %v, parent button %v, %q", p.edits.branchBox.Visible(), p.edits.parentBtn.Visible(), p.edits.branch.Text)
+	}
+	// An episode with no branch and no parent has no such line.
+	e.openEpisode(e.eps[1])
+	if p.edits.branchBox.Visible() {
+		t.Errorf("an episode without branches shows %q", p.edits.branch.Text)
 	}
 }
 
