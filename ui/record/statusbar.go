@@ -34,7 +34,8 @@ func (r *Tab) buildStatusBar() fyne.CanvasObject {
 	r.urlLbl.TextStyle = fyne.TextStyle{Monospace: true}
 	r.errLbl = widget.NewLabel("")
 	r.errLbl.Importance = widget.DangerImportance
-	r.errLbl.Truncation = fyne.TextTruncateEllipsis
+	// A message says what to do: shown in full, on more lines if need be.
+	r.errLbl.Wrapping = fyne.TextWrapWord
 	r.latLbl = widget.NewLabel("")
 	return container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), r.engineLbl),
 		container.NewGridWithColumns(2, r.urlLbl, r.errLbl))
