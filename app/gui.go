@@ -187,10 +187,12 @@ func (g *gui) started() {
 			s.Annotator = name
 			s.Save(g.prefs)
 			startRequested(g.rec, g.store, g.flags, g.window, g.debugf)
+			g.rec.OfferResume()
 		})
 		return
 	}
 	startRequested(g.rec, g.store, g.flags, g.window, g.debugf)
+	g.rec.OfferResume() // this annotator's interrupted episodes, unless an episode started
 }
 
 // shutdown stops the hand-offs to the UI thread, then closes every screen

@@ -42,7 +42,7 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 			lines = append(lines, w)
 		}
 	}
-	lines = append(lines, widget.NewLabel(ui.Plural(max(0, len(r.rows)-1), "step")+" saved."))
+	lines = append(lines, widget.NewLabel(ui.Plural(r.keptSteps(), "step")+" saved."))
 	next := r.nextTask()
 	var d *dialog.CustomDialog
 	buttons := []fyne.CanvasObject{&widget.Button{Text: "Stay here", OnTapped: func() { d.Hide() }}}
@@ -169,7 +169,21 @@ func (r *Tab) askDiscard() {
 	if r.runner == nil || (r.state != stRecording && r.state != stStarting) {
 		return
 	}
-	confirm(r.ctx.Window, "Discard this episode?", "Its steps stay on disk, marked discarded, and are left out of exports.", func() {
+	if r.state == stStarting && r.continued != "" {
+		// Stopping a resume or branch that still replays: nothing of a
+		// resumed episode is discarded, a branch is.
+		what := "The episode is left interrupted, as it was."
+		if r.continued == continueBranch {
+			what = "The new episode is discarded."
+		}
+		confirm(r.ctx.Window, "Stop the replay?", what, func() { r.runner.Abort() })
+		return
+	}
+	msg := "Its steps stay on disk, marked discarded, and are left out of exports."
+	if r.continued == continueResume {
+		msg = "This episode was resumed: discarding it discards all of it, the steps recorded before the interruption too. " + msg
+	}
+	confirm(r.ctx.Window, "Discard this episode?", msg, func() {
 		r.discard()
 	})
 }
@@ -185,7 +199,11 @@ func (r *Tab) askRestart() {
 		r.start(t)
 		return
 	}
-	confirm(r.ctx.Window, "Restart the task?", "The current episode is discarded (kept on disk, marked discarded) and a new one starts.", func() {
+	msg := "The current episode is discarded (kept on disk, marked discarded) and a new one starts."
+	if r.continued == continueResume {
+		msg = "The current episode was resumed: all of it is discarded, the steps recorded before the interruption too (kept on disk, marked discarded), and a new one starts."
+	}
+	confirm(r.ctx.Window, "Restart the task?", msg, func() {
 		run := r.runner
 		r.discard()
 		go func() {
@@ -219,7 +237,7 @@ func (r *Tab) ConfirmClose(closeNow func()) {
 		return
 	}
 	msg := widget.NewLabel(fmt.Sprintf("An episode is being recorded (%s saved). Closing Waymark stops it: it is saved as interrupted, with every step kept.",
-		ui.Plural(max(len(r.rows)-1, 0), "step")))
+		ui.Plural(r.keptSteps(), "step")))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomConfirm("Close Waymark?", "Stop and save as interrupted", "Keep recording", msg, func(stop bool) {
 		if stop {

@@ -43,6 +43,9 @@ type episode struct {
 	task     dataset.Task
 	settings ui.Settings
 	runner   *Runner // set by start before any input can reach emit
+	// how is "" for a new episode, else how it continues a stored one
+	// (continueResume, continueBranch): its start replays stored steps.
+	how string
 }
 
 // mapperEvents wires the episode's input mapper to it.
@@ -109,6 +112,10 @@ func (e *episode) opened(o *Opened) { e.onUI(func() { e.r.engineOpened(e, o) }) 
 
 // reset: the start page is step 0, or the episode could not start (runner).
 func (e *episode) reset(obs action.Observation, err error) {
+	if e.how != "" {
+		e.onUI(func() { e.r.continuedPage(obs, err) })
+		return
+	}
 	e.onUI(func() { e.r.startPage(obs, err) })
 }
 
@@ -174,6 +181,13 @@ func (r *Tab) start(t dataset.Task) {
 		})
 		return
 	}
+	r.begin(t, s, "", nil)
+}
+
+// begin starts the runner of an episode of t with settings s: a new one
+// (how "", start nil), or one that continues a stored episode (how
+// continueResume or continueBranch) with start replaying its steps first.
+func (r *Tab) begin(t dataset.Task, s ui.Settings, how string, start func(e *episode) StartFunc) {
 	if r.endDialog != nil {
 		r.endDialog.Hide()
 		r.endDialog = nil
@@ -186,18 +200,29 @@ func (r *Tab) start(t dataset.Task) {
 	r.frameless = false
 	r.rows = nil
 	r.queued, r.running, r.typing, r.scrollDY = nil, nil, "", 0
+	r.continued, r.replaying = how, ""
 	r.timeline.UnselectAll()
 	r.timeline.Refresh()
 	r.view.ShowLive()
 	r.view.SetHint("Starting the browser…", true)
 	r.setError("")
 	r.latLbl.SetText("")
-	e := &episode{r: r, task: t, settings: s}
+	e := &episode{r: r, task: t, settings: s, how: how}
+	r.cur = e
 	r.mapper = NewMapper(s.ActionSet, e.mapperEvents())
-	e.runner = StartRunner(e.open, engine.ResetOptions{StartURL: t.StartURL, Check: t.Check, ReferenceTime: t.ReferenceTime, Timezone: t.Timezone, Locale: t.Locale}, e.runnerEvents())
+	if start == nil {
+		e.runner = StartRunner(e.open, engine.ResetOptions{StartURL: t.StartURL, Check: t.Check, ReferenceTime: t.ReferenceTime, Timezone: t.Timezone, Locale: t.Locale}, e.runnerEvents())
+		r.view.Sink = r.mapper
+		r.setTitle("Recording: " + t.Goal)
+	} else {
+		// Input waits until the stored steps are replayed: it would change
+		// the page they bring back.
+		r.replaying = "Replaying the stored steps"
+		r.view.Sink = idleSink{r}
+		e.runner = StartRunnerWith(e.open, start(e), e.runnerEvents())
+		r.setTitle(continueTitle(how) + t.Goal)
+	}
 	r.runner = e.runner
-	r.view.Sink = r.mapper
-	r.setTitle("Recording: " + t.Goal)
 	r.sync()
 	if r.ctx.Window != nil {
 		r.ctx.Window.Canvas().Focus(r.view)
@@ -342,8 +367,14 @@ func (r *Tab) runnerClosed(err error) {
 		r.view.Sink = idleSink{r}
 		r.setTitle("")
 	}
+	r.replaying = ""
+	r.view.SetPending("")
 	if err != nil {
 		msg := "The browser could not start or stopped: " + err.Error()
+		var ce *continueError
+		if errors.As(err, &ce) {
+			msg = ce.Error() // a resume or branch that did not happen, in words
+		}
 		r.setError(msg)
 		if len(r.rows) == 0 {
 			r.view.SetHint("Could not start: see the status bar", true)

@@ -80,6 +80,7 @@ type Tab struct {
 	stepList
 	toolbarWidgets
 	statusBar
+	continueState // resume, undo and branch (continue.go)
 }
 
 var (
@@ -151,6 +152,11 @@ func (r *Tab) Close() {
 	if r.mapper != nil {
 		r.mapper.Flush()
 	}
+	if r.runner != nil && r.replaying != "" && r.state == stStarting {
+		// A resume or branch still replaying: stop it at once (a resumed
+		// episode stays interrupted as it was, a branch is discarded).
+		r.runner.Abort()
+	}
 	if r.runner != nil {
 		r.runner.Stop(action.EndInterrupted, true)
 		r.runner.Wait(15 * time.Second)
@@ -165,7 +171,10 @@ type idleSink struct{ r *Tab }
 
 func (s idleSink) msg() {
 	m := "Not recording: choose a task and press Start. Input is sent to the page only during an episode."
-	if s.r.state == stStarting {
+	switch {
+	case s.r.replaying != "":
+		m = s.r.replaying + ": wait until it ends — input now would change the page it brings back."
+	case s.r.state == stStarting:
 		m = "The browser is starting; input is accepted once the page shows."
 	}
 	s.r.setError(m)

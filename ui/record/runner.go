@@ -28,6 +28,18 @@ type Opened struct {
 // starts) and runs on the runner's goroutine.
 type OpenFunc func(ctx context.Context) (*Opened, error)
 
+// StartFunc starts the episode on the opened engine in place of a plain
+// Reset and returns the page recording goes on from: a resume or a branch
+// replays stored steps first. It runs on the runner's goroutine; ctx ends
+// when the runner is aborted.
+type StartFunc func(ctx context.Context, eng engine.Engine) (action.Observation, error)
+
+// Job is work done on the episode's engine between two steps, in the
+// order of the inputs around it (an undo). It returns the page after it
+// (nil: unchanged) and whether the episode must stop (it is then reported
+// ended as interrupted). It reports its own result to the screen.
+type Job func(ctx context.Context, eng engine.Engine) (obs *action.Observation, stop bool)
+
 // Discarder is implemented by recording engines that can mark their episode
 // discarded (its steps stay on disk, flagged so exports skip them).
 type Discarder interface {
@@ -68,8 +80,9 @@ type RunnerEvents struct {
 }
 
 type queued struct {
-	a  action.Action
-	at time.Time
+	a   action.Action
+	job Job // instead of a, when set
+	at  time.Time
 }
 
 // Runner owns one episode's engine on a single goroutine: the engine is
@@ -78,12 +91,13 @@ type queued struct {
 // runs and never reordered. Push and Stop are safe from any goroutine.
 type Runner struct {
 	open  OpenFunc
-	reset engine.ResetOptions
+	start StartFunc
 	ev    RunnerEvents
 
 	mu      sync.Mutex
 	q       []queued
 	running *action.Action
+	job     bool             // a Job is running
 	stop    action.EndReason // "" or the end reason asked for
 	drain   bool             // run the queue before stopping
 	ended   bool
@@ -95,10 +109,31 @@ type Runner struct {
 // StartRunner opens the engine and resets it to the episode's start on a
 // new goroutine, then performs pushed actions until the episode ends or Stop.
 func StartRunner(open OpenFunc, reset engine.ResetOptions, ev RunnerEvents) *Runner {
+	return StartRunnerWith(open, func(ctx context.Context, eng engine.Engine) (action.Observation, error) {
+		return eng.Reset(ctx, reset)
+	}, ev)
+}
+
+// StartRunnerWith is StartRunner with start in place of the plain Reset.
+func StartRunnerWith(open OpenFunc, start StartFunc, ev RunnerEvents) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{open: open, reset: reset, ev: ev, wake: make(chan struct{}, 1), done: make(chan struct{}), cancel: cancel}
+	r := &Runner{open: open, start: start, ev: ev, wake: make(chan struct{}, 1), done: make(chan struct{}), cancel: cancel}
 	go r.loop(ctx)
 	return r
+}
+
+// Do queues a job behind the inputs pushed before it. It reports false
+// when the episode has ended and the job will not run.
+func (r *Runner) Do(job Job) bool {
+	r.mu.Lock()
+	if r.ended || r.stop != "" {
+		r.mu.Unlock()
+		return false
+	}
+	r.q = append(r.q, queued{job: job, at: time.Now()})
+	r.mu.Unlock()
+	r.poke()
+	return true
 }
 
 // Push queues an action. It reports false when the episode has ended and
@@ -120,7 +155,7 @@ func (r *Runner) Push(a action.Action) bool {
 func (r *Runner) Busy() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.running != nil || len(r.q) > 0
+	return r.running != nil || r.job || len(r.q) > 0
 }
 
 // Stop ends the episode with reason (action.EndDiscarded to discard it,
@@ -172,9 +207,11 @@ func (r *Runner) reportPendingLocked() {
 	if r.ev.Pending == nil {
 		return
 	}
-	qs := make([]action.Action, len(r.q))
-	for i, q := range r.q {
-		qs[i] = q.a
+	qs := make([]action.Action, 0, len(r.q))
+	for _, q := range r.q {
+		if q.job == nil {
+			qs = append(qs, q.a)
+		}
 	}
 	var run *action.Action
 	if r.running != nil {
@@ -208,7 +245,7 @@ func (r *Runner) loop(ctx context.Context) {
 		}
 		return
 	}
-	obs, err := o.Engine.Reset(ctx, r.reset)
+	obs, err := r.start(ctx, o.Engine)
 	if r.ev.Reset != nil {
 		r.ev.Reset(obs, err)
 	}
@@ -252,6 +289,27 @@ func (r *Runner) loop(ctx context.Context) {
 		}
 		item := r.q[0]
 		r.q = r.q[1:]
+		if item.job != nil {
+			r.job = true
+			r.mu.Unlock()
+			obs, stop := item.job(ctx, o.Engine)
+			r.mu.Lock()
+			r.job = false
+			r.mu.Unlock()
+			if obs != nil {
+				last = *obs
+			}
+			if stop || ctx.Err() != nil {
+				r.mu.Lock()
+				if r.stop == "" {
+					r.stop = action.EndInterrupted
+				}
+				r.mu.Unlock()
+				r.finish(o.Engine, r.stopReason(), last, nil)
+				return
+			}
+			continue
+		}
 		a := item.a
 		r.running = &a
 		r.reportPendingLocked()

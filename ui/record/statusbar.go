@@ -66,7 +66,7 @@ func (r *Tab) sync() {
 	ui.SetEnabled(r.discardBtn, rec || r.state == stStarting)
 	ui.SetEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
 	ui.SetEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
-	steps := max(0, len(r.rows)-1)
+	steps := r.keptSteps()
 	if len(r.rows) > 0 {
 		r.stepsHead.SetText(stepsHeadSteps)
 	} else {
@@ -92,6 +92,7 @@ func (r *Tab) sync() {
 	}
 	r.recDot.Refresh()
 	r.urlLbl.SetText(r.lastURL)
+	r.syncContinue() // Undo and Continue from step K (continue.go)
 }
 
 // setError shows the last error (or refusal) in words; "" clears it.

@@ -30,6 +30,7 @@ type stepRow struct {
 	latency time.Duration
 	err     string
 	thumb   image.Image
+	removed bool // undone (or removed in review): kept in the store, left out of the episode
 }
 
 // stepList is the timeline's widgets and rows.
@@ -72,7 +73,17 @@ func (r *Tab) buildTimeline() fyne.CanvasObject {
 			img := c.Objects[1].(*canvas.Image)
 			img.Image = row.thumb
 			img.Refresh()
-			texts[0].(*widget.Label).SetText(fmt.Sprintf("%d · %s", row.idx, row.text))
+			// An undone step stays listed, greyed and marked, as it stays
+			// in the store.
+			imp := widget.MediumImportance
+			head := fmt.Sprintf("%d · %s", row.idx, row.text)
+			if row.removed {
+				imp, head = widget.LowImportance, fmt.Sprintf("%d · undone · %s", row.idx, row.text)
+			}
+			for _, t := range texts[:2] {
+				t.(*widget.Label).Importance = imp
+			}
+			texts[0].(*widget.Label).SetText(head)
 			texts[1].(*widget.Label).SetText(row.url)
 			meta := row.at.Local().Format("15:04:05")
 			if row.latency > 0 {
@@ -84,16 +95,16 @@ func (r *Tab) buildTimeline() fyne.CanvasObject {
 			meta += r.noteMarker(row.idx) // note.go
 			texts[2].(*widget.Label).SetText(meta)
 		},
-		OnSelected:   func(id widget.ListItemID) { r.preview(id) },
-		OnUnselected: func(widget.ListItemID) { r.selected = -1; r.view.ShowLive() },
+		OnSelected:   func(id widget.ListItemID) { r.preview(id); r.syncContinue() },
+		OnUnselected: func(widget.ListItemID) { r.selected = -1; r.view.ShowLive(); r.syncContinue() },
 	}
 	r.stepsHead = widget.NewLabelWithStyle(stepsHeadEmpty, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.stepsHead.Truncation = fyne.TextTruncateEllipsis
-	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard")
+	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard · Z undo")
 	keys.SizeName = theme.SizeNameCaptionText
 	// The timeline may shrink to nothing: the divider, not its one-row
 	// minimum, decides how much room the queue gets.
-	return container.NewBorder(r.stepsHead, container.NewVBox(widget.NewSeparator(), keys), nil, nil, container.New(&keepLatest{r: r}, r.timeline))
+	return container.NewBorder(r.stepsHead, container.NewVBox(r.buildBranchButton(), widget.NewSeparator(), keys), nil, nil, container.New(&keepLatest{r: r}, r.timeline))
 }
 
 // addRow appends a timeline row and makes its thumbnail off the Fyne

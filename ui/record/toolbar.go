@@ -56,13 +56,13 @@ func (r *Tab) buildToolbar() fyne.CanvasObject {
 	}}
 	r.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
 	r.recLbl = widget.NewLabel("Not recording")
-	return container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.noteBtn, r.restartBtn, r.discardBtn,
+	return container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.buildUndoButton(), r.noteBtn, r.restartBtn, r.discardBtn,
 		layout.NewSpacer(), container.NewCenter(container.New(&ui.FixedSize{S: fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
 }
 
 // Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
 func (r *Tab) Shortcuts() []fyne.Shortcut {
-	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext, ShortcutNote}
+	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext, ShortcutNote, ShortcutUndo}
 }
 
 // TypedShortcut runs the toolbar's keyboard shortcuts.
@@ -94,6 +94,8 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 		}
 	case ShortcutNote.ShortcutName():
 		r.askNote(true)
+	case ShortcutUndo.ShortcutName():
+		r.undo()
 	case ShortcutNext.ShortcutName():
 		if r.state == stIdle || r.state == stEnded {
 			if t := r.nextTask(); t != nil {
