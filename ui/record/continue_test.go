@@ -460,7 +460,9 @@ func TestRecordBranch(t *testing.T) {
 		t.Fatal("ContinueFrom was not taken")
 	}
 	pe.let(2)
-	f.loop.until(t, "the branch to fail", func() bool { return f.tab.state == stEnded && strings.Contains(overlayText(f), "Could not continue from step 2") })
+	f.loop.until(t, "the branch to fail", func() bool {
+		return f.tab.state == stEnded && strings.Contains(overlayText(f), "Could not continue from step 2")
+	})
 	if all := overlayText(f); !strings.Contains(all, "step 2 did not replay as recorded") || !strings.Contains(all, "the new episode was discarded") {
 		t.Fatalf("message:\n%s", all)
 	}
