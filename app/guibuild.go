@@ -79,6 +79,12 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 		g.main.Select(g.rec.Title())
 		g.rec.StartTask(t)
 	})
+	// "Continue from step K" in the Review player records the branch on
+	// the Record screen.
+	g.ctx.Branch = func(episodeID string, k int) {
+		g.main.Select(g.rec.Title())
+		g.rec.Branch(episodeID, k)
+	}
 	g.main = ui.NewMainWindow(g.ctx, g.rec, review.New(g.ctx), g.tasks, exporttab.New(g.ctx))
 	if g.debugf != nil {
 		for _, it := range g.main.Tabs.Items {
