@@ -474,7 +474,7 @@ func (r *Tab) undone(idx int, obs action.Observation, err error, stop bool) {
 		msg := err.Error()
 		r.setError(msg)
 		if w := r.ctx.Window; w != nil {
-			dialog.ShowError(errors.New(msg), w)
+			ui.ShowError(errors.New(msg), w)
 		}
 	case err != nil:
 		r.view.Sink = r.mapper

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 
 	"waymark/dataset"
 	"waymark/engine"
@@ -380,7 +379,7 @@ func (r *Tab) runnerClosed(err error) {
 			r.view.SetHint("Could not start: see the status bar", true)
 			// The status bar cuts long messages: the whole one, in words.
 			if w := r.ctx.Window; w != nil {
-				dialog.ShowError(errors.New(msg), w)
+				ui.ShowError(errors.New(msg), w)
 			}
 		}
 	} else if len(r.rows) == 0 {

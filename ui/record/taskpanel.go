@@ -274,7 +274,7 @@ func (r *Tab) showAdhoc() {
 		}
 		t, err := r.saveAdhoc(goal.Text, cat.Selected, url.Text)
 		if err != nil {
-			dialog.ShowError(err, r.ctx.Window)
+			ui.ShowError(err, r.ctx.Window)
 			return
 		}
 		r.catSel.SetSelectedIndex(0)
