@@ -70,8 +70,11 @@ DRILL_KILLS ?= 200
 drill: deps
 	WAYMARK_DRILL_KILLS=$(DRILL_KILLS) $(GO) test -run '^TestCrashDrill$$' -count=1 -v -timeout 120m ./app
 
+# The reproducibility figure (every practice task's solution recorded, then
+# replayed 3 times in each display mode) is one long measure: it runs once.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 40m ./...
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkReproducibility$$' -benchtime 20x -timeout 40m ./...
+	$(GO) test -run '^$$' -bench '^BenchmarkReproducibility$$' -benchtime 1x -timeout 90m ./dataset/replay
 
 # Every `func FuzzXxx` of the repository, one at a time, each for FUZZTIME
 # with one worker; stops at the first failure (its input is written under the
