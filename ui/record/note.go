@@ -34,13 +34,32 @@ type noteKey struct {
 
 // noteState is the note field and the notes of the Record tab.
 type noteState struct {
-	noteBtn   *widget.Button
-	notePop   *widget.PopUp // the open note field, or nil
-	noteEntry *noteEntry
-	noteFor   noteKey
-	notes     map[noteKey]string // saved notes
-	drafts    map[noteKey]string // typed but not saved (the field was closed by a click outside it, or the store refused)
+	noteBtn *widget.Button
+	note    *noteField         // the open note field, or nil
+	notes   map[noteKey]string // saved notes
+	drafts  map[noteKey]string // typed but not saved (the field was closed by a click outside it, or the store refused)
 }
+
+// noteField is the open note field. Opened while an input of the person's
+// is still on its way to the page (typed text, a step running or queued),
+// it waits for that step to be stored and goes with it: the person means
+// the step they just made.
+type noteField struct {
+	pop      *widget.PopUp
+	entry    *noteEntry
+	title    *widget.Label
+	key      noteKey // the step, once known
+	known    bool
+	saveText *string // Enter was pressed before the step was known
+	tries    int
+}
+
+// notePoll is how often an open note field checks whether the step it
+// waits for is stored; noteWaitTries bounds the wait for its row.
+const (
+	notePoll      = 100 * time.Millisecond
+	noteWaitTries = 30
+)
 
 // noteTarget is the timeline row a note goes to: the one selected, else
 // the latest; false when there is none.
@@ -54,6 +73,18 @@ func (r *Tab) noteTarget() (stepRow, bool) {
 	return r.rows[len(r.rows)-1], true
 }
 
+// inputOnItsWay reports whether an input of the person's has not become a
+// stored step yet. It sends typed text first.
+func (r *Tab) inputOnItsWay() bool {
+	if r.state != stRecording || r.runner == nil {
+		return false
+	}
+	if r.mapper != nil {
+		r.mapper.Flush()
+	}
+	return r.runner.Busy()
+}
+
 // askNote opens the note field. fromKey: it was opened by ShortcutNote,
 // whose key is still down (its repeats must not type into the field).
 func (r *Tab) askNote(fromKey bool) {
@@ -61,8 +92,8 @@ func (r *Tab) askNote(fromKey bool) {
 	if w == nil {
 		return
 	}
-	if r.notePop != nil && r.notePop.Visible() {
-		w.Canvas().Focus(r.noteEntry)
+	if r.note != nil && r.note.pop.Visible() {
+		w.Canvas().Focus(r.note.entry)
 		return
 	}
 	row, ok := r.noteTarget()
@@ -70,67 +101,144 @@ func (r *Tab) askNote(fromKey bool) {
 		r.setError("No step to write a note on yet: a note goes with a recorded step. Start an episode first.")
 		return
 	}
-	key := noteKey{r.episodeID, row.idx}
-	e := newNoteEntry()
+	nf := &noteField{entry: newNoteEntry()}
+	e := nf.entry
 	e.SetPlaceHolder("What happened at this step, e.g. “the page was slow to load”")
-	if d, ok := r.drafts[key]; ok {
-		e.SetText(d)
-	} else {
-		e.SetText(r.notes[key])
-	}
 	if fromKey {
 		e.keys.shortcutTyped(ShortcutNote)
 	}
+	nf.title = widget.NewLabel("")
+	nf.title.TextStyle = fyne.TextStyle{Bold: true}
+	nf.title.Truncation = fyne.TextTruncateEllipsis
+	if r.selected >= 0 || !r.inputOnItsWay() {
+		r.noteKnown(nf, row)
+	} else {
+		nf.title.SetText("Note on the step being recorded now · Enter saves, Escape cancels")
+		r.ctx.UI().After(notePoll, func() { r.notePoll(nf) })
+	}
 	e.OnChanged = func(s string) {
-		if r.drafts == nil {
-			r.drafts = map[noteKey]string{}
+		if nf.known {
+			if r.drafts == nil {
+				r.drafts = map[noteKey]string{}
+			}
+			r.drafts[nf.key] = s
 		}
-		r.drafts[key] = s
 	}
-	e.OnSubmitted = func(s string) { r.saveNote(key, s) }
-	e.onEscape = func() { r.closeNote(key, true) }
-	what := row.text
-	if rs := []rune(what); len(rs) > 40 {
-		what = string(rs[:40]) + "…"
-	}
-	title := widget.NewLabel(fmt.Sprintf("Note on step %d (%s) · Enter saves, Escape cancels", row.idx, what))
-	title.TextStyle = fyne.TextStyle{Bold: true}
-	title.Truncation = fyne.TextTruncateEllipsis
-	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() { r.saveNote(key, e.Text) }}
-	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { r.closeNote(key, true) }}
-	box := container.NewBorder(title, nil, nil, container.NewHBox(save, cancel), e)
+	e.OnSubmitted = func(s string) { r.submitNote(nf, s) }
+	e.onEscape = func() { r.closeNote(nf, true) }
+	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() { r.submitNote(nf, e.Text) }}
+	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { r.closeNote(nf, true) }}
+	box := container.NewBorder(nf.title, nil, nil, container.NewHBox(save, cancel), e)
 
 	c := w.Canvas()
 	// The view gives up the keyboard before the field opens over it: the
 	// key cue then says keys do not go to the page (an overlay's focus
 	// does not take it from the view on its own).
 	c.Unfocus()
-	pop := widget.NewPopUp(box, c)
-	r.notePop, r.noteEntry, r.noteFor = pop, e, key
+	nf.pop = widget.NewPopUp(box, c)
+	r.note = nf
 	size := fyne.NewSize(r.view.Size().Width-16, box.MinSize().Height+theme.Padding()*2)
 	if size.Width < 400 {
 		size.Width = 400
 	}
-	d := fyne.CurrentApp().Driver()
-	vp := d.AbsolutePositionForObject(r.view)
+	vp := fyne.CurrentApp().Driver().AbsolutePositionForObject(r.view)
 	pos := fyne.NewPos(vp.X+8, vp.Y+r.view.Size().Height-size.Height-8)
 	if pos.Y < 0 {
 		pos.Y = 0
 	}
-	pop.ShowAtPosition(pos)
-	pop.Resize(size)
+	nf.pop.ShowAtPosition(pos)
+	nf.pop.Resize(size)
 	c.Focus(e)
+}
+
+// noteKnown sets the step the open field's note goes with.
+func (r *Tab) noteKnown(nf *noteField, row stepRow) {
+	nf.key, nf.known = noteKey{r.episodeID, row.idx}, true
+	what := row.text
+	if rs := []rune(what); len(rs) > 40 {
+		what = string(rs[:40]) + "…"
+	}
+	nf.title.SetText(fmt.Sprintf("Note on step %d (%s) · Enter saves, Escape cancels", row.idx, what))
+	if nf.entry.Text == "" {
+		if d, ok := r.drafts[nf.key]; ok {
+			nf.entry.SetText(d)
+		} else {
+			nf.entry.SetText(r.notes[nf.key])
+		}
+	}
+	if nf.saveText != nil {
+		r.saveNote(nf, *nf.saveText)
+	}
+}
+
+// notePoll waits, while the field is open, for the steps on their way to
+// be stored; the note then goes with the latest one (its index read from
+// the store, its row once the timeline shows it).
+func (r *Tab) notePoll(nf *noteField) {
+	if r.note != nf || nf.known || (!nf.pop.Visible() && nf.saveText == nil) {
+		return // closed; a note already submitted is still saved
+	}
+	if r.runner != nil && r.runner.Busy() {
+		r.ctx.UI().After(notePoll, func() { r.notePoll(nf) })
+		return
+	}
+	store, ep := r.ctx.Store, r.episodeID
+	if store == nil {
+		r.notePick(nf, -1)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), noteSaveTimeout)
+		defer cancel()
+		next, err := store.NextStepIndex(ctx, ep)
+		if err != nil {
+			next = 0
+		}
+		r.ctx.UI().Do(func() { r.notePick(nf, next-1) })
+	}()
+}
+
+// notePick makes step idx (the latest stored) the field's step once its
+// row shows; the latest row if it does not show in time (idx < 0: not
+// known).
+func (r *Tab) notePick(nf *noteField, idx int) {
+	if r.note != nf || nf.known || len(r.rows) == 0 {
+		return
+	}
+	for _, row := range r.rows {
+		if row.idx == idx {
+			r.noteKnown(nf, row)
+			return
+		}
+	}
+	if nf.tries++; idx >= 0 && nf.tries < noteWaitTries {
+		r.ctx.UI().After(notePoll, func() { r.notePick(nf, idx) })
+		return
+	}
+	r.noteKnown(nf, r.rows[len(r.rows)-1])
+}
+
+// submitNote saves the note, or, while its step is still on its way,
+// saves it as soon as the step is stored.
+func (r *Tab) submitNote(nf *noteField, text string) {
+	if nf.known {
+		r.saveNote(nf, text)
+		return
+	}
+	nf.saveText = &text
+	nf.entry.Disable()
+	nf.title.SetText("Saving once the step being recorded is stored… · Escape cancels")
 }
 
 // closeNote closes the note field and gives the page the keyboard back;
 // cancel forgets what was typed.
-func (r *Tab) closeNote(key noteKey, cancel bool) {
-	if cancel {
-		delete(r.drafts, key)
+func (r *Tab) closeNote(nf *noteField, cancel bool) {
+	if cancel && nf.known {
+		delete(r.drafts, nf.key)
 	}
-	if r.notePop != nil {
-		r.notePop.Hide()
-		r.notePop, r.noteEntry = nil, nil
+	nf.pop.Hide()
+	if r.note == nf {
+		r.note = nil
 	}
 	r.focusView()
 }
@@ -138,8 +246,9 @@ func (r *Tab) closeNote(key noteKey, cancel bool) {
 // saveNote closes the field and stores the note off the Fyne goroutine;
 // the timeline shows it once it is stored. Text the store refuses is kept
 // for the next time the field opens.
-func (r *Tab) saveNote(key noteKey, text string) {
-	r.closeNote(key, false)
+func (r *Tab) saveNote(nf *noteField, text string) {
+	r.closeNote(nf, false)
+	key := nf.key
 	text = strings.TrimSpace(text)
 	store := r.ctx.Store
 	if store == nil {

@@ -53,19 +53,19 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	kb.release(desktop.KeyControlLeft)
 	kb.repeat(fyne.KeyM, 'm')
 	kb.release(fyne.KeyM)
-	if f.tab.notePop == nil || !f.tab.notePop.Visible() || c.Focused() != f.tab.noteEntry {
+	if f.tab.note == nil || !f.tab.note.pop.Visible() || c.Focused() != f.tab.note.entry {
 		t.Fatal("Ctrl+Shift+M did not open the note field with the keyboard")
 	}
 	if v.KeyCue() != KeysElsewhere {
 		t.Fatalf("while the note is open the cue says %q", v.KeyCue())
 	}
-	if !strings.Contains(strings.Join(texts(f.tab.notePop.Content), "\n"), "Note on step 2 (wait)") {
-		t.Fatalf("the field does not name the step: %q", texts(f.tab.notePop.Content))
+	if !strings.Contains(strings.Join(texts(f.tab.note.pop.Content), "\n"), "Note on step 2 (wait)") {
+		t.Fatalf("the field does not name the step: %q", texts(f.tab.note.pop.Content))
 	}
 	kb.typeText("slow page")
 	kb.press(fyne.KeyReturn, 0)
 	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 2}] != "" })
-	if f.tab.notePop != nil || c.Focused() != v || v.KeyCue() != KeysToPage {
+	if f.tab.note != nil || c.Focused() != v || v.KeyCue() != KeysToPage {
 		t.Fatal("after Enter the field must close and the page have the keyboard back")
 	}
 	equal(t, f.storedNotes(t), []string{"", "", "slow page"})
@@ -80,17 +80,17 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	// cancels and stores nothing.
 	f.tab.timeline.Select(1)
 	test.Tap(f.tab.noteBtn)
-	if c.Focused() != f.tab.noteEntry {
+	if c.Focused() != f.tab.note.entry {
 		t.Fatal("the Note button did not give the field the keyboard")
 	}
 	kb.typeText("oops")
 	kb.press(fyne.KeyEscape, 0)
-	if f.tab.notePop != nil || c.Focused() != v {
+	if f.tab.note != nil || c.Focused() != v {
 		t.Fatal("Escape did not close the field")
 	}
 	test.Tap(f.tab.noteBtn)
-	if f.tab.noteEntry.Text != "" {
-		t.Fatalf("a cancelled note came back: %q", f.tab.noteEntry.Text)
+	if f.tab.note.entry.Text != "" {
+		t.Fatalf("a cancelled note came back: %q", f.tab.note.entry.Text)
 	}
 	kb.typeText("wrong button")
 	kb.press(fyne.KeyReturn, 0)
@@ -100,14 +100,14 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	// A note the store refuses is kept for the next try.
 	long := strings.Repeat("x", dataset.MaxNoteRunes+1)
 	f.tab.askNote(false)
-	f.tab.noteEntry.SetText(long)
-	f.tab.noteEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	f.tab.note.entry.SetText(long)
+	f.tab.note.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.errLbl.Text, "not saved") })
 	f.tab.askNote(false)
-	if f.tab.noteEntry.Text != long {
+	if f.tab.note.entry.Text != long {
 		t.Fatal("the refused note's text was lost")
 	}
-	f.tab.closeNote(f.tab.noteFor, true)
+	f.tab.closeNote(f.tab.note, true)
 	equal(t, f.storedNotes(t), []string{"", "wrong button", "slow page"})
 
 	// Nothing typed in the notes became an action.
@@ -117,4 +117,40 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 		t.Fatalf("typing in the note reached the page (pending %q)", v.PendingText())
 	}
 	equal(t, f.storedActions(t), []string{"click 120,80", "wait"})
+}
+
+// A note asked for while the step just made is still on its way to the
+// page (typed text not sent yet, a step running) goes with that step once
+// it is stored, not with the one before it.
+func TestNoteWaitsForTheStepOnItsWay(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	v := f.tab.View()
+	c := f.win.Canvas()
+	f.tab.mapper.SetPauses(time.Hour, time.Hour)
+	click(v, fyne.NewPos(120, 80))
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the click step", func() bool { return len(f.tab.rows) == 2 })
+	kb := newKeyboard(f)
+	kb.typeText("sella") // still in the typing buffer
+	kb.press(desktop.KeyControlLeft, 0)
+	kb.press(desktop.KeyShiftLeft, 0)
+	kb.press(fyne.KeyM, 'm')
+	kb.release(fyne.KeyM)
+	kb.release(desktop.KeyShiftLeft)
+	kb.release(desktop.KeyControlLeft)
+	if f.tab.note == nil || c.Focused() != f.tab.note.entry {
+		t.Fatal("the note field did not open")
+	}
+	if got := f.tab.note.title.Text; !strings.Contains(got, "being recorded") {
+		t.Fatalf("title %q while the typing is on its way", got)
+	}
+	kb.typeText("typed the river")
+	kb.press(fyne.KeyReturn, 0) // before the step is stored: saved once it is
+	f.eng.gate <- struct{}{}    // the type step is performed and stored
+	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 2}] != "" })
+	equal(t, f.storedNotes(t), []string{"", "", "typed the river"})
+	equal(t, f.storedActions(t), []string{"click 120,80", `type "sella"`})
+	if c.Focused() != v {
+		t.Fatal("the page did not get the keyboard back")
+	}
 }
