@@ -402,6 +402,7 @@ func BenchmarkReproducibility(b *testing.B) {
 			ids[k] = recordSolution(b, st, eng, tasks[k], practiceSolutions[k])
 		}
 		recTime := time.Since(t0)
+		fmt.Fprintf(os.Stderr, "%s: %d episodes recorded in %.0f s\n", mode, len(ids), recTime.Seconds())
 		eng.Close()
 		sites.Close()
 
@@ -427,6 +428,8 @@ func BenchmarkReproducibility(b *testing.B) {
 				}
 				c, _ := replayOnce(b, st, eng, ids[k], fmt.Sprintf("%s-%s-run%d", mode, k, round), shots)
 				per[k].add(c)
+				// Progress, for a run that is stopped before the table.
+				fmt.Fprintf(os.Stderr, "%s run %d %s: %d/%d steps matched, %d/%d URLs %s\n", mode, round, k, c.matched, c.steps, c.urlsMatched, c.urls, strings.Join(c.diverged, "; "))
 			}
 			eng.Close()
 			sites.Close()
