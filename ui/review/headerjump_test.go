@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
 	"waymark/dataset"
 	"waymark/ui/review/internal/fixture"
@@ -42,5 +43,26 @@ func TestPlayerDoesNotJumpWithTheHeader(t *testing.T) {
 	}
 	if p.goal.Text != strings.TrimSpace(long) {
 		t.Errorf("goal %q", p.goal.Text)
+	}
+}
+
+// Side by side, the two pictures share the whole pane: each is as wide as
+// half of it (or as the height allows), not half-size in half the pane.
+func TestSideBySideUsesTheWholePane(t *testing.T) {
+	e := newEnv(t)
+	e.w.Resize(fyne.NewSize(1360, 1000))
+	p := &e.tab.player
+	e.key(fyne.KeyN)
+	e.key(fyne.KeyB)
+	e.w.Resize(fyne.NewSize(1361, 1000))
+	e.w.Resize(fyne.NewSize(1360, 1000))
+	e.w.Canvas().Capture()
+	var pane fyne.CanvasObject = p.view
+	d := fyne.CurrentApp().Driver()
+	left, right := d.AbsolutePositionForObject(pane), d.AbsolutePositionForObject(p.afterView)
+	a := p.view.Size()
+	paneW := d.AbsolutePositionForObject(p.stepList).X // the pictures' pane ends where the step list begins
+	if used := right.X + p.afterView.Size().Width - left.X; used < paneW-left.X-2*theme.Padding()-4 && a.Height < 590 {
+		t.Errorf("side by side the pictures use %.0f of the %.0f pane (each %v)", used, paneW-left.X, a)
 	}
 }
