@@ -108,7 +108,8 @@ func ExpandHome(path string) string {
 // absolute path of a file that exists; a wrong path is said under the
 // entry and the dialog stays.
 func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start string, onPath func(string)) {
-	entry := widget.NewEntry()
+	entry := &PathEntry{}
+	entry.ExtendBaseWidget(entry)
 	entry.SetPlaceHolder("type or paste a path, or Browse…")
 	entry.SetText(start)
 	entry.CursorColumn = len([]rune(start)) // a file name typed goes after the folder
@@ -150,6 +151,7 @@ func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start str
 		})
 	})
 	entry.OnSubmitted = func(string) { submit() }
+	entry.onEscape = func() { d.Hide() }
 	open := &widget.Button{Text: confirm, Importance: widget.HighImportance, OnTapped: submit}
 	cancel := widget.NewButton("Cancel", func() { d.Hide() })
 	body := container.NewVBox(container.NewBorder(nil, nil, nil, browse, entry), msg)
@@ -159,4 +161,21 @@ func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start str
 	d.Show()
 	WithKeys(w, d, submit)
 	w.Canvas().Focus(entry)
+}
+
+// PathEntry is the path entry of ShowOpenPath: Escape on it cancels the
+// dialog (a focused entry gets every key, so the dialog's own Escape never
+// sees it).
+type PathEntry struct {
+	widget.Entry
+	onEscape func()
+}
+
+// TypedKey implements fyne.Focusable.
+func (e *PathEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(ev)
 }

@@ -7,7 +7,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
+
+	"waymark/ui"
 )
 
 // Import file… takes a typed (or pasted) path: Enter on a missing file
@@ -20,7 +21,7 @@ func TestImportTakesATypedPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	test.Tap(tab.importBtn)
-	e, ok := w.Canvas().Focused().(*widget.Entry)
+	e, ok := w.Canvas().Focused().(*ui.PathEntry)
 	if !ok {
 		t.Fatalf("Import file… focuses %T, not a path entry", w.Canvas().Focused())
 	}
@@ -48,16 +49,31 @@ func TestImportStartsInTheLastFolder(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("goal,url\nFind the tent,http://shop.test/\n"), 0o600)
 	}
 	test.Tap(tab.importBtn)
-	e := w.Canvas().Focused().(*widget.Entry)
+	e := w.Canvas().Focused().(*ui.PathEntry)
 	e.SetText(filepath.Join(dir, "a.csv"))
 	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	tab.work.Wait()
 	loop.Run()
 	w.Canvas().Overlays().Top().Hide()
 	test.Tap(tab.importBtn)
-	e = w.Canvas().Focused().(*widget.Entry)
+	e = w.Canvas().Focused().(*ui.PathEntry)
 	test.Type(e, "b.csv")
 	if want := filepath.Join(dir, "b.csv"); e.Text != want {
 		t.Fatalf("typed into %q, want %q", e.Text, want)
+	}
+}
+
+// Escape in the path entry closes the dialog, as Cancel does.
+func TestImportPathEscapeCancels(t *testing.T) {
+	tab, _, _, _ := newTasksFixtureLoop(t)
+	w := tab.ctx.Window
+	test.Tap(tab.importBtn)
+	f := w.Canvas().Focused()
+	if f == nil {
+		t.Fatal("no path entry focused")
+	}
+	f.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if top := w.Canvas().Overlays().Top(); top != nil && top.Visible() {
+		t.Fatalf("Escape left the dialog open: %q", overlayTexts(w))
 	}
 }
