@@ -113,15 +113,22 @@ func checkBranch(tx *sql.Tx, e *Episode) (parent, branch any, err error) {
 	return e.ParentEpisodeID, k, nil
 }
 
-// episodeColumns are the columns scanEpisode reads. The number of removed
-// steps is the stored action steps less num_steps (which counts the kept
-// ones), so no step row (and its screenshot) is read for it.
+// episodeColumns are the columns scanEpisode reads, from episodes e, tasks
+// t and the audit log summary x (see editsJoin). Steps are removed only by
+// edits, so only an episode with edits counts its removed steps: the
+// stored action steps less num_steps (which counts the kept ones), read
+// from the steps' index alone.
 const episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json, e.status, e.end_reason, e.final_answer,
 	e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at, e.owner, t.goal, t.category,
-	COALESCE(e.parent_episode_id, ''), e.branch_step,
-	(SELECT COUNT(*) FROM episode_edits x WHERE x.episode_id = e.id AND x.kind <> 'resume'),
-	MAX(0, (SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0) - e.num_steps),
-	EXISTS (SELECT 1 FROM episode_edits x WHERE x.episode_id = e.id AND x.kind = 'resume')`
+	COALESCE(e.parent_episode_id, ''), e.branch_step, COALESCE(x.n, 0),
+	CASE WHEN x.n > 0 THEN MAX(0, (SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0) - e.num_steps) ELSE 0 END,
+	COALESCE(x.resumed, 0)`
+
+// editsJoin joins each episode's audit log summary as x: n step edits
+// (undo, remove, restore, trim) and whether it was resumed. One pass over
+// the (small) log is cheaper for a list than a lookup per episode.
+const editsJoin = ` LEFT JOIN (SELECT episode_id, SUM(kind <> 'resume') AS n, MAX(kind = 'resume') AS resumed
+	FROM episode_edits GROUP BY episode_id) x ON x.episode_id = e.id`
 
 // scanEpisode reads episodeColumns, then extra columns into extra.
 func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, error) {
@@ -155,7 +162,10 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 
 // GetEpisode reads one episode with its task's goal and category.
 func (s *Store) GetEpisode(id string) (Episode, error) {
-	e, err := scanEpisode(s.db.QueryRow(`SELECT `+episodeColumns+` FROM episodes e JOIN tasks t ON t.id = e.task_id WHERE e.id=?`, id))
+	e, err := scanEpisode(s.db.QueryRow(`SELECT `+episodeColumns+` FROM episodes e JOIN tasks t ON t.id = e.task_id
+		LEFT JOIN (SELECT episode_id, SUM(kind <> 'resume') AS n, MAX(kind = 'resume') AS resumed
+			FROM episode_edits WHERE episode_id = ? GROUP BY episode_id) x ON x.episode_id = e.id
+		WHERE e.id=?`, id, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Episode{}, fmt.Errorf("episode %s: %w", id, ErrNotFound)
 	}
@@ -225,7 +235,7 @@ func (s *Store) ListEpisodes(f EpisodeFilter) ([]Episode, error) {
 	if f.OldestFirst {
 		order = " ORDER BY e.started_at ASC, e.id ASC"
 	}
-	q := `SELECT ` + episodeColumns + ` FROM episodes e JOIN tasks t ON t.id = e.task_id` + where + order
+	q := `SELECT ` + episodeColumns + ` FROM episodes e JOIN tasks t ON t.id = e.task_id` + editsJoin + where + order
 	q, args = limitOffset(q, args, f.Limit, f.Offset)
 	rows, err := s.db.Query(q, args...)
 	if err != nil {

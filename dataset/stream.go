@@ -137,7 +137,7 @@ func (s *Store) LabeledEpisodes(ctx context.Context, f LabelFilter) iter.Seq2[La
 		COALESCE(o.reason, ''), t.reference_time, t.timezone, t.locale,
 		CASE WHEN o.outcome IS NOT NULL THEN (SELECT c.step_flags_json FROM current_reviews c
 			WHERE c.episode_id = e.id AND c.settles = o.settled ORDER BY c.created_at DESC LIMIT 1) END
-		FROM episodes e JOIN tasks t ON t.id = e.task_id
+		FROM episodes e JOIN tasks t ON t.id = e.task_id` + editsJoin + `
 		LEFT JOIN episode_outcomes o ON o.episode_id = e.id
 		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY e.id`
 	return stream(ctx, s.db, func(rows *sql.Rows) (LabeledEpisode, error) {
