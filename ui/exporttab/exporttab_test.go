@@ -64,8 +64,8 @@ func store(t *testing.T, episodes, steps int) *dataset.Store {
 		task, ep := fmt.Sprintf("t%d", e), fmt.Sprintf("e%03d", e)
 		exec(`INSERT INTO tasks (id, goal, category, start_url, created_at, updated_at) VALUES (?,?,?,?,?,?)`,
 			task, "goal "+task, dataset.Categories[e%3], "http://127.0.0.1/"+task, now, now)
-		exec(`INSERT INTO episodes (id, task_id, annotator, action_set, status, started_at, ended_at) VALUES (?,?,?,?,?,?,?)`,
-			ep, task, []string{"alice", "bob"}[e%2], "default", dataset.StatusFinished, now, now)
+		exec(`INSERT INTO episodes (id, task_id, annotator, action_set, status, started_at, ended_at, num_steps) VALUES (?,?,?,?,?,?,?,?)`,
+			ep, task, []string{"alice", "bob"}[e%2], "default", dataset.StatusFinished, now, now, steps)
 		for i := 0; i <= steps; i++ {
 			var aj any
 			if i > 0 {
