@@ -455,7 +455,11 @@ func (e *stepEdits) showBranches(id string) {
 	if len(at) > 0 {
 		s += " (from step " + strings.Join(at, ", ") + ")"
 	}
-	e.branch.SetText(s + ": the queue lists them under this episode.")
+	them := "them"
+	if len(kids) == 1 {
+		them = "it"
+	}
+	e.branch.SetText(s + ": the queue lists " + them + " under this episode.")
 	e.parentBtn.Hide()
 	e.branchBox.Show()
 }
