@@ -265,6 +265,9 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 	if !strings.Contains(f.tab.errLbl.Text, "Replaying step 1 of 2: wait until it ends") {
 		t.Fatalf("input during the replay: %q", f.tab.errLbl.Text)
 	}
+	if cue := f.tab.view.KeyCue(); cue == KeysToPage || cue == KeysElsewhere {
+		t.Fatalf("the key cue says %q while input is refused", cue)
+	}
 	pe.let(1)
 	f.loop.until(t, "the replay of step 2", func() bool { return strings.Contains(f.tab.view.PendingText(), "Replaying step 2 of 2") })
 	pe.let(1)

@@ -45,7 +45,9 @@ func (r *Tab) buildStatusBar() fyne.CanvasObject {
 func (r *Tab) sync() {
 	rec := r.state == stRecording
 	r.foldQueue(rec || r.state == stStarting)
-	r.view.SetRecording(rec || r.state == stStarting) // input made while the browser starts is queued for the page
+	// Input made while the browser starts is queued for the page; while
+	// stored steps replay it is refused.
+	r.view.SetRecording((rec || r.state == stStarting) && r.replaying == "")
 	if !rec && r.state != stStarting && r.opts.Settings != nil {
 		// Between episodes: where the next one will run (Settings applies
 		// from the next episode).
