@@ -21,7 +21,8 @@ const (
 )
 
 // Zooms are the interface zooms Settings offer.
-var Zooms = []float64{0.8, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2}
+// Past 150 % the Record screen no longer fits a 1360-wide window.
+var Zooms = []float64{0.8, 0.9, 1, 1.1, 1.25, 1.5}
 
 // ZoomText writes a zoom as a percentage ("125 %").
 func ZoomText(z float64) string { return fmt.Sprintf("%d %%", int(z*100+0.5)) }
