@@ -31,12 +31,10 @@ func NewMainWindow(ctx *Context, tabs ...Tab) *MainWindow {
 			continue
 		}
 		m.tabs = append(m.tabs, t)
-		content := t.Content()
-		if content.MinSize().Width > MaxTabWidth {
-			// A screen wider than a laptop display would widen the whole
-			// window past the screen; let it scroll sideways instead.
-			content = container.NewHScroll(content)
-		}
+		// A screen wider than a laptop display (or made wider by the
+		// Settings' zoom, at any time) would widen the whole window past
+		// the screen; it scrolls sideways instead.
+		content := container.New(maxTabWidth{}, container.NewHScroll(t.Content()))
 		m.Tabs.Append(container.NewTabItem(t.Title(), content))
 	}
 	m.Tabs.OnSelected = func(*container.TabItem) {
@@ -125,3 +123,27 @@ func NewPlaceholderTab(title, text string) Tab {
 
 func (p *placeholder) Title() string              { return p.title }
 func (p *placeholder) Content() fyne.CanvasObject { return p.box }
+
+// maxTabWidth asks for its content's minimum size, but at most MaxTabWidth
+// wide; the content is a sideways scroll that shows the rest.
+type maxTabWidth struct{}
+
+func (maxTabWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (maxTabWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		m := o.MinSize()
+		if sc, ok := o.(*container.Scroll); ok {
+			m.Width = sc.Content.MinSize().Width
+		}
+		s = s.Max(m)
+	}
+	s.Width = min(s.Width, MaxTabWidth)
+	return s
+}

@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 )
@@ -46,8 +45,17 @@ func TestMainWindowRoutesKeysToTheShownTab(t *testing.T) {
 	if n := len(mw.Tabs.Items); n != 3 {
 		t.Fatalf("%d tabs, want 3 (nil skipped)", n)
 	}
-	if _, ok := mw.Tabs.Items[0].Content.(*container.Scroll); !ok {
+	if mw.Tabs.Items[0].Content.MinSize().Width > MaxTabWidth {
 		t.Fatal("a tab wider than MaxTabWidth must scroll, not widen the window")
+	}
+	// A tab that grows wider later (the Settings' zoom) scrolls too.
+	b.content.(*canvas.Rectangle).SetMinSize(fyne.NewSize(400, 100))
+	if got := mw.Tabs.Items[2].Content.MinSize().Width; got != 400 {
+		t.Fatalf("a narrow tab asks for %v, want its own 400", got)
+	}
+	b.content.(*canvas.Rectangle).SetMinSize(fyne.NewSize(3000, 100))
+	if got := mw.Tabs.Items[2].Content.MinSize().Width; got > MaxTabWidth {
+		t.Fatalf("a tab grown to 3000 asks for %v, more than MaxTabWidth", got)
 	}
 	c := w.Canvas()
 	c.(test.WindowlessCanvas).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyN})
