@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -12,17 +13,23 @@ import (
 // Enter (or Return) runs enter (the default button; nil: close), Escape
 // closes it as Cancel would. While it is up, keys go to the dialog, not to
 // the page behind (the live view loses focus and gets it back after).
-// Call it after Show.
+// Call it after Show. Dialogs stack: one opened from another's button
+// keeps its keys although Fyne closes the first one (and runs its closed
+// handler) after that button's callback has opened the second.
 func WithKeys(w fyne.Window, d dialog.Dialog, enter func()) {
 	if w == nil || d == nil {
 		return
 	}
 	c := w.Canvas()
-	prev := c.OnTypedKey()
-	focused := c.Focused()
+	keyStacksMu.Lock()
+	st := keyStacks[c]
+	if st == nil {
+		st = &keyStack{base: c.OnTypedKey(), focused: c.Focused()}
+		keyStacks[c] = st
+	}
+	keyStacksMu.Unlock()
 	c.Unfocus()
-	done := false
-	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+	layer := &keyLayer{handle: func(ev *fyne.KeyEvent) {
 		switch ev.Name {
 		case fyne.KeyReturn, fyne.KeyEnter:
 			if enter != nil {
@@ -33,18 +40,55 @@ func WithKeys(w fyne.Window, d dialog.Dialog, enter func()) {
 		case fyne.KeyEscape:
 			d.Dismiss()
 		}
-	})
-	restore := func() {
+	}}
+	st.layers = append(st.layers, layer)
+	c.SetOnTypedKey(layer.handle)
+	done := false
+	d.SetOnClosed(func() {
 		if done {
 			return
 		}
 		done = true
-		c.SetOnTypedKey(prev)
-		if focused != nil && c.Focused() == nil {
-			c.Focus(focused)
+		st.pop(c, layer)
+	})
+}
+
+// keyStacks holds, per window canvas, the key handlers of the dialogs that
+// are up, newest last. The UI thread uses it; the lock is for widget tests
+// that run windows side by side.
+var (
+	keyStacksMu sync.Mutex
+	keyStacks   = map[fyne.Canvas]*keyStack{}
+)
+
+type keyLayer struct{ handle func(*fyne.KeyEvent) }
+
+type keyStack struct {
+	base    func(*fyne.KeyEvent) // the window's own handler
+	focused fyne.Focusable       // what had focus before the first dialog
+	layers  []*keyLayer
+}
+
+// pop removes a closed dialog's layer; the newest dialog still up gets the
+// keys, or the window's own handler and focus come back when none is.
+func (st *keyStack) pop(c fyne.Canvas, l *keyLayer) {
+	for i, x := range st.layers {
+		if x == l {
+			st.layers = append(st.layers[:i], st.layers[i+1:]...)
+			break
 		}
 	}
-	d.SetOnClosed(restore)
+	if n := len(st.layers); n > 0 {
+		c.SetOnTypedKey(st.layers[n-1].handle)
+		return
+	}
+	keyStacksMu.Lock()
+	delete(keyStacks, c)
+	keyStacksMu.Unlock()
+	c.SetOnTypedKey(st.base)
+	if st.focused != nil && c.Focused() == nil {
+		c.Focus(st.focused)
+	}
 }
 
 // ShowConfirm asks a yes/no question; Enter confirms, Escape cancels.
