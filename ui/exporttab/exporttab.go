@@ -371,10 +371,20 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 		t.status.SetText("Export cancelled; nothing was written to " + o.Out + ".")
 	default:
 		t.bar.SetValue(0)
-		t.status.SetText("Export failed: " + err.Error())
-		t.ctx.Notifyf("Export failed", err.Error())
+		msg := screenWords(err.Error())
+		t.status.SetText("Export failed: " + msg)
+		t.ctx.Notifyf("Export failed", msg)
 	}
 	if t.finished != nil {
 		t.finished(res, err)
 	}
+}
+
+// screenWords names this screen's controls where the exporter's message
+// names the command line's flags.
+func screenWords(msg string) string {
+	return strings.NewReplacer(
+		"(--include-unreviewed)", "(tick “Include finished episodes without an outcome”)",
+		"with --force (Force)", "by ticking “Replace a previous Waymark export in this folder”",
+	).Replace(msg)
 }

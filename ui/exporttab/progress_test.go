@@ -75,3 +75,31 @@ func TestExportSaysOneEpisodeInTheSingular(t *testing.T) {
 		t.Errorf("status %q", tab.status.Text)
 	}
 }
+
+// When nothing matches, or the folder holds an export, the reason names
+// the screen's checkboxes, not the command line's flags.
+func TestNothingToExportNamesTheCheckbox(t *testing.T) {
+	s := store(t, 3, 1) // two reviewed as success, one unreviewed
+	tab, _, ch := newTab(t, s)
+	tab.out.SetText(filepath.Join(t.TempDir(), "ds"))
+	tab.licence.SetText("cc-by-4.0")
+	tab.outcomes.SetSelected([]string{"failure"})
+	test.Tap(tab.exportBtn)
+	if r := wait(t, ch); r.err == nil {
+		t.Fatal("exported with nothing matching")
+	}
+	if strings.Contains(tab.status.Text, "--") || !strings.Contains(tab.status.Text, "Include finished episodes without an outcome") {
+		t.Errorf("status %q", tab.status.Text)
+	}
+	// Again into a folder that holds an export: the checkbox to tick.
+	tab.outcomes.SetSelected(nil)
+	test.Tap(tab.exportBtn)
+	if r := wait(t, ch); r.err != nil {
+		t.Fatal(r.err)
+	}
+	test.Tap(tab.exportBtn)
+	wait(t, ch)
+	if strings.Contains(tab.status.Text, "--") || !strings.Contains(tab.status.Text, "by ticking “Replace a previous Waymark export in this folder”") {
+		t.Errorf("status %q", tab.status.Text)
+	}
+}
