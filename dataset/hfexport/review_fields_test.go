@@ -284,7 +284,7 @@ func TestExportNothingButUnlabelledInterrupted(t *testing.T) {
 	o := opts(filepath.Join(t.TempDir(), "ds"))
 	o.IncludeUnreviewed = true
 	_, err := Export(context.Background(), f.store, o, nil)
-	want := "nothing to export: the store has 0 finished episodes, 0 with an outcome, and 1 interrupted episodes, 0 with an outcome " +
+	want := "nothing to export: the store has 0 finished episodes, 0 with an outcome, and 1 interrupted episode, 0 with an outcome " +
 		"(interrupted episodes without one are never exported); record and finish some episodes first, or review the interrupted ones"
 	if !errors.Is(err, ErrNothingToExport) || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)

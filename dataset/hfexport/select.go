@@ -56,13 +56,13 @@ func explainNothing(ctx context.Context, store *dataset.Store, o *Options) strin
 	c, _ := store.CountOutcomes(ctx)
 	finished, reviewed, conflicts := c.Finished, c.WithOutcome, c.Conflicts
 	var b strings.Builder
-	fmt.Fprintf(&b, "the store has %d finished episodes, %d with an outcome", finished, reviewed)
+	fmt.Fprintf(&b, "the store has %s, %d with an outcome", count(finished, "finished episode"), reviewed)
 	if conflicts > 0 {
 		fmt.Fprintf(&b, " and %d whose reviews disagree", conflicts)
 	}
 	if c.Interrupted > 0 {
-		fmt.Fprintf(&b, ", and %d interrupted episodes, %d with an outcome (interrupted episodes without one are never exported)",
-			c.Interrupted, c.InterruptedWithOutcome)
+		fmt.Fprintf(&b, ", and %s, %d with an outcome (interrupted episodes without one are never exported)",
+			count(c.Interrupted, "interrupted episode"), c.InterruptedWithOutcome)
 	}
 	var filters []string
 	if len(o.Categories) > 0 {
@@ -89,6 +89,14 @@ func explainNothing(ctx context.Context, store *dataset.Store, o *Options) strin
 		b.WriteString("; loosen the filters")
 	}
 	return b.String()
+}
+
+// count says "1 finished episode", "2 finished episodes".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // validate checks the options' names against the store's vocabularies.

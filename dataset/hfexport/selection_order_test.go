@@ -50,8 +50,8 @@ func TestExplainNothingAllReviewed(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Categories: []string{"navigation"}}, "the store has 1 finished episodes, 1 with an outcome; none of them matches category navigation; loosen the filters"},
-		{Options{}, "the store has 1 finished episodes, 1 with an outcome"},
+		{Options{Categories: []string{"navigation"}}, "the store has 1 finished episode, 1 with an outcome; none of them matches category navigation; loosen the filters"},
+		{Options{}, "the store has 1 finished episode, 1 with an outcome"},
 	} {
 		if got := explainNothing(ctx, f.store, &c.o); got != c.want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.o, got, c.want)
