@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"waymark/assets"
 	"waymark/assets/practice"
 	"waymark/dataset"
+	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/openenv"
 	"waymark/ui"
@@ -85,7 +87,9 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 		g.main.Select(g.rec.Title())
 		g.rec.Branch(episodeID, k)
 	}
-	g.main = ui.NewMainWindow(g.ctx, g.rec, review.New(g.ctx), g.tasks, exporttab.New(g.ctx))
+	rv := review.New(g.ctx)
+	rv.SetReplay(review.ReplayOptions{Open: g.replayEngine, PracticeHosts: practice.Hosts})
+	g.main = ui.NewMainWindow(g.ctx, g.rec, rv, g.tasks, exporttab.New(g.ctx))
 	if g.debugf != nil {
 		for _, it := range g.main.Tabs.Items {
 			g.debugf("tab %s min size %v", it.Text, it.Content.MinSize())
@@ -131,6 +135,19 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 		o.Frames = rec.Frames()
 	}
 	return o, nil
+}
+
+// replayEngine starts a fresh local browser for Review's Replay: the Record
+// screen's settings (display, waits) with the episode's action set and step
+// limit, the practice sites' host names resolving to this run's servers. A
+// replay never goes through an OpenEnv server: it needs a fresh profile it
+// controls. Headless stands in when Settings ask for Xvfb and it is missing.
+func (g *gui) replayEngine(ctx context.Context, rec *replay.Recording) (engine.Engine, error) {
+	s := rec.Settings(ui.LoadSettings(g.prefs).Settings)
+	if _, err := exec.LookPath("Xvfb"); err != nil && s.Display == engine.DisplayXvfb {
+		s.Display = engine.DisplayHeadless
+	}
+	return newEngine(ctx, engineSpec{Settings: s, HostRules: g.sites.HostRules()})
 }
 
 // showSettings opens the Settings dialog; a new database location applies
