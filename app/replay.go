@@ -85,7 +85,10 @@ func runReplay(env *Env, args []string) error {
 			fmt.Fprintf(env.Stdout, "Warning: %s\n", m)
 		}
 		if ctx.Err() != nil {
-			runErr = fmt.Errorf("interrupted after %d of %d steps", max(0, len(rep.Steps)-1), rep.StoredSteps)
+			if len(rep.Steps) == 0 {
+				return errors.New("interrupted before the start page opened; nothing was stored")
+			}
+			runErr = fmt.Errorf("interrupted after step %d of %d (the steps so far are stored)", len(rep.Steps)-1, rep.StoredSteps)
 		}
 		if _, err := saveReplayRun(env, run); err != nil {
 			return fmt.Errorf("%w (and its record could not be stored: %v)", runErr, err)

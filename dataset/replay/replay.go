@@ -389,8 +389,10 @@ func (rep *Report) StoredRun(info engine.Info, runErr error) dataset.ReplayRun {
 		r.Steps[i] = dataset.ReplayStep{Step: s.Step, Action: s.Action, Verdict: s.Verdict, Score: s.Score, Why: s.Why}
 	}
 	switch {
+	case errors.Is(runErr, context.Canceled) && len(rep.Steps) == 0:
+		r.Error = "cancelled before the start page opened"
 	case errors.Is(runErr, context.Canceled):
-		r.Error = fmt.Sprintf("cancelled after %d of %d steps", max(0, len(rep.Steps)-1), rep.StoredSteps)
+		r.Error = fmt.Sprintf("cancelled after step %d of %d", len(rep.Steps)-1, rep.StoredSteps)
 	case runErr != nil:
 		r.Error = runErr.Error()
 	}

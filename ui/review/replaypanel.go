@@ -242,7 +242,11 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 	fail := func(msg string) { do(func() { r.finish(nil, errors.New(msg)) }) }
 	rec, err := replay.Load(ctx, store, id)
 	if err != nil {
-		fail("Cannot replay this episode: " + err.Error())
+		if ctx.Err() != nil {
+			fail("Cancelled before the replay started; nothing was stored.")
+		} else {
+			fail("Cannot replay this episode: " + err.Error())
+		}
 		return
 	}
 	total := len(rec.Steps)
@@ -250,7 +254,7 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 	eng, err := r.opts.Open(ctx, rec)
 	if err != nil {
 		if ctx.Err() != nil {
-			fail("Cancelled before the browser started; nothing was replayed.")
+			fail("Cancelled before the replay started; nothing was stored.")
 		} else {
 			fail("Cannot start a browser for the replay: " + err.Error())
 		}
@@ -266,6 +270,10 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 	eng.Close()
 	if life.Err() != nil {
 		return // the screen closed: nothing is stored or shown
+	}
+	if runErr != nil && ctx.Err() != nil && len(rep.Steps) == 0 {
+		fail("Cancelled before the replay started; nothing was stored.")
+		return
 	}
 	run := rep.StoredRun(info, runErr)
 	saved, err := store.SaveReplayRun(run)
