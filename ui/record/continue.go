@@ -330,9 +330,9 @@ func (r *Tab) continuedPage(obs action.Observation, err error) {
 	kept := r.keptSteps()
 	switch r.continued {
 	case continueResume:
-		r.setStatus(fmt.Sprintf("Resumed: %s replayed and checked; go on where you stopped.", ui.Plural(kept, "step")))
+		r.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
 	default:
-		r.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded; go on by hand.", r.branchAt, ui.Plural(kept, "step")))
+		r.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", r.branchAt, ui.Plural(kept, "step")))
 	}
 	if r.task != nil {
 		r.setTitle("Recording: " + r.task.Goal)
@@ -550,7 +550,20 @@ func (r *Tab) askBranch() {
 	if k == 0 {
 		msg = fmt.Sprintf("A new episode of %sstarts from the start page, as a branch of this one.", goal)
 	}
-	confirm(r.ctx.Window, fmt.Sprintf("Continue from step %d?", k), msg, func() { r.Branch(id, k) })
+	w := r.ctx.Window
+	if w == nil {
+		r.Branch(id, k)
+		return
+	}
+	d := dialog.NewConfirm(fmt.Sprintf("Continue from step %d?", k), msg, func(ok bool) {
+		if ok {
+			r.Branch(id, k)
+		}
+	}, w)
+	d.SetConfirmText("Continue")
+	d.SetDismissText("Cancel")
+	d.Show()
+	ui.WithKeys(w, d, d.Confirm)
 }
 
 // OfferResume shows, once, the notice that lists this annotator's
