@@ -357,6 +357,12 @@ func (r *Tab) loadRows(ep string, last action.Observation) {
 				a := *st.Action
 				row.act, row.text = &a, a.String()
 			}
+			if st.Note != "" { // the notes written before, as note.go keeps them
+				if r.notes == nil {
+					r.notes = map[noteKey]string{}
+				}
+				r.notes[noteKey{ep, st.Index}] = st.Note
+			}
 			r.rows = append(r.rows, row)
 		}
 	}

@@ -252,6 +252,9 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 	pe := newPageEngine(t)
 	f.usePageEngine(pe)
 	id := storeEpisode(t, f, "Tester", action.ClickAt(10, 10), action.TypeText("tea"))
+	if err := f.store.SetStepNote(context.Background(), id, 1, "the field was slow to take focus"); err != nil {
+		t.Fatal(err)
+	}
 	f.tab.OfferResume()
 	if f.tab.resumeDialog == nil || !strings.Contains(overlayText(f), "This episode of yours") {
 		t.Fatalf("notice: %q", overlayText(f))
@@ -274,6 +277,9 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 	f.loop.until(t, "recording", func() bool { return f.tab.state == stRecording })
 	if len(f.tab.rows) != 3 || f.tab.episodeID != id || !strings.Contains(f.tab.errLbl.Text, "Resumed: 2 steps replayed and checked") {
 		t.Fatalf("rows %d episode %s status %q", len(f.tab.rows), f.tab.episodeID, f.tab.errLbl.Text)
+	}
+	if m := f.tab.noteMarker(1); m == "" || f.tab.noteMarker(2) != "" {
+		t.Fatalf("the note of step 1 is not marked in the timeline (%q)", m)
 	}
 	click(f.tab.View(), fyne.NewPos(30, 40))
 	pe.let(1)
