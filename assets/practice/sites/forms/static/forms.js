@@ -134,9 +134,12 @@
       if (step !== 3) { if (validate(step)) show(step + 1); return; }
       if (!validate(3)) return;
       var d = data();
-      d.ref = 'BK-' + (1000 + Math.floor(Math.random() * 9000));
+      // In sequence from a fixed start, never at random, so a replay of
+      // the same steps in a fresh profile gets the same reference and URL.
+      var list = load(BOOKINGS, []);
+      d.ref = 'BK-' + (5038 + list.length);
       d.total = d.price * d.participants;
-      var list = load(BOOKINGS, []); list.push(d);
+      list.push(d);
       localStorage.setItem(BOOKINGS, JSON.stringify(list));
       location.href = base + '/book/confirmed?ref=' + d.ref;
     });

@@ -164,11 +164,15 @@
       }
       box.hidden = true;
       var sub = c.reduce(function (s, i) { return s + i.price * i.qty; }, 0);
-      var number = 'TH-' + (100000 + Math.floor(Math.random() * 900000));
+      // Numbered in sequence from a fixed start, never at random: the same
+      // steps in a fresh profile give the same order page and URL, so a
+      // recorded episode replays step for step.
+      var orders = load(ORDERS, []);
+      var number = 'TH-' + (482917 + orders.length);
       var order = {number: number, items: c, name: f.name.value.trim(), email: f.email.value.trim(), address: f.address.value.trim(),
         city: f.city.value.trim(), zip: f.zip.value.trim(), country: f.country.value, shipping: f.shipping.value,
         subtotal: sub, total: sub + SHIP[f.shipping.value], card: '•••• ' + card.slice(-4), placedAt: new Date().toISOString()};
-      var orders = load(ORDERS, []); orders.push(order); save(ORDERS, orders);
+      orders.push(order); save(ORDERS, orders);
       save(CART, []);
       location.href = base + '/order/' + number;
     });
