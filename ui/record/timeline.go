@@ -100,7 +100,7 @@ func (r *Tab) buildTimeline() fyne.CanvasObject {
 	}
 	r.stepsHead = widget.NewLabelWithStyle(stepsHeadEmpty, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.stepsHead.Truncation = fyne.TextTruncateEllipsis
-	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard · Z undo")
+	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard · Z undo · M note")
 	keys.SizeName = theme.SizeNameCaptionText
 	// The timeline may shrink to nothing: the divider, not its one-row
 	// minimum, decides how much room the queue gets.
