@@ -6,20 +6,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
+	"waymark/assets/practice"
+	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/action"
 )
 
 func init() {
-	register("play", "play --start-url URL [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation]",
-		"run one browser episode from action JSON lines on stdin; print one JSON line per observation", runPlay)
+	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE]) [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation]",
+		"run one browser episode from action JSON lines on stdin; print one JSON line per observation. --restore first replays a stored episode's steps 1..K, checked like waymark replay (exit 1 on a divergence)", runPlay)
 }
 
 // playLine is one line of play's output.
@@ -34,6 +39,8 @@ type playLine struct {
 	Reward     *float64 `json:"reward,omitempty"`
 	Screenshot string   `json:"screenshot"`
 	MS         int64    `json:"ms"`
+	// Restored marks the observations of the steps --restore replayed.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // playRefusal answers a line that is not a valid action.
@@ -52,17 +59,39 @@ func runPlay(env *Env, args []string) error {
 	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's) or extended")
 	server := fs.String("server", "", "play on the OpenEnv browser server at this URL (e.g. http://127.0.0.1:8000) instead of a local browser")
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
+	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
+	db := fs.String("db", "", "with --restore: the database holding the episode (default: the global --db, $WAYMARK_DB or the default store)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
 	}
-	if *startURL == "" {
-		return fmt.Errorf("%w: --start-url is required, e.g. --start-url https://example.com", errUsage)
-	}
-	if err := action.CheckURL(*startURL); err != nil {
-		return fmt.Errorf("%w: --start-url: %v", errUsage, err)
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var target restoreTarget
+	switch {
+	case given["restore"]:
+		var err error
+		if target, err = parseRestore(*restore); err != nil {
+			return err
+		}
+		for _, name := range []string{"start-url", "action-set", "server"} {
+			if given[name] {
+				return fmt.Errorf("%w: --%s cannot go with --restore: the restored episode gives its start page and action set, and is replayed in a local browser", errUsage, name)
+			}
+		}
+		if *db != "" {
+			env.DBPath = *db
+		}
+	case given["db"]:
+		return fmt.Errorf("%w: --db is only for --restore", errUsage)
+	case *startURL == "":
+		return fmt.Errorf("%w: --start-url is required (or --restore EPISODE:K), e.g. --start-url https://example.com", errUsage)
+	default:
+		if err := action.CheckURL(*startURL); err != nil {
+			return fmt.Errorf("%w: --start-url: %v", errUsage, err)
+		}
 	}
 	settings, err := engine.SettingsFromEnv()
 	if err != nil {
@@ -91,18 +120,51 @@ func runPlay(env *Env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// --server: a remote OpenEnv browser server (e.g. `waymark serve` or
-	// helium); else a local Chromium.
-	eng, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server})
-	if err != nil {
-		return err
+	var eng engine.Engine
+	var rec *replay.Recording
+	if target.episode != "" {
+		if rec, err = loadRecording(ctx, env, target.episode); err != nil {
+			return err
+		}
+		if last := rec.Steps[len(rec.Steps)-1].Index; target.k > last {
+			return fmt.Errorf("%w: --restore %s: episode %s has no step %d (its steps are 0–%d)", errUsage, *restore, rec.Episode.ID, target.k, last)
+		}
+		limit := settings.MaxSteps
+		settings = rec.Settings(settings)
+		if *maxSteps != 0 {
+			settings.MaxSteps = limit
+		}
+		kept := 0 // the actions the restore replays
+		for _, st := range rec.Steps {
+			if st.Index > 0 && st.Index <= target.k && !st.Removed {
+				kept++
+			}
+		}
+		if settings.MaxSteps <= kept {
+			return fmt.Errorf("%w: a step limit of %d leaves no step after the %d restored ones; give a larger --max-steps", errUsage, settings.MaxSteps, kept)
+		}
+		e, closeEngine, err := replayEngine(ctx, settings)
+		if err != nil {
+			return err
+		}
+		defer closeEngine()
+		eng = e
+	} else {
+		// --server: a remote OpenEnv browser server (e.g. `waymark serve`
+		// or helium); else a local Chromium.
+		e, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server})
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		eng = e
 	}
-	defer eng.Close()
 
 	out := json.NewEncoder(env.Stdout)
+	restored := false
 	emit := func(obs action.Observation) error {
 		line := playLine{Step: obs.Step, URL: obs.URL, Title: obs.Title, Error: string(obs.Error), Done: obs.Done,
-			EndReason: string(obs.EndReason), Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS}
+			EndReason: string(obs.EndReason), Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS, Restored: restored}
 		if *shots != "" && len(obs.Screenshot) > 0 {
 			p := filepath.Join(*shots, fmt.Sprintf("step-%03d.png", obs.Step))
 			if err := os.WriteFile(p, obs.Screenshot, 0o644); err != nil {
@@ -113,12 +175,23 @@ func runPlay(env *Env, args []string) error {
 		return out.Encode(line)
 	}
 
-	obs, err := eng.Reset(ctx, engine.ResetOptions{StartURL: *startURL})
-	if err != nil {
-		return fmt.Errorf("could not open %s: %w", *startURL, err)
-	}
-	if err := emit(obs); err != nil || obs.Done {
-		return err
+	var obs action.Observation
+	if rec != nil {
+		if obs, err = restoreSteps(ctx, env, eng, rec, target, func(o action.Observation, ok bool) error { restored = ok; return emit(o) }); err != nil {
+			return err
+		}
+		restored = false
+		if obs.Done {
+			return nil
+		}
+	} else {
+		obs, err = eng.Reset(ctx, engine.ResetOptions{StartURL: *startURL})
+		if err != nil {
+			return fmt.Errorf("could not open %s: %w", *startURL, err)
+		}
+		if err := emit(obs); err != nil || obs.Done {
+			return err
+		}
 	}
 	refuse := func(ref playRefusal) error { return out.Encode(ref) }
 	err = readActionLines(env.Stdin, maxPlayLine, func(n int, line []byte, size int) error {
@@ -157,6 +230,82 @@ func runPlay(env *Env, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// restoreTarget is --restore's EPISODE:K.
+type restoreTarget struct {
+	episode string
+	k       int
+}
+
+// parseRestore reads --restore's EPISODE:K.
+func parseRestore(v string) (restoreTarget, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: --restore %q: %s; give the episode's id, a colon and the last step to replay, e.g. --restore 3f2c9a4e-…:4", errUsage, v, why)
+	}
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return restoreTarget{}, bad("no colon before the step")
+	}
+	id, ks := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i+1:])
+	if id == "" {
+		return restoreTarget{}, bad("no episode id")
+	}
+	if ks == "" {
+		return restoreTarget{}, bad("no step after the colon")
+	}
+	k, err := strconv.Atoi(ks)
+	if err != nil || k < 0 {
+		return restoreTarget{}, bad(fmt.Sprintf("the step %q is not a whole number from 0", ks))
+	}
+	return restoreTarget{episode: id, k: k}, nil
+}
+
+// restoreSteps resets eng to rec's start page and clock and replays rec's
+// kept steps 1..t.k, each checked against the stored one; emit gets each
+// observation and whether it matched the stored step. A divergence is an
+// error that says where and why.
+func restoreSteps(ctx context.Context, env *Env, eng engine.Engine, rec *replay.Recording, t restoreTarget, emit func(o action.Observation, ok bool) error) (action.Observation, error) {
+	if w := rec.SiteWarning(practice.Hosts); w != "" {
+		fmt.Fprintf(env.Stderr, "waymark play: warning: %s\n", w)
+	}
+	ro := rec.Clock
+	ro.StartURL = rec.StartURL
+	obs, err := eng.Reset(ctx, ro)
+	if ctx.Err() != nil {
+		return obs, errors.New("interrupted")
+	}
+	if err != nil {
+		return obs, fmt.Errorf("could not open %s: %w", rec.StartURL, err)
+	}
+	// The start page's line goes first, once it is known to match (Prefix
+	// compares it before the first step).
+	var emitErr error
+	started := false
+	start := func(ok bool) {
+		if !started {
+			started = true
+			emitErr = emit(obs, ok)
+		}
+	}
+	last, results, err := replay.Prefix(ctx, eng, rec, t.k, replay.PrefixOptions{Start: &obs}, func(p replay.PrefixProgress) {
+		start(true)
+		if p.Result != nil && emitErr == nil {
+			emitErr = emit(p.Obs, p.Result.Verdict == replay.VerdictMatch)
+		}
+	})
+	start(len(results) > 0 && results[0].Verdict == replay.VerdictMatch)
+	if emitErr != nil {
+		return last, emitErr
+	}
+	if ctx.Err() != nil {
+		return last, errors.New("interrupted")
+	}
+	if err != nil {
+		return last, fmt.Errorf("cannot restore episode %s at step %d: %w; nothing was read from standard input", rec.Episode.ID, t.k, err)
+	}
+	fmt.Fprintf(env.Stderr, "waymark play: episode %s restored at step %d (every replayed step matched); reading actions from standard input\n", rec.Episode.ID, t.k)
+	return last, nil
 }
 
 // maxPlayLine bounds one line of play's input. Longer lines are refused one

@@ -2,14 +2,22 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"waymark/dataset"
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/browser"
 )
 
 func TestPlay(t *testing.T) {
@@ -88,5 +96,156 @@ func TestPlayUsage(t *testing.T) {
 		if code := Main(args, strings.NewReader(""), &stdout, &stderr); code != 2 || stderr.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
 		}
+	}
+}
+
+// `waymark play --restore EPISODE:K` over a real Chromium: an episode
+// recorded on a local page is restored at step 2 (its start page and two
+// clicks replayed and checked, marked restored), then the actions on
+// standard input go on from there; once the page after the first click
+// says something else, the restore stops at step 1 with exit 1 and reads
+// nothing.
+func TestPlayRestore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	var changed atomic.Bool
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/b":
+			msg := "Second page"
+			if changed.Load() {
+				msg = "Sorry, this page has moved."
+			}
+			fmt.Fprintf(w, `<title>b</title><body style="margin:0;font:20px sans-serif"><h1>%s</h1><a href="/c" style="display:block;width:800px;height:400px">on</a></body>`, msg)
+		case "/c":
+			fmt.Fprint(w, `<title>c</title><body style="margin:0"><a href="/d" style="display:block;width:800px;height:600px">last</a></body>`)
+		case "/d":
+			fmt.Fprint(w, `<title>d</title><body>the end</body>`)
+		default:
+			fmt.Fprint(w, `<title>a</title><body style="margin:0"><a href="/b" style="display:block;width:800px;height:600px">start</a></body>`)
+		}
+	}))
+	defer site.Close()
+
+	db := filepath.Join(t.TempDir(), "w.db")
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := engine.DefaultSettings()
+	set.Display = engine.DisplayHeadless
+	eng, err := browser.New(browser.Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
+	ctx := context.Background()
+	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []action.Action{action.ClickAt(400, 300), action.ClickAt(400, 200), action.ClickAt(400, 300), action.FinishWith("done")} {
+		if _, err := rec.Step(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := rec.EpisodeID()
+	rec.Close()
+	eng.Close()
+	st.Close()
+
+	input := `{"op":"click","x":400,"y":300}` + "\n" + `{"op":"finish","text":"went on"}` + "\n"
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"play", "--restore", id + ":2", "--db", db, "--display", "headless"}, strings.NewReader(input), &stdout, &stderr)
+	t.Logf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("restore: exit %d: %s", code, stderr.String())
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 5 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, want := range []struct {
+		title    string
+		restored bool
+	}{{"a", true}, {"b", true}, {"c", true}, {"d", false}, {"d", false}} {
+		if lines[i]["title"] != want.title || (lines[i]["restored"] == true) != want.restored || lines[i]["step"] != float64(i) {
+			t.Errorf("line %d: %v, want title %q restored %v", i, lines[i], want.title, want.restored)
+		}
+	}
+	if lines[4]["done"] != true || lines[4]["answer"] != "went on" {
+		t.Errorf("last line %v", lines[4])
+	}
+	if !strings.Contains(stderr.String(), "restored at step 2") || !strings.Contains(stderr.String(), "warning: the start URL") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+
+	changed.Store(true)
+	stdout.Reset()
+	stderr.Reset()
+	code = Main([]string{"--db", db, "play", "--display", "headless", "--restore", id + ":2"}, strings.NewReader(input), &stdout, &stderr)
+	t.Logf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	if code != 1 || !strings.Contains(stderr.String(), "cannot restore episode "+id+" at step 2: step 1 did not replay as recorded") ||
+		!strings.Contains(stderr.String(), "nothing was read from standard input") {
+		t.Fatalf("diverged restore: exit %d: %s", code, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "\n"); n != 2 || strings.Count(stdout.String(), `"restored":true`) != 1 || !strings.Contains(stdout.String(), `"title":"b"`) {
+		t.Errorf("diverged restore printed %d lines (the diverged step's not marked restored):\n%s", n, stdout.String())
+	}
+}
+
+func TestPlayRestoreUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := st.AddTask(dataset.Task{Goal: "g", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := action.ClickAt(1, 1)
+	for _, s := range []dataset.Step{{EpisodeID: ep.ID, Index: 0, URL: "http://127.0.0.1:9/"}, {EpisodeID: ep.ID, Index: 1, Action: &a, URL: "http://127.0.0.1:9/"}} {
+		if err := st.AppendStep(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"play", "--restore", "abc"}, "no colon before the step"},
+		{[]string{"play", "--restore", ":3"}, "no episode id"},
+		{[]string{"play", "--restore", "abc:"}, "no step after the colon"},
+		{[]string{"play", "--restore", "abc:x"}, `the step "x" is not a whole number`},
+		{[]string{"play", "--restore", "abc:-1"}, `the step "-1" is not a whole number`},
+		{[]string{"play", "--restore", "abc:1", "--start-url", "http://127.0.0.1/"}, "--start-url cannot go with --restore"},
+		{[]string{"play", "--restore", "abc:1", "--action-set", "extended"}, "--action-set cannot go with --restore"},
+		{[]string{"play", "--start-url", "http://127.0.0.1/", "--db", db}, "--db is only for --restore"},
+		{[]string{"play", "--restore", "nope:1", "--db", db}, `no episode "nope"`},
+		{[]string{"play", "--restore", ep.ID + ":2", "--db", db}, "has no step 2 (its steps are 0–1)"},
+		{[]string{"play", "--restore", ep.ID + ":1", "--db", db, "--max-steps", "1"}, "a step limit of 1 leaves no step after the 1 restored ones"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(c.args, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) || !strings.Contains(stderr.String(), "usage") {
+			t.Errorf("%q: exit %d, stderr %q (want %q)", c.args, code, stderr.String(), c.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"play", "--restore", "x:1", "--db", filepath.Join(t.TempDir(), "none.db")}, strings.NewReader(""), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "no Waymark database") {
+		t.Errorf("missing database: exit %d, %q", code, stderr.String())
 	}
 }

@@ -72,7 +72,7 @@ func runReplay(env *Env, args []string) error {
 		return fmt.Errorf("%w: --until %d: episode %s has %d steps after the start page", errUsage, *until, rec.Episode.ID, last)
 	}
 
-	eng, closeEngine, err := replayEngine(ctx, rec, settings)
+	eng, closeEngine, err := replayEngine(ctx, rec.Settings(settings))
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func runReplay(env *Env, args []string) error {
 			if len(rep.Steps) == 0 {
 				return errors.New("interrupted before the start page opened; nothing was stored")
 			}
-			runErr = fmt.Errorf("interrupted after step %d of %d (the steps so far are stored)", len(rep.Steps)-1, rep.StoredSteps)
+			runErr = fmt.Errorf("interrupted after step %d (the steps so far are stored)", rep.Steps[len(rep.Steps)-1].Step)
 		}
 		if _, err := saveReplayRun(env, run); err != nil {
 			return fmt.Errorf("%w (and its record could not be stored: %v)", runErr, err)
@@ -135,16 +135,16 @@ func loadRecording(ctx context.Context, env *Env, id string) (*replay.Recording,
 	return rec, err
 }
 
-// replayEngine starts a fresh local browser for rec, with the practice
-// sites running so their host names resolve as when recording (stored URLs
-// name the hosts, never the port, so they compare as they are). The
-// returned func closes both.
-func replayEngine(ctx context.Context, rec *replay.Recording, settings engine.Settings) (engine.Engine, func(), error) {
+// replayEngine starts a fresh local browser with settings (a recording's:
+// see replay.Recording.Settings), with the practice sites running so their
+// host names resolve as when recording (stored URLs name the hosts, never
+// the port, so they compare as they are). The returned func closes both.
+func replayEngine(ctx context.Context, settings engine.Settings) (engine.Engine, func(), error) {
 	sites, err := practice.Start()
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := newEngine(ctx, engineSpec{Settings: rec.Settings(settings), HostRules: sites.HostRules()})
+	eng, err := newEngine(ctx, engineSpec{Settings: settings, HostRules: sites.HostRules()})
 	if err != nil {
 		sites.Close()
 		return nil, nil, err

@@ -229,6 +229,15 @@ type Report struct {
 // practice site (%s is the URL).
 const NotPracticeWarning = "the start URL %s is not a practice site: its server keeps state (logins, carts, stock, posted content) that a replay cannot restore, so a difference may come from the site rather than from the recording"
 
+// SiteWarning is the warning for a replay of rec whose start URL is not a
+// practice site (practiceHosts), "" for one that is.
+func (rec *Recording) SiteWarning(practiceHosts []string) string {
+	if u, err := url.Parse(rec.StartURL); err == nil && !slices.Contains(practiceHosts, strings.ToLower(u.Hostname())) {
+		return fmt.Sprintf(NotPracticeWarning, rec.StartURL)
+	}
+	return ""
+}
+
 // Run replays rec in eng, which must be fresh (its next Reset opens a new
 // profile) and set up with rec.Settings. It returns the report; an error
 // only when the replay could not run at all (the reset failed or ctx ended).
@@ -240,8 +249,8 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		Measure: Measure{Name: "share of pixels differing by more than the tolerance in a channel, with a 1-pixel neighbourhood",
 			ChannelTolerance: ChannelTolerance, MaxDiffShare: MaxDiffShare}}
 	defer func() { rep.ElapsedMS = time.Since(t0).Milliseconds() }()
-	if u, err := url.Parse(rec.StartURL); err == nil && !slices.Contains(opts.PracticeHosts, strings.ToLower(u.Hostname())) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf(NotPracticeWarning, rec.StartURL))
+	if w := rec.SiteWarning(opts.PracticeHosts); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	if removed := rec.removedIndices(); len(removed) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the episode was edited: its removed steps (%s) are not replayed, the edited episode is",
@@ -392,7 +401,7 @@ func (rep *Report) StoredRun(info engine.Info, runErr error) dataset.ReplayRun {
 	case errors.Is(runErr, context.Canceled) && len(rep.Steps) == 0:
 		r.Error = "cancelled before the start page opened"
 	case errors.Is(runErr, context.Canceled):
-		r.Error = fmt.Sprintf("cancelled after step %d of %d", len(rep.Steps)-1, rep.StoredSteps)
+		r.Error = fmt.Sprintf("cancelled after step %d, with %d of %d actions replayed", rep.Steps[len(rep.Steps)-1].Step, len(rep.Steps)-1, rep.StoredSteps)
 	case runErr != nil:
 		r.Error = runErr.Error()
 	}

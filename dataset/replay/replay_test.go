@@ -201,7 +201,7 @@ func TestReplayRecordedEpisode(t *testing.T) {
 			cancel()
 		}
 	}})
-	if cr := crep.StoredRun(eng.Info(), cerr); !errors.Is(cerr, context.Canceled) || cr.Error != "cancelled after step 1 of 4" || len(cr.Steps) != 2 {
+	if cr := crep.StoredRun(eng.Info(), cerr); !errors.Is(cerr, context.Canceled) || cr.Error != "cancelled after step 1, with 1 of 4 actions replayed" || len(cr.Steps) != 2 {
 		t.Errorf("cancelled run: %v %+v", cerr, cr)
 	}
 	d := rep.Steps[3]

@@ -61,6 +61,7 @@ type replayPanel struct {
 	shown int
 	live  dataset.ReplayRun
 	total int // steps the running replay will compare (for the bar)
+	last  int // the last step it replays (its stored index)
 
 	running bool
 	cancel  context.CancelFunc
@@ -199,7 +200,7 @@ func (r *replayPanel) start() {
 	r.loadRuns()
 	r.live = dataset.ReplayRun{EpisodeID: id, StartedAt: time.Now(), Steps: []dataset.ReplayStep{}}
 	r.shown = -1
-	r.total = len(r.p.steps)
+	r.total, r.last = len(r.p.steps), len(r.p.steps)-1
 	ctx, cancel := context.WithCancel(r.p.t.life)
 	r.cancel = cancel
 	r.running = true
@@ -249,8 +250,8 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 		}
 		return
 	}
-	total := len(rec.Steps)
-	do(func() { r.total = total })
+	total, last := rec.Kept()+1, rec.LastKept()
+	do(func() { r.total, r.last = total, last })
 	eng, err := r.opts.Open(ctx, rec)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -294,7 +295,7 @@ func (r *replayPanel) progress(v dataset.ReplayStep) {
 	if r.total > 0 {
 		r.bar.SetValue(min(1, float64(len(r.live.Steps))/float64(r.total)))
 	}
-	r.setStatus(fmt.Sprintf("Replaying: step %d of %d…", len(r.live.Steps)-1, max(0, r.total-1)), false)
+	r.setStatus(fmt.Sprintf("Replaying: step %d of %d…", v.Step, r.last), false)
 	if r.shown < 0 {
 		r.verdicts.Refresh()
 		r.verdicts.ScrollToBottom()
