@@ -457,7 +457,10 @@ func BenchmarkReproducibility(b *testing.B) {
 	b.ReportMetric(float64(all.stepTime.Milliseconds())/float64(max(1, all.stepCount)), "ms/step")
 	b.ReportMetric(float64(all.resets.Milliseconds())/float64(max(1, all.replays)), "ms/reset")
 	slices.Sort(all.diverged)
-	b.Logf("reproducibility of the practice pack (%d tasks, %d replays each per mode):\n%s\nall: %d of %d steps matched (%.2f%%), %d of %d URLs (%.2f%%)\ndivergences:\n%s",
+	// To standard output: a benchmark's log is cut to its first lines.
+	fmt.Printf("reproducibility of the practice pack (%d tasks, %d replays each per mode):\n%s\nall: %d of %d steps matched (%.2f%%), %d of %d URLs (%.2f%%)\ndivergences:\n%s\n",
 		len(keys), rounds, out.String(), all.matched, all.steps, pct(all.matched, all.steps), all.urlsMatched, all.urls, pct(all.urlsMatched, all.urls),
 		strings.Join(all.diverged, "\n"))
+	b.Logf("%d of %d steps matched (%.2f%%), %d of %d URLs (%.2f%%); the table is on standard output", all.matched, all.steps, pct(all.matched, all.steps),
+		all.urlsMatched, all.urls, pct(all.urlsMatched, all.urls))
 }
