@@ -27,7 +27,7 @@ func near(a, b color.Color) bool {
 // At 0 % the bar's track must not look filled: in the dark theme Fyne's own
 // bar paints it a faded primary blue, which reads as a full bar.
 func TestProgressBarLooksEmptyAtZero(t *testing.T) {
-	for _, th := range []fyne.Theme{theme.DarkTheme(), theme.LightTheme()} { //nolint:staticcheck // a fixed variant each
+	for _, th := range []fyne.Theme{ui.NewAppTheme(ui.ThemeDark, 1), ui.NewAppTheme(ui.ThemeLight, 1)} {
 		app := test.NewTempApp(t)
 		app.Settings().SetTheme(th)
 		tab := New(&ui.Context{Store: store(t, 1, 1)})
