@@ -46,3 +46,22 @@ func TestCardWho(t *testing.T) {
 		}
 	}
 }
+
+// Progress is measured in steps, in episodes when there are no steps, and is
+// 0 when there is nothing to export.
+func TestProgressFraction(t *testing.T) {
+	for _, c := range []struct {
+		p    Progress
+		want float64
+	}{
+		{Progress{Steps: 1, TotalSteps: 4, Episodes: 1, TotalEpisodes: 1}, 0.25},
+		{Progress{Steps: 0, TotalSteps: 1, Episodes: 1, TotalEpisodes: 2}, 0},
+		{Progress{Episodes: 1, TotalEpisodes: 2}, 0.5},
+		{Progress{Episodes: 2, TotalEpisodes: 1}, 2},
+		{Progress{}, 0},
+	} {
+		if got := c.p.Fraction(); got != c.want {
+			t.Errorf("%+v.Fraction() = %v, want %v", c.p, got, c.want)
+		}
+	}
+}
