@@ -532,6 +532,9 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if st.Note != "" {
 		sub = append(sub, "✎ "+st.Note)
 	}
+	if v := p.replay.rowVerdict(st.Index); v != "" {
+		sub = append(sub, v)
+	}
 	if fl := p.t.form.flags[id]; len(fl) > 0 {
 		sub = append(sub, "⚑ "+strings.Join(fl, ", "))
 	}

@@ -299,6 +299,9 @@ func (r *replayPanel) progress(v dataset.ReplayStep) {
 	if r.shown < 0 {
 		r.verdicts.Refresh()
 		r.verdicts.ScrollToBottom()
+		if r.p != nil && r.p.stepList != nil {
+			r.p.stepList.Refresh()
+		}
 	}
 }
 
@@ -384,6 +387,21 @@ func (r *replayPanel) shownRun() *dataset.ReplayRun {
 	return &r.live
 }
 
+// rowVerdict is the shown run's verdict on the stored step idx of the
+// episode open in the player ("replay ✓ match"), or "" when the panel's
+// episode is another or the run did not reach that step.
+func (r *replayPanel) rowVerdict(idx int) string {
+	if r.p == nil || r.p.ep == nil || r.p.ep.ID != r.epID {
+		return ""
+	}
+	for _, v := range r.shownRun().Steps {
+		if v.Step == idx {
+			return "replay " + verdictMark(v.Verdict)
+		}
+	}
+	return ""
+}
+
 // showRun lists the shown run's verdicts and warning.
 func (r *replayPanel) showRun() {
 	run := r.shownRun()
@@ -401,6 +419,9 @@ func (r *replayPanel) showRun() {
 	r.detail.SetText("")
 	r.verdicts.UnselectAll()
 	r.verdicts.Refresh()
+	if r.p != nil && r.p.stepList != nil {
+		r.p.stepList.Refresh() // the verdicts beside the stored steps
+	}
 	if r.shown >= 0 {
 		r.runsList.Select(r.shown)
 	}

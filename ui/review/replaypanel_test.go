@@ -156,6 +156,20 @@ func TestReplayPanel(t *testing.T) {
 	if a, b := verdictRow(1); a != "1 · click 400,300" || !strings.HasPrefix(b, "✓ match · score 1.00000") {
 		t.Errorf("verdict row 1: %q %q", a, b)
 	}
+	// The verdicts show beside the stored steps too, in the player's list.
+	stepRow := func(i int) string {
+		o := tab.player.stepList.CreateItem()
+		tab.player.stepList.UpdateItem(i, o)
+		for _, c := range o.(*fyne.Container).Objects {
+			if texts, ok := c.(*fyne.Container); ok {
+				return texts.Objects[1].(*widget.Label).Text
+			}
+		}
+		return ""
+	}
+	if row := stepRow(1); !strings.Contains(row, "replay ✓ match") {
+		t.Errorf("player's step row 1 after a matching replay: %q", row)
+	}
 	if !r.warning.Visible() || !strings.Contains(r.warning.Text, "cannot restore") {
 		t.Errorf("warning %q (visible %v)", r.warning.Text, r.warning.Visible())
 	}
@@ -177,6 +191,9 @@ func TestReplayPanel(t *testing.T) {
 	if !strings.HasPrefix(b, "✗ diverged · score 0.") || !strings.Contains(b, "pixels differ") {
 		t.Errorf("diverged row %q", b)
 	}
+	if row := stepRow(1); !strings.Contains(row, "replay ✗ diverged") {
+		t.Errorf("player's step row 1 after a diverged replay: %q", row)
+	}
 	r.verdicts.Select(1)
 	if !strings.Contains(r.detail.Text, "screenshot:") || tab.player.cur != 1 || !tab.player.after {
 		t.Errorf("selecting the verdict: detail %q, player at %d (after %v)", r.detail.Text, tab.player.cur, tab.player.after)
@@ -185,6 +202,9 @@ func TestReplayPanel(t *testing.T) {
 	r.runsList.Select(1)
 	if r.shown != 1 || r.verdicts.Length() != 4 {
 		t.Errorf("past run: shown %d, %d verdicts", r.shown, r.verdicts.Length())
+	}
+	if row := stepRow(1); !strings.Contains(row, "replay ✓ match") {
+		t.Errorf("player's step row 1 showing the first (matching) run: %q", row)
 	}
 	if row := func() string {
 		o := r.runsList.CreateItem()
