@@ -197,6 +197,11 @@ type tally struct {
 	resets, stepTime                  time.Duration
 	stepCount                         int
 	diverged                          []string // "task run N step K: why"
+	// maxDiff is the most differing pixels among matched steps, and
+	// diffs counts matched steps by differing pixels: 0, 1–16, 17–48,
+	// 49 and more: how far below the match limit the noise stays.
+	maxDiff int
+	diffs   [4]int
 }
 
 func (t *tally) add(o tally) {
@@ -210,6 +215,10 @@ func (t *tally) add(o tally) {
 	t.stepTime += o.stepTime
 	t.stepCount += o.stepCount
 	t.diverged = append(t.diverged, o.diverged...)
+	t.maxDiff = max(t.maxDiff, o.maxDiff)
+	for i := range t.diffs {
+		t.diffs[i] += o.diffs[i]
+	}
 }
 
 func pct(n, d int) float64 {
@@ -254,6 +263,20 @@ func replayOnce(tb testing.TB, st *dataset.Store, eng engine.Engine, id, label, 
 		}
 		if r.Verdict == replay.VerdictMatch {
 			c.matched++
+			if r.DiffPixels != nil {
+				d := *r.DiffPixels
+				c.maxDiff = max(c.maxDiff, d)
+				switch {
+				case d == 0:
+					c.diffs[0]++
+				case d <= 16:
+					c.diffs[1]++
+				case d <= 48:
+					c.diffs[2]++
+				default:
+					c.diffs[3]++
+				}
+			}
 		}
 		if r.Replayed != nil {
 			c.urls++
@@ -447,6 +470,9 @@ func BenchmarkReproducibility(b *testing.B) {
 		fmt.Fprintf(tw, "%s time\trecording %.1f s;\treset %.0f ms;\tstep %.0f ms;\t20-step episode %.1f s\t\n", mode, recTime.Seconds(),
 			float64(m.resets.Milliseconds())/float64(m.replays), float64(m.stepTime.Milliseconds())/float64(max(1, m.stepCount)),
 			(float64(m.resets.Milliseconds())/float64(m.replays)+20*float64(m.stepTime.Milliseconds())/float64(max(1, m.stepCount)))/1000)
+		fmt.Fprintf(tw, "%s noise	matched steps by differing pixels: 0: %d;	1-16: %d;	17-48: %d;	49+: %d;	largest %d (a match allows %d)	\n", mode,
+			m.diffs[0], m.diffs[1], m.diffs[2], m.diffs[3], m.maxDiff, int(replay.MaxDiffShare*800*600))
+		b.ReportMetric(float64(m.maxDiff), "maxdiffpx-"+mode)
 		b.ReportMetric(pct(m.matched, m.steps), "%steps-"+mode)
 		b.ReportMetric(pct(m.urlsMatched, m.urls), "%urls-"+mode)
 		all.add(m)
