@@ -71,7 +71,6 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 			s := ui.LoadSettings(g.prefs)
 			s.Server = ""
 			s.Save(g.prefs)
-		ui.ApplyAppearance(g.app, s)
 		},
 		Settings:     func() ui.Settings { return ui.LoadSettings(g.prefs) },
 		ShowSettings: g.showSettings,
@@ -159,6 +158,7 @@ func (g *gui) showSettings() {
 	ui.ShowSettings(g.window, cur, func(s ui.Settings) {
 		old := ui.LoadSettings(g.prefs)
 		s.Save(g.prefs)
+		ui.ApplyAppearance(g.app, s)
 		if s.DBPath != old.DBPath {
 			ui.ShowInformation(g.window, "Settings saved", "The new database location is used from the next start.")
 		}
