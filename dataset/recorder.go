@@ -154,17 +154,27 @@ func (r *Recorder) ResetBranch(ctx context.Context, opts engine.ResetOptions, pa
 	return r.reset(ctx, opts, parentID, &k)
 }
 
-func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID string, branch *int) (engine.Observation, error) {
-	r.op.Lock()
-	defer r.op.Unlock()
+// takeOver ends the episode being recorded, if any, for a new start (a
+// reset or a resume) and returns the recorder's options; the caller holds
+// r.op. A closed recorder refuses.
+func (r *Recorder) takeOver() (RecorderOptions, error) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
-		return engine.Observation{}, errors.New("the recorder is closed")
+		return RecorderOptions{}, errors.New("the recorder is closed")
 	}
 	ro := r.opts
 	r.stopCurrent()
-	r.mu.Unlock()
+	return ro, nil
+}
+
+func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID string, branch *int) (engine.Observation, error) {
+	r.op.Lock()
+	defer r.op.Unlock()
+	ro, err := r.takeOver()
+	if err != nil {
+		return engine.Observation{}, err
+	}
 	if strings.TrimSpace(ro.Annotator) == "" {
 		return engine.Observation{}, errors.New("no annotator: set your name before recording (or agent:NAME for an agent)")
 	}
@@ -330,14 +340,10 @@ type BringBack func(ctx context.Context, inner engine.Engine, opts engine.ResetO
 func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack BringBack) (engine.Observation, error) {
 	r.op.Lock()
 	defer r.op.Unlock()
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return engine.Observation{}, errors.New("the recorder is closed")
+	ro, err := r.takeOver()
+	if err != nil {
+		return engine.Observation{}, err
 	}
-	ro := r.opts
-	r.stopCurrent()
-	r.mu.Unlock()
 	s := r.store
 	ep, err := s.GetEpisode(episodeID)
 	if err != nil {
