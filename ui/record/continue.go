@@ -488,7 +488,7 @@ func (r *Tab) undone(idx int, obs action.Observation, err error, stop bool) {
 	default:
 		r.view.Sink = r.mapper
 		r.lastURL = obs.URL
-		r.setStatus(fmt.Sprintf("Step %d undone (kept, marked removed); the page is back after replaying %s.", idx, ui.Plural(r.keptSteps(), "step")))
+		r.setStatus(fmt.Sprintf("Step %d undone (kept as removed); %s replayed.", idx, ui.Plural(r.keptSteps(), "step")))
 		if r.frameless && len(obs.Screenshot) > 0 {
 			if img, err := decodePNG(obs.Screenshot); err == nil {
 				r.view.SetFrame(ToRGBA(img))
