@@ -37,14 +37,7 @@ func BrowseFile(w fyne.Window, title string, exts []string, start string, onPath
 	if len(exts) > 0 {
 		fd.SetFilter(storage.NewExtensionFileFilter(exts))
 	}
-	if title != "" {
-		fd.SetTitleText(title)
-	}
-	if loc := startFolder(start); loc != nil {
-		fd.SetLocation(loc)
-	}
-	fd.Resize(FileDialogSize)
-	fd.Show()
+	showFileDialog(fd, title, start)
 }
 
 // BrowseFolder opens Fyne's folder dialog on start (or the nearest folder
@@ -59,6 +52,12 @@ func BrowseFolder(w fyne.Window, title string, start string, onPath func(string)
 			onPath(u.Path())
 		}
 	}, w)
+	showFileDialog(fd, title, start)
+}
+
+// showFileDialog titles a file or folder dialog, opens it on start's folder
+// and shows it at the kit's size.
+func showFileDialog(fd *dialog.FileDialog, title, start string) {
 	if title != "" {
 		fd.SetTitleText(title)
 	}
