@@ -2,10 +2,8 @@ package dataset
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -400,27 +398,14 @@ func TestBranchEpisodes(t *testing.T) {
 // A schema-4 store upgrades to 5 with its steps kept: no note, not removed,
 // num_steps unchanged, and the episodes can be edited after.
 func TestMigrationAddsStepEdits(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v4.db")
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:4] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Exec(`PRAGMA user_version = 4;
+	path := oldStore(t, 4, `
 		INSERT INTO tasks (id, goal, category, start_url, created_at, updated_at) VALUES ('t1', 'Buy socks', 'interaction', 'http://shop.waymark.test/', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
 		INSERT INTO episodes (id, task_id, annotator, action_set, status, end_reason, num_steps, started_at, ended_at)
 			VALUES ('e1', 't1', 'ann', 'default', 'finished', 'finished', 2, '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z');
 		INSERT INTO steps (episode_id, idx, action_json, op, url, screenshot, created_at) VALUES
 			('e1', 0, NULL, '', 'http://shop.waymark.test/', x'89504e47', '2026-01-01T00:00:00.000Z'),
 			('e1', 1, '{"op":"click","x":1,"y":2}', 'click', 'http://shop.waymark.test/a', x'89504e47', '2026-01-01T00:00:01.000Z'),
-			('e1', 2, '{"op":"click","x":3,"y":4}', 'click', 'http://shop.waymark.test/b', x'89504e47', '2026-01-01T00:00:02.000Z');`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+			('e1', 2, '{"op":"click","x":3,"y":4}', 'click', 'http://shop.waymark.test/b', x'89504e47', '2026-01-01T00:00:02.000Z');`)
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

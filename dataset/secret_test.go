@@ -3,10 +3,8 @@ package dataset
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -105,21 +103,8 @@ func TestRecorderRedactsSecretText(t *testing.T) {
 // Migration 2 → 3 adds tasks.keep_secrets (false for the tasks already
 // there) to a store made by the previous version.
 func TestMigrationAddsKeepSecrets(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v2.db")
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:2] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Exec(`PRAGMA user_version = 2;
-		INSERT INTO tasks (id, goal, category, start_url, created_at, updated_at) VALUES ('t1', 'Sign in', 'interaction', 'http://forms.waymark.test/signin', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	path := oldStore(t, 2, `
+		INSERT INTO tasks (id, goal, category, start_url, created_at, updated_at) VALUES ('t1', 'Sign in', 'interaction', 'http://forms.waymark.test/signin', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`)
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

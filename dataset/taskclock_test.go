@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -101,21 +99,8 @@ func TestTaskClockStored(t *testing.T) {
 // Migration 3 → 4 adds reference_time, timezone and locale (empty for the
 // tasks already there) to a store made by the previous version.
 func TestMigrationAddsTaskClock(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v3.db")
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:3] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Exec(`PRAGMA user_version = 3;
-		INSERT INTO tasks (id, goal, category, start_url, keep_secrets, created_at, updated_at) VALUES ('t1', 'Book a room', 'interaction', 'http://forms.waymark.test/booking', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	path := oldStore(t, 3, `
+		INSERT INTO tasks (id, goal, category, start_url, keep_secrets, created_at, updated_at) VALUES ('t1', 'Book a room', 'interaction', 'http://forms.waymark.test/booking', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`)
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

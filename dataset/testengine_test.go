@@ -3,7 +3,9 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -204,4 +206,25 @@ func wmTask(t testing.TB, s *Store, goal, category, url string) Task {
 		t.Fatal(err)
 	}
 	return task
+}
+
+// oldStore makes a store file as schema version v left it: migrations up to
+// v, user_version v, then the seed statements. It returns the file's path.
+func oldStore(t *testing.T, v int, seed string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", v))
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, m := range migrations[:v] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d;", v) + seed); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
