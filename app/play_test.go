@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -15,9 +14,7 @@ import (
 	"testing"
 
 	"waymark/dataset"
-	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/browser"
 )
 
 func TestPlay(t *testing.T) {
@@ -129,31 +126,7 @@ func TestPlayRestore(t *testing.T) {
 	}))
 	defer site.Close()
 
-	db := filepath.Join(t.TempDir(), "w.db")
-	st, err := dataset.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := engine.DefaultSettings()
-	set.Display = engine.DisplayHeadless
-	eng, err := browser.New(browser.Options{Settings: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
-	ctx := context.Background()
-	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range []action.Action{action.ClickAt(400, 300), action.ClickAt(400, 200), action.ClickAt(400, 300), action.FinishWith("done")} {
-		if _, err := rec.Step(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	id := rec.EpisodeID()
-	rec.Close()
-	eng.Close()
-	st.Close()
+	db, id := recordHeadless(t, "", site.URL+"/", action.ClickAt(400, 300), action.ClickAt(400, 200), action.ClickAt(400, 300), action.FinishWith("done"))
 
 	input := `{"op":"click","x":400,"y":300}` + "\n" + `{"op":"finish","text":"went on"}` + "\n"
 	var stdout, stderr bytes.Buffer

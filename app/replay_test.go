@@ -42,30 +42,8 @@ func TestReplayCommand(t *testing.T) {
 	}))
 	defer site.Close()
 
-	db := filepath.Join(t.TempDir(), "w.db")
-	st, err := dataset.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := engine.DefaultSettings()
-	set.Display = engine.DisplayHeadless
-	eng, err := browser.New(browser.Options{Settings: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
+	db, id := recordHeadless(t, "", site.URL+"/", action.ClickAt(400, 300), action.FinishWith("placed"))
 	ctx := context.Background()
-	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range []action.Action{action.ClickAt(400, 300), action.FinishWith("placed")} {
-		if _, err := rec.Step(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	id := rec.EpisodeID()
-	rec.Close()
-	st.Close()
 
 	report := filepath.Join(t.TempDir(), "r.json")
 	readReport := func() map[string]any {
@@ -112,7 +90,7 @@ func TestReplayCommand(t *testing.T) {
 
 	// Both runs are stored beside the episode, newest first, with the
 	// warning; the episode is unchanged.
-	st, err = dataset.Open(db)
+	st, err := dataset.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,31 +122,9 @@ func TestReplayPracticeEpisode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(t.TempDir(), "w.db")
-	st, err := dataset.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := engine.DefaultSettings()
-	set.Display = engine.DisplayHeadless
-	eng, err := browser.New(browser.Options{Settings: set, HostRules: sites.HostRules()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
-	ctx := context.Background()
 	start := practice.Tasks()[0].StartURL
-	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: start}); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range []action.Action{action.ScrollBy(300), action.FinishWith("")} {
-		if _, err := rec.Step(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	id := rec.EpisodeID()
-	rec.Close()
-	st.Close()
+	db, id := recordHeadless(t, sites.HostRules(), start, action.ScrollBy(300), action.FinishWith(""))
+	ctx := context.Background()
 	sites.Close() // the replay starts its own, on another port
 
 	code, stdout, stderr := runMain("--db", db, "replay", id, "--display", "headless")
@@ -176,7 +132,7 @@ func TestReplayPracticeEpisode(t *testing.T) {
 	if code != 0 || strings.Contains(stdout, "Warning") || !strings.Contains(stdout, "OK: all 3 steps matched") || !strings.Contains(stdout, start) {
 		t.Fatalf("practice episode: exit %d\n%s%s", code, stdout, stderr)
 	}
-	st, err = dataset.Open(db)
+	st, err := dataset.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,4 +161,35 @@ func TestReplayUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, %q", args, code, stderr)
 		}
 	}
+}
+
+// recordHeadless records the actions from startURL through the Recorder in a
+// headless Chromium (hostRules as --host-resolver-rules, if any) into a new
+// store file, and returns the file and the episode's id, all closed.
+func recordHeadless(t *testing.T, hostRules, startURL string, actions ...action.Action) (db, id string) {
+	t.Helper()
+	db = filepath.Join(t.TempDir(), "w.db")
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	set := engine.DefaultSettings()
+	set.Display = engine.DisplayHeadless
+	eng, err := browser.New(browser.Options{Settings: set, HostRules: hostRules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
+	defer rec.Close() // closes the engine too
+	ctx := context.Background()
+	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: startURL}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range actions {
+		if _, err := rec.Step(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, rec.EpisodeID()
 }
