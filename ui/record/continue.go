@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"image"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -23,7 +20,8 @@ import (
 	"waymark/ui"
 )
 
-// Three ways to continue a stored episode, on one mechanism: a fresh
+// Three ways to continue a stored episode, on one mechanism (undo.go holds
+// the undo, resumenotice.go the notice that offers a resume): a fresh
 // browser replays the stored actions (replay.Prefix), each step is checked
 // against the stored one, and recording goes on by hand only from a page
 // where the stored steps left it.
@@ -44,12 +42,6 @@ const (
 	continueResume = "resume"
 	continueBranch = "branch"
 )
-
-// ShortcutUndo undoes the last step while recording.
-var ShortcutUndo = &desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
-
-// maxResumeListed is how many interrupted episodes the notice lists.
-const maxResumeListed = 8
 
 // continueState is the Record tab's part for continuing episodes.
 type continueState struct {
@@ -411,101 +403,6 @@ func (r *Tab) keptSteps() int {
 	return n
 }
 
-// undo undoes the last step (Ctrl+Shift+Z): text typed but not sent yet is
-// dropped; else the last stored step is marked removed and the page is
-// brought back by replaying the steps kept, in order with the inputs
-// queued before it.
-func (r *Tab) undo() {
-	if r.state != stRecording || r.mapper == nil || r.runner == nil || r.cur == nil {
-		r.setError("Nothing to undo: no episode is being recorded.")
-		return
-	}
-	if r.replaying != "" {
-		r.setError(r.replaying + ": wait until it ends.")
-		return
-	}
-	if r.typing != "" || r.scrollDY != 0 {
-		r.mapper.Drop()
-		r.setStatus("Undone: the typing or scrolling not sent yet was dropped; it never reached the page.")
-		r.focusView()
-		return
-	}
-	if !r.runner.Busy() && r.keptSteps() == 0 {
-		r.setError("Nothing to undo: only the start page is recorded. Discard the episode to start over.")
-		return
-	}
-	e, store := r.cur, r.ctx.Store
-	if store == nil {
-		r.setError("Undo needs the database, and none is open.")
-		return
-	}
-	progress := e.progress()
-	ok := r.runner.Do(func(ctx context.Context, eng engine.Engine) (*action.Observation, bool) {
-		rec, err := recorderOf(eng)
-		if err != nil {
-			e.onUI(func() { r.undone(0, action.Observation{}, err, false) })
-			return nil, false
-		}
-		idx, obs, err := rec.Undo(ctx, replay.BringBack(store, progress))
-		stop := err != nil && !rec.Recording()
-		e.onUI(func() { r.undone(idx, obs, err, stop) })
-		if err != nil {
-			return nil, stop
-		}
-		return &obs, false
-	})
-	if !ok {
-		r.setError("Not undone: the episode has ended.")
-		return
-	}
-	r.replaying = "Undoing the last step"
-	r.view.Sink = idleSink{r}
-	r.view.SetPending("⟲ Undoing the last step…")
-	r.sync()
-}
-
-// undone shows an undo's result: idx is the step undone (0: none), stop
-// says the episode stopped because the page could not be brought back.
-func (r *Tab) undone(idx int, obs action.Observation, err error, stop bool) {
-	r.replaying = ""
-	r.view.SetPending("")
-	for i := range r.rows {
-		if idx > 0 && r.rows[i].idx == idx {
-			r.rows[i].removed = true
-			r.timeline.RefreshItem(i)
-		}
-	}
-	switch {
-	case err != nil && stop:
-		msg := err.Error()
-		r.setError(msg)
-		if w := r.ctx.Window; w != nil {
-			ui.ShowError(errors.New(msg), w)
-		}
-	case err != nil:
-		r.view.Sink = r.mapper
-		r.setError("Not undone: " + err.Error())
-	default:
-		r.view.Sink = r.mapper
-		r.lastURL = obs.URL
-		r.setStatus(fmt.Sprintf("Step %d undone (kept as removed); %s replayed.", idx, ui.Plural(r.keptSteps(), "step")))
-		if r.frameless && len(obs.Screenshot) > 0 {
-			if img, err := decodePNG(obs.Screenshot); err == nil {
-				r.view.SetFrame(ToRGBA(img))
-			}
-		}
-		r.focusView()
-	}
-	r.showPending()
-	r.sync()
-}
-
-// buildUndoButton makes the toolbar's Undo button.
-func (r *Tab) buildUndoButton() *widget.Button {
-	r.undoBtn = &widget.Button{Text: "Undo", Icon: theme.ContentUndoIcon(), OnTapped: r.undo}
-	return r.undoBtn
-}
-
 // buildBranchButton makes the timeline's "Continue from step K" button.
 func (r *Tab) buildBranchButton() *widget.Button {
 	r.branchBtn = &widget.Button{Text: "Continue from a step…", Icon: theme.MediaSkipNextIcon(), OnTapped: r.askBranch}
@@ -570,120 +467,4 @@ func (r *Tab) askBranch() {
 	d.SetDismissText("Cancel")
 	d.Show()
 	ui.WithKeys(w, d, d.Confirm)
-}
-
-// OfferResume shows, once, the notice that lists this annotator's
-// interrupted episodes with Resume and Leave as is. It does nothing while
-// an episode runs, without a name or when there are none. The app calls
-// it when the window is up and the annotator's name is known.
-func (r *Tab) OfferResume() {
-	if r.resumeOffered || r.ctx.Store == nil || r.ctx.Window == nil || r.state != stIdle || r.opts.Open == nil {
-		return
-	}
-	name := strings.TrimSpace(r.opts.Settings().Annotator)
-	if name == "" {
-		return
-	}
-	r.resumeOffered = true
-	eps, err := r.ctx.Store.ResumableEpisodes(name, 0)
-	if err != nil {
-		r.setError("The interrupted episodes could not be listed: " + err.Error())
-		return
-	}
-	if len(eps) > 0 {
-		r.showResumeNotice(eps)
-	}
-}
-
-// resumeLine is one episode in the notice: goal, steps and when it stopped.
-func resumeLine(ep dataset.Episode, now time.Time) string {
-	goal := []rune(strings.Join(strings.Fields(ep.Goal), " "))
-	if len(goal) > 70 {
-		goal = append(goal[:69], '…')
-	}
-	at := ep.StartedAt
-	if ep.EndedAt != nil {
-		at = *ep.EndedAt
-	}
-	return fmt.Sprintf("%s — %s, stopped %s", string(goal), ui.Plural(ep.NumSteps, "step"), whenWords(at, now))
-}
-
-// whenWords says when, the way people say it: "today 14:02", "yesterday
-// 09:10", "Mon 2 Jan 15:04".
-func whenWords(t, now time.Time) string {
-	t, now = t.Local(), now.Local()
-	y1, m1, d1 := t.Date()
-	y2, m2, d2 := now.Date()
-	switch {
-	case y1 == y2 && m1 == m2 && d1 == d2:
-		return "today " + t.Format("15:04")
-	case now.Sub(t) < 48*time.Hour && t.AddDate(0, 0, 1).Day() == d2:
-		return "yesterday " + t.Format("15:04")
-	case y1 == y2:
-		return t.Format("Mon 2 Jan 15:04")
-	}
-	return t.Format("2 Jan 2006 15:04")
-}
-
-// showResumeNotice lists eps (newest first) with Resume (Enter) and Leave
-// as is (Escape).
-func (r *Tab) showResumeNotice(eps []dataset.Episode) {
-	w := r.ctx.Window
-	more := 0
-	if len(eps) > maxResumeListed {
-		more = len(eps) - maxResumeListed
-		eps = eps[:maxResumeListed]
-	}
-	intro := widget.NewLabel(fmt.Sprintf("%s of yours stopped before the end (the window was closed, or Waymark or the browser stopped). "+
-		"Resume replays the stored steps in a fresh browser, checks each against the stored one, then goes on recording the same episode.",
-		map[bool]string{true: "This episode", false: "These episodes"}[len(eps) == 1]))
-	intro.Wrapping = fyne.TextWrapWord
-	now := time.Now()
-	labels := make([]string, len(eps))
-	seen := map[string]int{}
-	for i, ep := range eps {
-		l := resumeLine(ep, now)
-		if n := seen[l]; n > 0 {
-			l = fmt.Sprintf("%s (%d)", l, n+1)
-		}
-		seen[resumeLine(ep, now)]++
-		labels[i] = l
-	}
-	chosen := 0
-	var list fyne.CanvasObject
-	if len(eps) == 1 {
-		l := widget.NewLabelWithStyle(labels[0], fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		l.Wrapping = fyne.TextWrapWord
-		list = l
-	} else {
-		radio := widget.NewRadioGroup(labels, func(s string) {
-			for i, l := range labels {
-				if l == s {
-					chosen = i
-				}
-			}
-		})
-		radio.Required = true
-		radio.SetSelected(labels[0])
-		list = radio
-	}
-	parts := []fyne.CanvasObject{intro, list}
-	if more > 0 {
-		parts = append(parts, widget.NewLabel(fmt.Sprintf("…and %s more, older (see Review).", ui.Plural(more, "episode"))))
-	}
-	var d *dialog.CustomDialog
-	resume := func() {
-		d.Hide()
-		r.resumeDialog = nil
-		r.Resume(eps[chosen].ID)
-	}
-	leave := &widget.Button{Text: "Leave as is", OnTapped: func() { d.Hide(); r.resumeDialog = nil }}
-	res := &widget.Button{Text: "Resume", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: resume}
-	d = dialog.NewCustomWithoutButtons("Resume an interrupted episode?", container.NewVBox(parts...), w)
-	d.SetButtons([]fyne.CanvasObject{leave, res})
-	d.SetOnClosed(func() { r.resumeDialog = nil })
-	d.Resize(fyne.NewSize(620, 0))
-	r.resumeDialog = d
-	d.Show()
-	ui.WithKeys(w, d, resume)
 }
