@@ -173,6 +173,31 @@ CREATE TABLE replay_runs (
 );
 CREATE INDEX replay_runs_episode ON replay_runs (episode_id, started_at);
 `,
+	// 5 → 6: element-grounded observations, BrowserGym task manifests and
+	// network capture. A step can carry its BrowserGym observation extras
+	// (gzip-compressed JSON, NULL when they were off) and the element its
+	// action was aimed at. A task can carry the manifest it was imported from
+	// (validate and cheat scripts, seed, viewport, tags, …); an episode keeps
+	// the validate script's last result. Network traffic is stored as HAR
+	// entries in chunks, flushed after every step, so a crash loses at most
+	// the entries of the step in progress.
+	`
+ALTER TABLE steps ADD COLUMN extras BLOB;            -- gzip(JSON of action.Extras), or NULL
+ALTER TABLE steps ADD COLUMN target_json TEXT;       -- action.Target as JSON (the element acted on), or NULL
+ALTER TABLE tasks ADD COLUMN manifest_json TEXT;     -- the BrowserGym-style manifest fields, or NULL
+ALTER TABLE episodes ADD COLUMN validate_json TEXT;  -- the validate script's {reward, done, message, info}, or NULL
+ALTER TABLE episodes ADD COLUMN har_json TEXT;       -- the capture's settings and summary (redacted, caps, bodies dropped), or NULL
+CREATE TABLE har_chunks (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	episode_id  TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	step_idx    INTEGER NOT NULL,                -- the step during which the chunk's first entry started
+	entries     BLOB NOT NULL,                   -- gzip(JSON array of HAR 1.2 entries, each with _step)
+	num_entries INTEGER NOT NULL DEFAULT 0,
+	body_bytes  INTEGER NOT NULL DEFAULT 0,      -- response body bytes kept in this chunk
+	created_at  TEXT NOT NULL
+);
+CREATE INDEX har_chunks_episode ON har_chunks (episode_id, id);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

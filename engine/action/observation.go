@@ -51,6 +51,11 @@ type Observation struct {
 	// RedactedText in place of its text (see Action.Redact).
 	Redacted bool    `json:"redacted,omitempty"`
 	Timings  Timings `json:"timings"`
+	// Target is the element the step's action was aimed at (nil for step 0,
+	// for actions without one, or when grounding is off).
+	Target *Target `json:"-"`
+	// Extras are the BrowserGym observation extras (nil when off).
+	Extras *Extras `json:"-"`
 }
 
 // EndReason says why an episode ended (Observation.EndReason, and an
