@@ -1,85 +1,10 @@
 package hfexport
 
-import (
-	"fmt"
-
-	"waymark/engine/action"
-)
-
-// browserGymKeys maps Waymark key names to Playwright key names, the syntax
-// BrowserGym's keyboard_press takes.
-var browserGymKeys = map[string]string{
-	"ENTER":     "Enter",
-	"TAB":       "Tab",
-	"ESCAPE":    "Escape",
-	"BACKSPACE": "Backspace",
-	"CTRL+A":    "ControlOrMeta+a",
-	"UP":        "ArrowUp",
-	"DOWN":      "ArrowDown",
-	"LEFT":      "ArrowLeft",
-	"RIGHT":     "ArrowRight",
-	"PAGE_UP":   "PageUp",
-	"PAGE_DOWN": "PageDown",
-	"HOME":      "Home",
-	"END":       "End",
-	"DELETE":    "Delete",
-	"SPACE":     "Space",
-	"SHIFT+TAB": "Shift+Tab",
-}
+import "waymark/engine/action"
 
 // WaitMS is how long a Waymark "wait" waits, written as BrowserGym's noop.
-const WaitMS = 3000
+const WaitMS = action.BrowserGymWaitMS
 
 // BrowserGymAction writes a in BrowserGym's coordinate action vocabulary
-// (the coord, nav and chat subsets of its HighLevelActionSet):
-// mouse_click(312, 188), keyboard_type("red shoes"), keyboard_press("Enter"),
-// scroll(0, 300), go_back(), noop(3000), send_msg_to_user("42"). Strings are
-// Python literals. It returns "" for an action it cannot express (an unknown
-// operation or a click without coordinates).
-func BrowserGymAction(a action.Action) string {
-	xy := func(x, y *int) (string, bool) {
-		if x == nil || y == nil {
-			return "", false
-		}
-		return fmt.Sprintf("%d, %d", *x, *y), true
-	}
-	switch a.Op {
-	case action.Click:
-		if p, ok := xy(a.X, a.Y); ok {
-			return "mouse_click(" + p + ")"
-		}
-	case action.DoubleClick:
-		if p, ok := xy(a.X, a.Y); ok {
-			return "mouse_dblclick(" + p + ")"
-		}
-	case action.Move:
-		if p, ok := xy(a.X, a.Y); ok {
-			return "mouse_move(" + p + ")"
-		}
-	case action.Drag:
-		p, ok1 := xy(a.X, a.Y)
-		q, ok2 := xy(a.X2, a.Y2)
-		if ok1 && ok2 {
-			return "mouse_drag_and_drop(" + p + ", " + q + ")"
-		}
-	case action.Type:
-		return "keyboard_type(" + jsonString(a.Text) + ")"
-	case action.Key:
-		k, ok := browserGymKeys[a.Text]
-		if !ok {
-			k = a.Text
-		}
-		return "keyboard_press(" + jsonString(k) + ")"
-	case action.Scroll:
-		return fmt.Sprintf("scroll(0, %d)", a.DY)
-	case action.Back:
-		return "go_back()"
-	case action.Wait:
-		return fmt.Sprintf("noop(%d)", WaitMS)
-	case action.Goto:
-		return "goto(" + jsonString(a.URL) + ")"
-	case action.Finish:
-		return "send_msg_to_user(" + jsonString(a.Text) + ")"
-	}
-	return ""
-}
+// (see action.BrowserGym).
+func BrowserGymAction(a action.Action) string { return action.BrowserGym(a) }

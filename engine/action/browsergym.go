@@ -1,0 +1,97 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// browserGymKeys maps Waymark key names to Playwright key names, the syntax
+// BrowserGym's keyboard_press takes.
+var browserGymKeys = map[string]string{
+	"ENTER":     "Enter",
+	"TAB":       "Tab",
+	"ESCAPE":    "Escape",
+	"BACKSPACE": "Backspace",
+	"CTRL+A":    "ControlOrMeta+a",
+	"UP":        "ArrowUp",
+	"DOWN":      "ArrowDown",
+	"LEFT":      "ArrowLeft",
+	"RIGHT":     "ArrowRight",
+	"PAGE_UP":   "PageUp",
+	"PAGE_DOWN": "PageDown",
+	"HOME":      "Home",
+	"END":       "End",
+	"DELETE":    "Delete",
+	"SPACE":     "Space",
+	"SHIFT+TAB": "Shift+Tab",
+}
+
+// BrowserGymWaitMS is how long a Waymark "wait" waits, written as
+// BrowserGym's noop.
+const BrowserGymWaitMS = 3000
+
+// BrowserGym writes a in BrowserGym's coordinate action vocabulary
+// (the coord, nav and chat subsets of its HighLevelActionSet):
+// mouse_click(312, 188), keyboard_type("red shoes"), keyboard_press("Enter"),
+// scroll(0, 300), go_back(), noop(3000), send_msg_to_user("42"). Strings are
+// Python literals. It returns "" for an action it cannot express (an unknown
+// operation or a click without coordinates).
+func BrowserGym(a Action) string {
+	xy := func(x, y *int) (string, bool) {
+		if x == nil || y == nil {
+			return "", false
+		}
+		return fmt.Sprintf("%d, %d", *x, *y), true
+	}
+	switch a.Op {
+	case Click:
+		if p, ok := xy(a.X, a.Y); ok {
+			return "mouse_click(" + p + ")"
+		}
+	case DoubleClick:
+		if p, ok := xy(a.X, a.Y); ok {
+			return "mouse_dblclick(" + p + ")"
+		}
+	case Move:
+		if p, ok := xy(a.X, a.Y); ok {
+			return "mouse_move(" + p + ")"
+		}
+	case Drag:
+		p, ok1 := xy(a.X, a.Y)
+		q, ok2 := xy(a.X2, a.Y2)
+		if ok1 && ok2 {
+			return "mouse_drag_and_drop(" + p + ", " + q + ")"
+		}
+	case Type:
+		return "keyboard_type(" + pyString(a.Text) + ")"
+	case Key:
+		k, ok := browserGymKeys[a.Text]
+		if !ok {
+			k = a.Text
+		}
+		return "keyboard_press(" + pyString(k) + ")"
+	case Scroll:
+		return fmt.Sprintf("scroll(0, %d)", a.DY)
+	case Back:
+		return "go_back()"
+	case Wait:
+		return fmt.Sprintf("noop(%d)", BrowserGymWaitMS)
+	case Goto:
+		return "goto(" + pyString(a.URL) + ")"
+	case Finish:
+		return "send_msg_to_user(" + pyString(a.Text) + ")"
+	}
+	return ""
+}
+
+// pyString writes s as a double-quoted string literal that Python and JSON
+// both read back as s (JSON escapes, HTML characters kept as they are).
+func pyString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
