@@ -1,0 +1,114 @@
+package action
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// BrowserGymElement writes a in BrowserGym's element action vocabulary
+// (the bid, nav and chat subsets of its HighLevelActionSet), aimed at t, the
+// element the action was aimed at: click('a51'), dblclick('a51'),
+// hover('a51') for a move, fill('a12', 'red shoes') for text typed into
+// the focused element, press('a12', 'Enter') for a key, scroll(0, 300),
+// go_back(), goto('https://…'), noop(3000), send_msg_to_user('42').
+// Strings are Python literals in single quotes, as BrowserGym's own
+// examples write them.
+//
+// It returns "" when the action needs an element and t has no bid (the
+// pointer was over nothing marked, or no element had the focus), and for a
+// drag, whose drop element one target cannot name (see
+// BrowserGymDragAndDrop).
+//
+// fill replaces the field's value while Waymark's type adds keystrokes to
+// it: the two agree when the field was empty, as it usually is.
+func BrowserGymElement(a Action, t *Target) string {
+	bid := ""
+	if t != nil {
+		bid = t.Bid
+	}
+	switch a.Op {
+	case Scroll:
+		return fmt.Sprintf("scroll(0, %d)", a.DY)
+	case Back:
+		return "go_back()"
+	case Wait:
+		return fmt.Sprintf("noop(%d)", BrowserGymWaitMS)
+	case Goto:
+		return "goto(" + pyQuoteSingle(a.URL) + ")"
+	case Finish:
+		return "send_msg_to_user(" + pyQuoteSingle(a.Text) + ")"
+	}
+	if bid == "" {
+		return ""
+	}
+	b := pyQuoteSingle(bid)
+	switch a.Op {
+	case Click:
+		return "click(" + b + ")"
+	case DoubleClick:
+		return "dblclick(" + b + ")"
+	case Move:
+		return "hover(" + b + ")"
+	case Type:
+		return "fill(" + b + ", " + pyQuoteSingle(a.Text) + ")"
+	case Key:
+		k, ok := browserGymKeys[a.Text]
+		if !ok {
+			k = a.Text
+		}
+		return "press(" + b + ", " + pyQuoteSingle(k) + ")"
+	}
+	return ""
+}
+
+// BrowserGymDragAndDrop writes a drag from one element onto another as
+// drag_and_drop('a1', 'a2'); "" unless both have a bid.
+func BrowserGymDragAndDrop(from, to *Target) string {
+	if from == nil || to == nil || from.Bid == "" || to.Bid == "" {
+		return ""
+	}
+	return "drag_and_drop(" + pyQuoteSingle(from.Bid) + ", " + pyQuoteSingle(to.Bid) + ")"
+}
+
+// pyQuoteSingle writes s as a single-quoted Python string literal that Python's
+// ast.literal_eval (which BrowserGym's action parser applies to every
+// string) reads back as s: backslash and quote escaped, \n \r \t, other
+// control and unprintable characters as \xNN, \uNNNN or \UNNNNNNNN, and
+// printable characters, non-ASCII ones included, as they are (so the
+// literal never spans lines). Invalid UTF-8 bytes become U+FFFD.
+func pyQuoteSingle(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('\'')
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\'':
+			b.WriteString(`\'`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			switch {
+			case r == utf8.RuneError:
+				b.WriteRune(r) // invalid input byte, or U+FFFD itself: printable
+			case unicode.IsPrint(r):
+				b.WriteRune(r)
+			case r < 0x100:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			case r < 0x10000:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(&b, `\U%08x`, r)
+			}
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
