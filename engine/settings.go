@@ -47,6 +47,9 @@ type Settings struct {
 	// blank_observation and steps are refused until the next reset, so a
 	// genuinely blank page is rejected in this mode.
 	RecoverObservation bool
+	// Grounding adds element grounding to every step (bids, the action's
+	// target, BrowserGym's observation extras); off by default.
+	Grounding Grounding
 }
 
 // Defaults, as the reference environment's.
@@ -178,6 +181,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.OpTimeout <= 0 {
 		s.OpTimeout = DefaultOpTimeout
+	}
+	if _, err := ParseGrounding(string(s.Grounding)); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

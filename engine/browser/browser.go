@@ -106,7 +106,8 @@ type episode struct {
 	answer  string
 	px, py  float64 // the pointer's last position
 	lastURL string
-	env     pageEnv // every tab's clock, time zone and locale
+	env     pageEnv   // every tab's clock, time zone and locale
+	g       grounding // element grounding state (grounding.go)
 }
 
 var _ engine.Engine = (*Engine)(nil)
