@@ -61,6 +61,8 @@ type Recorder struct {
 	// ro are the reset options of the current episode (its task's start
 	// page and clock), so Undo can bring a fresh page back.
 	ro engine.ResetOptions
+	// har is the network capture's bookkeeping (har.go).
+	har harRec
 }
 
 var (
@@ -118,6 +120,7 @@ func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, er
 			opts.Check = t.Check
 		}
 		TaskResetOptions(t, opts)
+		taskManifestOptions(t, opts)
 		return t, nil
 	}
 	if strings.TrimSpace(opts.StartURL) == "" {
@@ -187,6 +190,7 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	} else if _, err := r.store.GetEpisode(opts.EpisodeID); err == nil {
 		opts.EpisodeID = uuid.NewString() // ids are never reused
 	}
+	r.harFlush(-1, 0, true) // the previous episode's last requests
 	obs, err := r.eng.Reset(ctx, opts)
 	if err != nil {
 		return obs, err
@@ -202,10 +206,12 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	if err := r.saveReset(ep, obs); err != nil {
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
+	_ = r.store.saveValidation(ep.ID, obs.Validation) // a hint; the observation carries it too
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = ep.ID, 1, !obs.Done, nil, false, t.KeepSecrets
 	r.ro = opts
 	r.mu.Unlock()
+	r.harStart(ep.ID, obs.Done)
 	return obs, nil
 }
 
@@ -235,7 +241,8 @@ func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
 
 func stepOf(ep string, idx int, a *action.Action, actionJSON string, obs engine.Observation) Step {
 	return Step{EpisodeID: ep, Index: idx, Action: a, ActionJSON: actionJSON, URL: obs.URL, Title: obs.Title,
-		Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot, Timings: obs.Timings, CreatedAt: time.Now()}
+		Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot, Timings: obs.Timings, CreatedAt: time.Now(),
+		Target: obs.Target, Extras: obs.Extras}
 }
 
 func endOf(obs engine.Observation) episodeEnd {
@@ -299,12 +306,18 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 		}
 	}
 	st := stepOf(ep, idx, &a, string(aj), obs)
+	if obs.Redacted && !keep {
+		st.Extras = redactExtras(st.Extras, a)
+	}
 	var end *episodeEnd
 	if obs.Done {
 		e := endOf(obs)
 		end = &e
 	}
 	werr := r.store.appendStep(st, end)
+	if werr == nil {
+		r.harFlush(obs.Step, idx, obs.Done)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if werr != nil {
@@ -313,6 +326,7 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 			idx, a.String(), ErrNotSaved, werr, idx)
 	}
 	r.next = idx + 1
+	_ = r.store.saveValidation(ep, obs.Validation) // a hint; the step is saved and the observation carries it
 	if obs.Done {
 		r.open = false
 	}
@@ -372,10 +386,12 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	}
 	opts := engine.ResetOptions{StartURL: t.StartURL, Check: t.Check, EpisodeID: episodeID}
 	TaskResetOptions(t, &opts)
+	r.harFlush(-1, 0, true)
 	obs, replayed, err := bringBack(ctx, r.eng, opts, episodeID)
 	if err != nil {
 		return obs, err
 	}
+	r.harRestart(episodeID)
 	reo, err := s.ReopenEpisode(episodeID)
 	if err != nil {
 		return engine.Observation{}, err
@@ -438,7 +454,9 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 	if err != nil {
 		return 0, engine.Observation{}, err
 	}
+	r.harFlush(-1, 0, true)
 	obs, _, err := bringBack(ctx, r.eng, opts, ep)
+	r.harRestart(ep)
 	if err == nil && obs.Done {
 		err = fmt.Errorf("the replayed page ended the episode (%s)", obs.EndReason)
 	}
@@ -527,6 +545,7 @@ func (r *Recorder) Close() error {
 	cerr := r.eng.Close()
 	r.op.Lock()
 	defer r.op.Unlock()
+	r.harFlush(-1, 0, true)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return errors.Join(r.stopCurrent(), cerr)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"waymark/engine/action"
+	"waymark/engine/har"
 )
 
 // Re-exported so callers can write engine.Action and engine.Observation.
@@ -42,6 +43,15 @@ type LiveFrames interface {
 	Frames() <-chan Frame
 }
 
+// NetworkCapture is implemented by engines that record the episode's
+// network traffic as HAR entries (Settings.HAR). TakeHAR drains the entries
+// complete so far, each with the engine's step index in Step; with final
+// (the episode ends) it waits briefly for bodies being read and hands over
+// the requests still unanswered too.
+type NetworkCapture interface {
+	TakeHAR(final bool) har.Capture
+}
+
 // Frame is one live picture of the viewport (JPEG from the screencast).
 type Frame struct {
 	JPEG []byte
@@ -68,6 +78,11 @@ type ResetOptions struct {
 	// Locale is a BCP 47 language tag (e.g. "de-DE") for the page's Intl,
 	// navigator.language and Accept-Language; empty keeps the browser's.
 	Locale string
+	// Validate, when set, is the task's in-page validate script, run at the
+	// end of the episode (and after every step when EachStep); its result
+	// is the observation's Validation and its reward joins Check's in
+	// Reward (see action.CombineReward).
+	Validate *action.Validator
 }
 
 // State is the OpenEnv state of an episode.

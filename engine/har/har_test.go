@@ -1,0 +1,95 @@
+package har
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRedactEntry(t *testing.T) {
+	e := Entry{
+		Request: Request{
+			Method: "POST",
+			URL:    "http://shop.test/api/login?user=ann&access_token=abc%20d&x=1#top",
+			Headers: []NameValue{{Name: "authorization", Value: "Bearer s3cr3t"}, {Name: "Cookie", Value: "sid=1"},
+				{Name: "X-Api-Key", Value: "k"}, {Name: "X-Shop-Session", Value: "zz"}, {Name: "Accept", Value: "*/*"}},
+			Cookies:     []Cookie{{Name: "sid", Value: "1"}},
+			QueryString: []NameValue{{Name: "user", Value: "ann"}, {Name: "access_token", Value: "abc d"}},
+			PostData: &PostData{MimeType: "application/json",
+				Text: `{"user":"ann","Password":"hunter2","nested":{"list":[{"api_secret":"x","n":1.50}]},"refresh_token":{"a":1}}`},
+		},
+		Response: Response{
+			Headers:     []NameValue{{Name: "Set-Cookie", Value: "sid=2; HttpOnly"}, {Name: "Content-Type", Value: "application/json"}},
+			Cookies:     []Cookie{{Name: "sid", Value: "2", HTTPOnly: true}},
+			RedirectURL: "/next?passwd=p",
+			Content:     Content{MimeType: "application/json; charset=utf-8", Text: `{"token":"t1","name":"ann"}`},
+		},
+	}
+	r := NewRedactor([]string{"x-shop-*"}, nil)
+	r.Entry(&e)
+	b, _ := json.Marshal(e)
+	got := string(b)
+	for _, leak := range []string{"s3cr3t", "sid=1", `"k"`, "zz", "hunter2", `"x"`, "abc", "t1", "sid=2", "passwd=p"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("redacted entry still has %s:\n%s", leak, got)
+		}
+	}
+	if e.Request.URL != "http://shop.test/api/login?user=ann&access_token=%5Bredacted%5D&x=1#top" {
+		t.Errorf("URL = %s", e.Request.URL)
+	}
+	if e.Request.PostData.Text != `{"Password":"[redacted]","nested":{"list":[{"api_secret":"[redacted]","n":1.50}]},"refresh_token":"[redacted]","user":"ann"}` {
+		t.Errorf("JSON body = %s", e.Request.PostData.Text)
+	}
+	if e.Response.Content.Text != `{"name":"ann","token":"[redacted]"}` {
+		t.Errorf("response = %s", e.Response.Content.Text)
+	}
+	if e.Request.Headers[4].Value != "*/*" || e.Request.QueryString[0].Value != "ann" || e.Response.Headers[1].Value != "application/json" {
+		t.Errorf("a harmless value was redacted: %+v %+v", e.Request.Headers, e.Request.QueryString)
+	}
+	if e.Request.Cookies[0].Value != "[redacted]" || e.Request.Cookies[0].Name != "sid" || e.Response.Cookies[0].Value != "[redacted]" {
+		t.Errorf("cookies = %+v %+v", e.Request.Cookies, e.Response.Cookies)
+	}
+}
+
+func TestRedactForms(t *testing.T) {
+	r := NewRedactor(nil, []string{"pin"})
+	pd := &PostData{MimeType: "application/x-www-form-urlencoded", Text: "user=ann&password=hunter2&PIN=1234&q=a%26b",
+		Params: []Param{{Name: "user", Value: "ann"}, {Name: "password", Value: "hunter2"}}}
+	r.postData(pd)
+	if pd.Text != "user=ann&password=%5Bredacted%5D&PIN=%5Bredacted%5D&q=a%26b" || pd.Params[1].Value != "[redacted]" || pd.Params[0].Value != "ann" {
+		t.Errorf("form = %q %+v", pd.Text, pd.Params)
+	}
+	mp := &PostData{MimeType: "multipart/form-data; boundary=X", Text: "--X\r\nContent-Disposition: form-data; name=\"passwd\"\r\n\r\nhunter2\r\n--X--"}
+	r.postData(mp)
+	if mp.Text != "[redacted]" {
+		t.Errorf("multipart = %q", mp.Text)
+	}
+	nj := &PostData{MimeType: "text/plain", Text: "password is hunter2"}
+	r.postData(nj)
+	if nj.Text != "password is hunter2" {
+		t.Errorf("plain text changed: %q", nj.Text)
+	}
+}
+
+func TestWriteFillsRequiredArrays(t *testing.T) {
+	l := NewLog("waymark", "1")
+	l.Entries = append(l.Entries, Entry{StartedDateTime: "2026-01-01T00:00:00.000Z", Step: 3,
+		Request: Request{Method: "GET", URL: "http://a.test/"}, Response: Response{Status: 200}})
+	var b strings.Builder
+	if err := Write(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &f); err != nil {
+		t.Fatal(err)
+	}
+	e := f["log"]["entries"].([]any)[0].(map[string]any)
+	req, resp := e["request"].(map[string]any), e["response"].(map[string]any)
+	if req["cookies"] == nil || req["headers"] == nil || req["queryString"] == nil || resp["cookies"] == nil ||
+		resp["content"].(map[string]any)["mimeType"] != "x-unknown" || req["httpVersion"] != "HTTP/1.1" || e["_step"] != 3.0 {
+		t.Errorf("entry = %v", e)
+	}
+	if f["log"]["version"] != "1.2" {
+		t.Errorf("version = %v", f["log"]["version"])
+	}
+}

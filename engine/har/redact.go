@@ -1,0 +1,243 @@
+package har
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// Redacted replaces every secret value.
+const Redacted = "[redacted]"
+
+// DefaultHeaders are the headers whose values are always redacted.
+var DefaultHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization", "X-Api-Key"}
+
+// DefaultKeys are the parts of a field name that make its value a secret in
+// form bodies, JSON bodies (at any depth) and query strings.
+var DefaultKeys = []string{"password", "passwd", "secret", "token"}
+
+// Redactor removes secrets from entries. Header names match
+// case-insensitively, exactly or by a path.Match pattern ("x-*-token");
+// a field name is secret when it contains one of Keys, case-insensitively.
+type Redactor struct {
+	Headers []string
+	Keys    []string
+}
+
+// NewRedactor adds extra headers and keys to the defaults.
+func NewRedactor(extraHeaders, extraKeys []string) *Redactor {
+	r := &Redactor{}
+	for _, h := range append(append([]string{}, DefaultHeaders...), extraHeaders...) {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			r.Headers = append(r.Headers, h)
+		}
+	}
+	for _, k := range append(append([]string{}, DefaultKeys...), extraKeys...) {
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" {
+			r.Keys = append(r.Keys, k)
+		}
+	}
+	return r
+}
+
+// SecretHeader reports whether a header's value is redacted.
+func (r *Redactor) SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, h := range r.Headers {
+		if h == n {
+			return true
+		}
+		if ok, _ := path.Match(h, n); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// SecretKey reports whether a field name marks a secret value.
+func (r *Redactor) SecretKey(name string) bool {
+	n := strings.ToLower(name)
+	for _, k := range r.Keys {
+		if strings.Contains(n, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// Entry redacts one entry in place: secret headers, all cookie values,
+// secret query parameters (in queryString and in the URL), secret fields
+// of form and JSON request bodies, and secret keys of JSON response
+// bodies.
+func (r *Redactor) Entry(e *Entry) {
+	r.headers(e.Request.Headers)
+	r.headers(e.Response.Headers)
+	cookies(e.Request.Cookies)
+	cookies(e.Response.Cookies)
+	for i := range e.Request.QueryString {
+		if r.SecretKey(e.Request.QueryString[i].Name) {
+			e.Request.QueryString[i].Value = Redacted
+		}
+	}
+	e.Request.URL = r.URL(e.Request.URL)
+	e.Response.RedirectURL = r.URL(e.Response.RedirectURL)
+	if pd := e.Request.PostData; pd != nil {
+		r.postData(pd)
+	}
+	c := &e.Response.Content
+	if c.Text != "" && c.Encoding == "" && isJSON(c.MimeType) {
+		if t, ok := r.JSON(c.Text); ok {
+			c.Text = t
+		}
+	}
+}
+
+func (r *Redactor) headers(hs []NameValue) {
+	for i := range hs {
+		if r.SecretHeader(hs[i].Name) {
+			hs[i].Value = Redacted
+		}
+	}
+}
+
+// cookies redacts every cookie's value: a cookie is a credential more
+// often than not, and its name says which.
+func cookies(cs []Cookie) {
+	for i := range cs {
+		cs[i].Value = Redacted
+	}
+}
+
+// URL redacts the secret query parameters of u, keeping the others as
+// they were written.
+func (r *Redactor) URL(u string) string {
+	q := strings.IndexByte(u, '?')
+	if q < 0 {
+		return u
+	}
+	frag := ""
+	rest := u[q+1:]
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		rest, frag = rest[:h], rest[h:]
+	}
+	if out, changed := r.query(rest); changed {
+		return u[:q+1] + out + frag
+	}
+	return u
+}
+
+// query redacts an application/x-www-form-urlencoded string part by part.
+func (r *Redactor) query(s string) (string, bool) {
+	parts := strings.Split(s, "&")
+	changed := false
+	for i, p := range parts {
+		name, _, _ := strings.Cut(p, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if name != "" && r.SecretKey(name) {
+			parts[i] = strings.SplitN(p, "=", 2)[0] + "=" + url.QueryEscape(Redacted)
+			changed = true
+		}
+	}
+	return strings.Join(parts, "&"), changed
+}
+
+func (r *Redactor) postData(pd *PostData) {
+	secret := false
+	for i := range pd.Params {
+		if r.SecretKey(pd.Params[i].Name) {
+			pd.Params[i].Value = Redacted
+			secret = true
+		}
+	}
+	mt := strings.ToLower(pd.MimeType)
+	switch {
+	case strings.HasPrefix(mt, "application/x-www-form-urlencoded"):
+		pd.Text, _ = r.query(pd.Text)
+	case isJSON(mt) || (mt == "" || strings.HasPrefix(mt, "text/plain")) && looksJSON(pd.Text):
+		if t, ok := r.JSON(pd.Text); ok {
+			pd.Text = t
+		}
+	case strings.HasPrefix(mt, "multipart/"):
+		if secret || r.multipartSecret(pd.Text) {
+			pd.Text = Redacted
+			pd.Comment = "the multipart body had a secret field; its text was redacted whole"
+		}
+	}
+}
+
+// multipartSecret reports a part named like a secret in a multipart body.
+func (r *Redactor) multipartSecret(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.ToLower(line)
+		if !strings.HasPrefix(l, "content-disposition:") {
+			continue
+		}
+		if i := strings.Index(l, "name=\""); i >= 0 {
+			name, _, _ := strings.Cut(l[i+6:], "\"")
+			if r.SecretKey(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// JSON redacts the values of secret keys at any depth of a JSON document;
+// ok is false when text is not JSON (then it is left alone).
+func (r *Redactor) JSON(text string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return text, false
+	}
+	if !r.walk(v) {
+		return text, true
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return text, false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
+// walk redacts in place and reports whether anything changed.
+func (r *Redactor) walk(v any) bool {
+	changed := false
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if r.SecretKey(k) {
+				x[k] = Redacted
+				changed = true
+				continue
+			}
+			if r.walk(val) {
+				changed = true
+			}
+		}
+	case []any:
+		for _, val := range x {
+			if r.walk(val) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+func isJSON(mt string) bool {
+	mt = strings.ToLower(mt)
+	return strings.Contains(mt, "/json") || strings.Contains(mt, "+json")
+}
+
+func looksJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
+}
