@@ -65,6 +65,7 @@ func (f *forms) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/static/"):
 		f.static.ServeHTTP(w, r)
+	case strings.HasPrefix(path, "/api/") && f.serveAPI(w, r, path):
 	case path == "":
 		render(w, f.pages["home"], 200, page{Base: b, Title: "Account overview — Nimbus", Data: map[string]any{"Nav": "home"}})
 	case settings[path] != "":

@@ -242,7 +242,7 @@ func TestServerRoutesAndHostRules(t *testing.T) {
 		}
 	}
 	// The slow endpoints answer after a realistic delay.
-	req, _ := http.NewRequest("GET", s.URL()+"/api/suggest?q=boot", nil)
+	req, _ := http.NewRequest("GET", s.URL()+"/api/products?q=boot", nil)
 	req.Host = "shop.waymark.test"
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 type shopCategory struct {
@@ -201,44 +200,10 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		render(w, s.pages["checkout"], 200, page{Base: b, Title: "Checkout — Trailhead Outfitters"})
 	case strings.HasPrefix(path, "/order/"):
 		render(w, s.pages["order"], 200, page{Base: b, Title: "Order confirmed — Trailhead Outfitters", Data: strings.Trim(strings.TrimPrefix(path, "/order/"), "/")})
-	case path == "/api/suggest":
-		// Answers after a short delay, like a real search backend.
-		time.Sleep(200 * time.Millisecond)
-		q := strings.TrimSpace(r.URL.Query().Get("q"))
-		type sug struct {
-			Name, Slug, Price string
-		}
-		out := []sug{}
-		for _, p := range s.products {
-			if q != "" && matches(p, s.category(p.Category).Name, q) && len(out) < 6 {
-				out = append(out, sug{p.Name, p.Slug, money(p.Price)})
-			}
-		}
-		writeJSON(w, out)
-	case path == "/api/stock":
-		time.Sleep(250 * time.Millisecond)
-		p, ok := s.product(r.URL.Query().Get("slug"))
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			writeJSON(w, map[string]any{"error": "unknown product"})
-			return
-		}
-		size := r.URL.Query().Get("size")
-		n := p.Stock
-		if size != "" {
-			// A stable per-size figure.
-			n = (p.Stock*7 + len(size)*3 + int(size[len(size)-1])) % (p.Stock + 1)
-		}
-		writeJSON(w, map[string]any{"slug": p.Slug, "size": size, "stock": n})
+	case strings.HasPrefix(path, "/api/") && s.serveAPI(w, r, path):
 	default:
 		render(w, s.pages["notfound"], 404, page{Base: b, Title: "Not found", Data: "This page does not exist on Trailhead Outfitters."})
 	}
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 // matches reports whether every word of q is found in the product's text (a

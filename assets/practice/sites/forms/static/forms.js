@@ -80,6 +80,13 @@
     today.dateTime = now.getFullYear() + '-' + String(now.getMonth() + 1).padStart(2, '0') + '-' + String(now.getDate()).padStart(2, '0');
   }
 
+  // The site's JSON API (formsapi.go): POST /api/signin, POST /api/bookings.
+  function postJSON(url, body) {
+    return fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)}).then(function (r) {
+      return r.json().then(function (res) { if (!r.ok) throw new Error(res.error || 'HTTP ' + r.status); return res; });
+    });
+  }
+
   // Booking wizard.
   var wiz = document.getElementById('wizard');
   if (wiz) {
@@ -134,14 +141,22 @@
       if (step !== 3) { if (validate(step)) show(step + 1); return; }
       if (!validate(3)) return;
       var d = data();
-      // In sequence from a fixed start, never at random, so a replay of
+      // The site numbers bookings in sequence from a fixed start (seq: the
+      // bookings this browser made before), never at random, so a replay of
       // the same steps in a fresh profile gets the same reference and URL.
       var list = load(BOOKINGS, []);
-      d.ref = 'BK-' + (5038 + list.length);
-      d.total = d.price * d.participants;
-      list.push(d);
-      localStorage.setItem(BOOKINGS, JSON.stringify(list));
-      location.href = base + '/book/confirmed?ref=' + d.ref;
+      var body = {seq: list.length, workshop: d.workshop, date: d.date, participants: d.participants, fullName: d.fullName,
+        email: d.email, phone: d.phone, diet: d.diet};
+      submit.disabled = true;
+      postJSON(base + '/api/bookings', body).then(function (res) {
+        d.ref = res.ref; d.total = res.total;
+        list.push(d);
+        localStorage.setItem(BOOKINGS, JSON.stringify(list));
+        location.href = base + '/book/confirmed?ref=' + encodeURIComponent(res.ref);
+      }).catch(function (err) {
+        submit.disabled = false;
+        errBox.hidden = false; errBox.textContent = 'The booking could not be made: ' + err.message + '. Please try again.';
+      });
     });
     show(1);
   }
@@ -157,8 +172,10 @@
       if (!email) signin.email.classList.add('invalid');
       if (!pass) signin.password.classList.add('invalid');
       if (!email || !pass) { err.textContent = 'Enter your email address and your password.'; err.hidden = false; return; }
-      localStorage.setItem('wm_signin', JSON.stringify({email: email, remember: signin.remember.checked, at: new Date().toISOString()}));
-      location.href = base + '/?signedin=1';
+      postJSON(base + '/api/signin', {email: email, password: pass, remember: signin.remember.checked}).then(function (res) {
+        localStorage.setItem('wm_signin', JSON.stringify({email: res.email, remember: res.remember, at: new Date().toISOString()}));
+        location.href = base + '/?signedin=1';
+      }).catch(function (e) { err.textContent = 'Could not sign in: ' + e.message; err.hidden = false; });
     });
   }
   if (sec && /[?&]signedin=1/.test(location.search)) {

@@ -1,5 +1,8 @@
 // Trailhead Outfitters: cart in localStorage, search suggestions, stock checks
 // and the checkout form. Practice site of Waymark; no network beyond this host.
+// The JSON API it calls (answered by shopapi.go):
+//   GET /api/products?q=…  suggestions     GET /api/products/{id}  cart price check
+//   GET /api/stock/{sku}   stock check     POST /api/orders        place an order
 (function () {
   'use strict';
   var base = document.body.dataset.base || '';
@@ -19,6 +22,10 @@
   function showCount() { var b = document.getElementById('cart-count'); if (b) b.textContent = cartCount(); }
   window.wmCart = cart;
 
+  function getJSON(url) {
+    return fetch(url).then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); });
+  }
+
   // Search suggestions (the server answers after ~200 ms).
   var q = document.getElementById('q'), sug = document.getElementById('suggest'), timer = null, seq = 0;
   if (q && sug) {
@@ -28,10 +35,11 @@
       if (text.length < 2) { sug.hidden = true; return; }
       timer = setTimeout(function () {
         var my = ++seq;
-        fetch(base + '/api/suggest?q=' + encodeURIComponent(text)).then(function (r) { return r.json(); }).then(function (list) {
+        getJSON(base + '/api/products?q=' + encodeURIComponent(text) + '&limit=6').then(function (res) {
           if (my !== seq) return;
+          var list = res.products;
           sug.innerHTML = list.map(function (s) {
-            return '<li><a href="' + base + '/product/' + s.Slug + '"><span>' + esc(s.Name) + '</span><b>' + s.Price + '</b></a></li>';
+            return '<li><a href="' + base + s.url + '"><span>' + esc(s.name) + '</span><b>' + s.priceText + '</b></a></li>';
           }).join('');
           sug.hidden = list.length === 0;
         }).catch(function () { sug.hidden = true; });
@@ -44,7 +52,7 @@
   // Product page.
   var prod = document.querySelector('.product');
   if (prod) {
-    var slug = prod.dataset.slug, name = prod.dataset.name, price = +prod.dataset.price;
+    var slug = prod.dataset.slug, sku = prod.dataset.sku, name = prod.dataset.name, price = +prod.dataset.price;
     var sizeSel = document.getElementById('size'), qtyIn = document.getElementById('qty');
     var added = document.getElementById('added'), stock = document.getElementById('stock-status');
     var sizes = document.getElementById('sizes');
@@ -78,7 +86,7 @@
     document.getElementById('check-stock').addEventListener('click', function () {
       var size = sizeSel ? sizeSel.value : '';
       stock.textContent = 'Checking stock…';
-      fetch(base + '/api/stock?slug=' + encodeURIComponent(slug) + '&size=' + encodeURIComponent(size)).then(function (r) { return r.json(); }).then(function (s) {
+      getJSON(base + '/api/stock/' + encodeURIComponent(sku) + (size ? '?size=' + encodeURIComponent(size) : '')).then(function (s) {
         stock.textContent = s.stock > 0 ? 'In stock: ' + s.stock + ' available' + (size ? ' in size ' + size : '') : 'Out of stock' + (size ? ' in size ' + size : '');
       }).catch(function () { stock.textContent = 'Could not check stock. Please try again.'; });
     });
@@ -100,8 +108,25 @@
     document.getElementById('subtotal').textContent = money(sub);
     showCount();
   }
+  // The cart keeps the price and name seen when the product was added; the
+  // shop's current ones replace them (and the cart is drawn again) when
+  // they differ.
+  function checkPrices() {
+    var ids = [];
+    cart().forEach(function (i) { if (ids.indexOf(i.slug) < 0) ids.push(i.slug); });
+    ids.forEach(function (id) {
+      getJSON(base + '/api/products/' + encodeURIComponent(id)).then(function (p) {
+        var c = cart(), changed = false;
+        c.forEach(function (i) {
+          if (i.slug === p.id && (i.price !== p.price || i.name !== p.name)) { i.price = p.price; i.name = p.name; changed = true; }
+        });
+        if (changed) { save(CART, c); drawCart(); }
+      }).catch(function () { /* keep the stored price */ });
+    });
+  }
   if (rows) {
     drawCart();
+    checkPrices();
     rows.addEventListener('change', function (e) {
       if (!e.target.classList.contains('qty-input')) return;
       var c = cart(), k = +e.target.dataset.k, n = parseInt(e.target.value, 10);
@@ -163,18 +188,31 @@
         return;
       }
       box.hidden = true;
-      var sub = c.reduce(function (s, i) { return s + i.price * i.qty; }, 0);
-      // Numbered in sequence from a fixed start, never at random: the same
-      // steps in a fresh profile give the same order page and URL, so a
-      // recorded episode replays step for step.
+      // The shop numbers the order in sequence from a fixed start (seq: the
+      // orders this browser placed before), never at random: the same steps
+      // in a fresh profile give the same order page and URL, so a recorded
+      // episode replays step for step. Only the card's last 4 digits leave
+      // the page.
       var orders = load(ORDERS, []);
-      var number = 'TH-' + (482917 + orders.length);
-      var order = {number: number, items: c, name: f.name.value.trim(), email: f.email.value.trim(), address: f.address.value.trim(),
-        city: f.city.value.trim(), zip: f.zip.value.trim(), country: f.country.value, shipping: f.shipping.value,
-        subtotal: sub, total: sub + SHIP[f.shipping.value], card: '•••• ' + card.slice(-4), placedAt: new Date().toISOString()};
-      orders.push(order); save(ORDERS, orders);
-      save(CART, []);
-      location.href = base + '/order/' + number;
+      var order = {items: c, name: f.name.value.trim(), email: f.email.value.trim(), address: f.address.value.trim(),
+        city: f.city.value.trim(), zip: f.zip.value.trim(), country: f.country.value, shipping: f.shipping.value};
+      var body = {seq: orders.length, items: c.map(function (i) { return {id: i.slug, size: i.size, qty: i.qty}; }), name: order.name, email: order.email,
+        address: order.address, city: order.city, zip: order.zip, country: order.country, shipping: order.shipping, cardLast4: card.slice(-4)};
+      var btn = document.getElementById('place-order');
+      btn.disabled = true;
+      fetch(base + '/api/orders', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)}).then(function (r) {
+        return r.json().then(function (res) { if (!r.ok) throw new Error(res.error || 'HTTP ' + r.status); return res; });
+      }).then(function (res) {
+        order.number = res.number; order.subtotal = res.subtotal; order.total = res.total;
+        order.card = '•••• ' + card.slice(-4); order.placedAt = new Date().toISOString();
+        orders.push(order); save(ORDERS, orders);
+        save(CART, []);
+        location.href = base + '/order/' + res.number;
+      }).catch(function (err) {
+        btn.disabled = false;
+        box.hidden = false;
+        box.innerHTML = '<b>The order could not be placed:</b> ' + esc(err.message) + '. Please try again.';
+      });
     });
   }
 
