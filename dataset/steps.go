@@ -75,10 +75,14 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 	if err != nil {
 		return err
 	}
+	extras, target, err := groundingArgs(st)
+	if err != nil {
+		return err
+	}
 	_, err = tx.Exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
-		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, extras, target_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		st.EpisodeID, st.Index, actionJSON, op, st.URL, st.Title, st.Error, st.Done, shot,
-		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false)
+		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false, extras, target)
 	if err != nil {
 		if isPrimaryKeyViolation(err) {
 			return fmt.Errorf("%w: episode %s step %d", ErrStepExists, st.EpisodeID, st.Index)
@@ -120,18 +124,19 @@ func (s *Store) Steps(episodeID string) ([]Step, error) {
 }
 
 // stepColumns are the columns scanStep reads, screenshots left out.
-const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed`
+const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, COALESCE(target_json,'')`
 
 // scanStep reads stepColumns, then extra columns into extra.
 func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any) (Step, error) {
 	st := Step{EpisodeID: episodeID}
-	var created string
+	var created, target string
 	dest := append([]any{&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
-		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed}, extra...)
+		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed, &target}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Step{}, err
 	}
 	st.CreatedAt = ParseTime(created)
+	st.Target = parseTarget(target)
 	if st.ActionJSON != "" {
 		// Stored actions were accepted by an engine; parse leniently
 		// (any set) so a later vocabulary change still reads them.

@@ -122,6 +122,11 @@ type Step struct {
 	// Removed: the step was undone, removed or trimmed away; it is kept in
 	// the store (with its index) but left out of the edited episode.
 	Removed bool
+	// Target is the element the action was aimed at (nil when unknown).
+	Target *action.Target
+	// Extras are the BrowserGym observation extras, stored (compressed)
+	// with the step; reads leave them nil: see Store.StepExtras.
+	Extras *action.Extras
 }
 
 // Review is one reviewer's label of an episode.
