@@ -52,6 +52,8 @@ type player struct {
 	// replay runs the episode again and shows the verdicts
 	// (replaypanel.go).
 	replay replayPanel
+	// requests lists the step's network requests (requests.go).
+	requests requestsPanel
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
 	shots    map[int]image.Image
@@ -122,6 +124,7 @@ func (p *player) build() fyne.CanvasObject {
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
 	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p)), p.edits.bar(), p.mode)
 	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, p.afterView, container.NewVBox(bar, p.info)))
+	p.requests.attach(p)
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
 }
@@ -363,6 +366,7 @@ func (p *player) show(k int, after bool) {
 	}
 	p.mode.Refresh() // the colour too
 	p.edits.stepChanged(k)
+	p.requests.stepChanged(k)
 	p.selecting = true
 	p.stepList.Select(k)
 	p.selecting = false
