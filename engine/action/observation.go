@@ -56,6 +56,9 @@ type Observation struct {
 	Target *Target `json:"-"`
 	// Extras are the BrowserGym observation extras (nil when off).
 	Extras *Extras `json:"-"`
+	// Validation is the task's validate script's result (see Validator),
+	// when it ran after this step; nil otherwise.
+	Validation *Validation `json:"-"`
 }
 
 // EndReason says why an episode ended (Observation.EndReason, and an
