@@ -103,6 +103,8 @@ type episode struct {
 	done    bool
 	endedBy action.EndReason
 	check   *action.Check
+	valid   *action.Validator // the task's validate script, or nil
+	script  scriptForm        // how valid.Script runs (found at its first run)
 	answer  string
 	px, py  float64 // the pointer's last position
 	lastURL string
@@ -397,6 +399,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	e.logf("browser: reset: previous episode closed in %v, new tab ready in %v", tEnd, time.Since(begin)-tEnd)
 	ep.id = id
 	ep.check = opts.Check
+	ep.valid = opts.Validate
 	e.ep = ep
 
 	obs := action.Observation{Step: 0}

@@ -326,12 +326,13 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 	if obs.URL != "" {
 		ep.lastURL = obs.URL
 	}
+	e.validateStep(ctx, ep, obs, fatal == nil)
 	if ep.done {
 		e.setState(func(s *engine.State) { s.Done = true })
 		obs.Done = true
 		obs.EndReason = ep.endedBy
 		obs.Answer = ep.answer
-		obs.Reward = e.reward(ctx, ep, obs.URL, fatal == nil)
+		obs.Reward = action.CombineReward(e.reward(ctx, ep, obs.URL, fatal == nil), obs.Validation)
 	}
 	obs.Timings.CaptureMS = time.Since(capStart).Milliseconds()
 	obs.Timings.TotalMS = time.Since(begin).Milliseconds()
