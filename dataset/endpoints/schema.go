@@ -176,13 +176,14 @@ func (s *Schema) fieldNames(out []string, depth int) []string {
 	return s.AdditionalProperties.fieldNames(out, depth+1)
 }
 
-// exampleWords lists the string examples in s, for search.
+// exampleWords lists the string examples in s that are words, not
+// numbers, UUIDs or hashes, for search.
 func (s *Schema) exampleWords(out []string, depth int) []string {
 	if s == nil || depth > 4 {
 		return out
 	}
 	for _, e := range s.Examples {
-		if str, ok := e.(string); ok {
+		if str, ok := e.(string); ok && !isNumeric(str) && !isUUID(str) && !hexRe.MatchString(str) {
 			out = append(out, str)
 		}
 	}

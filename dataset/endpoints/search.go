@@ -16,11 +16,38 @@ type Result struct {
 
 // The words a question uses for what a method does.
 var methodWords = map[string]string{
-	"GET":    "get list show view fetch find read search lookup query see",
-	"POST":   "post create add new submit send make place login",
-	"PUT":    "put update replace set edit change save",
-	"PATCH":  "patch update edit change modify set",
-	"DELETE": "delete remove clear cancel drop empty",
+	"GET":    "get list show view read",
+	"POST":   "post add submit send",
+	"PUT":    "put update replace save",
+	"PATCH":  "patch update",
+	"DELETE": "delete",
+}
+
+// synonyms map words of a question and of an endpoint to one term, so
+// "delete from wishlist" finds /wishlist/remove.
+var synonyms = map[string]string{}
+
+func init() {
+	for _, group := range []string{
+		"add create new insert make put place",
+		"delete remove drop erase destroy",
+		"get fetch show view read retrieve see",
+		"update edit change modify set patch",
+		"search find query lookup filter q keyword term",
+		"order checkout purchase buy",
+		"session login logged signin whoami",
+		"detail info information",
+		"total sum subtotal",
+		"user customer account profile",
+		"item line",
+		"stock inventory availability available",
+		"price cost",
+	} {
+		ws := strings.Fields(group)
+		for _, w := range ws {
+			synonyms[w] = ws[0]
+		}
+	}
 }
 
 var stopWords = map[string]bool{
@@ -38,14 +65,20 @@ func tokens(text string) []string {
 		if stopWords[w] {
 			continue
 		}
-		out = append(out, singular(w))
+		w = singular(w)
+		if c, ok := synonyms[w]; ok {
+			w = c
+		}
+		out = append(out, w)
 	}
 	return out
 }
 
 // terms are an endpoint's search terms, weighted by repetition: path words
-// count three times, parameter and request field names twice, the
-// method's words, response field names and sample values once.
+// count three times (the last one five: it names what the endpoint is
+// about), parameter and request field names twice, the method's words,
+// response field names and sample values once. A GET ending in a path
+// parameter is a "detail"; one with a q-like query parameter a "search".
 func (ep *Endpoint) terms() []string {
 	var t []string
 	add := func(text string, times int) {
@@ -55,8 +88,27 @@ func (ep *Endpoint) terms() []string {
 		}
 	}
 	add(methodWords[ep.Method], 1)
-	add(strings.NewReplacer("{", " ", "}", " ").Replace(ep.Path), 3)
-	for _, p := range append(append([]*Param{}, ep.PathParams...), ep.Query...) {
+	var words []string
+	for _, seg := range splitPath(ep.Path) {
+		if !strings.HasPrefix(seg, "{") {
+			words = append(words, seg)
+		}
+	}
+	add(strings.Join(words, " "), 3)
+	if len(words) > 0 {
+		add(words[len(words)-1], 2)
+	}
+	if ep.Method == "GET" && strings.HasSuffix(ep.Path, "}") {
+		add("detail", 1)
+	}
+	if ep.Method == "GET" && len(ep.Responses) > 0 && ep.Responses[0].Schema != nil && ep.Responses[0].Schema.Items != nil {
+		add("list", 1)
+	}
+	for _, p := range ep.PathParams {
+		add(p.Name, 1)
+		add(strings.Join(p.Schema.exampleWords(nil, 0), " "), 1)
+	}
+	for _, p := range ep.Query {
 		add(p.Name, 2)
 		add(strings.Join(p.Schema.exampleWords(nil, 0), " "), 1)
 	}
@@ -95,7 +147,7 @@ func (c *Catalogue) Search(query string, top int) []Result {
 	if len(docs) == 0 {
 		return nil
 	}
-	const k1, b = 1.2, 0.75
+	const k1, b = 1.2, 0.3
 	avg := float64(total) / float64(len(docs))
 	n := float64(len(docs))
 	var res []Result
