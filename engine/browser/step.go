@@ -47,6 +47,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		}
 		return float64(*a.X), float64(*a.Y)
 	}()
+	obs.Target = e.readTarget(ctx, ep, a, x, y) // grounding.go: nil when off
 
 	var err error
 	settle := true
@@ -117,6 +118,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		ep.done, ep.endedBy = true, action.EndStepLimit
 	}
 	e.finishObservation(ctx, &obs, err, begin)
+	e.groundStep(ep, &obs, &a)
 	return obs, nil
 }
 
@@ -268,7 +270,7 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 	t := ep.tab
 	capStart := time.Now()
 	if fatal == nil {
-		png, in, shotErr, infErr := e.capture(ctx, t)
+		png, in, shotErr, infErr := e.captureObs(ctx, t, obs) // extras.go: e.capture when grounding is off
 		blank := false
 		if shotErr == nil && infErr == nil && !in.content {
 			png, in, shotErr, infErr, blank = e.recoverObservation(ctx, t, png, in)

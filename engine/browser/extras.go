@@ -1,0 +1,129 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// captureSnapshot is DOMSnapshot.captureSnapshot with its result kept raw.
+var captureSnapshot = cdp.Command[domsnapshot.CaptureSnapshotParams, json.RawMessage]{Method: domsnapshot.CommandCaptureSnapshot}
+
+// captureObs is capture with, when grounding is on, the observation's
+// extras: the page is marked (bids, visibility, set of marks, and the aria
+// prefixes the tree reads), then the accessibility tree (and the DOM
+// snapshot when asked) is read while the screenshot is taken, the aria
+// prefixes are removed, and the open pages are listed meanwhile. A failure
+// of the extras is logged and leaves them out (or partial); it never fails
+// the step.
+func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation) (png []byte, in pageInfo, shotErr, infErr error) {
+	if !e.groundingOn() {
+		return e.capture(ctx, t)
+	}
+	ep := e.ep
+	if ep.g.start.IsZero() {
+		ep.g.start = time.Now()
+	}
+	withDOM := e.set.Grounding == engine.GroundingDOM
+	mres, markErr := e.runMarks(ctx, t, markOpts{Op: "mark", Full: true, Aria: true, Live: withDOM})
+	if markErr != nil {
+		e.logf("browser: could not mark the page's elements: %v", markErr)
+	}
+	var (
+		tree   *axTree
+		axErr  error
+		snap   json.RawMessage
+		snapOK bool
+		urls   []string
+		titles []string
+		active int
+		wg     sync.WaitGroup
+	)
+	if markErr == nil {
+		wg.Go(func() {
+			tree, axErr = e.readAXTree(ctx, t)
+			if _, err := e.runMarks(ctx, t, markOpts{Op: "unaria"}); err != nil {
+				e.logf("browser: could not remove the marking's aria prefixes: %v", err)
+			}
+			if axErr != nil {
+				e.logf("browser: could not read the accessibility tree: %v", axErr)
+			}
+			if withDOM {
+				err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+					yes := true
+					var err error
+					snap, err = chromedp.Call(c, captureSnapshot, domsnapshot.CaptureSnapshotParams{
+						ComputedStyles: []string{}, IncludeDOMRects: &yes, IncludePaintOrder: &yes})
+					return err
+				})
+				if err != nil {
+					e.logf("browser: could not take the DOM snapshot: %v", err)
+				}
+				snapOK = err == nil
+			}
+		})
+	}
+	wg.Go(func() { urls, titles, active = e.openPages(ctx, ep) })
+	png, in, shotErr, infErr = e.capture(ctx, t)
+	wg.Wait()
+
+	x := &action.Extras{OpenPagesURLs: urls, OpenPagesTitles: titles, ActivePageIndex: active,
+		ElapsedTimeSecs: time.Since(ep.g.start).Seconds(), ElementProps: map[string]action.ElementProps{}}
+	if markErr == nil {
+		x.FocusedBid = mres.Focused
+		for bid, p := range mres.Props {
+			x.ElementProps[bid] = action.ElementProps{Visibility: p.V, BBox: p.B, Clickable: p.C, SetOfMarks: p.S}
+		}
+	}
+	if tree != nil && axErr == nil {
+		if b, err := json.Marshal(tree); err == nil {
+			x.AXTree = b
+		}
+		x.AXTreeTxt = flattenAXTree(tree)
+		ep.g.ax = tree.roleNames()
+	}
+	if snapOK {
+		x.DOM = snap
+	}
+	obs.Extras = x
+	return png, in, shotErr, infErr
+}
+
+// openPages lists the episode's open tabs in opening order: URLs, titles
+// and the active one's index (BrowserGym's open_pages_urls, _titles and
+// active_page_index).
+func (e *Engine) openPages(ctx context.Context, ep *episode) (urls, titles []string, active int) {
+	urls, titles = []string{}, []string{}
+	byID := map[string][2]string{}
+	if e.browserCtx != nil {
+		c, cancel := context.WithTimeout(e.browserCtx, e.set.OpTimeout)
+		infos, err := chromedp.Targets(c)
+		cancel()
+		if err != nil {
+			e.logf("browser: could not list the open pages: %v", err)
+		}
+		for _, in := range infos {
+			byID[string(in.TargetID)] = [2]string{in.URL, in.Title}
+		}
+	}
+	for _, t := range ep.order {
+		if t.gone() {
+			continue
+		}
+		if t == ep.tab {
+			active = len(urls)
+		}
+		ut := byID[string(t.id)]
+		urls = append(urls, ut[0])
+		titles = append(titles, ut[1])
+	}
+	return urls, titles, active
+}
