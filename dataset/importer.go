@@ -133,6 +133,9 @@ type ImportOptions struct {
 	// Format forces "jsonl", "json", "csv", "tsv" or "parquet"; default:
 	// from the extension, else from the content.
 	Format string
+	// BaseURL resolves a BrowserGym-style manifest's relative setupUrl
+	// (see manifest.go).
+	BaseURL string
 }
 
 // RowIssue is a row that was not imported, and why.
@@ -263,8 +266,8 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
+	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
@@ -274,7 +277,7 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 	for i, t := range rep.Tasks {
 		cj, _ := checkJSON(t.Check)
 		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets,
-			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts)
+			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts, manifestJSON(t.Manifest))
 		if err != nil {
 			return ImportReport{File: rep.File}, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 		}
@@ -327,10 +330,14 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 	if rep.Rows == 0 {
 		return rep, importErr("%s has no rows (columns found: %s)", name, listOrNone(tab.Columns))
 	}
-	if err := resolveColumns(&rep.ImportReport, tab.Columns, opts.Map); err != nil {
+	toTask := func(tr taskfile.Row) (Task, string) { return rowTask(tr, rep.Mapping, def) }
+	if taskfile.IsManifest(tab.Columns) && len(opts.Map) == 0 { // a BrowserGym-style manifest: see manifest.go
+		rep.Format, rep.Mapping = "manifest", manifestMapping(tab.Columns)
+		toTask = func(tr taskfile.Row) (Task, string) { return manifestTask(tr, def, opts.BaseURL) }
+	} else if err := resolveColumns(&rep.ImportReport, tab.Columns, opts.Map); err != nil {
 		return rep, err
 	}
-	if rep.Mapping[FieldCategory] == "" && def == "" {
+	if rep.Mapping[FieldCategory] == "" && def == "" && rep.Format != "manifest" {
 		return rep, missingColumn(FieldCategory, "%s has no category column (found: %s); name one %s, give --map category=COLUMN, or give a default category (--default-category information|navigation|interaction)",
 			name, listOrNone(tab.Columns), strings.Join(ColumnAliases[FieldCategory], ", "))
 	}
@@ -341,7 +348,7 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 	defer exists.Close()
 	seen := map[string]int{}
 	for _, tr := range tab.Rows {
-		t, issue := rowTask(tr, rep.Mapping, def)
+		t, issue := toTask(tr)
 		if issue != "" {
 			rep.Skipped = append(rep.Skipped, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal, Reason: issue})
 			continue

@@ -104,9 +104,9 @@ func (s *Store) AddTask(t Task) (Task, error) {
 		return Task{}, err
 	}
 	ts := now()
-	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`,
-		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts)
+	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`,
+		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts, manifestJSON(t.Manifest))
 	if err != nil {
 		return Task{}, s.explainWriteError(err)
 	}
@@ -179,13 +179,13 @@ func (s *Store) DeleteTask(id string) error {
 	return s.explainWriteError(tx.Commit())
 }
 
-const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.keep_secrets, t.reference_time, t.timezone, t.locale, t.archived, t.created_at, t.updated_at`
+const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.keep_secrets, t.reference_time, t.timezone, t.locale, t.archived, t.created_at, t.updated_at, t.manifest_json`
 
 func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	var t Task
-	var cj sql.NullString
+	var cj, mj sql.NullString
 	var created, updated, ref string
-	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.KeepSecrets, &ref, &t.Timezone, &t.Locale, &t.Archived, &created, &updated}, extra...)
+	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.KeepSecrets, &ref, &t.Timezone, &t.Locale, &t.Archived, &created, &updated, &mj}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Task{}, err
 	}
@@ -197,6 +197,7 @@ func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	}
 	t.ReferenceTime = parseRefTimeColumn(ref)
 	t.CreatedAt, t.UpdatedAt = ParseTime(created), ParseTime(updated)
+	t.Manifest = parseManifestColumn(mj)
 	return t, nil
 }
 

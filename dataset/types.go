@@ -61,6 +61,10 @@ type Task struct {
 	Archived  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Manifest holds the BrowserGym-style manifest fields of a task
+	// imported from a manifest (its validate and cheat scripts…); nil
+	// otherwise. See manifest.go.
+	Manifest *Manifest
 }
 
 // Episode is one attempt at a task.
