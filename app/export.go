@@ -30,6 +30,7 @@ func runExport(env *Env, args []string) error {
 	fs.StringVar(&o.License, "license", "", "Hugging Face licence id for the card, e.g. cc-by-4.0, mit, or 'other' (required)")
 	fs.StringVar(&o.Name, "name", hfexport.DefaultName, "the dataset's name (the card's pretty_name)")
 	fs.BoolVar(&o.Force, "force", false, "replace a previous Waymark export in DIR (other files are never deleted)")
+	fs.BoolVar(&o.HAR, "har", false, "also write har/EPISODE_ID.har, the network traffic of each episode recorded with capture (redacted unless it was captured with --no-redact)")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -81,6 +82,15 @@ func runExport(env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", verb, res.Dir, res.Episodes, res.Steps, len(res.Files), hfexport.FormatBytes(res.Bytes))
 	if res.BadImages > 0 {
 		fmt.Fprintf(env.Stdout, "Note: %d stored screenshots were not PNGs; their image cells are empty (the store is unchanged).\n", res.BadImages)
+	}
+	if o.HAR {
+		n := 0
+		for _, f := range res.Files {
+			if strings.HasPrefix(f, "har/") {
+				n++
+			}
+		}
+		fmt.Fprintf(env.Stdout, "HAR files: %d in %s/har (episodes recorded without network capture have none).\n", n, res.Dir)
 	}
 	for _, sp := range res.Splits {
 		fmt.Fprintf(env.Stdout, "  %-5s %d tasks, %d episodes, %d steps\n", sp.Name, sp.Tasks, sp.Episodes, sp.Steps)

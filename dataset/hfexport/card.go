@@ -34,6 +34,7 @@ type cardStats struct {
 	edited        int // exported episodes with removed steps
 	resumed       int // exported episodes resumed after an interruption
 	branches      int // exported episodes that continue another from a step
+	har           harStats
 }
 
 func (s *cardStats) init() {
@@ -358,6 +359,7 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 	b.WriteString("\n")
 	sets := sortedKeys(s.actionSets)
 	fmt.Fprintf(&b, "Action sets used: %s.\n\n", joinCounts(sets, s.actionSets, "episodes"))
+	writeHARCard(&b, o, &s.har)
 
 	b.WriteString("## Contents\n\n")
 	b.WriteString("| category | episodes | steps |\n|---|---|---|\n")

@@ -262,6 +262,9 @@ func (x *exporter) writeSplit(split string, eps []*episodeInfo) (SplitCount, err
 		if err := x.writeEpisode(e, steps, episodes); err != nil {
 			return SplitCount{}, err
 		}
+		if err := x.writeHAR(e.ID); err != nil {
+			return SplitCount{}, err
+		}
 		if err := steps.endEpisode(); err != nil {
 			return SplitCount{}, err
 		}
