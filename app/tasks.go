@@ -9,15 +9,17 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"waymark/assets/practice"
 	"waymark/dataset"
 )
 
 func init() {
-	register("tasks", "tasks import FILE | tasks list", "import tasks from JSONL, JSON, CSV or Parquet; list the tasks", runTasks)
+	register("tasks", "tasks import FILE | tasks list | tasks check (ID | --all)", "import tasks from JSONL, JSON, CSV, Parquet or a BrowserGym-style manifest; list the tasks; check manifest tasks' graders", runTasks)
 }
 
 const tasksUsage = `waymark tasks import FILE [--map goal=COL,url=COL,category=COL] [--source NAME] [--default-category C] [--dry-run]
-       waymark tasks list [--category C] [--source S] [--todo] [--archived] [--search TEXT] [--limit N]`
+       waymark tasks list [--category C] [--source S] [--todo] [--archived] [--search TEXT] [--limit N]
+       ` + tasksCheckUsage
 
 func runTasks(env *Env, args []string) error {
 	if len(args) == 0 {
@@ -28,6 +30,11 @@ func runTasks(env *Env, args []string) error {
 		return runTasksImport(env, args[1:])
 	case "list", "ls":
 		return runTasksList(env, args[1:])
+	case "check":
+		return runTasksCheck(env, args[1:])
+	case "example-manifest":
+		_, err := env.Stdout.Write(practice.Manifest)
+		return err
 	case "-h", "--help", "help":
 		fmt.Fprintln(env.Stdout, "Usage: "+tasksUsage)
 		return nil
@@ -78,6 +85,7 @@ func runTasksImport(env *Env, args []string) error {
 	defCat := fs.String("default-category", "", "category for rows with an empty one: information, navigation or interaction")
 	dry := fs.Bool("dry-run", false, "show what would be imported, store nothing")
 	format := fs.String("format", "", "force the format: jsonl, json, csv, tsv or parquet (default: from the name and content)")
+	baseURL := fs.String("base-url", "", "a BrowserGym-style manifest's pages are served here: its relative setupUrl values are resolved against it")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: waymark tasks import FILE [options]\n\nColumns are found by name:")
 		for _, f := range dataset.ImportFields {
@@ -97,7 +105,7 @@ func runTasksImport(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := dataset.ImportOptions{Map: m, Source: *source, DefaultCategory: *defCat, Format: *format}
+	opts := dataset.ImportOptions{Map: m, Source: *source, DefaultCategory: *defCat, Format: *format, BaseURL: *baseURL}
 	s, err := env.OpenStore()
 	if err != nil {
 		return err
@@ -137,7 +145,10 @@ func writeImportReport(w io.Writer, rep dataset.ImportReport) {
 			unused = append(unused, c)
 		}
 	}
-	if len(unused) > 0 {
+	switch {
+	case len(unused) > 0 && rep.Format == "manifest":
+		fmt.Fprintf(w, "  (kept in each task's manifest: %s)\n", strings.Join(unused, ", "))
+	case len(unused) > 0:
 		fmt.Fprintf(w, "  (not used: %s)\n", strings.Join(unused, ", "))
 	}
 	if rep.Imported > 0 {
@@ -157,6 +168,7 @@ func writeImportReport(w io.Writer, rep dataset.ImportReport) {
 			fmt.Fprintf(w, "  %s\n", is)
 		}
 	}
+	writeManifestTasks(w, rep)
 	list("Skipped rows", rep.Skipped, 50)
 	list("Duplicates (not imported again)", rep.Duplicates, 20)
 }
