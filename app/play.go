@@ -23,8 +23,8 @@ import (
 )
 
 func init() {
-	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE]) [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation]",
-		"run one browser episode from action JSON lines on stdin; print one JSON line per observation. --restore first replays a stored episode's steps 1..K, checked like waymark replay (exit 1 on a divergence)", runPlay)
+	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE]) [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
+		"run one browser episode from action JSON lines on stdin; print one JSON line per observation. --obs browsergym reads BrowserGym action strings (click('a51'), fill('a12', 'text'), mouse_click(312, 188), ...) and prints BrowserGym observations. --restore first replays a stored episode's steps 1..K, checked like waymark replay (exit 1 on a divergence)", runPlay)
 }
 
 // playLine is one line of play's output.
@@ -61,6 +61,7 @@ func runPlay(env *Env, args []string) error {
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
 	db := fs.String("db", "", "with --restore: the database holding the episode (default: the global --db, $WAYMARK_DB or the default store)")
+	gym := addGymFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,6 +70,10 @@ func runPlay(env *Env, args []string) error {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	gymOn, err := gym.mode(given)
+	if err != nil {
+		return err
+	}
 	var target restoreTarget
 	switch {
 	case given["restore"]:
@@ -120,6 +125,9 @@ func runPlay(env *Env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if gymOn {
+		return runPlayGym(ctx, env, gym, given, settings, *startURL, *shots)
+	}
 	var eng engine.Engine
 	var rec *replay.Recording
 	if target.episode != "" {

@@ -1,0 +1,195 @@
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"image/png"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"waymark/assets/practice"
+)
+
+// lineWriter hands each complete line written to it to a channel.
+type lineWriter struct {
+	mu    sync.Mutex
+	buf   []byte
+	lines chan string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.lines <- string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// axBid finds the bid of the accessibility node with role and name in an
+// observation's axtree_object.
+func axBid(t *testing.T, obs map[string]any, role, name string) (bid string, value string) {
+	t.Helper()
+	tree, _ := obs["axtree_object"].(map[string]any)
+	nodes, _ := tree["nodes"].([]any)
+	for _, n := range nodes {
+		m, _ := n.(map[string]any)
+		r, _ := m["role"].(map[string]any)
+		nm, _ := m["name"].(map[string]any)
+		if r["value"] == role && nm["value"] == name {
+			id, _ := m["browsergym_id"].(string)
+			v, _ := m["value"].(map[string]any)
+			s, _ := v["value"].(string)
+			return id, s
+		}
+	}
+	t.Fatalf("no %s %q among %d accessibility nodes", role, name, len(nodes))
+	return "", ""
+}
+
+// `waymark play --obs browsergym` on the practice forms site, headless: an
+// agent reads a link's bid from the axtree of one observation and clicks it,
+// fills a text box by its bid, gets a refusal for an action Waymark cannot
+// do, a step error for a bid the page does not have, and ends by answering.
+func TestPlayBrowserGym(t *testing.T) {
+	sites, err := practice.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sites.Close()
+	inR, inW := io.Pipe()
+	out := &lineWriter{lines: make(chan string, 16)}
+	var stderr bytes.Buffer
+	exit := make(chan int, 1)
+	start := sites.URL() + "/forms/"
+	go func() {
+		exit <- Main([]string{"play", "--obs", "browsergym", "--start-url", start, "--display", "headless",
+			"--max-steps", "8", "--goal", "Set your display name to Ada Lovelace"}, inR, out, &stderr)
+		inR.Close()
+	}()
+	next := func() map[string]any {
+		t.Helper()
+		select {
+		case l := <-out.lines:
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("line %.200q: %v", l, err)
+			}
+			return m
+		case code := <-exit:
+			t.Fatalf("play ended (exit %d) before the next line: %s", code, stderr.String())
+		case <-time.After(90 * time.Second):
+			t.Fatalf("no line in 90 s: %s", stderr.String())
+		}
+		return nil
+	}
+	send := func(s string) {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := func(o map[string]any, k string) any { return o["info"].(map[string]any)[k] }
+
+	o := next()
+	keys := []string{"chat_messages", "goal", "goal_object", "open_pages_urls", "open_pages_titles", "active_page_index",
+		"url", "screenshot", "axtree_object", "extra_element_properties", "focused_element_bid", "last_action",
+		"last_action_error", "elapsed_time", "terminated", "truncated", "reward", "info"}
+	for _, k := range keys {
+		if _, ok := o[k]; !ok {
+			t.Errorf("reset observation has no %q", k)
+		}
+	}
+	if len(o) != len(keys) { // no dom_object without --dom
+		t.Errorf("reset observation has %d keys, want %d", len(o), len(keys))
+	}
+	shot, err := base64.StdEncoding.DecodeString(o["screenshot"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err := png.Decode(bytes.NewReader(shot)); err != nil || img.Bounds().Dx() != 800 || img.Bounds().Dy() != 600 {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if o["url"] != start || o["goal"] != "Set your display name to Ada Lovelace" || o["terminated"] != false || o["truncated"] != false || o["reward"] != 0.0 {
+		t.Errorf("reset: url %v goal %v terminated %v truncated %v reward %v", o["url"], o["goal"], o["terminated"], o["truncated"], o["reward"])
+	}
+	chat, _ := json.Marshal(o["chat_messages"].([]any)[1])
+	if !strings.Contains(string(chat), `"message":"Set your display name to Ada Lovelace","role":"user"`) {
+		t.Errorf("chat: %s", chat)
+	}
+	goal, _ := json.Marshal(o["goal_object"])
+	if string(goal) != `[{"text":"Set your display name to Ada Lovelace","type":"text"}]` {
+		t.Errorf("goal_object: %s", goal)
+	}
+
+	link, _ := axBid(t, o, "link", "Profile")
+	send("click('" + link + "')")
+	o = next()
+	if o["url"] != sites.URL()+"/forms/settings/profile" || o["last_action"] != "click('"+link+"')" || o["last_action_error"] != "" || info(o, "step") != 1.0 {
+		t.Fatalf("after click: url %v, last_action %v, error %v, info %v", o["url"], o["last_action"], o["last_action_error"], o["info"])
+	}
+
+	box, value := axBid(t, o, "textbox", "Display name")
+	send(`fill("` + box + `", 'Ada Lovelace')  # the name field`)
+	o = next()
+	if _, v := axBid(t, o, "textbox", "Display name"); v != "Ada Lovelace" || value == v {
+		t.Errorf("after fill: the text box holds %q (before: %q)", v, value)
+	}
+	if o["focused_element_bid"] != box || o["last_action_error"] != "" {
+		t.Errorf("after fill: focused %v, error %v", o["focused_element_bid"], o["last_action_error"])
+	}
+	var ops []string
+	for _, a := range info(o, "waymark_actions").([]any) {
+		m := a.(map[string]any)
+		ops = append(ops, m["op"].(string)+" "+m["text"].(string))
+	}
+	if strings.Join(ops, "; ") != "click ; key CTRL+A; type Ada Lovelace" {
+		t.Errorf("fill's Waymark actions: %q", ops)
+	}
+
+	send("go_forward()")
+	if o = next(); o["line"] != 3.0 || o["error"] != "go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()" {
+		t.Errorf("refusal: %v", o)
+	}
+	send("click('zz9')")
+	o = next()
+	if o["last_action_error"] != `ValueError: Could not find element with bid "zz9"` || o["url"] != sites.URL()+"/forms/settings/profile" || info(o, "step") != 3.0 || o["terminated"] != false {
+		t.Errorf("missing bid: error %v, url %v, info %v", o["last_action_error"], o["url"], o["info"])
+	}
+	send("send_msg_to_user('done')")
+	o = next()
+	msgs := o["chat_messages"].([]any)
+	last, _ := json.Marshal(msgs[len(msgs)-1])
+	if o["terminated"] != true || o["truncated"] != false || info(o, "answer") != "done" || !strings.Contains(string(last), `"message":"done","role":"assistant"`) {
+		t.Errorf("answer: terminated %v truncated %v info %v chat %s", o["terminated"], o["truncated"], o["info"], last)
+	}
+	inW.Close()
+	if code := <-exit; code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+}
+
+func TestPlayBrowserGymUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"play", "--start-url", "http://127.0.0.1/", "--obs", "gym"}, `--obs "gym": use waymark or browsergym`},
+		{[]string{"play", "--start-url", "http://127.0.0.1/", "--goal", "x"}, `--goal is only for --obs browsergym`},
+		{[]string{"play", "--start-url", "http://127.0.0.1/", "--obs", "browsergym", "--server", "http://127.0.0.1:1"}, `--server cannot go with --obs browsergym`},
+		{[]string{"play", "--restore", "x:1", "--obs", "browsergym"}, `--restore cannot go with --obs browsergym`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(c.args, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr.String())
+		}
+	}
+}
