@@ -276,9 +276,10 @@ func (st *gymState) observe(obs action.Observation, last, lastErr string, acts [
 		line.Reward = *obs.Reward
 	}
 	// Gym: terminated when the task is over (an answer was given),
-	// truncated when the episode was cut short (step limit, a crash).
+	// truncated when the episode was cut short (step limit, a crash);
+	// never both.
 	line.Terminated = obs.Done && obs.EndReason == action.EndFinished
-	line.Truncated = (obs.Done && !line.Terminated) || (st.limit > 0 && st.step >= st.limit)
+	line.Truncated = !line.Terminated && (obs.Done || (st.limit > 0 && st.step >= st.limit))
 	if st.shots != "" && len(obs.Screenshot) > 0 {
 		p := filepath.Join(st.shots, fmt.Sprintf("step-%03d.png", st.step))
 		if err := os.WriteFile(p, obs.Screenshot, 0o644); err != nil {

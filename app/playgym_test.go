@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"waymark/assets/practice"
+	"waymark/engine/action"
 )
 
 // lineWriter hands each complete line written to it to a channel.
@@ -190,6 +191,35 @@ func TestPlayBrowserGymUsage(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if code := Main(c.args, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr.String())
+		}
+	}
+}
+
+// Gym's flags: terminated when the episode ends with an answer, truncated
+// when it is cut short (the engine's end, or play's BrowserGym step limit),
+// never both.
+func TestGymObserveEnds(t *testing.T) {
+	one := 1.0
+	for _, c := range []struct {
+		obs         action.Observation
+		step, limit int
+		term, trunc bool
+		reward      float64
+	}{
+		{action.Observation{}, 0, 5, false, false, 0},
+		{action.Observation{Done: true, EndReason: action.EndFinished, Reward: &one}, 2, 5, true, false, 1},
+		{action.Observation{Done: true, EndReason: action.EndStepLimit}, 2, 5, false, true, 0},
+		{action.Observation{Done: true, EndReason: action.EndCrashed}, 2, 5, false, true, 0},
+		{action.Observation{}, 5, 5, false, true, 0},
+		{action.Observation{Done: true, EndReason: action.EndFinished}, 5, 5, true, false, 0},
+	} {
+		st := gymState{step: c.step, limit: c.limit, start: time.Now()}
+		line, err := st.observe(c.obs, "noop()", "", nil)
+		if err != nil || line.Terminated != c.term || line.Truncated != c.trunc || line.Reward != c.reward {
+			t.Errorf("%+v at step %d of %d: terminated %v truncated %v reward %v (%v)", c.obs, c.step, c.limit, line.Terminated, line.Truncated, line.Reward, err)
+		}
+		if line.GoalObject == nil || len(line.OpenPagesURLs) != 1 || len(line.ActivePageIndex) != 1 || len(line.ElapsedTime) != 1 {
+			t.Errorf("shape: %+v", line)
 		}
 	}
 }
