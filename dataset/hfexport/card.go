@@ -35,6 +35,7 @@ type cardStats struct {
 	resumed       int // exported episodes resumed after an interruption
 	branches      int // exported episodes that continue another from a step
 	har           harStats
+	grounding     groundingStats
 }
 
 func (s *cardStats) init() {
@@ -360,6 +361,7 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 	sets := sortedKeys(s.actionSets)
 	fmt.Fprintf(&b, "Action sets used: %s.\n\n", joinCounts(sets, s.actionSets, "episodes"))
 	writeHARCard(&b, o, &s.har)
+	writeGroundingCard(&b, &s.grounding)
 
 	b.WriteString("## Contents\n\n")
 	b.WriteString("| category | episodes | steps |\n|---|---|---|\n")

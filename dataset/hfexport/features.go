@@ -45,14 +45,19 @@ type stepRow struct {
 	Category         *int64      `parquet:"category"`
 	Screenshot       *hfImage    `parquet:"screenshot"`
 	URL              *string     `parquet:"url"`
+	AXTreeTxt        *string     `parquet:"axtree_txt"` // of the observation; null when extras were off
 	Action           *stepAction `parquet:"action"`
+	Target           *stepTarget `parquet:"target"` // the element acted on; null when unknown
 	ActionJSON       *string     `parquet:"action_json"`
 	BrowserGymAction *string     `parquet:"browsergym_action"`
-	NextURL          *string     `parquet:"next_url"`
-	Error            *string     `parquet:"error"`
-	Done             *bool       `parquet:"done"`
-	Timestamp        *time.Time  `parquet:"timestamp,timestamp(millisecond)"`
-	DurationMS       *int64      `parquet:"duration_ms"`
+	// BrowserGymElementAction is the action aimed at the target's bid
+	// (click('a51')); null when it has no element form.
+	BrowserGymElementAction *string    `parquet:"browsergym_element_action"`
+	NextURL                 *string    `parquet:"next_url"`
+	Error                   *string    `parquet:"error"`
+	Done                    *bool      `parquet:"done"`
+	Timestamp               *time.Time `parquet:"timestamp,timestamp(millisecond)"`
+	DurationMS              *int64     `parquet:"duration_ms"`
 	// ReviewFlags are the label's flags on this step; null when the
 	// episode has no label.
 	ReviewFlags []*string `parquet:"review_flags,optional,list"`
@@ -158,6 +163,7 @@ var stepsFeatures = []feature{
 	classLabel("category", dataset.Categories),
 	imageFeature("screenshot"),
 	value("url", "string"),
+	value("axtree_txt", "string"),
 	structOf("action",
 		value("op", "string"),
 		value("x", "int64"),
@@ -168,8 +174,10 @@ var stepsFeatures = []feature{
 		value("y2", "int64"),
 		value("url", "string"),
 	),
+	targetFeature,
 	value("action_json", "string"),
 	value("browsergym_action", "string"),
+	value("browsergym_element_action", "string"),
 	value("next_url", "string"),
 	value("error", "string"),
 	value("done", "bool"),

@@ -361,6 +361,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 	if err != nil {
 		return err
 	}
+	g := x.grounding(e.ID)
 	var (
 		haveSeen  bool // an observation to show with the next action
 		seenIdx   int64
@@ -431,6 +432,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				sum.Op, sum.X, sum.Y, sum.Text, sum.DY = r.Action.Op, r.Action.X, r.Action.Y, r.Action.Text, r.Action.DY
 				x.stats.ops[a.Op]++
 			}
+			g.fill(&r, st, a)
 			summaries = append(summaries, sum)
 			if err := steps.write(r, len(seenShot)); err != nil {
 				return err
@@ -446,6 +448,9 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		}
 		if !undone[st.Index] {
 			haveSeen, seenIdx, seenShot, seenURL = true, idx, shot, url
+			if err := g.see(st.Index); err != nil {
+				return err
+			}
 		}
 	}
 
