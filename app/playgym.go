@@ -29,8 +29,8 @@ type gymFlags struct {
 
 func addGymFlags(fs *flag.FlagSet) *gymFlags {
 	return &gymFlags{
-		obs:  fs.String("obs", "waymark", "observation and action format: waymark (JSON actions in, Waymark's JSON lines out) or browsergym (BrowserGym action strings in, BrowserGym observations out; element grounding on)"),
-		goal: fs.String("goal", "", "with --obs browsergym: the task's goal, given to the agent as goal, goal_object and the first user chat message"),
+		obs:  fs.String("obs", "waymark", "observation and action format: waymark (JSON actions in, Waymark's JSON lines out) or browsergym (BrowserGym action strings in, BrowserGym observations out; element grounding on; --max-steps counts BrowserGym steps)"),
+		goal: fs.String("goal", "", "with --obs browsergym: the task's goal, given to the agent as goal, goal_object and a user chat message"),
 		dom:  fs.Bool("dom", false, "with --obs browsergym: add dom_object (a DOMSnapshot: large)"),
 	}
 }
