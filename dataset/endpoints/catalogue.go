@@ -38,6 +38,9 @@ type Catalogue struct {
 	Logs      int         `json:"logs"`
 	Calls     int         `json:"calls"`
 	Endpoints []*Endpoint `json:"endpoints"`
+	// Skipped counts the requests left out, by reason ("static file",
+	// "other host", "page or static resource"…).
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
 
 // Endpoint is one METHOD /path with everything seen of it.
@@ -122,7 +125,7 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 			return nil, fmt.Errorf("--base %q is not a URL or host: give e.g. http://localhost:7770", opts.Base)
 		}
 	}
-	cat := &Catalogue{Logs: len(logs)}
+	cat := &Catalogue{Logs: len(logs), Skipped: map[string]int{}}
 	servers := map[string]bool{}
 	values := map[string]bool{}
 	var calls []*call
@@ -143,7 +146,12 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 		for i := range f.Log.Entries {
 			e := &f.Log.Entries[i]
 			u, err := url.Parse(e.Request.URL)
-			if err != nil || skipReason(e, u, hosts) != "" {
+			if err != nil {
+				cat.Skipped["bad URL"]++
+				continue
+			}
+			if why := skipReason(e, u, hosts); why != "" {
+				cat.Skipped[why]++
 				continue
 			}
 			servers[u.Scheme+"://"+u.Host] = true
@@ -155,7 +163,7 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 				}
 			}
 			calls = append(calls, c)
-			collectValues(decodeJSON(e.responseText()), values, 0)
+			collectValues(decodeJSON(e.responseText()), values, "", 0)
 		}
 	}
 	cat.Servers = sortedKeys(servers)

@@ -170,10 +170,12 @@ type call struct {
 // segments that are ids by their form, then, at each position of the path
 // tree, sibling segments that vary between calls while what follows them
 // looks alike (the same methods, sub-paths and response fields) and that
-// are data, not names: values the application's responses contain (a
-// category's slug in the category list, a product's key in the search
-// results). Action words (/cart/add, /cart/remove) are not data, so they
-// stay even when their responses look alike.
+// are data, not names: values of the key fields of the application's
+// responses (a category's slug in the category list, a product's id or
+// link in the search results), or slugs beside an id already found, or
+// three slugs or more answering alike. Action words (/cart/add,
+// /cart/remove) are not data, so they stay even when their responses look
+// alike.
 func normalise(calls []*call, values map[string]bool) {
 	for _, c := range calls {
 		for i, s := range c.raw {
@@ -212,7 +214,7 @@ func mergeSiblings(group []*call, pos int, values map[string]bool) {
 		}
 		bySeg[c.segs[pos]] = append(bySeg[c.segs[pos]], c)
 	}
-	if len(bySeg) == 0 || (len(bySeg) == 1 && len(params) == 0) {
+	if len(bySeg) == 0 {
 		return
 	}
 	var ps *shapeInfo
@@ -251,7 +253,12 @@ func mergeSiblings(group []*call, pos int, values map[string]bool) {
 			}
 		}
 		besideParam := ps != nil && ps.alike(cl.sh)
-		merge := data >= 2 || (data >= 1 && besideParam) ||
+		if len(bySeg) == 1 && ps == nil && data == 1 && !slugLike(cl.segs[0]) && !lastInAll(bySeg[cl.segs[0]], pos) {
+			// A lone plain word with deeper paths (/api/…) is a prefix,
+			// even when some link ends in it.
+			continue
+		}
+		merge := data >= 1 || (besideParam && slugs == len(cl.segs)) ||
 			(len(cl.segs) >= 3 && slugs == len(cl.segs) && cl.sh.onlyGET)
 		if !merge {
 			continue
@@ -262,6 +269,15 @@ func mergeSiblings(group []*call, pos int, values map[string]bool) {
 			}
 		}
 	}
+}
+
+func lastInAll(cs []*call, pos int) bool {
+	for _, c := range cs {
+		if len(c.segs) != pos+1 {
+			return false
+		}
+	}
+	return true
 }
 
 // shapeInfo is what follows a path position in some calls: the set of
@@ -334,36 +350,50 @@ func responseKeys(e *harEntry) []string {
 	return out
 }
 
-// collectValues gathers the string values of a JSON document (and the
-// segments of those that are paths or URLs) into set.
-func collectValues(v any, set map[string]bool, depth int) {
+// keyish says whether a JSON field names a key of something: id, slug,
+// sku, code, handle, key, uuid, or a link (url, href, path, permalink).
+func keyish(field string) bool {
+	ws := splitWords(field)
+	if len(ws) == 0 {
+		return false
+	}
+	switch ws[len(ws)-1] {
+	case "id", "ids", "slug", "sku", "code", "handle", "key", "uuid", "guid", "url", "href", "path", "permalink", "link", "uri":
+		return true
+	}
+	return false
+}
+
+// collectValues gathers the values of a JSON document's key fields (see
+// keyish) into set: strings and numbers as they are, and of links their
+// last path segment (/product/summit-gtx → summit-gtx).
+func collectValues(v any, set map[string]bool, field string, depth int) {
 	if depth > maxDepth || len(set) > 200000 {
 		return
 	}
 	switch x := v.(type) {
 	case string:
-		if len(x) > 200 {
+		if len(x) > 300 || !keyish(field) {
 			return
 		}
-		set[x] = true
-		if strings.Contains(x, "/") {
-			p := x
-			if u, err := url.Parse(x); err == nil {
-				p = u.Path
-			}
-			for _, s := range strings.Split(p, "/") {
-				if s != "" {
-					set[s] = true
-				}
-			}
+		if !strings.Contains(x, "/") {
+			set[x] = true
+			return
+		}
+		p := x
+		if u, err := url.Parse(x); err == nil {
+			p = u.Path
+		}
+		if segs := splitPath(p); len(segs) > 0 {
+			set[segs[len(segs)-1]] = true
 		}
 	case []any:
 		for _, it := range x {
-			collectValues(it, set, depth+1)
+			collectValues(it, set, field, depth+1)
 		}
 	case map[string]any:
-		for _, it := range x {
-			collectValues(it, set, depth+1)
+		for k, it := range x {
+			collectValues(it, set, k, depth+1)
 		}
 	}
 }

@@ -59,19 +59,25 @@ func TestSlugsBecomeParameters(t *testing.T) {
 	// Slugs that a list answered are data; so are slug-like keys of
 	// three pages answering alike, even when nothing listed them.
 	got := summary(t, miniHAR(t,
-		[3]string{"GET", "/api/brands", `[{"key":"acme"},{"key":"globex"},{"key":"initech"}]`},
+		[3]string{"GET", "/api/brands", `[{"key":"acme","home":{"href":"/api"}},{"key":"globex"},{"key":"initech"}]`},
 		[3]string{"GET", "/api/brands/acme", `{"key":"acme","country":"US"}`},
 		[3]string{"GET", "/api/brands/globex", `{"key":"globex","country":"DE"}`},
 		[3]string{"GET", "/api/pages/about-us", `{"title":"About","body":"…"}`},
 		[3]string{"GET", "/api/pages/shipping-info", `{"title":"Shipping","body":"…"}`},
 		[3]string{"GET", "/api/pages/returns-policy", `{"title":"Returns","body":"…","updated":"2026-01-01"}`},
 		[3]string{"GET", "/api/posts/17/comments", `[]`},
+		// One call is enough when a search answered its key.
+		[3]string{"GET", "/api/products?q=boot", `{"query":"boot","results":[{"id":"summit-gtx","name":"add","url":"/product/summit-gtx"}]}`},
+		[3]string{"GET", "/api/products/summit-gtx", `{"id":"summit-gtx","sku":"TH-18900-10"}`},
+		// A value of a field that is no key is no evidence.
+		[3]string{"POST", "/api/list/add", `{"ok":true}`},
 		[3]string{"GET", "/api/posts/hello-world/comments", `[]`},
 	), miniHAR(t,
 		// The second log shows the slug a first log's list had.
 		[3]string{"GET", "/api/posts", `[{"url":"/blog/hello-world"}]`},
 	))
-	want := "GET /api/brands\nGET /api/brands/{brandId}\nGET /api/pages/{pageId}\nGET /api/posts\nGET /api/posts/{postId}/comments\n"
+	want := "GET /api/brands\nGET /api/brands/{brandId}\nPOST /api/list/add\nGET /api/pages/{pageId}\nGET /api/posts\nGET /api/posts/{postId}/comments\n" +
+		"GET /api/products\nGET /api/products/{productId}\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
