@@ -125,7 +125,7 @@ func ParseManifest(r Row) (Manifest, error) {
 		{"difficulty", "difficulty", &m.Difficulty}} {
 		s, ok := textOf(vals[f.key])
 		if !ok {
-			return fail(f.name, "a %s, not text", jsonKind(vals[f.key]))
+			return fail(f.name, "%s, not text", aKind(vals[f.key]))
 		}
 		*f.dst = strings.TrimSpace(s)
 	}
@@ -139,7 +139,7 @@ func ParseManifest(r Row) (Manifest, error) {
 	if v, ok := vals["viewport"]; ok && v != nil {
 		vp, ok := v.(map[string]any)
 		if !ok {
-			return fail("viewport", `a %s; write {"width": 800, "height": 600}`, jsonKind(v))
+			return fail("viewport", `%s; write {"width": 800, "height": 600}`, aKind(v))
 		}
 		w, errW := intOf(vp["width"])
 		h, errH := intOf(vp["height"])
@@ -207,7 +207,7 @@ func ParseManifest(r Row) (Manifest, error) {
 		b, _ := json.Marshal(c)
 		m.CheatScript = string(b)
 	default:
-		return fail("cheatScript", "a %s; write a JavaScript expression or body, or a list of {tool, params} steps", jsonKind(c))
+		return fail("cheatScript", "%s; write a JavaScript expression or body, or a list of {tool, params} steps", aKind(c))
 	}
 	if v, ok := vals["maxsteps"]; ok && v != nil {
 		n, err := intOf(v)
@@ -277,7 +277,7 @@ func textOf(v any) (string, bool) {
 func cellText(v any) string {
 	s, _ := CellString(v)
 	if s == "" {
-		return "a " + jsonKind(v)
+		return aKind(v)
 	}
 	return strconv.Quote(s)
 }
@@ -285,7 +285,7 @@ func cellText(v any) string {
 func floatOf(v any) (float64, error) {
 	s, ok := textOf(v)
 	if !ok || strings.TrimSpace(s) == "" {
-		return 0, fmt.Errorf("a %s, not a number", jsonKind(v))
+		return 0, fmt.Errorf("%s, not a number", aKind(v))
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -326,14 +326,14 @@ func listOf(v any) ([]string, error) {
 		for i, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("item %d is a %s, not text; write a list of strings", i+1, jsonKind(e))
+				return nil, fmt.Errorf("item %d is %s, not text; write a list of strings", i+1, aKind(e))
 			}
 			if s = strings.TrimSpace(s); s != "" {
 				out = append(out, s)
 			}
 		}
 	default:
-		return nil, fmt.Errorf("a %s; write a list of strings", jsonKind(v))
+		return nil, fmt.Errorf("%s; write a list of strings", aKind(v))
 	}
 	return out, nil
 }
@@ -368,7 +368,7 @@ func goalObjectText(v any) (string, error) {
 				return fmt.Errorf(`a message without content; write [{"role": "user", "content": [{"type": "text", "text": "…"}]}]`)
 			}
 		default:
-			return fmt.Errorf("a %s is not a message", jsonKind(m))
+			return fmt.Errorf("%s is not a message", aKind(m))
 		}
 		return nil
 	}
@@ -388,4 +388,15 @@ func goalObjectText(v any) (string, error) {
 		}
 	}
 	return strings.Join(kept, "\n"), nil
+}
+
+// aKind names a JSON value's kind with its article: "an array", "a string".
+func aKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return "a " + jsonKind(v)
 }
