@@ -135,9 +135,11 @@
   try {
     const f = window.fetch;
     if (f) window.fetch = function fetch(input) { try { bgURL(input instanceof Request ? input.url : String(input)); } catch (e) {} return f.apply(this, arguments); };
-    const X = XMLHttpRequest.prototype, open = X.open, send = X.send, U = Symbol();
-    X.open = function open(m, u) { try { this[U] = String(u); } catch (e) {} return open.apply(this, arguments); };
-    X.send = function send() { if (this[U] !== undefined) bgURL(this[U]); return send.apply(this, arguments); };
+    // (The originals must not share the wrappers' names: inside a named
+    // function expression its name is the function itself.)
+    const X = XMLHttpRequest.prototype, xOpen = X.open, xSend = X.send, U = Symbol();
+    X.open = function open(m, u) { try { this[U] = String(u); } catch (e) {} return xOpen.apply(this, arguments); };
+    X.send = function send() { if (this[U] !== undefined) bgURL(this[U]); return xSend.apply(this, arguments); };
   } catch (e) {}
 
   // local adds this frame's state to agg.
