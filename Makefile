@@ -104,7 +104,10 @@ clean:
 # kill rate (test efficacy) of each package; the LIVED lines are the
 # survivors, and those judged equivalent are listed with a reason in MUTATION.md beside
 # each package. One worker at low priority; MUTATE=engine/action limits it to
-# one package.
+# one package. Each mutant may take MUTATE_TIMEOUT times the coverage run's
+# time before it counts as timed out (3 gave false timeouts on a loaded
+# two-core machine, where rebuilding the test binary alone can take that long).
+MUTATE_TIMEOUT ?= 10
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 # package;tests to run (go test -run);files to mutate (all: every non-test file)
 MUTATE_SETS := \
@@ -126,7 +129,7 @@ mutate:
 		echo "=== $$pkg (tests: $$run; mutating: $$keep)"; \
 		log="$$logs/$${pkg//\//_}.log"; \
 		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -run=$$run" nice -n 10 $(GO) run $(GREMLINS) unleash \
-			--workers 1 --timeout-coefficient 3 "$${excl[@]}" ) 2>&1 | tee "$$log"; \
+			--workers 1 --timeout-coefficient $(MUTATE_TIMEOUT) "$${excl[@]}" ) 2>&1 | tee "$$log"; \
 	done; \
 	echo; echo "=== kill rate per package (killed / (killed + lived)); survivors are the LIVED lines above"; \
 	for f in "$$logs"/*.log; do \
