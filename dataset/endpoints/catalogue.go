@@ -145,6 +145,7 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 		}
 		for i := range f.Log.Entries {
 			e := &f.Log.Entries[i]
+			pageEvidence(e, values)
 			u, err := url.Parse(e.Request.URL)
 			if err != nil {
 				cat.Skipped["bad URL"]++
@@ -162,8 +163,9 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 					c.query = append(c.query, nameValue{k, v})
 				}
 			}
+			c.body = decodeJSON(e.responseText())
 			calls = append(calls, c)
-			collectValues(decodeJSON(e.responseText()), values, "", 0)
+			collectValues(c.body, values, "", 0)
 		}
 	}
 	cat.Servers = sortedKeys(servers)
@@ -282,8 +284,8 @@ func buildEndpoint(cs []*call, samples int) *Endpoint {
 		r.Count++
 		if mt := e.responseType(); mt != "" {
 			respTypes[st][mt]++
-			if v := decodeJSON(e.responseText()); v != nil {
-				respSchema[st].merge(v, samples, 0)
+			if c.body != nil {
+				respSchema[st].merge(c.body, samples, 0)
 			}
 		}
 	}

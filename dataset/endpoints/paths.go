@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"net/url"
+	"path"
 	"regexp"
 	"strings"
 	"unicode"
@@ -162,6 +163,9 @@ type call struct {
 	segs   []string // literal segments; "" marks a parameter
 	raw    []string // the segments as requested
 	entry  *harEntry
+	body   any // the response decoded, when JSON
+	keys   []string
+	keysOK bool
 	query  []nameValue
 	log    int
 }
@@ -304,7 +308,10 @@ func shape(cs []*call, pos int) *shapeInfo {
 			sh.onlyGET = false
 		}
 		if len(rest) == 0 {
-			for _, k := range responseKeys(c.entry) {
+			if !c.keysOK {
+				c.keys, c.keysOK = responseKeys(c.body), true
+			}
+			for _, k := range c.keys {
 				sh.keys[k] = true
 			}
 		}
@@ -334,8 +341,7 @@ func (a *shapeInfo) alike(b *shapeInfo) bool {
 
 // responseKeys is the top-level field set of a JSON object response (or
 // of the first element of an array), with "[]" marking an array.
-func responseKeys(e *harEntry) []string {
-	v := decodeJSON(e.responseText())
+func responseKeys(v any) []string {
 	var out []string
 	if a, ok := v.([]any); ok {
 		out = append(out, "[]")
@@ -348,6 +354,24 @@ func responseKeys(e *harEntry) []string {
 		out = append(out, sortedKeys(m)...)
 	}
 	return out
+}
+
+// pageEvidence adds the last segment of a page load's URL to values when
+// it looks like a key (/product/summit-gtx → summit-gtx): an API path
+// with the same segment names the same thing.
+func pageEvidence(e *harEntry, values map[string]bool) {
+	if e.ResourceType != "document" && (e.ResourceType != "" || e.responseType() != "text/html") {
+		return
+	}
+	u, err := url.Parse(e.Request.URL)
+	if err != nil {
+		return
+	}
+	if segs := splitPath(u.Path); len(segs) > 0 {
+		if last := segs[len(segs)-1]; idLike(last) || (slugLike(last) && !staticExt[strings.ToLower(path.Ext(last))]) {
+			values[last] = true
+		}
+	}
 }
 
 // keyish says whether a JSON field names a key of something: id, slug,

@@ -6,7 +6,7 @@ import (
 )
 
 // miniHAR builds a HAR log of fetch calls to http://shop.test: each call
-// is METHOD, path and JSON response body.
+// is METHOD, path and JSON response body (method PAGE: a page load).
 func miniHAR(t *testing.T, calls ...[3]string) []byte {
 	t.Helper()
 	type obj = map[string]any
@@ -16,6 +16,14 @@ func miniHAR(t *testing.T, calls ...[3]string) []byte {
 		"response":      obj{"status": 200, "headers": []any{}, "content": obj{"mimeType": "text/html", "text": "<html>"}},
 	}}
 	for _, c := range calls {
+		if c[0] == "PAGE" {
+			entries = append(entries, obj{
+				"_resourceType": "document",
+				"request":       obj{"method": "GET", "url": "http://shop.test" + c[1], "headers": []any{}},
+				"response":      obj{"status": 200, "headers": []any{}, "content": obj{"mimeType": "text/html", "text": "<html>"}},
+			})
+			continue
+		}
 		entries = append(entries, obj{
 			"_resourceType": "fetch",
 			"request":       obj{"method": c[0], "url": "http://shop.test" + c[1], "headers": []any{}},
@@ -69,6 +77,11 @@ func TestSlugsBecomeParameters(t *testing.T) {
 		// One call is enough when a search answered its key.
 		[3]string{"GET", "/api/products?q=boot", `{"query":"boot","results":[{"id":"summit-gtx","name":"add","url":"/product/summit-gtx"}]}`},
 		[3]string{"GET", "/api/products/summit-gtx", `{"id":"summit-gtx","sku":"TH-18900-10"}`},
+		// Nor a page with the same key.
+		[3]string{"PAGE", "/product/trail-runner", ""},
+		[3]string{"GET", "/api/reviews/trail-runner", `{"stars":4}`},
+		[3]string{"PAGE", "/cart", ""},
+		[3]string{"GET", "/api/cart", `{"items":[]}`},
 		// A value of a field that is no key is no evidence.
 		[3]string{"POST", "/api/list/add", `{"ok":true}`},
 		[3]string{"GET", "/api/posts/hello-world/comments", `[]`},
@@ -76,8 +89,8 @@ func TestSlugsBecomeParameters(t *testing.T) {
 		// The second log shows the slug a first log's list had.
 		[3]string{"GET", "/api/posts", `[{"url":"/blog/hello-world"}]`},
 	))
-	want := "GET /api/brands\nGET /api/brands/{brandId}\nPOST /api/list/add\nGET /api/pages/{pageId}\nGET /api/posts\nGET /api/posts/{postId}/comments\n" +
-		"GET /api/products\nGET /api/products/{productId}\n"
+	want := "GET /api/brands\nGET /api/brands/{brandId}\nGET /api/cart\nPOST /api/list/add\nGET /api/pages/{pageId}\nGET /api/posts\nGET /api/posts/{postId}/comments\n" +
+		"GET /api/products\nGET /api/products/{productId}\nGET /api/reviews/{reviewId}\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
