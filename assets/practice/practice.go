@@ -11,6 +11,11 @@
 // a new solution there (the test says so when one is missing). Pages keep
 // their state in localStorage (keys wm_cart, wm_orders, wm_settings,
 // wm_bookings), which interaction checks read.
+//
+// The shop and the forms site also answer a small JSON API under /api/
+// that their own pages call (shopapi.go, formsapi.go), so a captured
+// episode holds real API traffic; every answer follows from the request
+// alone (no server state, no random ids, no clock), so replays match.
 package practice
 
 import (
