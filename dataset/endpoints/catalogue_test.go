@@ -118,6 +118,9 @@ func TestShopSchemas(t *testing.T) {
 	if !reflect.DeepEqual(stock.Required, []string{"in_stock", "qty"}) || !reflect.DeepEqual(stock.Properties["in_stock"].Examples, []any{true, false}) {
 		t.Errorf("stock %+v", stock)
 	}
+	if f := find(t, c, "GET", "/api/carts/{cartId}/totals").PathParams[0].Schema.Format; f != "uuid" {
+		t.Errorf("cartId format %q", f)
+	}
 	if got := find(t, c, "GET", "/api/stock/{stockId}").PathParams[0].Schema.Examples; !reflect.DeepEqual(got, []any{"MH01-XS-Black", "24-MB01"}) {
 		t.Errorf("SKU samples %v", got)
 	}

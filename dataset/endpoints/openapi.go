@@ -172,6 +172,9 @@ func (s *Schema) doc() omap {
 	default:
 		d = append(d, kv{"type", s.Type})
 	}
+	if s.Format != "" {
+		d = append(d, kv{"format", s.Format})
+	}
 	if len(s.Properties) > 0 {
 		props := omap{}
 		for _, k := range sortedKeys(s.Properties) {

@@ -14,7 +14,9 @@ import (
 // the items of arrays merged over all elements, and a few distinct sample
 // values of scalars.
 type Schema struct {
-	Type       []string           `json:"type,omitempty"`
+	Type []string `json:"type,omitempty"`
+	// Format is "uuid" or "date" for path and query values that all were.
+	Format     string             `json:"format,omitempty"`
 	Properties map[string]*Schema `json:"properties,omitempty"`
 	Required   []string           `json:"required,omitempty"`
 	// AdditionalProperties is set instead of Properties for objects used
@@ -263,6 +265,23 @@ func scalarSchema(values []string, samples int) *Schema {
 		kind = "string"
 	}
 	s.Type = []string{kind}
+	if kind == "string" && len(values) > 0 {
+		uuids, dates := 0, 0
+		for _, v := range values {
+			if isUUID(v) {
+				uuids++
+			}
+			if len(v) == 10 && dateRe.MatchString(v) {
+				dates++
+			}
+		}
+		switch len(values) {
+		case uuids:
+			s.Format = "uuid"
+		case dates:
+			s.Format = "date"
+		}
+	}
 	for _, v := range values {
 		if v == "" || v == "[redacted]" || len(v) > maxExampleL {
 			continue
