@@ -343,8 +343,7 @@ func listOf(v any) ([]string, error) {
 // or a list of parts whose {type: "text", text} parts are kept.
 func goalObjectText(v any) (string, error) {
 	var parts []string
-	var msg func(any) error
-	msg = func(m any) error {
+	msg := func(m any) error {
 		switch x := m.(type) {
 		case string:
 			parts = append(parts, x)
