@@ -177,7 +177,8 @@ type call struct {
 // are data, not names: values of the key fields of the application's
 // responses (a category's slug in the category list, a product's id or
 // link in the search results), or slugs beside an id already found, or
-// three slugs or more answering alike. Action words (/cart/add,
+// three slugs or more answering alike, or three GETs or more answering
+// objects with the same fields. Action words (/cart/add,
 // /cart/remove) are not data, so they stay even when their responses look
 // alike.
 func normalise(calls []*call, values map[string]bool) {
@@ -263,7 +264,7 @@ func mergeSiblings(group []*call, pos int, values map[string]bool) {
 			continue
 		}
 		merge := data >= 1 || (besideParam && slugs == len(cl.segs)) ||
-			(len(cl.segs) >= 3 && slugs == len(cl.segs) && cl.sh.onlyGET)
+			(len(cl.segs) >= 3 && cl.sh.onlyGET && (slugs == len(cl.segs) || len(cl.sh.keys) > 0))
 		if !merge {
 			continue
 		}

@@ -56,8 +56,16 @@ func TestActionWordsStayLiteral(t *testing.T) {
 		[3]string{"GET", "/api/users/me", `{"id":7,"name":"Ann"}`},
 		[3]string{"GET", "/api/users/8", `{"id":8,"name":"Bob","email":"b@x.test"}`},
 		[3]string{"GET", "/api/users/9", `{"id":9,"name":"Cy"}`},
+		// Three reads answering the same fields are one endpoint.
+		[3]string{"GET", "/api/profiles/alice", `{"bio":"a","avatar":null}`},
+		[3]string{"GET", "/api/profiles/bob", `{"bio":"b","avatar":null}`},
+		[3]string{"GET", "/api/profiles/carol", `{"bio":"c","avatar":"c.png"}`},
+		// Two are not enough.
+		[3]string{"GET", "/api/help/shipping", `{"text":"a"}`},
+		[3]string{"GET", "/api/help/returns", `{"text":"b"}`},
 	))
-	want := "POST /api/cart/add\nPOST /api/cart/clear\nPOST /api/cart/remove\nGET /api/users/me\nGET /api/users/{userId}\n"
+	want := "POST /api/cart/add\nPOST /api/cart/clear\nPOST /api/cart/remove\nGET /api/help/returns\nGET /api/help/shipping\n" +
+		"GET /api/profiles/{profileId}\nGET /api/users/me\nGET /api/users/{userId}\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
