@@ -54,6 +54,8 @@ type player struct {
 	replay replayPanel
 	// requests lists the step's network requests (requests.go).
 	requests requestsPanel
+	// target draws the acted-on element's box (targetbox.go).
+	target targetBox
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
 	shots    map[int]image.Image
@@ -122,8 +124,9 @@ func (p *player) build() fyne.CanvasObject {
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
-	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p)), p.edits.bar(), p.mode)
-	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, p.view, p.afterView, container.NewVBox(bar, p.info)))
+	view := p.target.attach(p, p.view)
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle()), p.edits.bar(), p.mode)
+	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, view, p.afterView, container.NewVBox(bar, p.info)))
 	p.requests.attach(p)
 	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
@@ -366,6 +369,7 @@ func (p *player) show(k int, after bool) {
 	}
 	p.mode.Refresh() // the colour too
 	p.edits.stepChanged(k)
+	p.target.stepShown()
 	p.requests.stepChanged(k)
 	p.selecting = true
 	p.stepList.Select(k)
