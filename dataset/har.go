@@ -73,6 +73,10 @@ func (r *Recorder) harFlush(engineStep, idx int, final bool) {
 		r.har.steps[engineStep] = idx
 	}
 	c := nc.TakeHAR(final)
+	if c.Off {
+		r.har.ep = ""
+		return
+	}
 	entries := r.har.held
 	for _, e := range c.Entries {
 		s, ok := r.har.steps[e.Step]
@@ -289,7 +293,11 @@ func (r *Recorder) harRestart(episodeID string) {
 	}
 	r.har.mu.Lock()
 	defer r.har.mu.Unlock()
-	r.har.unmapped += len(nc.TakeHAR(false).Entries)
+	c := nc.TakeHAR(false)
+	if c.Off {
+		return
+	}
+	r.har.unmapped += len(c.Entries)
 	r.har.ep, r.har.steps, r.har.held = episodeID, map[int]int{}, nil
 	r.har.run++
 }

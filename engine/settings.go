@@ -50,6 +50,16 @@ type Settings struct {
 	// Grounding adds element grounding to every step (bids, the action's
 	// target, BrowserGym's observation extras); off by default.
 	Grounding Grounding
+	// HAR (off by default; the app turns it on when recording) records
+	// every request of the episode as HAR entries (engine.NetworkCapture):
+	// text response bodies up to HARBodyCap each and HAREpisodeCap in all
+	// (0: 1 MiB and 64 MiB), secrets redacted unless HARNoRedact.
+	// HARRedactHeaders and HARRedactKeys (comma-separated) add header
+	// names and field-name parts to the redacted ones.
+	HAR                             bool
+	HARBodyCap, HAREpisodeCap       int64
+	HARNoRedact                     bool
+	HARRedactHeaders, HARRedactKeys string
 }
 
 // Defaults, as the reference environment's.

@@ -83,6 +83,7 @@ type Engine struct {
 	framesOn     atomic.Bool
 	frameSeq     atomic.Uint64
 	openerSink   atomic.Pointer[func(target.ID, target.ID)]
+	netCap       atomic.Pointer[netCapture] // the episode's network capture (netcapture.go), nil when off
 
 	// stateExpr, when set (by tests), is read with every observation's URL
 	// and title, into lastState.
@@ -426,6 +427,8 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 	}
 	t := newTab()
 	t.env = env
+	t.net = newCapture(e.set)
+	e.netCap.Store(t.net)
 	tctx, cancel := chromedp.NewContext(e.browserCtx, chromedp.WithNewBrowserContext(), chromedp.WithListener(t.listen))
 	t.ctx, t.cancel = tctx, cancel
 	sctx, scancel := context.WithTimeout(ctx, e.set.OpTimeout)

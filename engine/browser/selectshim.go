@@ -94,7 +94,9 @@ func (t *tab) listenFrame(ev any) {
 			t.frameAttached(e.TargetInfo.TargetID)
 			t.mu.Unlock()
 		}
-	case *network.EventRequestWillBeSent, *network.EventLoadingFinished, *network.EventLoadingFailed:
+	case *network.EventRequestWillBeSent, *network.EventLoadingFinished, *network.EventLoadingFailed,
+		*network.EventResponseReceived, *network.EventDataReceived, // and for the capture:
+		*network.EventRequestWillBeSentExtraInfo, *network.EventResponseReceivedExtraInfo:
 		t.listen(ev)
 	}
 }

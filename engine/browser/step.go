@@ -38,6 +38,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	}
 	begin := time.Now()
 	e.setState(func(s *engine.State) { s.StepCount++ })
+	e.netCap.Load().setStep(e.state.StepCount)
 	obs := action.Observation{Step: e.state.StepCount}
 	t := ep.tab
 	op := e.set.OpTimeout
@@ -189,6 +190,7 @@ func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab
 	nt := newTab()
 	nt.id = id
 	nt.env = ep.env
+	nt.net = ep.tab.net
 	tctx, cancel := chromedp.NewContext(ep.ctx, chromedp.WithTargetID(id), chromedp.WithListener(nt.listen))
 	nt.ctx, nt.cancel = tctx, cancel
 	actx, acancel := context.WithTimeout(ctx, e.set.OpTimeout)

@@ -68,6 +68,7 @@ type tab struct {
 	frameCtx   map[target.ID]context.Context // their sessions, for the settle probe
 	injecting  int                           // frames still being given it
 	env        pageEnv                       // the episode's clock, time zone and locale
+	net        *netCapture                   // the episode's network capture, nil when off
 }
 
 // ignoredTypes never count as in flight: they may stay open for ever.
@@ -94,6 +95,7 @@ const keepDone = 64
 
 // listen runs in the tab's message loop: fast, no commands.
 func (t *tab) listen(ev any) {
+	t.net.observe(t, ev) // netcapture.go
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()

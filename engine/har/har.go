@@ -246,6 +246,8 @@ func (e Entry) normalized() Entry {
 // complete since the last call, every page of the episode so far, and the
 // capture's summary.
 type Capture struct {
+	// Off says the engine does not capture (the setting is off).
+	Off     bool
 	Entries []Entry
 	Pages   []Page
 	Summary Summary
