@@ -178,7 +178,7 @@ type call struct {
 // responses (a category's slug in the category list, a product's id or
 // link in the search results), or slugs beside an id already found, or
 // three slugs or more answering alike, or three GETs or more answering
-// objects with the same fields. Action words (/cart/add,
+// objects (not lists: /api/brands, /api/tags) with the same fields. Action words (/cart/add,
 // /cart/remove) are not data, so they stay even when their responses look
 // alike.
 func normalise(calls []*call, values map[string]bool) {
@@ -264,7 +264,7 @@ func mergeSiblings(group []*call, pos int, values map[string]bool) {
 			continue
 		}
 		merge := data >= 1 || (besideParam && slugs == len(cl.segs)) ||
-			(len(cl.segs) >= 3 && cl.sh.onlyGET && (slugs == len(cl.segs) || len(cl.sh.keys) > 0))
+			(len(cl.segs) >= 3 && cl.sh.onlyGET && (slugs == len(cl.segs) || (len(cl.sh.keys) > 0 && !cl.sh.keys["[]"])))
 		if !merge {
 			continue
 		}

@@ -60,12 +60,16 @@ func TestActionWordsStayLiteral(t *testing.T) {
 		[3]string{"GET", "/api/profiles/alice", `{"bio":"a","avatar":null}`},
 		[3]string{"GET", "/api/profiles/bob", `{"bio":"b","avatar":null}`},
 		[3]string{"GET", "/api/profiles/carol", `{"bio":"c","avatar":"c.png"}`},
+		// Lists alike are still different collections.
+		[3]string{"GET", "/api/tags", `[{"id":1,"name":"a"}]`},
+		[3]string{"GET", "/api/colors", `[{"id":2,"name":"b"}]`},
+		[3]string{"GET", "/api/sizes", `[{"id":3,"name":"c"}]`},
 		// Two are not enough.
 		[3]string{"GET", "/api/help/shipping", `{"text":"a"}`},
 		[3]string{"GET", "/api/help/returns", `{"text":"b"}`},
 	))
-	want := "POST /api/cart/add\nPOST /api/cart/clear\nPOST /api/cart/remove\nGET /api/help/returns\nGET /api/help/shipping\n" +
-		"GET /api/profiles/{profileId}\nGET /api/users/me\nGET /api/users/{userId}\n"
+	want := "POST /api/cart/add\nPOST /api/cart/clear\nPOST /api/cart/remove\nGET /api/colors\nGET /api/help/returns\nGET /api/help/shipping\n" +
+		"GET /api/profiles/{profileId}\nGET /api/sizes\nGET /api/tags\nGET /api/users/me\nGET /api/users/{userId}\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
