@@ -31,7 +31,7 @@ import (
 const AppID = "io.waymark.app"
 
 func init() {
-	register("gui", "gui [--start-task TASK] [--debug]", "open the desktop app (the default)", runGUI)
+	register("gui", "gui [--start-task TASK] [--debug] [--har=false] [--no-redact]", "open the desktop app (the default)", runGUI)
 }
 
 type guiFlags struct {
@@ -39,6 +39,9 @@ type guiFlags struct {
 	goal      string
 	category  string
 	debug     bool
+	// har captures each recorded episode's network traffic (--har, on by
+	// default); noRedact keeps its secrets (--no-redact).
+	har, noRedact bool
 }
 
 func runGUI(env *Env, args []string) error {
@@ -48,6 +51,8 @@ func runGUI(env *Env, args []string) error {
 	fs.StringVar(&f.goal, "goal", "", "goal of the ad-hoc task made by --start-task URL")
 	fs.StringVar(&f.category, "category", dataset.Navigation, "category of the ad-hoc task made by --start-task URL")
 	fs.BoolVar(&f.debug, "debug", os.Getenv("WAYMARK_DEBUG") != "", "log timings (click→timeline, frames/s) to standard error; also WAYMARK_DEBUG=1")
+	fs.BoolVar(&f.har, "har", true, "capture each recorded episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
+	fs.BoolVar(&f.noRedact, "no-redact", false, "keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -128,6 +128,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
 	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
+	harOn := fs.Bool("har", true, "with --record: capture each episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
+	noRedact := fs.Bool("no-redact", false, "with --record: keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default")
 	var hosts, origins multiFlag
 	fs.Var(&hosts, "allow-host", "also answer requests for this host name (or name:port); repeatable or comma-separated; * for any. "+
 		"Without it only localhost, 127.0.0.1, [::1] and the --addr host are served")
@@ -155,6 +157,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		return cfg, "", err
 	}
 	cfg.Settings.RecoverObservation = *recoverObs
+	cfg.Settings.HAR, cfg.Settings.HARNoRedact = cfg.Record && *harOn, *noRedact
 	addr, err := listenAddr(cfg.Addr)
 	if err != nil {
 		return cfg, "", fmt.Errorf("%w: --addr: %v", errUsage, err)
@@ -258,6 +261,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	if settings.MaxSteps == 0 {
 		settings = engine.DefaultSettings()
 		settings.RecoverObservation = cfg.Settings.RecoverObservation
+		settings.HAR, settings.HARNoRedact = cfg.Settings.HAR, cfg.Settings.HARNoRedact
 	}
 	settings.ActionSet = cfg.ActionSet
 	if cfg.Display != "" {

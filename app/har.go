@@ -1,0 +1,77 @@
+package app
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"waymark/engine/har"
+)
+
+func init() {
+	register("har", "har EPISODE [-o FILE]",
+		"write an episode's captured network traffic as a HAR 1.2 file (standard output without -o); secrets were redacted at capture unless it was recorded with --no-redact",
+		runHAR)
+}
+
+func runHAR(env *Env, args []string) error {
+	fs := newFlags(env, "har")
+	out := fs.String("o", "", "the HAR file to write (default: standard output)")
+	// The episode may come before or after the options.
+	var id string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		id, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if id == "" && fs.NArg() > 0 {
+		id = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return err
+		}
+	}
+	if id == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: give one episode id, e.g. waymark har 3f2c… -o episode.har (the Review screen shows the ids)", errUsage)
+	}
+	st, err := env.OpenExistingStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	log, err := st.EpisodeHAR(id)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return writeHAR(env.Stdout, log)
+	}
+	// Write beside the target and rename, so a failure never leaves half a file.
+	tmp, err := os.CreateTemp(filepath.Dir(*out), ".waymark-har-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", *out, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeHAR(tmp, log); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write %s: %w", *out, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", *out, err)
+	}
+	if err := os.Rename(tmp.Name(), *out); err != nil {
+		return fmt.Errorf("cannot write %s: %w", *out, err)
+	}
+	fmt.Fprintf(env.Stderr, "waymark har: %d requests on %d pages written to %s\n", len(log.Entries), len(log.Pages), *out)
+	return nil
+}
+
+func writeHAR(w io.Writer, log *har.Log) error {
+	bw := bufio.NewWriter(w)
+	if err := har.Write(bw, log); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
