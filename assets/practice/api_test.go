@@ -14,7 +14,7 @@ import (
 // apiEndpoints is the ground truth of the practice sites' JSON APIs: every
 // endpoint each site has (METHOD and path template), and nothing else. Its
 // pages call every one of them (shop: static/app.js; forms:
-// static/forms.js). TestCatalogueOfPracticeShop checks the endpoint
+// static/forms.js). TestCatalogueOfPracticeSites checks the endpoint
 // catalogue extracted from a captured episode against it; TestAPI checks
 // each endpoint answers as its pages expect.
 var apiEndpoints = map[string][]string{

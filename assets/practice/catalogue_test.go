@@ -47,15 +47,26 @@ var shopEpisodes = map[string][]action.Action{
 	},
 }
 
+// formsEpisode signs in (with a password, which the capture redacts) and
+// books a workshop on the forms site: both of its endpoints.
+var formsEpisode = []action.Action{
+	action.ClickAt(398, 210), action.TypeText("robin.vale@example.com"), action.ClickAt(398, 267), action.TypeText("practice-pass"),
+	action.PressKey("ENTER"),                                                                                 // signed in, on the account overview
+	action.ClickAt(85, 301), action.ClickAt(360, 212), action.ClickAt(218, 516), action.TypeText("12122026"), // Book, bread, a Saturday
+	action.ClickAt(381, 515), action.PressKey("CTRL+A"), action.TypeText("3"), action.ClickAt(20, 120), action.ScrollBy(400), action.ClickAt(715, 525),
+	action.ClickAt(376, 230), action.TypeText("Alex Kim"), action.ClickAt(376, 287), action.TypeText("alex.kim@example.com"), action.ClickAt(730, 451),
+	action.ClickAt(216, 489), action.ClickAt(675, 531), action.FinishWith(""), // terms, Book
+}
+
 var paramRE = regexp.MustCompile(`\{[^}/]+\}`)
 
-// TestCatalogueOfPracticeShop records the shop episodes through the engine
-// (headless Chromium, network capture on) into a real store, extracts the
-// endpoint catalogue from their HAR logs and compares it with apiEndpoints,
-// the shop's ground truth: precision and recall must both be 100 %.
-// Parameter names are the catalogue's choice, so templates are compared
-// with every {name} as {}.
-func TestCatalogueOfPracticeShop(t *testing.T) {
+// TestCatalogueOfPracticeSites records the shop episodes (and the forms
+// episode) through the engine (headless Chromium, network capture on) into
+// a real store, extracts each site's endpoint catalogue from the HAR logs
+// and compares it with apiEndpoints, the sites' ground truth: precision and
+// recall must both be 100 %. Parameter names are the catalogue's choice, so
+// templates are compared with every {name} as {}.
+func TestCatalogueOfPracticeSites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
@@ -83,19 +94,17 @@ func TestCatalogueOfPracticeShop(t *testing.T) {
 	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "script", Goal: "Use the shop's API"})
 	defer rec.Close()
 	ctx := context.Background()
-	var logs [][]byte
-	for _, name := range []string{"checkout", "boot-and-jacket"} {
-		if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: "http://shop.waymark.test/"}); err != nil {
+	// record runs one episode and returns its HAR and where it ended.
+	record := func(name, start string, acts []action.Action) ([]byte, string) {
+		t.Helper()
+		if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: start}); err != nil {
 			t.Fatal(err)
 		}
 		var obs action.Observation
-		for i, a := range shopEpisodes[name] {
+		for i, a := range acts {
 			if obs, err = rec.Step(ctx, a); err != nil {
 				t.Fatalf("%s, step %d (%s): %v", name, i+1, a, err)
 			}
-		}
-		if name == "checkout" && !strings.HasSuffix(obs.URL, "/order/TH-482917") {
-			t.Errorf("checkout ended at %s, not on the order page: the clicks missed", obs.URL)
 		}
 		log, err := st.EpisodeHAR(rec.EpisodeID())
 		if err != nil {
@@ -105,41 +114,28 @@ func TestCatalogueOfPracticeShop(t *testing.T) {
 		if err := har.Write(&b, log); err != nil {
 			t.Fatal(err)
 		}
-		logs = append(logs, b.Bytes())
+		return b.Bytes(), obs.URL
 	}
-	cat, err := endpoints.FromHAR(logs, endpoints.Options{Base: "http://shop.waymark.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := apiEndpoints["shop.waymark.test"]
-	var found []string
-	for _, ep := range cat.Endpoints {
-		found = append(found, ep.Method+" "+paramRE.ReplaceAllString(ep.Path, "{}"))
-	}
-	hit := 0
-	for _, tr := range truth {
-		if slices.Contains(found, paramRE.ReplaceAllString(tr, "{}")) {
-			hit++
-		} else {
-			t.Errorf("missed: %s", tr)
+	var logs [][]byte
+	for _, name := range []string{"checkout", "boot-and-jacket"} {
+		log, end := record(name, "http://shop.waymark.test/", shopEpisodes[name])
+		if name == "checkout" && !strings.HasSuffix(end, "/order/TH-482917") {
+			t.Errorf("checkout ended at %s, not on the order page: the clicks missed", end)
 		}
+		logs = append(logs, log)
 	}
-	for _, f := range found {
-		if !slices.ContainsFunc(truth, func(tr string) bool { return paramRE.ReplaceAllString(tr, "{}") == f }) {
-			t.Errorf("not an endpoint of the shop: %s", f)
-		}
-	}
-	precision, recall := 0.0, float64(hit)/float64(len(truth))
-	if len(found) > 0 {
-		precision = float64(hit) / float64(len(found))
-	}
-	t.Logf("practice shop catalogue: precision %.0f %% (%d of %d found), recall %.0f %% (%d of %d endpoints), from %d calls in %d logs:\n%s",
-		100*precision, hit, len(found), 100*recall, hit, len(truth), cat.Calls, cat.Logs, cat.Summary())
-	if precision != 1 || recall != 1 {
-		t.Errorf("precision %.2f, recall %.2f; want 1 and 1", precision, recall)
-	}
+	cat := precisionRecall(t, "shop.waymark.test", logs)
 
-	// What the catalogue learnt of each endpoint matches the shop.
+	formsLog, end := record("forms", "http://forms.waymark.test/signin", formsEpisode)
+	if !strings.HasSuffix(end, "/book/confirmed?ref=BK-5038") {
+		t.Errorf("the forms episode ended at %s, not on the booking's confirmation: the clicks missed", end)
+	}
+	if bytes.Contains(formsLog, []byte("practice-pass")) || !bytes.Contains(formsLog, []byte(`\"password\":\"[redacted]\"`)) {
+		t.Error("the sign-in's password is not redacted in the capture")
+	}
+	precisionRecall(t, "forms.waymark.test", [][]byte{formsLog})
+
+	// What the catalogue learnt of each shop endpoint matches the shop.
 	byKey := map[string]*endpoints.Endpoint{}
 	for _, ep := range cat.Endpoints {
 		byKey[ep.Method+" "+paramRE.ReplaceAllString(ep.Path, "{}")] = ep
@@ -168,4 +164,43 @@ func TestCatalogueOfPracticeShop(t *testing.T) {
 	if ep := byKey["GET /api/products/{}"]; ep == nil || ep.Calls < 3 || !slices.Equal(statuses(ep), []int{200}) {
 		t.Errorf("GET /api/products/{id}: %+v, want 3 calls answered 200", ep)
 	}
+}
+
+// precisionRecall extracts the catalogue of host's API from logs, logs its
+// precision and recall against apiEndpoints[host] and fails unless both are
+// 100 %.
+func precisionRecall(t *testing.T, host string, logs [][]byte) *endpoints.Catalogue {
+	t.Helper()
+	cat, err := endpoints.FromHAR(logs, endpoints.Options{Base: "http://" + host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := apiEndpoints[host]
+	var found []string
+	for _, ep := range cat.Endpoints {
+		found = append(found, ep.Method+" "+paramRE.ReplaceAllString(ep.Path, "{}"))
+	}
+	hit := 0
+	for _, tr := range truth {
+		if slices.Contains(found, paramRE.ReplaceAllString(tr, "{}")) {
+			hit++
+		} else {
+			t.Errorf("missed: %s", tr)
+		}
+	}
+	for _, f := range found {
+		if !slices.ContainsFunc(truth, func(tr string) bool { return paramRE.ReplaceAllString(tr, "{}") == f }) {
+			t.Errorf("not an endpoint of %s: %s", host, f)
+		}
+	}
+	precision, recall := 0.0, float64(hit)/float64(len(truth))
+	if len(found) > 0 {
+		precision = float64(hit) / float64(len(found))
+	}
+	t.Logf("%s catalogue: precision %.0f %% (%d of %d found), recall %.0f %% (%d of %d endpoints), from %d calls in %d logs:\n%s", host,
+		100*precision, hit, len(found), 100*recall, hit, len(truth), cat.Calls, cat.Logs, cat.Summary())
+	if precision != 1 || recall != 1 {
+		t.Errorf("%s: precision %.2f, recall %.2f; want 1 and 1", host, precision, recall)
+	}
+	return cat
 }
