@@ -78,36 +78,57 @@ var bidPrefix = regexp.MustCompile(`^browsergym_id_(\S*)\s?`)
 // Iframe node given its frame's root node as a child. A frame whose tree
 // cannot be read (e.g. one running in another process) is left out.
 func (e *Engine) readAXTree(ctx context.Context, t *tab) (*axTree, error) {
+	// The frame tree and the main frame's AXTree are read at the same time;
+	// the child frames' trees (if any) after.
 	var tree *page.FrameTree
-	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
-		res, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
-		tree = res.FrameTree
+	var treeErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		treeErr = t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+			res, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+			tree = res.FrameTree
+			return err
+		})
+	})
+	var main []*axNode
+	mainErr := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		res, err := chromedp.Call(c, getFullAXTree, accessibility.GetFullAXTreeParams{})
+		main = res.Nodes
 		return err
 	})
-	if err != nil {
-		return nil, err
+	wg.Wait()
+	if mainErr != nil {
+		return nil, mainErr
 	}
 	var frames []*page.FrameTree
-	stack := []*page.FrameTree{tree}
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if f == nil || f.Frame == nil {
-			continue
+	if treeErr != nil || tree == nil {
+		e.logf("browser: the frame tree was not read (child frames left out of the AXTree): %v", treeErr)
+	} else {
+		stack := []*page.FrameTree{tree}
+		for len(stack) > 0 {
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if f == nil || f.Frame == nil {
+				continue
+			}
+			stack = append(stack, f.ChildFrames...)
+			frames = append(frames, f)
 		}
-		stack = append(stack, f.ChildFrames...)
-		frames = append(frames, f)
+	}
+	if len(frames) == 0 {
+		frames = []*page.FrameTree{{Frame: &cdp.Frame{}}}
 	}
 	trees := make([][]*axNode, len(frames))
 	owners := make([]int64, len(frames)) // backend node id of each frame's iframe element
 	errs := make([]error, len(frames))
-	var wg sync.WaitGroup
-	for i, f := range frames {
+	trees[0] = main
+	for i, f := range frames[1:] {
+		i++
 		wg.Go(func() {
 			errs[i] = t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
 				res, err := chromedp.Call(c, getFullAXTree, accessibility.GetFullAXTreeParams{FrameID: f.Frame.ID})
 				trees[i] = res.Nodes
-				if err != nil || i == 0 {
+				if err != nil {
 					return err
 				}
 				if own, err := chromedp.Call(c, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.Frame.ID}); err == nil {
@@ -118,9 +139,6 @@ func (e *Engine) readAXTree(ctx context.Context, t *tab) (*axTree, error) {
 		})
 	}
 	wg.Wait()
-	if errs[0] != nil {
-		return nil, errs[0]
-	}
 	rootOf := map[int64]string{} // iframe element → its frame's root AX node
 	merged := &axTree{}
 	for i, nodes := range trees {
@@ -133,6 +151,9 @@ func (e *Engine) readAXTree(ctx context.Context, t *tab) (*axTree, error) {
 		}
 		for _, n := range nodes {
 			takeBid(n)
+			if n.ChildIDs == nil {
+				n.ChildIDs = []string{} // BrowserGym's readers expect the list
+			}
 		}
 		merged.Nodes = append(merged.Nodes, dropInlineTextBoxes(nodes)...)
 	}

@@ -18,10 +18,10 @@ import (
 var captureSnapshot = cdp.Command[domsnapshot.CaptureSnapshotParams, json.RawMessage]{Method: domsnapshot.CommandCaptureSnapshot}
 
 // captureObs is capture with, when grounding is on, the observation's
-// extras: the page is marked (bids, visibility, set of marks, and the aria
-// prefixes the tree reads), then the accessibility tree (and the DOM
-// snapshot when asked) is read while the screenshot is taken, the aria
-// prefixes are removed, and the open pages are listed meanwhile. A failure
+// extras: while the screenshot is taken and the open pages are listed, the
+// page is marked (bids, visibility, set of marks, and the aria prefixes the
+// tree reads), the accessibility tree is read, the aria prefixes are
+// removed, and the DOM snapshot is taken when asked. A failure
 // of the extras is logged and leaves them out (or partial); it never fails
 // the step.
 func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation) (png []byte, in pageInfo, shotErr, infErr error) {
@@ -33,46 +33,49 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 		ep.g.start = time.Now()
 	}
 	withDOM := e.set.Grounding == engine.GroundingDOM
-	mres, markErr := e.runMarks(ctx, t, markOpts{Op: "mark", Full: true, Aria: true, Live: withDOM})
+	var (
+		mres    marksResult
+		markErr error
+		tree    *axTree
+		axErr   error
+		snap    json.RawMessage
+		snapOK  bool
+		urls    []string
+		titles  []string
+		active  int
+		wg      sync.WaitGroup
+	)
+	// The screenshot and the page's info are taken at once: marking only
+	// adds attributes, which change no pixel.
+	wg.Go(func() { png, in, shotErr, infErr = e.capture(ctx, t) })
+	wg.Go(func() { urls, titles, active = e.openPages(ctx, ep) })
+	mres, markErr = e.runMarks(ctx, t, markOpts{Op: "mark", Full: true, Aria: true, Live: withDOM})
 	if markErr != nil {
 		e.logf("browser: could not mark the page's elements: %v", markErr)
-	}
-	var (
-		tree   *axTree
-		axErr  error
-		snap   json.RawMessage
-		snapOK bool
-		urls   []string
-		titles []string
-		active int
-		wg     sync.WaitGroup
-	)
-	if markErr == nil {
+	} else {
+		tree, axErr = e.readAXTree(ctx, t)
 		wg.Go(func() {
-			tree, axErr = e.readAXTree(ctx, t)
 			if _, err := e.runMarks(ctx, t, markOpts{Op: "unaria"}); err != nil {
 				e.logf("browser: could not remove the marking's aria prefixes: %v", err)
 			}
-			if axErr != nil {
-				e.logf("browser: could not read the accessibility tree: %v", axErr)
-			}
 			if withDOM {
-				err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
-					yes := true
-					var err error
-					snap, err = chromedp.Call(c, captureSnapshot, domsnapshot.CaptureSnapshotParams{
-						ComputedStyles: []string{}, IncludeDOMRects: &yes, IncludePaintOrder: &yes})
-					return err
-				})
-				if err != nil {
-					e.logf("browser: could not take the DOM snapshot: %v", err)
-				}
-				snapOK = err == nil
+				snap, snapOK = e.domSnapshot(ctx, t)
 			}
 		})
+		if axErr != nil {
+			e.logf("browser: could not read the accessibility tree: %v", axErr)
+		}
 	}
-	wg.Go(func() { urls, titles, active = e.openPages(ctx, ep) })
-	png, in, shotErr, infErr = e.capture(ctx, t)
+	// The tree is written out while the prefixes are removed.
+	var axJSON json.RawMessage
+	var axTxt string
+	if tree != nil && axErr == nil {
+		if b, err := json.Marshal(tree); err == nil {
+			axJSON = b
+		}
+		axTxt = flattenAXTree(tree)
+		ep.g.ax = tree.roleNames()
+	}
 	wg.Wait()
 
 	x := &action.Extras{OpenPagesURLs: urls, OpenPagesTitles: titles, ActivePageIndex: active,
@@ -83,18 +86,31 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 			x.ElementProps[bid] = action.ElementProps{Visibility: p.V, BBox: p.B, Clickable: p.C, SetOfMarks: p.S}
 		}
 	}
-	if tree != nil && axErr == nil {
-		if b, err := json.Marshal(tree); err == nil {
-			x.AXTree = b
-		}
-		x.AXTreeTxt = flattenAXTree(tree)
-		ep.g.ax = tree.roleNames()
-	}
+	x.AXTree, x.AXTreeTxt = axJSON, axTxt
 	if snapOK {
 		x.DOM = snap
 	}
 	obs.Extras = x
 	return png, in, shotErr, infErr
+}
+
+// domSnapshot is DOMSnapshot.captureSnapshot as BrowserGym takes it (no
+// computed styles, with DOM rects and paint order), taken after the aria
+// prefixes are gone so its strings are the page's own.
+func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, bool) {
+	var snap json.RawMessage
+	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		yes := true
+		var err error
+		snap, err = chromedp.Call(c, captureSnapshot, domsnapshot.CaptureSnapshotParams{
+			ComputedStyles: []string{}, IncludeDOMRects: &yes, IncludePaintOrder: &yes})
+		return err
+	})
+	if err != nil {
+		e.logf("browser: could not take the DOM snapshot: %v", err)
+		return nil, false
+	}
+	return snap, true
 }
 
 // openPages lists the episode's open tabs in opening order: URLs, titles

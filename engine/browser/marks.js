@@ -101,6 +101,7 @@
 
   const warnings = [];
   const props = {};
+  const prefixed = [];
   const full = !!opts.full;
 
   // markFrame marks one document; prefix is its frame element's bid; ox, oy
@@ -136,6 +137,7 @@
           const old = el.hasAttribute(a) ? el.getAttribute(a) : '';
           el.setAttribute(a, 'browsergym_id_' + bid + ' ' + old);
         }
+        prefixed.push(el);
       }
       if (!full) continue;
       const rects = el.getClientRects();
@@ -198,16 +200,16 @@
     }
   };
 
-  const unaria = (doc) => {
-    for (const el of elementsOf(doc)) {
+  // unaria removes the prefixes from the elements the last marking gave
+  // them to (kept in the top window's state).
+  const unaria = (els) => {
+    for (const el of els) {
       for (const a of ARIA) {
-        if (!el.hasAttribute(a)) continue;
         const v = el.getAttribute(a);
-        if (!PREFIX.test(v)) continue;
+        if (v === null || !PREFIX.test(v)) continue;
         const rest = v.replace(PREFIX, '');
         if (rest) el.setAttribute(a, rest); else el.removeAttribute(a);
       }
-      if (isFrame(el)) { const d = childDoc(el); if (d) unaria(d); }
     }
   };
 
@@ -334,13 +336,19 @@
 
   switch (opts.op) {
     case 'mark': {
+      const st = state(window);
+      if (st.prefixed) unaria(st.prefixed); // a marking whose tree was never read
       markFrame(document, window, '', 0, 0, top);
+      st.prefixed = opts.aria ? prefixed : null;
       const f = focusedIn(document, window, 0, 0, []);
       return { props: full ? props : null, focused: f ? f.bid : '', warnings };
     }
-    case 'unaria':
-      unaria(document);
+    case 'unaria': {
+      const st = state(window);
+      if (st.prefixed) unaria(st.prefixed);
+      st.prefixed = null;
       return { warnings };
+    }
     case 'point':
       return { target: pointAt(document, window, opts.x, opts.y, 0, 0, []), warnings };
     case 'focused':
