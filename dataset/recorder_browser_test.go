@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/har"
 )
 
 const wmBrowserPage = `<!doctype html><html><head><title>Colours</title><style>
@@ -55,6 +57,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 	}
 	set := engine.DefaultSettings()
 	set.Display = engine.DisplayHeadless
+	set.HAR = true
 	eng, err := browser.New(browser.Options{Settings: set})
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +107,20 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 	}
 	if th, err := s.ThumbnailImage(ep.ID, 3); err != nil || th.Bounds().Dx() != dataset.ThumbWidth {
 		t.Fatalf("thumbnail: %v", err)
+	}
+	// The network capture: the search's page load belongs to step 3, the
+	// click into the box (step 1) made no request; the HAR has both pages.
+	if got, err := s.StepRequests(ep.ID, 1); err != nil || len(got) != 0 {
+		t.Fatalf("step 1 requests: %v %v", got, err)
+	}
+	got, err := s.StepRequests(ep.ID, 3)
+	if err != nil || !slices.ContainsFunc(got, func(e har.Entry) bool {
+		return e.Request.URL == site.URL+"/answer?q=sky%20colour" && e.ResourceType == "document" && e.Response.Status == 200 && e.Step == 3
+	}) {
+		t.Fatalf("step 3 requests: %+v %v", got, err)
+	}
+	if log, err := s.EpisodeHAR(ep.ID); err != nil || len(log.Pages) != 2 || log.Browser == nil || log.Browser.Name != "Chromium" {
+		t.Fatalf("episode HAR: %+v %v", log, err)
 	}
 	if !bytes.Contains([]byte(ep.EngineJSON), []byte(`"display":"headless"`)) || !bytes.Contains([]byte(ep.EngineJSON), []byte(`"browser":"Chromium`)) {
 		t.Fatalf("engine details %s", ep.EngineJSON)
