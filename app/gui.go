@@ -52,7 +52,8 @@ func runGUI(env *Env, args []string) error {
 	fs.StringVar(&f.category, "category", dataset.Navigation, "category of the ad-hoc task made by --start-task URL")
 	fs.BoolVar(&f.debug, "debug", os.Getenv("WAYMARK_DEBUG") != "", "log timings (click→timeline, frames/s) to standard error; also WAYMARK_DEBUG=1")
 	fs.BoolVar(&f.har, "har", true, "capture each recorded episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
-	fs.BoolVar(&f.noRedact, "no-redact", false, "keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default")
+	fs.BoolVar(&f.noRedact, "no-redact", false, "keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default; "+
+		EnvHARRedactHeaders+" and "+EnvHARRedactKeys+" (comma-separated) add header names and field names to redact")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 // openEpisode starts the engine of one Record episode (the local browser or
 // the OpenEnv server in Settings) behind a recorder that saves every step.
 func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*record.Opened, error) {
-	s.Settings.HAR, s.Settings.HARNoRedact = g.flags.har, g.flags.noRedact // network capture (app/har.go)
+	harSettings(&s.Settings, g.flags.har, g.flags.noRedact, os.Getenv) // network capture (har.go)
 	eng, err := newEngine(ctx, engineSpec{
 		Settings: s.Settings,
 		Server:   s.Server,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"waymark/engine"
 	"waymark/engine/har"
 )
 
@@ -66,6 +67,22 @@ func runHAR(env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stderr, "waymark har: %d requests on %d pages written to %s\n", len(log.Entries), len(log.Pages), *out)
 	return nil
+}
+
+// Environment variables that add to what the capture redacts: header
+// names (or patterns such as x-*-token) and parts of field names, each
+// comma-separated.
+const (
+	EnvHARRedactHeaders = "WAYMARK_HAR_REDACT_HEADERS"
+	EnvHARRedactKeys    = "WAYMARK_HAR_REDACT_KEYS"
+)
+
+// harSettings turns network capture on or off for a recording engine, with
+// the redaction the environment adds.
+func harSettings(s *engine.Settings, on, noRedact bool, getenv func(string) string) {
+	s.HAR, s.HARNoRedact = on, noRedact
+	s.HARRedactHeaders = getenv(EnvHARRedactHeaders)
+	s.HARRedactKeys = getenv(EnvHARRedactKeys)
 }
 
 func writeHAR(w io.Writer, log *har.Log) error {

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,28 @@ func TestHARCommand(t *testing.T) {
 	stderr.Reset()
 	if code := Main([]string{"--db", db, "har"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "give one episode id") {
 		t.Errorf("no episode: exit %d, %q", code, stderr.String())
+	}
+}
+
+func TestServeHARFlags(t *testing.T) {
+	t.Setenv(EnvHARRedactKeys, "pin,cvv")
+	t.Setenv(EnvHARRedactHeaders, "")
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+	for _, c := range []struct {
+		args         []string
+		har, noRedct bool
+	}{
+		{nil, false, false},
+		{[]string{"--record"}, true, false},
+		{[]string{"--record", "--har=false"}, false, false},
+		{[]string{"--record", "--no-redact"}, true, true},
+	} {
+		cfg, _, err := parseServe(env, c.args)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if cfg.Settings.HAR != c.har || cfg.Settings.HARNoRedact != c.noRedct || cfg.Settings.HARRedactKeys != "pin,cvv" {
+			t.Errorf("serve %v: HAR %v, no-redact %v, keys %q; want %v, %v, \"pin,cvv\"", c.args, cfg.Settings.HAR, cfg.Settings.HARNoRedact, cfg.Settings.HARRedactKeys, c.har, c.noRedct)
+		}
 	}
 }

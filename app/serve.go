@@ -129,7 +129,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	harOn := fs.Bool("har", true, "with --record: capture each episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
-	noRedact := fs.Bool("no-redact", false, "with --record: keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default")
+	noRedact := fs.Bool("no-redact", false, "with --record: keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default; "+
+		EnvHARRedactHeaders+" and "+EnvHARRedactKeys+" (comma-separated) add header names and field names to redact")
 	var hosts, origins multiFlag
 	fs.Var(&hosts, "allow-host", "also answer requests for this host name (or name:port); repeatable or comma-separated; * for any. "+
 		"Without it only localhost, 127.0.0.1, [::1] and the --addr host are served")
@@ -157,7 +158,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		return cfg, "", err
 	}
 	cfg.Settings.RecoverObservation = *recoverObs
-	cfg.Settings.HAR, cfg.Settings.HARNoRedact = cfg.Record && *harOn, *noRedact
+	harSettings(&cfg.Settings, cfg.Record && *harOn, *noRedact, os.Getenv)
 	addr, err := listenAddr(cfg.Addr)
 	if err != nil {
 		return cfg, "", fmt.Errorf("%w: --addr: %v", errUsage, err)
