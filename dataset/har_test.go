@@ -161,3 +161,71 @@ func TestEpisodeHARWithoutCapture(t *testing.T) {
 		t.Errorf("StepRequests without capture = %v, %v; want none", got, err)
 	}
 }
+
+// After an undo the page is brought back by replaying the kept steps: the
+// replay's requests are not stored, and the steps recorded next get their
+// stored index, not the engine's count.
+func TestRecorderHARAfterUndo(t *testing.T) {
+	s := wmStore(t)
+	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &capEngine{wmEngine: newWMEngine(action.SetDefault, 0)}
+	rec := NewRecorder(s, eng, RecorderOptions{TaskID: task.ID, Annotator: "alice"})
+	defer rec.Close()
+	ctx := context.Background()
+	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: task.StartURL}); err != nil {
+		t.Fatal(err)
+	}
+	id := rec.EpisodeID()
+	scroll := action.Action{Op: action.Scroll, DY: 100}
+	for i := 0; i < 2; i++ {
+		if _, err := rec.Step(ctx, scroll); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bring := func(ctx context.Context, inner engine.Engine, opts engine.ResetOptions, ep string) (engine.Observation, int, error) {
+		obs, err := inner.Reset(ctx, opts)
+		steps, _ := s.Steps(ep)
+		k := 0
+		for _, st := range steps {
+			if st.Index > 0 && !st.Removed && err == nil {
+				obs, err = inner.Step(ctx, *st.Action)
+				k = st.Index
+			}
+		}
+		return obs, k, err
+	}
+	if undone, _, err := rec.Undo(ctx, bring); err != nil || undone != 2 {
+		t.Fatalf("undo: %d, %v", undone, err)
+	}
+	obs, err := rec.Step(ctx, scroll)
+	if err != nil || obs.Step != 3 {
+		t.Fatalf("step after the undo: %d, %v", obs.Step, err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for step, want := range map[int]string{
+		0: "0 /, 0 /api/late",
+		1: "1 /api/step/1, 1 /api/late/1",
+		2: "2 /api/step/2, 2 /api/late/2", // the undone step keeps its requests
+		3: "3 /api/step/2, 3 /api/late/2", // the engine's second step after the replay
+	} {
+		got, err := s.StepRequests(id, step)
+		if err != nil || harURLs(got) != want {
+			t.Errorf("step %d: %q, %v; want %q", step, harURLs(got), err, want)
+		}
+	}
+	log, err := s.EpisodeHAR(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Entries) != 8 || len(log.Pages) != 2 || log.Pages[0].ID != "page_1" || log.Pages[1].ID != "r1.page_1" {
+		t.Errorf("%d entries, pages %+v", len(log.Entries), log.Pages)
+	}
+	if got, _ := s.StepRequests(id, 3); len(got) > 0 && got[0].Pageref != "r1.page_1" {
+		t.Errorf("step 3 pageref %q", got[0].Pageref)
+	}
+}
