@@ -107,6 +107,7 @@ clean:
 # one package. Each mutant may take MUTATE_TIMEOUT times the coverage run's
 # time before it counts as timed out (3 gave false timeouts on a loaded
 # two-core machine, where rebuilding the test binary alone can take that long).
+# -count=1: a cached coverage run takes ~2 s, and every mutant would then time out.
 MUTATE_TIMEOUT ?= 10
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 # package;tests to run (go test -run);files to mutate (all: every non-test file)
@@ -128,7 +129,7 @@ mutate:
 		done; \
 		echo "=== $$pkg (tests: $$run; mutating: $$keep)"; \
 		log="$$logs/$${pkg//\//_}.log"; \
-		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -run=$$run" nice -n 10 $(GO) run $(GREMLINS) unleash \
+		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -count=1 -run=$$run" nice -n 10 $(GO) run $(GREMLINS) unleash \
 			--workers 1 --timeout-coefficient $(MUTATE_TIMEOUT) "$${excl[@]}" ) 2>&1 | tee "$$log"; \
 	done; \
 	echo; echo "=== kill rate per package (killed / (killed + lived)); survivors are the LIVED lines above"; \
