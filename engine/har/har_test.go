@@ -12,14 +12,14 @@ func TestRedactEntry(t *testing.T) {
 			Method: "POST",
 			URL:    "http://shop.test/api/login?user=ann&access_token=abc%20d&x=1#top",
 			Headers: []NameValue{{Name: "authorization", Value: "Bearer s3cr3t"}, {Name: "Cookie", Value: "sid=1"},
-				{Name: "X-Api-Key", Value: "k"}, {Name: "X-Shop-Session", Value: "zz"}, {Name: "Accept", Value: "*/*"}},
+				{Name: "X-Api-Key", Value: "k"}, {Name: "X-Shop-Session", Value: "zz"}, {Name: "Accept", Value: "*/*"}, {Name: "Referer", Value: "http://shop.test/?session_token=rt1"}},
 			Cookies:     []Cookie{{Name: "sid", Value: "1"}},
 			QueryString: []NameValue{{Name: "user", Value: "ann"}, {Name: "access_token", Value: "abc d"}},
 			PostData: &PostData{MimeType: "application/json",
 				Text: `{"user":"ann","Password":"hunter2","nested":{"list":[{"api_secret":"x","n":1.50}]},"refresh_token":{"a":1}}`},
 		},
 		Response: Response{
-			Headers:     []NameValue{{Name: "Set-Cookie", Value: "sid=2; HttpOnly"}, {Name: "Content-Type", Value: "application/json"}},
+			Headers:     []NameValue{{Name: "Set-Cookie", Value: "sid=2; HttpOnly"}, {Name: "Content-Type", Value: "application/json"}, {Name: "location", Value: "/next?passwd=p"}},
 			Cookies:     []Cookie{{Name: "sid", Value: "2", HTTPOnly: true}},
 			RedirectURL: "/next?passwd=p",
 			Content:     Content{MimeType: "application/json; charset=utf-8", Text: `{"token":"t1","name":"ann"}`},
@@ -29,7 +29,7 @@ func TestRedactEntry(t *testing.T) {
 	r.Entry(&e)
 	b, _ := json.Marshal(e)
 	got := string(b)
-	for _, leak := range []string{"s3cr3t", "sid=1", `"k"`, "zz", "hunter2", `"x"`, "abc", "t1", "sid=2", "passwd=p"} {
+	for _, leak := range []string{"s3cr3t", "sid=1", `"k"`, "zz", "hunter2", `"x"`, "abc", "t1", "sid=2", "passwd=p", "rt1"} {
 		if strings.Contains(got, leak) {
 			t.Errorf("redacted entry still has %s:\n%s", leak, got)
 		}

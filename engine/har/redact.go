@@ -96,8 +96,11 @@ func (r *Redactor) Entry(e *Entry) {
 
 func (r *Redactor) headers(hs []NameValue) {
 	for i := range hs {
-		if r.SecretHeader(hs[i].Name) {
+		switch {
+		case r.SecretHeader(hs[i].Name):
 			hs[i].Value = Redacted
+		case strings.EqualFold(hs[i].Name, "Location") || strings.EqualFold(hs[i].Name, "Referer"):
+			hs[i].Value = r.URL(hs[i].Value) // they repeat a URL's query
 		}
 	}
 }
