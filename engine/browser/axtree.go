@@ -92,6 +92,17 @@ func (e *Engine) readAXTree(ctx context.Context, t *tab) (*axTree, error) {
 	})
 	var main []*axNode
 	mainErr := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		if !e.ep.g.axOn[t] {
+			// With the domain enabled Chromium keeps the tree between
+			// reads instead of building it anew for each.
+			if _, err := chromedp.Call(c, accessibility.Enable, cdp.Empty{}); err != nil {
+				return err
+			}
+			if e.ep.g.axOn == nil {
+				e.ep.g.axOn = map[*tab]bool{}
+			}
+			e.ep.g.axOn[t] = true
+		}
 		res, err := chromedp.Call(c, getFullAXTree, accessibility.GetFullAXTreeParams{})
 		main = res.Nodes
 		return err

@@ -147,6 +147,8 @@ type grounding struct {
 	// ax is role and accessible name by bid from the latest AXTree, so a
 	// target read before an action gets them as Chromium computes them.
 	ax map[string][2]string
+	// axOn are the tabs whose Accessibility domain is enabled.
+	axOn map[*tab]bool
 }
 
 // nameRole puts the AXTree's role and name on a target when its bid was in

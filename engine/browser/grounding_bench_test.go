@@ -14,77 +14,76 @@ import (
 )
 
 // BenchmarkGrounding measures what element grounding costs on the practice
-// shop's pages: each iteration is a pair of scroll steps in the same
-// episode, one with grounding off and one with it on (the order alternates
-// so neither side always follows the other), and reports both medians, the
-// added share and the stored size of the extras per step (gzip JSON, as the
-// store keeps them), without and with the DOM snapshot.
+// shop's pages: two engines, one with grounding off and one with it on,
+// take the same scroll steps on the same pages in turn (which goes first
+// alternates), and the benchmark reports both medians, the added share and
+// the stored size of the extras per step (gzip JSON, as the store keeps
+// them), without and with the DOM snapshot.
 func BenchmarkGrounding(b *testing.B) {
 	ps, err := practice.Start()
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ps.Close() })
-	e := newEngine(b, engine.DisplayHeadless, func(o *Options) { o.HostRules = ps.HostRules() })
+	hosts := func(o *Options) { o.HostRules = ps.HostRules() }
+	eOff := newEngine(b, engine.DisplayHeadless, hosts)
+	eOn := newEngine(b, engine.DisplayHeadless, func(o *Options) { hosts(o); o.Settings.Grounding = engine.GroundingOn })
 	pages := []string{"http://shop.waymark.test/", "http://shop.waymark.test/category/footwear",
 		"http://shop.waymark.test/product/summit-gtx", "http://shop.waymark.test/search?q=boots"}
-	ground := func(g engine.Grounding) { e.mu.Lock(); e.set.Grounding = g; e.mu.Unlock() }
 	page := 0
-	reset(b, e, pages[0])
+	reset(b, eOff, pages[0])
+	reset(b, eOn, pages[0])
 	var off, on []time.Duration
 	var size []int
-	n := 0
-	timed := func(g engine.Grounding, dy int) action.Observation {
-		ground(g)
+	timed := func(e *Engine, dy int) {
 		start := time.Now()
 		obs := step(b, e, action.Action{Op: action.Scroll, DY: dy})
 		d := time.Since(start)
 		if obs.Error != "" {
 			b.Fatalf("step: %s", obs.Error)
 		}
-		if g.On() {
+		if e == eOn {
 			on = append(on, d)
-			if obs.Extras == nil || obs.Extras.AXTreeTxt == "" {
-				b.Fatal("no extras with grounding on")
+			if obs.Extras == nil || obs.Extras.AXTreeTxt == "" || obs.Target == nil {
+				b.Fatal("no extras or target with grounding on")
 			}
 			size = append(size, gzipJSON(b, obs.Extras))
 		} else {
 			off = append(off, d)
 		}
-		return obs
 	}
+	n := 0
 	for b.Loop() {
 		dy := 300
 		if n%2 == 1 {
 			dy = -300
 		}
-		first, second := engine.GroundingOff, engine.GroundingOn
+		first, second := eOff, eOn
 		if n%2 == 1 {
 			first, second = second, first
 		}
 		timed(first, dy)
-		timed(second, -dy)
+		timed(second, dy)
 		n++
-		if e.State().StepCount >= e.set.MaxSteps-2 {
+		if eOn.State().StepCount >= eOn.set.MaxSteps-1 {
 			b.StopTimer()
 			page = (page + 1) % len(pages)
-			ground(engine.GroundingOff)
-			reset(b, e, pages[page])
+			reset(b, eOff, pages[page])
+			reset(b, eOn, pages[page])
 			b.StartTimer()
 		}
 	}
 	b.StopTimer()
 	// The DOM snapshot's size, on a fresh page of each kind.
 	var domSize []int
-	ground(engine.GroundingDOM)
+	eOn.set.Grounding = engine.GroundingDOM
 	for _, p := range pages {
-		obs := reset(b, e, p)
+		obs := reset(b, eOn, p)
 		if obs.Extras == nil || len(obs.Extras.DOM) == 0 {
 			b.Fatal("no dom_object with grounding dom")
 		}
 		domSize = append(domSize, gzipJSON(b, obs.Extras))
 	}
-	ground(engine.GroundingOff)
 	median := func(s []time.Duration) float64 {
 		slices.Sort(s)
 		return float64(s[len(s)/2].Microseconds()) / 1000

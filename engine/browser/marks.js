@@ -157,10 +157,10 @@
       const cx = r.left + w / 2, cy = r.top + h / 2;
       let cs = null;
       const style = () => cs || (cs = win.getComputedStyle(el));
-      if (rects.length > 0 && w * h >= 20) {
+      // (BrowserGym's conditions, the hit test last: it costs the most)
+      if (rects.length > 0 && w * h >= 20 && (SOM_TAGS.has(t) || el.onclick != null || style().cursor === 'pointer')) {
         const hit = deepHit(doc, cx, cy);
         if (hit && composedContains(el, hit) &&
-          (SOM_TAGS.has(t) || el.onclick != null || style().cursor === 'pointer') &&
           !buttons.some((b) => b !== el && composedContains(b, el))) {
           const p = composedParent(el);
           const onlyChildOfRoleSpan = p && tag(p) === 'span' && p.hasAttribute('role') && p.children.length === 1 &&
