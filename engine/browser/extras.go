@@ -89,6 +89,13 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 	x.AXTree, x.AXTreeTxt = axJSON, axTxt
 	if snapOK {
 		x.DOM = snap
+		// With a snapshot, clickable is Chromium's, as BrowserGym's.
+		if click, ok := snapshotClickable(snap); ok {
+			for bid, p := range x.ElementProps {
+				p.Clickable = click[bid]
+				x.ElementProps[bid] = p
+			}
+		}
 	}
 	obs.Extras = x
 	return png, in, shotErr, infErr
@@ -142,4 +149,49 @@ func (e *Engine) openPages(ctx context.Context, ep *episode) (urls, titles []str
 		titles = append(titles, ut[1])
 	}
 	return urls, titles, active
+}
+
+// snapshotClickable lists the bids of the elements a DOM snapshot marks
+// clickable (nodes.isClickable: natively clickable or with a click
+// listener), as BrowserGym's extra_element_properties take it. ok is false
+// when the snapshot cannot be read.
+func snapshotClickable(raw json.RawMessage) (bids map[string]bool, ok bool) {
+	var snap struct {
+		Documents []struct {
+			Nodes struct {
+				Attributes  [][]int `json:"attributes"`
+				IsClickable *struct {
+					Index []int `json:"index"`
+				} `json:"isClickable"`
+			} `json:"nodes"`
+		} `json:"documents"`
+		Strings []string `json:"strings"`
+	}
+	if json.Unmarshal(raw, &snap) != nil {
+		return nil, false
+	}
+	str := func(i int) string {
+		if i < 0 || i >= len(snap.Strings) {
+			return ""
+		}
+		return snap.Strings[i]
+	}
+	bids = map[string]bool{}
+	for _, d := range snap.Documents {
+		if d.Nodes.IsClickable == nil {
+			continue
+		}
+		for _, i := range d.Nodes.IsClickable.Index {
+			if i < 0 || i >= len(d.Nodes.Attributes) {
+				continue
+			}
+			a := d.Nodes.Attributes[i]
+			for k := 0; k+1 < len(a); k += 2 {
+				if str(a[k]) == "bid" {
+					bids[str(a[k+1])] = true
+				}
+			}
+		}
+	}
+	return bids, true
 }

@@ -35,7 +35,9 @@ body { margin: 0; font: 16px sans-serif; height: 2000px; }
 <iframe id="fr" src="/inner"></iframe>
 <div id="host"></div>
 <button id="far">Far</button>
+<div id="lst" style="position:absolute;left:600px;top:50px;width:80px;height:30px">listens</div>
 <script>
+document.getElementById('lst').addEventListener('click', () => {});
 document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<button id="sb" style="width:90px;height:30px">Shadow</button>';
 window.rec = {clicks: 0, mutations: 0};
 document.getElementById('buy').addEventListener('click', () => rec.clicks++);
@@ -204,6 +206,26 @@ func TestGrounding(t *testing.T) {
 			"\t\t\tStaticText 'One'"
 		if obs.Extras.AXTreeTxt != want {
 			t.Errorf("axtree_txt\n got %q\nwant %q", obs.Extras.AXTreeTxt, want)
+		}
+	})
+
+	t.Run("DOMClickable", func(t *testing.T) {
+		ground(engine.GroundingDOM)
+		defer ground(engine.GroundingOff)
+		obs := reset(t, e, ts.URL+"/")
+		if obs.Extras == nil || len(obs.Extras.DOM) == 0 {
+			t.Fatal("no dom_object")
+		}
+		// Chromium's isClickable: the div with a click listener is (the
+		// page script alone cannot see listeners), the shadow host is not.
+		lst := eval[string](t, e, `document.getElementById('lst').getAttribute('bid')`)
+		host := eval[string](t, e, `document.getElementById('host').getAttribute('bid')`)
+		if !obs.Extras.ElementProps[lst].Clickable || obs.Extras.ElementProps[host].Clickable {
+			t.Errorf("clickable: listening div %v, host %v", obs.Extras.ElementProps[lst], obs.Extras.ElementProps[host])
+		}
+		// The snapshot's strings hold no marking prefix.
+		if bytes.Contains(obs.Extras.DOM, []byte("browsergym_id_")) {
+			t.Error("dom_object holds the aria prefixes")
 		}
 	})
 
