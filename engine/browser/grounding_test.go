@@ -73,6 +73,8 @@ func groundSite(t testing.TB) *httptest.Server {
 	return ts
 }
 
+// TestGrounding shares one headless browser across its subtests, which
+// run in order: the Element subtests use the page ClickTarget left.
 func TestGrounding(t *testing.T) {
 	ts := groundSite(t)
 	ps, err := practice.Start()
