@@ -338,8 +338,9 @@
     case 'mark': {
       const st = state(window);
       if (st.prefixed) unaria(st.prefixed); // a marking whose tree was never read
-      markFrame(document, window, '', 0, 0, top);
+      // (kept before marking, so a marking that fails half-way is undone too)
       st.prefixed = opts.aria ? prefixed : null;
+      markFrame(document, window, '', 0, 0, top);
       const f = focusedIn(document, window, 0, 0, []);
       return { props: full ? props : null, focused: f ? f.bid : '', warnings };
     }
