@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -72,6 +73,7 @@ type marksResult struct {
 	Props    map[string]jsProps `json:"props"`
 	Focused  string             `json:"focused"`
 	Target   *jsTarget          `json:"target"`
+	Shown    bool               `json:"shown"` // find: the element has a box
 	Warnings []string           `json:"warnings"`
 }
 
@@ -97,15 +99,21 @@ func (e *Engine) runMarks(ctx context.Context, t *tab, o markOpts) (marksResult,
 // groundingOn reports whether steps read targets and extras.
 func (e *Engine) groundingOn() bool { return e.set.Grounding.On() }
 
-// ErrNoElement is the kind of Element's error for a bid not in the page.
-var ErrNoElement = fmt.Errorf("no element with that bid in the page")
+// Element's errors (kinds, for errors.Is): a bid not in the page, and an
+// element that is in the page but not displayed (no box to act on).
+var (
+	ErrNoElement    = errors.New("no element with that bid in the page")
+	ErrNotDisplayed = errors.New("the element is not displayed")
+)
 
 // Element returns the element with BrowserGym id bid in the current page of
 // the active tab, scrolled into view first when its centre is off-screen:
 // its tag, role, accessible name, box (viewport CSS pixels, frame offsets
 // included) and a selector. Elements are marked first (bids a page already
 // has stay as they are), so it works with grounding off too. A bid not in
-// the page is an error matching ErrNoElement.
+// the page is an error matching ErrNoElement; one that is not displayed
+// (display: none, detached from layout) returns its description with an
+// error matching ErrNotDisplayed.
 func (e *Engine) Element(ctx context.Context, bid string) (action.Target, error) {
 	return e.element(ctx, bid, false)
 }
@@ -138,6 +146,10 @@ func (e *Engine) element(ctx context.Context, bid string, focus bool) (action.Ta
 	}
 	tg := *res.Target.target()
 	e.ep.g.nameRole(&tg)
+	if !res.Shown {
+		return tg, &engine.Error{Kind: ErrNotDisplayed,
+			Msg: fmt.Sprintf("the element with bid %q (%s) is not displayed: it has no box on the page to act on (choose a visible element from the latest observation)", bid, tg.Tag)}
+	}
 	return tg, nil
 }
 

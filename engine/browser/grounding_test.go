@@ -35,6 +35,7 @@ body { margin: 0; font: 16px sans-serif; height: 2000px; }
 <iframe id="fr" src="/inner"></iframe>
 <div id="host"></div>
 <button id="far">Far</button>
+<span id="gone" style="display:none">hidden</span>
 <div id="lst" style="position:absolute;left:600px;top:50px;width:80px;height:30px">listens</div>
 <script>
 document.getElementById('lst').addEventListener('click', () => {});
@@ -143,6 +144,15 @@ func TestGrounding(t *testing.T) {
 			t.Fatalf("want ErrNoElement, got %v", err)
 		}
 		want := `no element with bid "zz99" in the page (bids change when the page changes: read the latest observation)`
+		if err.Error() != want {
+			t.Errorf("message:\n got %s\nwant %s", err, want)
+		}
+		gone := eval[string](t, e, `document.getElementById('gone').getAttribute('bid')`)
+		tg, err := e.Element(ctx, gone)
+		if !errors.Is(err, ErrNotDisplayed) || tg.Tag != "span" {
+			t.Fatalf("hidden element: want ErrNotDisplayed and its description, got %+v %v", tg, err)
+		}
+		want = `the element with bid "` + gone + `" (span) is not displayed: it has no box on the page to act on (choose a visible element from the latest observation)`
 		if err.Error() != want {
 			t.Errorf("message:\n got %s\nwant %s", err, want)
 		}

@@ -367,7 +367,7 @@
         }
       }
       if (opts.focus && typeof got.el.focus === 'function') got.el.focus({ preventScroll: true });
-      return { target: describe(got.el, got.ox, got.oy, got.outer), warnings };
+      return { target: describe(got.el, got.ox, got.oy, got.outer), shown: got.el.getClientRects().length > 0, warnings };
     }
   }
   throw new Error('marks: unknown op ' + opts.op);
