@@ -110,7 +110,9 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 // openEpisode starts the engine of one Record episode (the local browser or
 // the OpenEnv server in Settings) behind a recorder that saves every step.
 func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*record.Opened, error) {
-	harSettings(&s.Settings, g.flags.har, g.flags.noRedact, os.Getenv) // network capture (har.go)
+	// Network capture (har.go) when both Settings and --har keep it on;
+	// element grounding as Settings say (on unless turned off).
+	harSettings(&s.Settings, g.flags.har && s.HAR, g.flags.noRedact, os.Getenv)
 	eng, err := newEngine(ctx, engineSpec{
 		Settings: s.Settings,
 		Server:   s.Server,
@@ -144,6 +146,7 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 // controls. Headless stands in when Settings ask for Xvfb and it is missing.
 func (g *gui) replayEngine(ctx context.Context, rec *replay.Recording) (engine.Engine, error) {
 	s := rec.Settings(ui.LoadSettings(g.prefs).Settings)
+	s.HAR = false // a replay's traffic is not stored
 	if _, err := exec.LookPath("Xvfb"); err != nil && s.Display == engine.DisplayXvfb {
 		s.Display = engine.DisplayHeadless
 	}

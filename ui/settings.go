@@ -58,6 +58,8 @@ const (
 	prefRecoverObs   = "recover_observation"
 	prefTheme        = "theme"
 	prefZoom         = "zoom"
+	prefGrounding    = "grounding"
+	prefHAR          = "har"
 )
 
 // DefaultSettings are the engine's defaults (the reference environment's
@@ -96,6 +98,13 @@ func LoadSettings(p fyne.Preferences) Settings {
 	if z := p.FloatWithFallback(prefZoom, 1); z >= Zooms[0] && z <= Zooms[len(Zooms)-1] {
 		s.Zoom = z
 	}
+	// A recording stores element grounding and the network capture unless
+	// Settings turn them off.
+	s.Grounding = engine.GroundingOn
+	if g, err := engine.ParseGrounding(p.StringWithFallback(prefGrounding, string(engine.GroundingOn))); err == nil {
+		s.Grounding = g
+	}
+	s.HAR = p.BoolWithFallback(prefHAR, true)
 	return s
 }
 
@@ -113,6 +122,12 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetString(prefServer, strings.TrimSpace(s.Server))
 	p.SetBool(prefRecoverObs, s.RecoverObservation)
 	p.SetString(prefTheme, s.Theme)
+	g := string(s.Grounding)
+	if g == "" {
+		g = "off"
+	}
+	p.SetString(prefGrounding, g)
+	p.SetBool(prefHAR, s.HAR)
 	if s.Zoom > 0 {
 		p.SetFloat(prefZoom, s.Zoom)
 	}
@@ -159,6 +174,9 @@ func validator(check func(string) error) fyne.StringValidator {
 
 var themeChoices = []string{"Theme of the system", "Light", "Dark"}
 var themeValues = []string{ThemeSystem, ThemeLight, ThemeDark}
+
+var groundingChoices = []string{"Elements (bids, accessibility tree)", "Elements and the DOM snapshot (large)", "No elements"}
+var groundingValues = []engine.Grounding{engine.GroundingOn, engine.GroundingDOM, engine.GroundingOff}
 
 var displayChoices = []string{"Automatic (Xvfb when installed)", "Xvfb (private display)", "Headless"}
 var displayValues = []string{"", "xvfb", "headless"}
@@ -259,6 +277,15 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 	look := container.NewGridWithColumns(2, themeSel, zoomSel)
 	rec := widget.NewCheck("Re-read blank observations", nil)
 	rec.SetChecked(cur.RecoverObservation)
+	ground := widget.NewSelect(groundingChoices, nil)
+	for i, v := range groundingValues {
+		if v == cur.Grounding {
+			ground.SetSelectedIndex(i)
+		}
+	}
+	harOn := widget.NewCheck("Network (HAR)", nil)
+	harOn.SetChecked(cur.HAR)
+	stores := container.NewBorder(nil, nil, nil, harOn, ground)
 	items = []*widget.FormItem{
 		{Text: "Annotator name", Widget: name, HintText: "Stored with every episode and review"},
 		{Text: "Display", Widget: disp, HintText: "Where the browser runs"},
@@ -269,6 +296,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		{Text: "Database file", Widget: dbField, HintText: dbHint},
 		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead; applies from the next episode"},
 		{Text: "Appearance", Widget: look, HintText: "Theme and zoom of the interface (page pictures keep their pixels); applies at once"},
+		{Text: "Each step keeps", Widget: stores, HintText: "Besides the screenshot: the page's elements as BrowserGym sees them, and its network requests (secrets redacted)"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
 	read = func() (Settings, error) {
@@ -301,6 +329,10 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			s.Server = base
 		}
 		s.RecoverObservation = rec.Checked
+		if i := ground.SelectedIndex(); i >= 0 {
+			s.Grounding = groundingValues[i]
+		}
+		s.HAR = harOn.Checked
 		if i := themeSel.SelectedIndex(); i >= 0 {
 			s.Theme = themeValues[i]
 		}

@@ -104,3 +104,56 @@ func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
 		t.Fatalf("ws form read as %q, %v", got.Server, err)
 	}
 }
+
+// A recording keeps element grounding and the network capture unless
+// Settings turn them off; the choice is saved and read back, and the form's
+// "Each step keeps" row sets both.
+func TestSettingsGroundingAndCapture(t *testing.T) {
+	a := test.NewTempApp(t)
+	p := a.Preferences()
+	s := LoadSettings(p)
+	if s.Grounding != "on" || !s.HAR {
+		t.Fatalf("defaults: grounding %q, capture %v; want on, true", s.Grounding, s.HAR)
+	}
+	s.Annotator, s.Grounding, s.HAR = "Ada", "", false
+	s.Save(p)
+	if got := p.String("grounding"); got != "off" {
+		t.Fatalf("saved grounding %q, want off", got)
+	}
+	if got := LoadSettings(p); got.Grounding != "" || got.HAR {
+		t.Fatalf("after saving off: grounding %q, capture %v", got.Grounding, got.HAR)
+	}
+	p.SetString("grounding", "sideways") // unknown: back to the default
+	if got := LoadSettings(p); got.Grounding != "on" {
+		t.Fatalf("unknown grounding read as %q, want on", got.Grounding)
+	}
+	items, read := settingsForm(nil, s)
+	var row *widget.FormItem
+	for _, it := range items {
+		if it.Text == "Each step keeps" {
+			row = it
+		}
+	}
+	if row == nil {
+		t.Fatal("no \"Each step keeps\" row in the Settings form")
+	}
+	var sel *widget.Select
+	var check *widget.Check
+	for _, o := range row.Widget.(*fyne.Container).Objects {
+		switch w := o.(type) {
+		case *widget.Select:
+			sel = w
+		case *widget.Check:
+			check = w
+		}
+	}
+	if sel == nil || check == nil || sel.Selected != "No elements" || check.Checked {
+		t.Fatalf("row shows %v / %v for grounding off, capture off", sel, check)
+	}
+	sel.SetSelected("Elements and the DOM snapshot (large)")
+	check.SetChecked(true)
+	got, err := read()
+	if err != nil || got.Grounding != "dom" || !got.HAR {
+		t.Fatalf("read %q, %v, %v; want dom, true", got.Grounding, got.HAR, err)
+	}
+}
