@@ -51,6 +51,10 @@ type Options struct {
 	HostRules string
 	// Logf, when set, gets diagnostics.
 	Logf func(format string, args ...any)
+	// Remote, when set, drives a browser that runs elsewhere over CDP
+	// instead of starting Chromium (remote.go); Display, ChromiumPath,
+	// XvfbPath and HostRules are then unused.
+	Remote *Remote
 }
 
 // Engine is the local browser engine. Its methods are safe to call from
@@ -133,6 +137,9 @@ func New(opts Options) (*Engine, error) {
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
+	if opts.Remote != nil {
+		return newRemote(opts, set) // remote.go
+	}
 	path, err := findChromium(opts.ChromiumPath)
 	if err != nil {
 		return nil, err
@@ -183,6 +190,10 @@ func (e *Engine) Settings() engine.Settings { return e.set }
 
 // Info describes the engine for the episode record.
 func (e *Engine) Info() engine.Info {
+	if e.opts.Remote != nil {
+		return engine.Info{Kind: engine.TransportRemoteCDP, Display: e.display, Browser: e.version,
+			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
+	}
 	return engine.Info{Kind: "local", Display: e.display, Browser: e.version,
 		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
 }
@@ -231,6 +242,9 @@ func (e *Engine) Profile() string {
 
 // browserAlive reports whether the Chromium process still runs.
 func (e *Engine) browserAlive() bool {
+	if e.opts.Remote != nil {
+		return e.browserCtx != nil && e.browserCtx.Err() == nil
+	}
 	if e.browserCtx == nil || e.browserCtx.Err() != nil || e.proc == nil {
 		return false
 	}
@@ -258,6 +272,9 @@ func lastIndex(b []byte, c byte) int {
 // launch starts Xvfb (when needed) and Chromium with a fresh profile.
 func (e *Engine) launch() error {
 	e.shutdownBrowser()
+	if e.opts.Remote != nil {
+		return e.connectRemote() // remote.go
+	}
 	if e.run == nil {
 		g, err := newRunGuard(e.logf)
 		if err != nil {

@@ -120,7 +120,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	}
 	e.finishObservation(ctx, &obs, err, begin)
 	e.groundStep(ep, &obs, &a)
-	return obs, nil
+	return obs, e.remoteGone() // remote.go: nil for a local browser
 }
 
 // settleAndFollow settles the active tab and follows a tab the action

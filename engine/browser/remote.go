@@ -1,0 +1,145 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"waymark/engine"
+)
+
+// Remote makes the engine drive a browser that runs elsewhere, over CDP,
+// instead of starting Chromium: no local Chromium or Xvfb is needed.
+//
+// The engine keeps one tab of its own in BrowserContextID (the session's
+// browser context, made by the remote_cdp provider) as long as it runs.
+// Every episode still gets a fresh browser context of its own, as locally,
+// so a Reset forgets cookies and storage; those contexts are disposed when
+// the episode ends, and by the remote browser itself when the connection
+// drops (disposeOnDetach).
+type Remote struct {
+	// WSURL is the browser's websocket URL (ws://host:port/devtools/browser/…,
+	// with any extra query parameters the farm wants).
+	WSURL string
+	// BrowserContextID is the session's browser context; empty means the
+	// engine's tab opens in the browser's default context.
+	BrowserContextID string
+	// DialTimeout bounds the websocket connection (default 10 s).
+	DialTimeout time.Duration
+}
+
+// ErrRemoteGone: the remote browser stopped answering or the connection to
+// it ended.
+var ErrRemoteGone = errors.New("the remote browser is gone")
+
+// NewForHandle makes an engine for a session a provider acquired: a local
+// Chromium for local_process, the remote browser for remote_cdp. The
+// handle must belong to this process (see engine.Handle.CheckOwner).
+func NewForHandle(h engine.Handle, opts Options) (*Engine, error) {
+	if err := h.CheckOwner(); err != nil {
+		return nil, err
+	}
+	switch h.Transport {
+	case engine.TransportLocalProcess:
+		opts.Remote = nil
+		if d := h.Metadata["display"]; d != "" && opts.Display == "" {
+			opts.Display = d
+		}
+		if c := h.Metadata["chromium_path"]; c != "" && opts.ChromiumPath == "" {
+			opts.ChromiumPath = c
+		}
+	case engine.TransportRemoteCDP:
+		if h.Endpoint == "" {
+			return nil, fmt.Errorf("the remote_cdp session %s has no endpoint", h.SessionID)
+		}
+		opts.Remote = &Remote{WSURL: h.Endpoint, BrowserContextID: h.Metadata[MetaBrowserContextID]}
+	default:
+		return nil, fmt.Errorf("unknown browser transport %q in session %s (want %s or %s)",
+			h.Transport, h.SessionID, engine.TransportLocalProcess, engine.TransportRemoteCDP)
+	}
+	return New(opts)
+}
+
+// newRemote is New for an engine on a remote browser.
+func newRemote(opts Options, set engine.Settings) (*Engine, error) {
+	if opts.Remote.WSURL == "" {
+		return nil, errors.New("the remote browser has no websocket URL")
+	}
+	e := &Engine{opts: opts, set: set, frames: make(chan engine.Frame, 1), display: engine.DisplayHeadless}
+	e.state.MaxSteps = set.MaxSteps
+	return e, nil
+}
+
+// connectRemote is launch for a remote browser: it connects and opens the
+// engine's own tab in the session's browser context.
+func (e *Engine) connectRemote() error {
+	r := e.opts.Remote
+	dial := r.DialTimeout
+	if dial <= 0 {
+		dial = 10 * time.Second
+	}
+	allocCtx, allocCancel := remote.NewAllocator(context.Background(), r.WSURL, remote.NoModifyURL, remote.WithDialTimeout(dial))
+	var copts []chromedp.ContextOption
+	if r.BrowserContextID != "" {
+		copts = append(copts, chromedp.WithExistingBrowserContext(cdp.BrowserContextID(r.BrowserContextID)))
+	}
+	bctx, bcancel := chromedp.NewContext(allocCtx, copts...)
+	start, cancelStart := context.WithTimeout(context.Background(), dial+e.set.OpTimeout)
+	defer cancelStart()
+	stop := context.AfterFunc(start, bcancel)
+	err := chromedp.Do(bctx)
+	if !stop() || err != nil {
+		bcancel()
+		allocCancel()
+		if err == nil {
+			err = start.Err()
+		}
+		return fmt.Errorf("%w: could not connect to %s: %v; check that the browser farm runs, or acquire a session on another endpoint",
+			ErrRemoteGone, redactURL(r.WSURL), err)
+	}
+	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
+	if v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{}); err == nil {
+		e.version = v.Product
+	}
+	sinkHolder := &e.openerSink
+	if err := chromedp.ListenBrowser(bctx, func(ev any) {
+		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
+			ev.TargetInfo.Type == "page" && ev.TargetInfo.OpenerID != "" {
+			if f := sinkHolder.Load(); f != nil {
+				(*f)(ev.TargetInfo.OpenerID, ev.TargetInfo.TargetID)
+			}
+		}
+	}); err != nil {
+		e.logf("browser: cannot watch new tabs: %v", err)
+	}
+	e.logf("browser: connected to %s (%s)", redactURL(r.WSURL), e.version)
+	return nil
+}
+
+// remoteGone is Step's error: nil for a local browser, and for a remote one
+// whose connection still lives; else a clear ErrRemoteGone (the observation
+// then ends the episode as a crash, as locally).
+func (e *Engine) remoteGone() error {
+	if e.opts.Remote == nil || e.browserAlive() {
+		return nil
+	}
+	return fmt.Errorf("%w: the connection to %s ended during the step; release this session and acquire a new one",
+		ErrRemoteGone, redactURL(e.opts.Remote.WSURL))
+}
+
+// redactURL drops the query (it can hold a farm's token) from a URL for
+// messages and records.
+func redactURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i]
+	}
+	return u
+}

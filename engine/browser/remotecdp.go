@@ -1,0 +1,434 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+	"github.com/google/uuid"
+
+	"waymark/engine"
+)
+
+// Handle metadata keys the remote_cdp provider sets.
+const (
+	// MetaBrowserContextID is the session's browser context on the endpoint.
+	MetaBrowserContextID = "browser_context_id"
+	// MetaEndpoint is the endpoint as configured (without the query).
+	MetaEndpoint = "endpoint"
+)
+
+// RemoteCDPOptions configure the remote_cdp provider (its JSON options).
+type RemoteCDPOptions struct {
+	// Endpoints are ws://host:port/devtools/browser/… URLs, or
+	// http://host:port addresses resolved through /json/version.
+	Endpoints []string `json:"endpoints"`
+	// MaxPerEndpoint caps the sessions on one endpoint (0: no cap).
+	MaxPerEndpoint int `json:"max_per_endpoint"`
+	// ConnectTimeout bounds resolving and dialing an endpoint (default 10 s).
+	ConnectTimeout Duration `json:"connect_timeout"`
+	// LeaseTTL is the lease of a Spec that gives none (default 900 s).
+	LeaseTTL Duration `json:"lease_ttl"`
+	// Query holds extra URL parameters for the endpoint (e.g. a farm's
+	// token and timeout), as an object or as "a=1&b=2".
+	Query Query `json:"query"`
+	// DownFor is how long an endpoint that failed is skipped (default 30 s).
+	DownFor Duration `json:"down_for"`
+}
+
+// Duration reads a number of seconds or a Go duration string ("90s").
+type Duration time.Duration
+
+// UnmarshalJSON accepts 30, 2.5 or "1m30s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err == nil {
+		*d = Duration(f * float64(time.Second))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration is a number of seconds or a string like \"90s\", not %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("a duration is a number of seconds or a string like \"90s\": %v", err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Query is extra URL parameters.
+type Query url.Values
+
+// UnmarshalJSON accepts {"token":"x","timeout":60000} or "token=x&timeout=60000".
+func (q *Query) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := url.ParseQuery(strings.TrimPrefix(s, "?"))
+		if err != nil {
+			return fmt.Errorf("query %q: %v", s, err)
+		}
+		*q = Query(v)
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("query must be an object of parameters or a string like \"token=x\", not %s", b)
+	}
+	v := url.Values{}
+	for k, x := range m {
+		switch x := x.(type) {
+		case string:
+			v.Set(k, x)
+		default:
+			j, _ := json.Marshal(x)
+			v.Set(k, string(j))
+		}
+	}
+	*q = Query(v)
+	return nil
+}
+
+// RemoteCDP supplies sessions as browser contexts on remote Chromium
+// endpoints that speak CDP. It keeps one connection per endpoint; the
+// contexts it creates are disposed by the browser when that connection
+// ends (disposeOnDetach), so a process that dies leaves nothing behind.
+type RemoteCDP struct {
+	opts RemoteCDPOptions
+
+	mu       sync.Mutex
+	eps      []*cdpEndpoint
+	sessions map[string]*cdpSession
+	now      func() time.Time
+}
+
+type cdpEndpoint struct {
+	addr      string // as configured
+	ws        string // resolved websocket URL with the query
+	br        *chromedp.Browser
+	cancel    context.CancelFunc
+	active    int
+	downUntil time.Time
+	lastErr   error
+}
+
+type cdpSession struct {
+	ep       *cdpEndpoint
+	ctxID    cdp.BrowserContextID
+	deadline time.Time
+	ttl      time.Duration
+}
+
+var _ engine.Provider = (*RemoteCDP)(nil)
+var _ engine.Heartbeater = (*RemoteCDP)(nil)
+
+// NewRemoteCDP checks the options.
+func NewRemoteCDP(o RemoteCDPOptions) (*RemoteCDP, error) {
+	if len(o.Endpoints) == 0 {
+		return nil, errors.New(`no endpoints; give "endpoints": ["http://host:9222"] or ws://…/devtools/browser/… URLs`)
+	}
+	p := &RemoteCDP{opts: o, sessions: map[string]*cdpSession{}, now: time.Now}
+	for _, a := range o.Endpoints {
+		u, err := url.Parse(a)
+		if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("endpoint %q is not a ws://, wss://, http:// or https:// URL with a host", a)
+		}
+		p.eps = append(p.eps, &cdpEndpoint{addr: a})
+	}
+	if o.MaxPerEndpoint < 0 {
+		return nil, fmt.Errorf("max_per_endpoint is %d; give 0 (no cap) or more", o.MaxPerEndpoint)
+	}
+	return p, nil
+}
+
+func (p *RemoteCDP) connectTimeout() time.Duration {
+	if p.opts.ConnectTimeout > 0 {
+		return time.Duration(p.opts.ConnectTimeout)
+	}
+	return 10 * time.Second
+}
+
+func (p *RemoteCDP) downFor() time.Duration {
+	if p.opts.DownFor > 0 {
+		return time.Duration(p.opts.DownFor)
+	}
+	return 30 * time.Second
+}
+
+// withQuery appends the configured query parameters to u.
+func (p *RemoteCDP) withQuery(u string) string {
+	if len(p.opts.Query) == 0 {
+		return u
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := pu.Query()
+	for k, vs := range p.opts.Query {
+		for _, v := range vs {
+			q.Add(k, v)
+		}
+	}
+	pu.RawQuery = q.Encode()
+	return pu.String()
+}
+
+// resolve returns the endpoint's websocket URL (with the query).
+func (p *RemoteCDP) resolve(ctx context.Context, addr string) (string, error) {
+	if strings.HasPrefix(addr, "ws://") || strings.HasPrefix(addr, "wss://") {
+		return p.withQuery(addr), nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.withQuery(strings.TrimRight(addr, "/")+"/json/version"), nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("/json/version answered %s", resp.Status)
+	}
+	var v struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.WS == "" {
+		return "", fmt.Errorf("/json/version gave no webSocketDebuggerUrl")
+	}
+	return p.withQuery(v.WS), nil
+}
+
+// connect makes sure ep has a live connection; the caller holds p.mu.
+func (p *RemoteCDP) connect(ctx context.Context, ep *cdpEndpoint) error {
+	if ep.br != nil {
+		select {
+		case <-ep.br.LostConnection:
+			ep.drop()
+		default:
+			return nil
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
+	defer cancel()
+	ws, err := p.resolve(cctx, ep.addr)
+	if err != nil {
+		return err
+	}
+	conn, err := remote.DialContext(cctx, ws)
+	if err != nil {
+		return err
+	}
+	bctx, bcancel := context.WithCancel(context.Background())
+	br, err := chromedp.NewBrowserTransport(bctx, conn)
+	if err != nil {
+		bcancel()
+		conn.Close()
+		return err
+	}
+	ep.ws, ep.br, ep.cancel = ws, br, bcancel
+	return nil
+}
+
+// drop forgets the endpoint's connection.
+func (ep *cdpEndpoint) drop() {
+	if ep.cancel != nil {
+		ep.cancel()
+	}
+	ep.br, ep.cancel = nil, nil
+}
+
+// Acquire creates a browser context on the least loaded endpoint that is
+// up; an endpoint that fails is skipped for DownFor and the next is tried.
+func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.expire(ctx)
+	now := p.now()
+	var order []*cdpEndpoint
+	full := 0
+	for _, ep := range p.eps {
+		if p.opts.MaxPerEndpoint > 0 && ep.active >= p.opts.MaxPerEndpoint {
+			full++
+			continue
+		}
+		if now.Before(ep.downUntil) {
+			continue
+		}
+		order = append(order, ep)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].active < order[j].active })
+	var errs []string
+	for _, ep := range order {
+		id, err := p.create(ctx, ep)
+		if err != nil {
+			if ctx.Err() != nil {
+				return engine.Handle{}, fmt.Errorf("acquiring a remote browser: %w", ctx.Err())
+			}
+			ep.drop()
+			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), err
+			errs = append(errs, fmt.Sprintf("%s: %v", redactURL(ep.addr), err))
+			continue
+		}
+		ep.active++
+		ttl := spec.TTL()
+		if spec.LeaseTTL <= 0 && p.opts.LeaseTTL > 0 {
+			ttl = time.Duration(p.opts.LeaseTTL)
+		}
+		h := engine.Handle{SessionID: uuid.NewString(), Provider: engine.TransportRemoteCDP,
+			Transport: engine.TransportRemoteCDP, Endpoint: ep.ws, OwnerPID: os.Getpid(),
+			Metadata: map[string]string{}, Deadline: p.now().Add(ttl)}
+		for k, v := range spec.Metadata {
+			h.Metadata[k] = v
+		}
+		h.Metadata[MetaBrowserContextID] = string(id)
+		h.Metadata[MetaEndpoint] = redactURL(ep.addr)
+		p.sessions[h.SessionID] = &cdpSession{ep: ep, ctxID: id, deadline: h.Deadline, ttl: ttl}
+		return h, nil
+	}
+	for _, ep := range p.eps {
+		if now.Before(ep.downUntil) && ep.lastErr != nil {
+			errs = append(errs, fmt.Sprintf("%s: down until %s after: %v", redactURL(ep.addr), ep.downUntil.Format(time.TimeOnly), ep.lastErr))
+		}
+	}
+	if full > 0 {
+		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
+	}
+	return engine.Handle{}, fmt.Errorf("no remote browser endpoint could take a session (%s); check that the browser farm runs, or raise max_per_endpoint",
+		strings.Join(errs, "; "))
+}
+
+// create connects to ep and makes a browser context; the caller holds p.mu.
+func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (cdp.BrowserContextID, error) {
+	if err := p.connect(ctx, ep); err != nil {
+		return "", err
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
+	defer cancel()
+	res, err := cdp.Call(cctx, ep.br, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptrTo(true)})
+	if err != nil {
+		return "", fmt.Errorf("Target.createBrowserContext: %w", err)
+	}
+	return res.BrowserContextID, nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// Release disposes the session's browser context. Releasing a session
+// twice, or one whose endpoint died, is no error.
+func (p *RemoteCDP) Release(ctx context.Context, h engine.Handle) error {
+	if err := h.CheckOwner(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.release(ctx, h.SessionID)
+}
+
+// release is Release with p.mu held.
+func (p *RemoteCDP) release(ctx context.Context, id string) error {
+	s := p.sessions[id]
+	if s == nil {
+		return nil
+	}
+	delete(p.sessions, id)
+	s.ep.active--
+	br := s.ep.br
+	if br == nil {
+		return nil
+	}
+	select {
+	case <-br.LostConnection:
+		return nil // the browser disposed of the context with the connection
+	default:
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
+	defer cancel()
+	if _, err := cdp.Call(cctx, br, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.ctxID}); err != nil {
+		if strings.Contains(err.Error(), "Failed to find context") {
+			return nil
+		}
+		return fmt.Errorf("releasing the remote browser session %s: %w", id, err)
+	}
+	return nil
+}
+
+// Heartbeat renews the session's lease for another TTL; it fails when the
+// session was released or expired, or its browser context is gone.
+func (p *RemoteCDP) Heartbeat(ctx context.Context, h engine.Handle) error {
+	if err := h.CheckOwner(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.sessions[h.SessionID]
+	if s == nil || !p.now().Before(s.deadline) {
+		return fmt.Errorf("the remote browser session %s was released or its lease expired; acquire a new one", h.SessionID)
+	}
+	if s.ep.br == nil {
+		return fmt.Errorf("%w: %s", ErrRemoteGone, redactURL(s.ep.addr))
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
+	defer cancel()
+	res, err := cdp.Call(cctx, s.ep.br, target.GetBrowserContexts, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrRemoteGone, redactURL(s.ep.addr), err)
+	}
+	for _, id := range res.BrowserContextIDs {
+		if id == s.ctxID {
+			s.deadline = p.now().Add(s.ttl)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: the browser context of session %s no longer exists on %s", ErrRemoteGone, h.SessionID, redactURL(s.ep.addr))
+}
+
+// expire releases the sessions whose lease ended; the caller holds p.mu.
+func (p *RemoteCDP) expire(ctx context.Context) {
+	now := p.now()
+	for id, s := range p.sessions {
+		if !now.Before(s.deadline) {
+			p.release(ctx, id)
+		}
+	}
+}
+
+// Load reports the sessions per configured endpoint.
+func (p *RemoteCDP) Load() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := map[string]int{}
+	for _, ep := range p.eps {
+		m[redactURL(ep.addr)] += ep.active
+	}
+	return m
+}
+
+// Close releases every session and drops the connections.
+func (p *RemoteCDP) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for id := range p.sessions {
+		p.release(context.Background(), id)
+	}
+	for _, ep := range p.eps {
+		ep.drop()
+	}
+	return nil
+}
