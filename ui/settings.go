@@ -364,6 +364,7 @@ func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
 	}, w)
 	d.Resize(fyne.NewSize(560, 0))
 	d.Show()
+	WithKeys(w, d, d.Submit)
 }
 
 // AskAnnotator asks for the person's name (first start); onName gets it.

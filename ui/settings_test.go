@@ -157,3 +157,30 @@ func TestSettingsGroundingAndCapture(t *testing.T) {
 		t.Fatalf("read %q, %v, %v; want dom, true", got.Grounding, got.HAR, err)
 	}
 }
+
+// Escape closes the Settings dialog as Cancel does (nothing saved); Enter
+// saves, as the Save button.
+func TestSettingsDialogKeys(t *testing.T) {
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
+	cur := DefaultSettings()
+	cur.Annotator = "Ada"
+	for _, c := range []struct {
+		key       fyne.KeyName
+		wantSaved bool
+	}{{fyne.KeyEscape, false}, {fyne.KeyReturn, true}} {
+		w := test.NewTempWindow(t, nil)
+		w.Resize(fyne.NewSize(900, 800))
+		saved := false
+		ShowSettings(w, cur, func(Settings) { saved = true })
+		if w.Canvas().Overlays().Top() == nil {
+			t.Fatal("no Settings dialog")
+		}
+		w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: c.key})
+		if top := w.Canvas().Overlays().Top(); top != nil {
+			t.Errorf("%s: the Settings dialog is still up", c.key)
+		}
+		if saved != c.wantSaved {
+			t.Errorf("%s: saved %v, want %v", c.key, saved, c.wantSaved)
+		}
+	}
+}
