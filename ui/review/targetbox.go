@@ -92,9 +92,9 @@ func (b *targetBox) stepShown() {
 		case bb[2] <= 0 || bb[3] <= 0:
 			msg += " · it has no box on the page"
 		case !ok:
-			msg += fmt.Sprintf(" at %g,%g (%g×%g) · outside the visible page", bb[0], bb[1], bb[2], bb[3])
+			msg += boxWords(bb) + " · outside the visible page"
 		default:
-			msg += fmt.Sprintf(" at %g,%g (%g×%g)", bb[0], bb[1], bb[2], bb[3])
+			msg += boxWords(bb)
 			b.shown = t
 		}
 	}
@@ -106,6 +106,12 @@ func (b *targetBox) stepShown() {
 		p.info.SetText(p.info.Text + "\nTarget: " + msg)
 	}
 	b.Refresh()
+}
+
+// boxWords says where a box is, in whole viewport pixels (Chromium gives
+// fractions: 152.78125,10 (473.515625×32) reads as 153,10 (474×32)).
+func boxWords(bb [4]float64) string {
+	return fmt.Sprintf(" at %.0f,%.0f (%.0f×%.0f)", bb[0], bb[1], bb[2], bb[3])
 }
 
 // targetWords names a target: [bid] role “name”.

@@ -184,3 +184,11 @@ func TestTargetRect(t *testing.T) {
 		}
 	}
 }
+
+// The target's line gives its box in whole pixels, as Chromium's fractions
+// would clutter it.
+func TestTargetBoxWordsRound(t *testing.T) {
+	if got := boxWords([4]float64{152.78125, 10, 473.515625, 32}); got != " at 153,10 (474×32)" {
+		t.Errorf("boxWords = %q", got)
+	}
+}
