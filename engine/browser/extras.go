@@ -54,6 +54,9 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 		e.logf("browser: could not mark the page's elements: %v", markErr)
 	} else {
 		tree, axErr = e.readAXTree(ctx, t)
+		if axErr == nil {
+			e.maskAXSecrets(ctx, t, tree, mres.Secrets)
+		}
 		wg.Go(func() {
 			if _, err := e.runMarks(ctx, t, markOpts{Op: "unaria"}); err != nil {
 				e.logf("browser: could not remove the marking's aria prefixes: %v", err)
@@ -103,7 +106,8 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 
 // domSnapshot is DOMSnapshot.captureSnapshot as BrowserGym takes it (no
 // computed styles, with DOM rects and paint order), taken after the aria
-// prefixes are gone so its strings are the page's own.
+// prefixes are gone so its strings are the page's own, with the values of
+// password and payment fields masked (groundsecret.go).
 func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, bool) {
 	var snap json.RawMessage
 	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
@@ -117,7 +121,11 @@ func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, bool
 		e.logf("browser: could not take the DOM snapshot: %v", err)
 		return nil, false
 	}
-	return snap, true
+	masked, ok := maskSnapshotSecrets(snap)
+	if !ok {
+		e.logf("browser: the DOM snapshot could not be read to mask its password and payment fields; it is left out")
+	}
+	return masked, ok
 }
 
 // openPages lists the episode's open tabs in opening order: URLs, titles

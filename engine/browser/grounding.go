@@ -71,6 +71,7 @@ type jsProps struct {
 // marksResult is marks.js's answer.
 type marksResult struct {
 	Props    map[string]jsProps `json:"props"`
+	Secrets  []string           `json:"secrets"` // mark with full: bids of the secret fields
 	Focused  string             `json:"focused"`
 	Target   *jsTarget          `json:"target"`
 	Shown    bool               `json:"shown"` // find: the element has a box
@@ -80,7 +81,7 @@ type marksResult struct {
 // runMarks runs marks.js in the tab's top document.
 func (e *Engine) runMarks(ctx context.Context, t *tab, o markOpts) (marksResult, error) {
 	b, _ := json.Marshal(o)
-	expr := "(" + marksScript + ")(" + string(b) + ")"
+	expr := "(" + marksScript + ")(" + string(b) + ", " + secretFieldJS + ")"
 	var res marksResult
 	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
 		var err error
@@ -209,13 +210,18 @@ func (e *Engine) readTarget(ctx context.Context, ep *episode, a action.Action, x
 }
 
 // groundStep fills what extras know only after the step: the action in
-// BrowserGym's words, its error and the time since the reset.
+// BrowserGym's words (a text typed into a password or payment field written
+// as action.RedactedText), its error and the time since the reset.
 func (e *Engine) groundStep(ep *episode, obs *action.Observation, a *action.Action) {
 	if obs.Extras == nil {
 		return
 	}
 	if a != nil {
-		obs.Extras.LastAction = action.BrowserGym(*a)
+		la := *a
+		if obs.Redacted {
+			la = la.Redact() // the text went into a password or payment field
+		}
+		obs.Extras.LastAction = action.BrowserGym(la)
 		obs.Extras.LastActionError = string(obs.Error)
 	}
 	obs.Extras.ElapsedTimeSecs = time.Since(ep.g.start).Seconds()

@@ -1,12 +1,15 @@
 // Element marking as BrowserGym's frame_mark_elements.js does it, run by the
 // engine (never by the page) in the main world of the top document, and
-// from there in every same-origin frame. Called as (marks)(opts); opts.op:
+// from there in every same-origin frame. Called as (marks)(opts, isSecret),
+// isSecret telling a password or payment field (secretfield.go); opts.op:
 //   "mark"    give every standard HTML element a bid (attribute "bid"); with
 //             opts.full also browsergym_visibility_ratio,
 //             browsergym_set_of_marks and the element properties; with
 //             opts.aria the "browsergym_id_<bid> " prefix of
 //             aria-roledescription / aria-description (for the AXTree); with
-//             opts.live the value and checked attributes (for DOMSnapshot).
+//             opts.live the value and checked attributes (for DOMSnapshot),
+//             except the value of a secret field; with opts.full the bids
+//             of the secret fields too (their values are masked after).
 //   "unaria"  remove the aria prefixes again.
 //   "find"    mark (bids only), then the element with bid opts.bid: its
 //             target description; with opts.scroll it is scrolled into view
@@ -19,7 +22,7 @@
 // a child frame; an element keeps its bid while its document lives, so the
 // same page state gives the same bids. The counters live on each window
 // under a symbol the page's scripts do not enumerate.
-(opts) => {
+(opts, isSecret) => {
   const K = Symbol.for('waymark.marks');
   const TAGS = new Set(['a', 'abbr', 'acronym', 'address', 'applet', 'area', 'article', 'aside', 'audio',
     'b', 'base', 'basefont', 'bdi', 'bdo', 'big', 'blink', 'blockquote', 'body', 'br',
@@ -102,6 +105,7 @@
   const warnings = [];
   const props = {};
   const prefixed = [];
+  const secrets = [];
   const full = !!opts.full;
 
   // markFrame marks one document; prefix is its frame element's bid; ox, oy
@@ -128,8 +132,11 @@
         el.setAttribute('bid', bid);
       }
       seen.add(bid);
+      const secret = (t === 'input' || t === 'textarea') && isSecret(el);
+      if (secret && full) secrets.push(bid);
       if (opts.live) {
-        if (typeof el.value !== 'undefined' && typeof el.value !== 'object') el.setAttribute('value', el.value);
+        // (a secret field's typed text never goes into the DOM)
+        if (!secret && typeof el.value !== 'undefined' && typeof el.value !== 'object') el.setAttribute('value', el.value);
         if (typeof el.checked !== 'undefined') { if (el.checked === true) el.setAttribute('checked', ''); else el.removeAttribute('checked'); }
       }
       if (opts.aria) {
@@ -342,7 +349,7 @@
       st.prefixed = opts.aria ? prefixed : null;
       markFrame(document, window, '', 0, 0, top);
       const f = focusedIn(document, window, 0, 0, []);
-      return { props: full ? props : null, focused: f ? f.bid : '', warnings };
+      return { props: full ? props : null, secrets, focused: f ? f.bid : '', warnings };
     }
     case 'unaria': {
       const st = state(window);

@@ -22,7 +22,8 @@ import (
 //
 // A field is secret when it is an <input type=password>, or an input or
 // textarea whose autocomplete attribute has a token ending in "password"
-// (current-password, new-password), or cc-number, or cc-csc.
+// (current-password, new-password), or cc-number, or cc-csc (the rule is
+// in secretfield.go, shared with element grounding).
 //
 // focusWalk runs with `this` set to a Document or a ShadowRoot and follows
 // the keyboard focus down from it: into open shadow roots and same-origin
@@ -31,8 +32,7 @@ import (
 // origin, or an element that may host a closed shadow root), and the Go
 // side goes on through CDP.
 const focusWalk = `function () {
-  const acSecret = el => (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/)
-    .some(t => t.endsWith('password') || t === 'cc-number' || t === 'cc-csc');
+  const isSecret = ` + secretFieldJS + `;
   let el = this.activeElement;
   for (let i = 0; el && i < 64; i++) {
     const sr = el.shadowRoot;
@@ -44,8 +44,7 @@ const focusWalk = `function () {
       if (doc) { el = doc.activeElement; continue; }
       return el;
     }
-    if (tag === 'input') return String(el.type).toLowerCase() === 'password' || acSecret(el);
-    if (tag === 'textarea') return acSecret(el);
+    if (tag === 'input' || tag === 'textarea') return isSecret(el);
     if (sr) return false;
     return el;
   }

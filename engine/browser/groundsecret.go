@@ -1,0 +1,224 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine/action"
+)
+
+// Grounding never lets the text of a secret field (secretfield.go) out of
+// the engine: marks.js does not copy such a field's value into its value
+// attribute, and before the extras are made the accessibility tree and the
+// DOM snapshot have the field's value, and every string holding it, replaced
+// by action.RedactedText. Chromium itself shows a password field's value in
+// the tree as bullets (which tell its length) and a card number's in clear,
+// and the snapshot holds every field's value (inputValue, and the text node
+// of the field's own editor).
+
+// minSecretPart is the length from which a snapshot string that holds a
+// secret value inside a longer text is masked too (shorter values are
+// masked only where a string is exactly them).
+const minSecretPart = 4
+
+// redactedJSON is action.RedactedText as a JSON string.
+var redactedJSON, _ = json.Marshal(action.RedactedText)
+
+// maskAXSecrets replaces the value of every secret field in the tree, and
+// the names and values of the nodes below it, by action.RedactedText, and
+// drops those values' sources (Chromium repeats the text there). A
+// field is secret when marks.js listed its bid; a field without a bid (in a
+// closed shadow root, or in a frame the marking could not reach) is looked
+// up in the DOM, and one that cannot be looked up counts as secret.
+func (e *Engine) maskAXSecrets(ctx context.Context, t *tab, tr *axTree, secretBids []string) {
+	if tr == nil {
+		return
+	}
+	bids := make(map[string]bool, len(secretBids))
+	for _, b := range secretBids {
+		bids[b] = true
+	}
+	byID := make(map[string]*axNode, len(tr.Nodes))
+	for _, n := range tr.Nodes {
+		byID[n.NodeID] = n
+	}
+	var secret []*axNode
+	for _, n := range tr.Nodes {
+		switch {
+		case n.BrowsergymID != nil:
+			if bids[*n.BrowsergymID] {
+				secret = append(secret, n)
+			}
+		case n.BackendDOMNodeID != 0 && axEditable(n) && e.secretDOMNode(ctx, t, n.BackendDOMNodeID):
+			secret = append(secret, n)
+		}
+	}
+	seen := map[*axNode]bool{}
+	var mask func(n *axNode, self bool)
+	mask = func(n *axNode, self bool) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		redactAXValue(n.Value, false)
+		redactAXValue(n.Name, self) // a field's own name is its label
+		for _, c := range n.ChildIDs {
+			mask(byID[c], false)
+		}
+	}
+	for _, n := range secret {
+		mask(n, true)
+	}
+}
+
+// redactAXValue replaces a value that is a non-empty string (unless
+// keep) and drops where Chromium says it came from (its sources repeat
+// the text).
+func redactAXValue(v *axValue, keep bool) {
+	if v == nil {
+		return
+	}
+	if !keep && v.str() != "" {
+		v.Value = redactedJSON
+	}
+	v.Sources, v.RelatedNodes = nil, nil
+}
+
+// axEditable reports whether a node is a field (it has the editable
+// property).
+func axEditable(n *axNode) bool {
+	for _, p := range n.Properties {
+		if p.Name == "editable" {
+			return true
+		}
+	}
+	return false
+}
+
+// secretDOMNode tells whether the DOM node with backend id id is a secret
+// field; true when it cannot be told.
+func (e *Engine) secretDOMNode(ctx context.Context, t *tab, id int64) bool {
+	var n *cdp.Node
+	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		r, err := chromedp.Call(c, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: cdp.BackendNodeID(id)})
+		n = r.Node
+		return err
+	})
+	if err != nil || n == nil {
+		e.logf("browser: could not tell whether a field is a password or payment field (%v); its value is masked", err)
+		return true
+	}
+	var typ, ac string
+	for i := 0; i+1 < len(n.Attributes); i += 2 {
+		switch strings.ToLower(n.Attributes[i]) {
+		case "type":
+			typ = n.Attributes[i+1]
+		case "autocomplete":
+			ac = n.Attributes[i+1]
+		}
+	}
+	return secretField(n.LocalName, typ, ac)
+}
+
+// maskSnapshotSecrets returns the DOM snapshot with every string that is,
+// or holds, the value of a secret field (its value attribute, inputValue or
+// textValue) replaced by action.RedactedText: the field's editor's text node
+// and layout text share the string. ok is false when the snapshot cannot be
+// read (it is then left out).
+func maskSnapshotSecrets(raw json.RawMessage) (json.RawMessage, bool) {
+	type rare struct {
+		Index []int `json:"index"`
+		Value []int `json:"value"`
+	}
+	var snap struct {
+		Documents []struct {
+			Nodes struct {
+				NodeName   []int   `json:"nodeName"`
+				Attributes [][]int `json:"attributes"`
+				InputValue *rare   `json:"inputValue"`
+				TextValue  *rare   `json:"textValue"`
+			} `json:"nodes"`
+		} `json:"documents"`
+		Strings []string `json:"strings"`
+	}
+	if json.Unmarshal(raw, &snap) != nil {
+		return nil, false
+	}
+	str := func(i int) string {
+		if i < 0 || i >= len(snap.Strings) {
+			return ""
+		}
+		return snap.Strings[i]
+	}
+	values := map[string]bool{} // the secret fields' values
+	for _, d := range snap.Documents {
+		nn := d.Nodes
+		secret := map[int]bool{}
+		for i, a := range nn.Attributes {
+			if i >= len(nn.NodeName) {
+				break
+			}
+			var typ, ac, val string
+			for k := 0; k+1 < len(a); k += 2 {
+				switch strings.ToLower(str(a[k])) {
+				case "type":
+					typ = str(a[k+1])
+				case "autocomplete":
+					ac = str(a[k+1])
+				case "value":
+					val = str(a[k+1])
+				}
+			}
+			if secretField(str(nn.NodeName[i]), typ, ac) {
+				secret[i] = true
+				values[val] = true
+			}
+		}
+		for _, r := range []*rare{nn.InputValue, nn.TextValue} {
+			if r == nil {
+				continue
+			}
+			for k, i := range r.Index {
+				if secret[i] && k < len(r.Value) {
+					values[str(r.Value[k])] = true
+				}
+			}
+		}
+	}
+	delete(values, "")
+	if len(values) == 0 {
+		return raw, true
+	}
+	changed := false
+	for i, s := range snap.Strings {
+		for v := range values {
+			if s == v || (len(v) >= minSecretPart && strings.Contains(s, v)) {
+				snap.Strings[i] = action.RedactedText
+				changed = true
+				break
+			}
+		}
+	}
+	if !changed {
+		return raw, true
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil, false
+	}
+	b, err := json.Marshal(snap.Strings)
+	if err != nil {
+		return nil, false
+	}
+	top["strings"] = b
+	out, err := json.Marshal(top)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
