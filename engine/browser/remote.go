@@ -103,7 +103,7 @@ func (e *Engine) connectRemote() error {
 			err = start.Err()
 		}
 		return fmt.Errorf("%w: could not connect to %s: %v; check that the browser farm runs, or acquire a session on another endpoint",
-			ErrRemoteGone, redactURL(r.WSURL), err)
+			ErrRemoteGone, redactURL(r.WSURL), scrubQuery(err.Error()))
 	}
 	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
 	if v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{}); err == nil {

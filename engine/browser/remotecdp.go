@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -275,15 +276,17 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].active < order[j].active })
 	var errs []string
+	tried := map[*cdpEndpoint]bool{}
 	for _, ep := range order {
+		tried[ep] = true
 		id, err := p.create(ctx, ep)
 		if err != nil {
 			if ctx.Err() != nil {
 				return engine.Handle{}, fmt.Errorf("acquiring a remote browser: %w", ctx.Err())
 			}
 			ep.drop()
-			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), err
-			errs = append(errs, fmt.Sprintf("%s: %v", redactURL(ep.addr), err))
+			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), errors.New(scrubQuery(err.Error()))
+			errs = append(errs, fmt.Sprintf("%s: %v", redactURL(ep.addr), ep.lastErr))
 			continue
 		}
 		ep.active++
@@ -303,7 +306,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		return h, nil
 	}
 	for _, ep := range p.eps {
-		if now.Before(ep.downUntil) && ep.lastErr != nil {
+		if !tried[ep] && now.Before(ep.downUntil) && ep.lastErr != nil {
 			errs = append(errs, fmt.Sprintf("%s: down until %s after: %v", redactURL(ep.addr), ep.downUntil.Format(time.TimeOnly), ep.lastErr))
 		}
 	}
@@ -329,6 +332,12 @@ func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (cdp.BrowserCon
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// queryRE finds the query of a URL inside a message.
+var queryRE = regexp.MustCompile(`\?[^\s"']*`)
+
+// scrubQuery hides URL queries (they can hold a farm's token) in a message.
+func scrubQuery(msg string) string { return queryRE.ReplaceAllString(msg, "?…") }
 
 // Release disposes the session's browser context. Releasing a session
 // twice, or one whose endpoint died, is no error.

@@ -1,0 +1,353 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// farmChromium is a Chromium the test starts as its own process with a
+// DevTools port, as a browser farm would run it.
+type farmChromium struct {
+	cmd  *exec.Cmd
+	http string // http://127.0.0.1:PORT
+	ws   string // ws://127.0.0.1:PORT/devtools/browser/…
+	done chan struct{}
+}
+
+func startFarmChromium(t *testing.T) *farmChromium {
+	t.Helper()
+	path, err := findChromium("")
+	if err != nil {
+		t.Skipf("no Chromium to serve as a remote endpoint: %v", err)
+	}
+	dir := t.TempDir()
+	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
+	if needsNoSandbox() {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command(path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f := &farmChromium{cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(f.done) }()
+	t.Cleanup(f.kill)
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
+		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err == nil && len(lines) == 2 {
+			f.http = "http://127.0.0.1:" + lines[0]
+			f.ws = "ws://127.0.0.1:" + lines[0] + lines[1]
+			return f
+		}
+		select {
+		case <-f.done:
+			t.Fatal("the remote Chromium exited at start")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the remote Chromium wrote no DevToolsActivePort within 15 s")
+		}
+	}
+}
+
+// kill stops the Chromium and its helpers at once, as a crash would.
+func (f *farmChromium) kill() {
+	syscall.Kill(-f.cmd.Process.Pid, syscall.SIGKILL)
+	<-f.done
+}
+
+// browserContexts lists the endpoint's browser contexts over a connection
+// of the test's own.
+func browserContexts(t *testing.T, ws string) []cdp.BrowserContextID {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := remote.DialContext(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bctx, bcancel := context.WithCancel(context.Background())
+	defer bcancel()
+	br, err := chromedp.NewBrowserTransport(bctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cdp.Call(ctx, br, target.GetBrowserContexts, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.BrowserContextIDs
+}
+
+func hasContext(ids []cdp.BrowserContextID, id string) bool {
+	for _, x := range ids {
+		if string(x) == id {
+			return true
+		}
+	}
+	return false
+}
+
+func newProvider(t *testing.T, config string) *RemoteCDP {
+	t.Helper()
+	p, err := engine.Providers.New([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.(*RemoteCDP).Close() })
+	return p.(*RemoteCDP)
+}
+
+func acquire(t *testing.T, p engine.Provider) engine.Handle {
+	t.Helper()
+	h, err := p.Acquire(context.Background(), engine.Spec{Metadata: map[string]string{"task": "t1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func remoteEngine(t *testing.T, h engine.Handle) *Engine {
+	t.Helper()
+	opts := Options{Settings: engine.DefaultSettings()}
+	if testing.Verbose() {
+		opts.Logf = t.Logf
+	}
+	e, err := NewForHandle(h, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// TestRemoteCDP runs sessions on a Chromium of the test's own over CDP.
+// The subtests share that Chromium and run in order.
+func TestRemoteCDP(t *testing.T) {
+	site := newSite(t)
+	farm := startFarmChromium(t)
+	p := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q],"max_per_endpoint":4,"connect_timeout":"5s"}}`, farm.http))
+
+	t.Run("episode", func(t *testing.T) {
+		h := acquire(t, p)
+		if h.Transport != "remote_cdp" || h.Provider != "remote_cdp" || h.OwnerPID != os.Getpid() ||
+			!strings.HasPrefix(h.Endpoint, farm.ws) || h.Metadata["task"] != "t1" || h.Metadata["endpoint"] != farm.http {
+			t.Fatalf("handle %+v", h)
+		}
+		if d := time.Until(h.Deadline); d < 890*time.Second || d > 900*time.Second {
+			t.Errorf("lease ends in %v, want 900 s", d)
+		}
+		e := remoteEngine(t, h)
+		frames := e.Frames()
+		obs := reset(t, e, site.URL+"/")
+		if w, hh := pngSize(t, obs.Screenshot); w != 800 || hh != 600 {
+			t.Fatalf("reset screenshot %dx%d", w, hh)
+		}
+		obs = step(t, e, action.Action{Op: action.Click, X: ptrTo(50), Y: ptrTo(275)})
+		if w, hh := pngSize(t, obs.Screenshot); w != 800 || hh != 600 {
+			t.Fatalf("step screenshot %dx%d", w, hh)
+		}
+		if !strings.HasPrefix(obs.Title, "chain ") || obs.Error != "" {
+			t.Fatalf("after the click: title %q error %q", obs.Title, obs.Error)
+		}
+		if got := eval[[]float64](t, e, `[innerWidth, innerHeight, devicePixelRatio]`); fmt.Sprint(got) != "[800 600 1]" {
+			t.Errorf("viewport %v", got)
+		}
+		if info := e.Info(); info.Kind != "remote_cdp" || info.Server != farm.ws || !strings.Contains(info.Browser, "Chrom") {
+			t.Errorf("info %+v", info)
+		}
+		if e.XvfbPID() != 0 || e.BrowserPID() != 0 || e.Profile() != "" {
+			t.Errorf("a remote engine started local processes: xvfb %d chromium %d profile %q", e.XvfbPID(), e.BrowserPID(), e.Profile())
+		}
+		if err := p.Heartbeat(context.Background(), h); err != nil {
+			t.Errorf("heartbeat: %v", err)
+		}
+		// The live view works from the remote screencast.
+		select {
+		case f := <-frames:
+			if f.Width != 800 || f.Height != 600 || len(f.JPEG) == 0 {
+				t.Errorf("frame %dx%d, %d bytes", f.Width, f.Height, len(f.JPEG))
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("no screencast frame within 10 s")
+		}
+		e.Close()
+		if err := p.Release(context.Background(), h); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("isolation", func(t *testing.T) {
+		h1, h2 := acquire(t, p), acquire(t, p)
+		if h1.Metadata[MetaBrowserContextID] == h2.Metadata[MetaBrowserContextID] {
+			t.Fatal("two sessions share a browser context")
+		}
+		if got := p.Load()[farm.http]; got != 2 {
+			t.Errorf("load %d, want 2", got)
+		}
+		e1, e2 := remoteEngine(t, h1), remoteEngine(t, h2)
+		reset(t, e1, site.URL+"/")
+		reset(t, e2, site.URL+"/")
+		eval[bool](t, e1, `document.cookie = 'who=one; path=/'; localStorage.setItem('who', 'one'); true`)
+		if got := eval[string](t, e1, `document.cookie + '|' + localStorage.getItem('who')`); got != "who=one|one" {
+			t.Fatalf("session 1 reads %q", got)
+		}
+		if got := eval[string](t, e2, `document.cookie + '|' + localStorage.getItem('who')`); got != "|null" {
+			t.Fatalf("session 2 sees session 1's state: %q", got)
+		}
+		// A reset is a fresh profile, as locally.
+		reset(t, e1, site.URL+"/")
+		if got := eval[string](t, e1, `document.cookie + '|' + localStorage.getItem('who')`); got != "|null" {
+			t.Fatalf("session 1 keeps its state over a reset: %q", got)
+		}
+		e1.Close()
+		e2.Close()
+		for _, h := range []engine.Handle{h1, h2} {
+			if err := p.Release(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
+	t.Run("release twice", func(t *testing.T) {
+		h := acquire(t, p)
+		id := h.Metadata[MetaBrowserContextID]
+		if !hasContext(browserContexts(t, farm.ws), id) {
+			t.Fatalf("context %s not on the endpoint", id)
+		}
+		for i := 0; i < 2; i++ {
+			if err := p.Release(context.Background(), h); err != nil {
+				t.Fatalf("release %d: %v", i+1, err)
+			}
+		}
+		if ids := browserContexts(t, farm.ws); hasContext(ids, id) {
+			t.Fatalf("context %s still on the endpoint after release: %v", id, ids)
+		}
+		if err := p.Heartbeat(context.Background(), h); err == nil || !strings.Contains(err.Error(), "was released") {
+			t.Errorf("heartbeat after release: %v", err)
+		}
+		if got := p.Load()[farm.http]; got != 0 {
+			t.Errorf("load after release %d, want 0", got)
+		}
+	})
+
+	t.Run("lease expiry", func(t *testing.T) {
+		h, err := p.Acquire(context.Background(), engine.Spec{LeaseTTL: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := h.Metadata[MetaBrowserContextID]
+		if d := time.Until(h.Deadline); d < 50*time.Second || d > time.Minute {
+			t.Errorf("lease ends in %v, want 1 min", d)
+		}
+		// Two minutes pass without a heartbeat.
+		p.mu.Lock()
+		p.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			p.now = time.Now
+			p.mu.Unlock()
+		}()
+		if err := p.Heartbeat(context.Background(), h); err == nil || !strings.Contains(err.Error(), "lease expired") {
+			t.Errorf("heartbeat after the lease: %v", err)
+		}
+		// The next acquire sweeps the expired session away.
+		h2 := acquire(t, p)
+		defer p.Release(context.Background(), h2)
+		if ids := browserContexts(t, farm.ws); hasContext(ids, id) || !hasContext(ids, h2.Metadata[MetaBrowserContextID]) {
+			t.Errorf("contexts after the sweep %v: expired %s gone, new %s there", ids, id, h2.Metadata[MetaBrowserContextID])
+		}
+		if err := p.Release(context.Background(), h); err != nil {
+			t.Errorf("release of an expired session: %v", err)
+		}
+	})
+
+	t.Run("fork rule", func(t *testing.T) {
+		h := acquire(t, p)
+		other := h
+		other.OwnerPID = os.Getpid() + 1
+		if err := p.Release(context.Background(), other); !errors.Is(err, engine.ErrNotOwner) {
+			t.Errorf("release from another process: %v", err)
+		}
+		if err := p.Heartbeat(context.Background(), other); !errors.Is(err, engine.ErrNotOwner) {
+			t.Errorf("heartbeat from another process: %v", err)
+		}
+		if _, err := NewForHandle(other, Options{Settings: engine.DefaultSettings()}); !errors.Is(err, engine.ErrNotOwner) ||
+			!strings.Contains(err.Error(), "acquire a new session in this process") {
+			t.Errorf("engine from another process: %v", err)
+		}
+		// The refused release left the session in place.
+		if !hasContext(browserContexts(t, farm.ws), h.Metadata[MetaBrowserContextID]) {
+			t.Error("a refused release disposed of the context")
+		}
+		if err := p.Release(context.Background(), h); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("endpoint dies", func(t *testing.T) {
+		doomed := startFarmChromium(t)
+		p2 := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q,%q],"down_for":60}}`, doomed.http, farm.http))
+		h := acquire(t, p2)
+		if h.Metadata[MetaEndpoint] != doomed.http {
+			t.Fatalf("first session on %s, want the first endpoint %s", h.Metadata[MetaEndpoint], doomed.http)
+		}
+		e := remoteEngine(t, h)
+		reset(t, e, site.URL+"/")
+		doomed.kill()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		obs, err := e.Step(ctx, action.Action{Op: action.Click, X: ptrTo(50), Y: ptrTo(275)})
+		if !errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
+			t.Fatalf("step on a dead endpoint: %v (obs error %q)", err, obs.Error)
+		}
+		if !obs.Done || obs.EndReason != action.EndCrashed {
+			t.Errorf("observation done %v end %q, want a crash end", obs.Done, obs.EndReason)
+		}
+		if _, err := e.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); !errors.Is(err, ErrRemoteGone) {
+			t.Errorf("reset on a dead endpoint: %v", err)
+		}
+		e.Close()
+		if err := p2.Release(context.Background(), h); err != nil {
+			t.Fatalf("release on a dead endpoint: %v", err)
+		}
+		for i := 0; i < 2; i++ {
+			h2 := acquire(t, p2)
+			if h2.Metadata[MetaEndpoint] != farm.http {
+				t.Fatalf("acquire %d after the death landed on %s", i+1, h2.Metadata[MetaEndpoint])
+			}
+			defer p2.Release(context.Background(), h2)
+		}
+		e2 := remoteEngine(t, acquire(t, p2))
+		obs = reset(t, e2, site.URL+"/")
+		if obs.Error != "" || obs.Title != "ops" {
+			t.Fatalf("reset on the live endpoint: title %q error %q", obs.Title, obs.Error)
+		}
+		only := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q],"connect_timeout":2}}`, doomed.http))
+		_, err = only.Acquire(ctx, engine.Spec{})
+		if err == nil || !strings.Contains(err.Error(), "no remote browser endpoint could take a session") ||
+			!strings.Contains(err.Error(), doomed.http) {
+			t.Fatalf("acquire with only a dead endpoint: %v", err)
+		}
+	})
+}
