@@ -75,6 +75,7 @@ type Engine struct {
 	browserCtx    context.Context
 	browserCancel context.CancelFunc
 	proc          *os.Process
+	anchorGone    <-chan struct{} // remote: closed when the engine's own tab is gone (remote.go)
 
 	ep      *episode
 	state   engine.State
@@ -243,7 +244,7 @@ func (e *Engine) Profile() string {
 // browserAlive reports whether the Chromium process still runs.
 func (e *Engine) browserAlive() bool {
 	if e.opts.Remote != nil {
-		return e.browserCtx != nil && e.browserCtx.Err() == nil
+		return e.remoteAlive() // remote.go
 	}
 	if e.browserCtx == nil || e.browserCtx.Err() != nil || e.proc == nil {
 		return false

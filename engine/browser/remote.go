@@ -102,10 +102,11 @@ func (e *Engine) connectRemote() error {
 		if err == nil {
 			err = start.Err()
 		}
-		return fmt.Errorf("%w: could not connect to %s: %v; check that the browser farm runs, or acquire a session on another endpoint",
+		return fmt.Errorf("%w: could not open the session on %s: %v; check that the browser farm runs, release this session and acquire a new one",
 			ErrRemoteGone, redactURL(r.WSURL), scrubQuery(err.Error()))
 	}
 	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
+	e.anchorGone, _ = chromedp.Detached(bctx)
 	if v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{}); err == nil {
 		e.version = v.Product
 	}
@@ -124,6 +125,22 @@ func (e *Engine) connectRemote() error {
 	return nil
 }
 
+// remoteAlive reports whether the connection to the remote browser lives
+// and the engine's own tab is still open: the tab closes when the
+// provider disposes of the session's browser context (a release, or a
+// lease that expired), which ends the engine's use of the session.
+func (e *Engine) remoteAlive() bool {
+	if e.browserCtx == nil || e.browserCtx.Err() != nil {
+		return false
+	}
+	select {
+	case <-e.anchorGone:
+		return false
+	default:
+		return true
+	}
+}
+
 // remoteGone is Step's error: nil for a local browser, and for a remote one
 // whose connection still lives; else a clear ErrRemoteGone (the observation
 // then ends the episode as a crash, as locally).
@@ -131,7 +148,7 @@ func (e *Engine) remoteGone() error {
 	if e.opts.Remote == nil || e.browserAlive() {
 		return nil
 	}
-	return fmt.Errorf("%w: the connection to %s ended during the step; release this session and acquire a new one",
+	return fmt.Errorf("%w: the session on %s ended during the step (the connection closed, or the session was released or its lease expired); release this session and acquire a new one",
 		ErrRemoteGone, redactURL(e.opts.Remote.WSURL))
 }
 

@@ -108,6 +108,8 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 // endpoints that speak CDP. It keeps one connection per endpoint; the
 // contexts it creates are disposed by the browser when that connection
 // ends (disposeOnDetach), so a process that dies leaves nothing behind.
+// Its lock is never held over a network call: a slow endpoint delays only
+// the acquire that tries it.
 type RemoteCDP struct {
 	opts RemoteCDPOptions
 
@@ -129,6 +131,7 @@ type cdpEndpoint struct {
 
 type cdpSession struct {
 	ep       *cdpEndpoint
+	br       *chromedp.Browser // the connection that made the context
 	ctxID    cdp.BrowserContextID
 	deadline time.Time
 	ttl      time.Duration
@@ -216,38 +219,47 @@ func (p *RemoteCDP) resolve(ctx context.Context, addr string) (string, error) {
 	return p.withQuery(v.WS), nil
 }
 
-// connect makes sure ep has a live connection; the caller holds p.mu.
-func (p *RemoteCDP) connect(ctx context.Context, ep *cdpEndpoint) error {
-	if ep.br != nil {
-		select {
-		case <-ep.br.LostConnection:
-			ep.drop()
-		default:
-			return nil
+// connect returns ep's live connection, dialing one when it has none.
+func (p *RemoteCDP) connect(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, error) {
+	p.mu.Lock()
+	if br := ep.br; br != nil {
+		if !lost(br) {
+			ws := ep.ws
+			p.mu.Unlock()
+			return br, ws, nil
 		}
+		ep.drop()
 	}
+	p.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
 	defer cancel()
 	ws, err := p.resolve(cctx, ep.addr)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	conn, err := remote.DialContext(cctx, ws)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	bctx, bcancel := context.WithCancel(context.Background())
 	br, err := chromedp.NewBrowserTransport(bctx, conn)
 	if err != nil {
 		bcancel()
 		conn.Close()
-		return err
+		return nil, "", err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ep.br != nil && !lost(ep.br) {
+		// Another acquire connected meanwhile: use its connection.
+		bcancel()
+		return ep.br, ep.ws, nil
 	}
 	ep.ws, ep.br, ep.cancel = ws, br, bcancel
-	return nil
+	return br, ws, nil
 }
 
-// drop forgets the endpoint's connection.
+// drop forgets the endpoint's connection; the caller holds p.mu.
 func (ep *cdpEndpoint) drop() {
 	if ep.cancel != nil {
 		ep.cancel()
@@ -258,58 +270,69 @@ func (ep *cdpEndpoint) drop() {
 // Acquire creates a browser context on the least loaded endpoint that is
 // up; an endpoint that fails is skipped for DownFor and the next is tried.
 func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.expire(ctx)
+	p.mu.Lock()
 	now := p.now()
 	var order []*cdpEndpoint
-	full := 0
 	for _, ep := range p.eps {
+		if !now.Before(ep.downUntil) {
+			order = append(order, ep)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].active < order[j].active })
+	p.mu.Unlock()
+	var errs []string
+	tried := map[*cdpEndpoint]bool{}
+	full := 0
+	for _, ep := range order {
+		p.mu.Lock()
 		if p.opts.MaxPerEndpoint > 0 && ep.active >= p.opts.MaxPerEndpoint {
+			p.mu.Unlock()
 			full++
 			continue
 		}
-		if now.Before(ep.downUntil) {
-			continue
-		}
-		order = append(order, ep)
-	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].active < order[j].active })
-	var errs []string
-	tried := map[*cdpEndpoint]bool{}
-	for _, ep := range order {
+		ep.active++ // reserved while the context is made
+		p.mu.Unlock()
 		tried[ep] = true
-		id, err := p.create(ctx, ep)
+		br, ws, id, err := p.create(ctx, ep)
+		p.mu.Lock()
 		if err != nil {
+			ep.active--
 			if ctx.Err() != nil {
+				p.mu.Unlock()
 				return engine.Handle{}, fmt.Errorf("acquiring a remote browser: %w", ctx.Err())
 			}
-			ep.drop()
+			if br != nil && ep.br == br && lost(br) {
+				ep.drop() // a live connection stays: the other sessions' contexts live on it
+			}
 			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), errors.New(scrubQuery(err.Error()))
 			errs = append(errs, fmt.Sprintf("%s: %v", redactURL(ep.addr), ep.lastErr))
+			p.mu.Unlock()
 			continue
 		}
-		ep.active++
 		ttl := spec.TTL()
 		if spec.LeaseTTL <= 0 && p.opts.LeaseTTL > 0 {
 			ttl = time.Duration(p.opts.LeaseTTL)
 		}
 		h := engine.Handle{SessionID: uuid.NewString(), Provider: engine.TransportRemoteCDP,
-			Transport: engine.TransportRemoteCDP, Endpoint: ep.ws, OwnerPID: os.Getpid(),
+			Transport: engine.TransportRemoteCDP, Endpoint: ws, OwnerPID: os.Getpid(),
 			Metadata: map[string]string{}, Deadline: p.now().Add(ttl)}
 		for k, v := range spec.Metadata {
 			h.Metadata[k] = v
 		}
 		h.Metadata[MetaBrowserContextID] = string(id)
 		h.Metadata[MetaEndpoint] = redactURL(ep.addr)
-		p.sessions[h.SessionID] = &cdpSession{ep: ep, ctxID: id, deadline: h.Deadline, ttl: ttl}
+		p.sessions[h.SessionID] = &cdpSession{ep: ep, br: br, ctxID: id, deadline: h.Deadline, ttl: ttl}
+		p.mu.Unlock()
 		return h, nil
 	}
+	p.mu.Lock()
 	for _, ep := range p.eps {
 		if !tried[ep] && now.Before(ep.downUntil) && ep.lastErr != nil {
 			errs = append(errs, fmt.Sprintf("%s: down until %s after: %v", redactURL(ep.addr), ep.downUntil.Format(time.TimeOnly), ep.lastErr))
 		}
 	}
+	p.mu.Unlock()
 	if full > 0 {
 		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
 	}
@@ -317,21 +340,32 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		strings.Join(errs, "; "))
 }
 
-// create connects to ep and makes a browser context; the caller holds p.mu.
-func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (cdp.BrowserContextID, error) {
-	if err := p.connect(ctx, ep); err != nil {
-		return "", err
+// create connects to ep and makes a browser context.
+func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, cdp.BrowserContextID, error) {
+	br, ws, err := p.connect(ctx, ep)
+	if err != nil {
+		return nil, "", "", err
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
 	defer cancel()
-	res, err := cdp.Call(cctx, ep.br, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptrTo(true)})
+	res, err := cdp.Call(cctx, br, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptrTo(true)})
 	if err != nil {
-		return "", fmt.Errorf("Target.createBrowserContext: %w", err)
+		return br, ws, "", fmt.Errorf("Target.createBrowserContext: %w", err)
 	}
-	return res.BrowserContextID, nil
+	return br, ws, res.BrowserContextID, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// lost reports whether the connection br ended.
+func lost(br *chromedp.Browser) bool {
+	select {
+	case <-br.LostConnection:
+		return true
+	default:
+		return false
+	}
+}
 
 // queryRE finds the query of a URL inside a message.
 var queryRE = regexp.MustCompile(`\?[^\s"']*`)
@@ -346,30 +380,32 @@ func (p *RemoteCDP) Release(ctx context.Context, h engine.Handle) error {
 		return err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.release(ctx, h.SessionID)
+	s := p.take(h.SessionID)
+	p.mu.Unlock()
+	return p.dispose(ctx, h.SessionID, s)
 }
 
-// release is Release with p.mu held.
-func (p *RemoteCDP) release(ctx context.Context, id string) error {
+// take removes a session from the books; the caller holds p.mu.
+func (p *RemoteCDP) take(id string) *cdpSession {
 	s := p.sessions[id]
+	if s != nil {
+		delete(p.sessions, id)
+		s.ep.active--
+	}
+	return s
+}
+
+// dispose disposes of a session's browser context (s may be nil).
+func (p *RemoteCDP) dispose(ctx context.Context, id string, s *cdpSession) error {
 	if s == nil {
 		return nil
 	}
-	delete(p.sessions, id)
-	s.ep.active--
-	br := s.ep.br
-	if br == nil {
-		return nil
-	}
-	select {
-	case <-br.LostConnection:
+	if lost(s.br) {
 		return nil // the browser disposed of the context with the connection
-	default:
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
 	defer cancel()
-	if _, err := cdp.Call(cctx, br, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.ctxID}); err != nil {
+	if _, err := cdp.Call(cctx, s.br, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.ctxID}); err != nil {
 		if strings.Contains(err.Error(), "Failed to find context") {
 			return nil
 		}
@@ -385,22 +421,25 @@ func (p *RemoteCDP) Heartbeat(ctx context.Context, h engine.Handle) error {
 		return err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	s := p.sessions[h.SessionID]
 	if s == nil || !p.now().Before(s.deadline) {
+		p.mu.Unlock()
 		return fmt.Errorf("the remote browser session %s was released or its lease expired; acquire a new one", h.SessionID)
 	}
-	if s.ep.br == nil {
-		return fmt.Errorf("%w: %s", ErrRemoteGone, redactURL(s.ep.addr))
-	}
+	p.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
 	defer cancel()
-	res, err := cdp.Call(cctx, s.ep.br, target.GetBrowserContexts, cdp.Empty{})
+	res, err := cdp.Call(cctx, s.br, target.GetBrowserContexts, cdp.Empty{})
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrRemoteGone, redactURL(s.ep.addr), err)
 	}
 	for _, id := range res.BrowserContextIDs {
 		if id == s.ctxID {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.sessions[h.SessionID] != s {
+				return fmt.Errorf("the remote browser session %s was released during the heartbeat", h.SessionID)
+			}
 			s.deadline = p.now().Add(s.ttl)
 			return nil
 		}
@@ -408,13 +447,19 @@ func (p *RemoteCDP) Heartbeat(ctx context.Context, h engine.Handle) error {
 	return fmt.Errorf("%w: the browser context of session %s no longer exists on %s", ErrRemoteGone, h.SessionID, redactURL(s.ep.addr))
 }
 
-// expire releases the sessions whose lease ended; the caller holds p.mu.
+// expire releases the sessions whose lease ended.
 func (p *RemoteCDP) expire(ctx context.Context) {
+	p.mu.Lock()
 	now := p.now()
+	gone := map[string]*cdpSession{}
 	for id, s := range p.sessions {
 		if !now.Before(s.deadline) {
-			p.release(ctx, id)
+			gone[id] = p.take(id)
 		}
+	}
+	p.mu.Unlock()
+	for id, s := range gone {
+		p.dispose(ctx, id, s)
 	}
 }
 
@@ -432,12 +477,18 @@ func (p *RemoteCDP) Load() map[string]int {
 // Close releases every session and drops the connections.
 func (p *RemoteCDP) Close() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	gone := map[string]*cdpSession{}
 	for id := range p.sessions {
-		p.release(context.Background(), id)
+		gone[id] = p.take(id)
 	}
+	p.mu.Unlock()
+	for id, s := range gone {
+		p.dispose(context.Background(), id, s)
+	}
+	p.mu.Lock()
 	for _, ep := range p.eps {
 		ep.drop()
 	}
+	p.mu.Unlock()
 	return nil
 }

@@ -259,6 +259,8 @@ func TestRemoteCDP(t *testing.T) {
 		if d := time.Until(h.Deadline); d < 50*time.Second || d > time.Minute {
 			t.Errorf("lease ends in %v, want 1 min", d)
 		}
+		e := remoteEngine(t, h)
+		reset(t, e, site.URL+"/")
 		// Two minutes pass without a heartbeat.
 		p.mu.Lock()
 		p.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
@@ -276,6 +278,14 @@ func TestRemoteCDP(t *testing.T) {
 		defer p.Release(context.Background(), h2)
 		if ids := browserContexts(t, farm.ws); hasContext(ids, id) || !hasContext(ids, h2.Metadata[MetaBrowserContextID]) {
 			t.Errorf("contexts after the sweep %v: expired %s gone, new %s there", ids, id, h2.Metadata[MetaBrowserContextID])
+		}
+		// The engine on the expired session stops.
+		_, err = e.Step(context.Background(), action.Action{Op: action.Click, X: ptrTo(50), Y: ptrTo(275)})
+		if !errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "lease expired") {
+			t.Errorf("step on an expired session: %v", err)
+		}
+		if _, err := e.Reset(context.Background(), engine.ResetOptions{StartURL: site.URL + "/"}); !errors.Is(err, ErrRemoteGone) {
+			t.Errorf("reset on an expired session: %v", err)
 		}
 		if err := p.Release(context.Background(), h); err != nil {
 			t.Errorf("release of an expired session: %v", err)
