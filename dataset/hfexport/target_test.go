@@ -47,3 +47,16 @@ func TestCheckTargetListsForeignFiles(t *testing.T) {
 		t.Errorf("a foreign file went away: %v", err)
 	}
 }
+
+// syncDir passes on the reason a folder cannot be opened (the export's
+// message then says the folder is missing, not "invalid argument").
+func TestSyncDirMissingFolder(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	err := syncDir(missing)
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != "open "+missing+": no such file or directory" {
+		t.Errorf("syncDir of a missing folder: %v", err)
+	}
+	if err := syncDir(t.TempDir()); err != nil {
+		t.Errorf("syncDir of a folder: %v", err)
+	}
+}
