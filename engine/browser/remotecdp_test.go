@@ -292,6 +292,65 @@ func TestRemoteCDP(t *testing.T) {
 		}
 	})
 
+	t.Run("least load", func(t *testing.T) {
+		// The same Chromium under two addresses makes two endpoints.
+		lp := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q,%q],"max_per_endpoint":3}}`, farm.http, farm.ws))
+		hs := make([]engine.Handle, 6)
+		errs := make(chan error, len(hs))
+		for i := range hs {
+			go func() {
+				var err error
+				hs[i], err = lp.Acquire(context.Background(), engine.Spec{})
+				errs <- err
+			}()
+		}
+		for range hs {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := fmt.Sprint(lp.Load()); got != fmt.Sprintf("map[%s:3 %s:3]", farm.http, farm.ws) {
+			t.Errorf("load %s, want 3 and 3", got)
+		}
+		_, err := lp.Acquire(context.Background(), engine.Spec{})
+		if err == nil || !strings.Contains(err.Error(), "2 endpoint(s) at max_per_endpoint 3") {
+			t.Errorf("acquire over the cap: %v", err)
+		}
+		// Two sessions of the first address end: the next goes there.
+		var kept []engine.Handle
+		released := 0
+		for _, h := range hs {
+			if h.Metadata[MetaEndpoint] == farm.http && released < 2 {
+				if err := lp.Release(context.Background(), h); err != nil {
+					t.Fatal(err)
+				}
+				released++
+				continue
+			}
+			kept = append(kept, h)
+		}
+		h, err := lp.Acquire(context.Background(), engine.Spec{})
+		if err != nil {
+			t.Fatalf("acquire after two releases: %v", err)
+		}
+		if got := fmt.Sprint(lp.Load()); h.Metadata[MetaEndpoint] != farm.http || got != fmt.Sprintf("map[%s:2 %s:3]", farm.http, farm.ws) {
+			t.Errorf("load %s after the acquire on %s", got, h.Metadata[MetaEndpoint])
+		}
+		ids := browserContexts(t, farm.ws)
+		for _, h := range append(kept, h) {
+			if !hasContext(ids, h.Metadata[MetaBrowserContextID]) {
+				t.Errorf("context %s missing", h.Metadata[MetaBrowserContextID])
+			}
+		}
+		lp.Close()
+		ids = browserContexts(t, farm.ws)
+		for _, h := range append(kept, h) {
+			if hasContext(ids, h.Metadata[MetaBrowserContextID]) {
+				t.Errorf("context %s left after Close", h.Metadata[MetaBrowserContextID])
+			}
+		}
+	})
+
 	t.Run("fork rule", func(t *testing.T) {
 		h := acquire(t, p)
 		other := h
