@@ -26,23 +26,33 @@ iframe { height: 40px; border: 0; }
 <input id="plain" style="top:90px" aria-label="Town">
 <iframe id="fr" style="top:130px" src="/secretframe"></iframe>
 <div id="host" class="host" style="top:190px"></div>
+<div id="closed" class="host" style="top:250px"></div>
+<label style="position:absolute;left:20px;top:290px">Pay <input id="cc2" autocomplete="cc-number" style="position:static;width:200px"></label>
+<button aria-labelledby="paywith cc2" style="position:absolute;left:20px;top:330px"><span id="paywith">Pay with</span></button>
 <script>
 const i = document.createElement('input'); i.type = 'password'; i.id = 'spw'; i.setAttribute('aria-label', 'Shadow password');
 i.style.cssText = 'width:200px;height:24px;margin:0';
 document.getElementById('host').attachShadow({mode: 'open'}).append(i);
+window.closedField = document.createElement('input'); closedField.setAttribute('autocomplete', 'cc-number');
+closedField.style.cssText = 'width:200px;height:24px;margin:0';
+document.getElementById('closed').attachShadow({mode: 'closed'}).append(closedField);
 </script></body></html>`
 
 const secretGroundFrame = `<!doctype html><html><body style="margin:0">
 <input id="fpw" type="password" aria-label="Frame password" style="width:190px;height:24px;margin:0"></body></html>`
 
 // Typed into the fields; "SECRET" and the card number are nowhere else in
-// the page.
+// the page. A card field in a closed shadow root has no bid (the marking
+// cannot see it); the card field inside its label names a button
+// (aria-labelledby), whose name then holds its value.
 const (
 	groundPW     = "pw-SECRET-a1"
 	groundCard   = "4000056655665556"
 	groundFramPW = "frame-SECRET-b2"
 	groundShadow = "shadow-SECRET-c3"
 	groundPlain  = "plain-VISIBLE-42"
+	groundClosed = "closed-SECRET-d4"
+	groundLabel  = "label-SECRET-e5"
 )
 
 func secretGroundSite(t testing.TB) *httptest.Server {
@@ -92,6 +102,8 @@ func TestGroundingHidesSecrets(t *testing.T) {
 		{"plain", 100, 102, groundPlain},
 		{"password in a frame", 100, 142, groundFramPW},
 		{"password in a shadow root", 100, 202, groundShadow},
+		{"card in a closed shadow root", 100, 262, groundClosed},
+		{"card inside its label", 150, 302, groundLabel},
 	}
 	for _, g := range []engine.Grounding{engine.GroundingOn, engine.GroundingDOM} {
 		t.Run(string(g), func(t *testing.T) {
@@ -135,22 +147,28 @@ func TestGroundingHidesSecrets(t *testing.T) {
 			if want := "value='" + groundPlain + "'"; !strings.Contains(obs.Extras.AXTreeTxt, want) {
 				t.Errorf("axtree_txt lacks %s:\n%s", want, obs.Extras.AXTreeTxt)
 			}
+			// The button named after the card field keeps the rest of its name.
+			if want := "button 'Pay with [redacted]'"; !strings.Contains(obs.Extras.AXTreeTxt, want) {
+				t.Errorf("axtree_txt lacks %s:\n%s", want, obs.Extras.AXTreeTxt)
+			}
 			if !strings.Contains(string(obs.Extras.AXTree), `"`+groundPlain+`"`) {
 				t.Error("axtree_object lacks the plain field's value")
 			}
 			// The page received every text.
 			got := eval[string](t, e, `[document.getElementById('pw').value, document.getElementById('cc').value, document.getElementById('plain').value,
-				document.getElementById('fr').contentDocument.getElementById('fpw').value, document.getElementById('host').shadowRoot.getElementById('spw').value].join('|')`)
-			if want := strings.Join([]string{groundPW, groundCard, groundPlain, groundFramPW, groundShadow}, "|"); got != want {
+				document.getElementById('fr').contentDocument.getElementById('fpw').value, document.getElementById('host').shadowRoot.getElementById('spw').value,
+				closedField.value, document.getElementById('cc2').value].join('|')`)
+			if want := strings.Join([]string{groundPW, groundCard, groundPlain, groundFramPW, groundShadow, groundClosed, groundLabel}, "|"); got != want {
 				t.Errorf("the page holds %q, want %q", got, want)
 			}
 			// No secret was written into the page's DOM (value attributes).
 			attrs := eval[string](t, e, `[document.getElementById('pw'), document.getElementById('cc'), document.getElementById('plain'),
-				document.getElementById('fr').contentDocument.getElementById('fpw'), document.getElementById('host').shadowRoot.getElementById('spw')]
+				document.getElementById('fr').contentDocument.getElementById('fpw'), document.getElementById('host').shadowRoot.getElementById('spw'),
+				closedField, document.getElementById('cc2')]
 				.map(el => String(el.getAttribute('value'))).join('|')`)
-			wantAttrs := "null|null|null|null|null"
+			wantAttrs := "null|null|null|null|null|null|null"
 			if g == engine.GroundingDOM {
-				wantAttrs = "null|null|" + groundPlain + "|null|null" // BrowserGym copies live values for DOMSnapshot
+				wantAttrs = "null|null|" + groundPlain + "|null|null|null|null" // BrowserGym copies live values for DOMSnapshot
 				if !strings.Contains(string(obs.Extras.DOM), `"`+groundPlain+`"`) {
 					t.Error("dom_object lacks the plain field's value")
 				}

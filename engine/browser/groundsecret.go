@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -31,7 +32,10 @@ var redactedJSON, _ = json.Marshal(action.RedactedText)
 
 // maskAXSecrets replaces the value of every secret field in the tree, and
 // the names and values of the nodes below it, by action.RedactedText, and
-// drops those values' sources (Chromium repeats the text there). A
+// drops those values' sources (Chromium repeats the text there); then any
+// other name, description, value or property that holds one of those texts
+// (an element aria-labelledby the field is named with its value) has them
+// replaced too. A
 // field is secret when marks.js listed its bid; a field without a bid (in a
 // closed shadow root, or in a frame the marking could not reach) is looked
 // up in the DOM, and one that cannot be looked up counts as secret.
@@ -54,10 +58,14 @@ func (e *Engine) maskAXSecrets(ctx context.Context, t *tab, tr *axTree, secretBi
 			if bids[*n.BrowsergymID] {
 				secret = append(secret, n)
 			}
-		case n.BackendDOMNodeID != 0 && axEditable(n) && e.secretDOMNode(ctx, t, n.BackendDOMNodeID):
+		case n.BackendDOMNodeID != 0 && axField[n.Role.str()] && e.secretDOMNode(ctx, t, n.BackendDOMNodeID):
 			secret = append(secret, n)
 		}
 	}
+	if len(secret) == 0 {
+		return
+	}
+	texts := map[string]bool{} // the secret fields' texts
 	seen := map[*axNode]bool{}
 	var mask func(n *axNode, self bool)
 	mask = func(n *axNode, self bool) {
@@ -65,7 +73,11 @@ func (e *Engine) maskAXSecrets(ctx context.Context, t *tab, tr *axTree, secretBi
 			return
 		}
 		seen[n] = true
+		texts[n.Value.str()] = true
 		redactAXValue(n.Value, false)
+		if !self {
+			texts[n.Name.str()] = true
+		}
 		redactAXValue(n.Name, self) // a field's own name is its label
 		for _, c := range n.ChildIDs {
 			mask(byID[c], false)
@@ -74,7 +86,61 @@ func (e *Engine) maskAXSecrets(ctx context.Context, t *tab, tr *axTree, secretBi
 	for _, n := range secret {
 		mask(n, true)
 	}
+	// JSON-escaped, as they would appear in a value's JSON.
+	var quoted [][]byte
+	var plain []string
+	for x := range texts {
+		if len(x) >= minSecretPart {
+			q, _ := json.Marshal(x)
+			quoted = append(quoted, q[1:len(q)-1])
+			plain = append(plain, x)
+		}
+	}
+	if len(quoted) == 0 {
+		return
+	}
+	holds := func(v *axValue) bool {
+		if v == nil {
+			return false
+		}
+		raw, _ := json.Marshal(v)
+		for _, q := range quoted {
+			if bytes.Contains(raw, q) {
+				return true
+			}
+		}
+		return false
+	}
+	// scrub replaces the texts inside a string value ("Pay with
+	// [redacted]"), drops the value's sources and related nodes (they
+	// repeat the texts), and replaces a value that still holds one.
+	scrub := func(v *axValue) {
+		if !holds(v) {
+			return
+		}
+		if s := v.str(); s != "" {
+			for _, x := range plain {
+				s = strings.ReplaceAll(s, x, action.RedactedText)
+			}
+			v.Value, _ = json.Marshal(s)
+		}
+		v.Sources, v.RelatedNodes = nil, nil
+		if holds(v) {
+			v.Value = redactedJSON
+		}
+	}
+	for _, n := range tr.Nodes {
+		scrub(n.Name)
+		scrub(n.Description)
+		scrub(n.Value)
+		for _, p := range n.Properties {
+			scrub(p.Value)
+		}
+	}
 }
+
+// axField are the roles of the fields a secret can be typed into.
+var axField = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true}
 
 // redactAXValue replaces a value that is a non-empty string (unless
 // keep) and drops where Chromium says it came from (its sources repeat
