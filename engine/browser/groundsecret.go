@@ -155,17 +155,6 @@ func redactAXValue(v *axValue, keep bool) {
 	v.Sources, v.RelatedNodes = nil, nil
 }
 
-// axEditable reports whether a node is a field (it has the editable
-// property).
-func axEditable(n *axNode) bool {
-	for _, p := range n.Properties {
-		if p.Name == "editable" {
-			return true
-		}
-	}
-	return false
-}
-
 // secretDOMNode tells whether the DOM node with backend id id is a secret
 // field; true when it cannot be told.
 func (e *Engine) secretDOMNode(ctx context.Context, t *tab, id int64) bool {
