@@ -90,7 +90,8 @@ func (e *Engine) maskAXSecrets(ctx context.Context, t *tab, tr *axTree, secretBi
 	var quoted [][]byte
 	var plain []string
 	for x := range texts {
-		if len(x) >= minSecretPart {
+		// (a password shows as bullets, which tell nothing when repeated)
+		if len(x) >= minSecretPart && strings.Trim(x, "\u2022") != "" {
 			q, _ := json.Marshal(x)
 			quoted = append(quoted, q[1:len(q)-1])
 			plain = append(plain, x)
