@@ -11,7 +11,7 @@ import (
 	"waymark/engine/har"
 )
 
-// TestExportHARFlag: export --har writes har/e1.har for the captured
+// TestExportHARFlag: export --har writes the file of episode e1 in the har folder for the captured
 // episode and says how many HAR files it wrote.
 func TestExportHARFlag(t *testing.T) {
 	db := exportFixture(t)

@@ -11,7 +11,7 @@ import (
 )
 
 // HAR files: with Options.HAR, every exported episode recorded with network
-// capture gets one HAR 1.2 file, har/EPISODE_ID.har, beside the Parquet
+// capture gets one HAR 1.2 file, har/<episode id>.har, beside the Parquet
 // configs (not a column: a HAR log weighs up to the capture's 64 MiB, would
 // make every read of the episodes config load it, and HAR tools —
 // browser devtools, HAR viewers, endpoint extractors — open .har files, not
@@ -36,7 +36,7 @@ type harStats struct {
 	unredacted []string
 }
 
-// writeHAR writes har/ID.har for episode id when Options.HAR is set and the
+// writeHAR writes har/<id>.har for episode id when Options.HAR is set and the
 // episode was recorded with capture.
 func (x *exporter) writeHAR(id string) error {
 	if !x.o.HAR {

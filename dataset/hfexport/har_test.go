@@ -35,7 +35,7 @@ func harEntries(cookie, password string) (start, step2 []har.Entry) {
 }
 
 // TestExportHAR: with HAR, each exported episode recorded with capture gets
-// har/ID.har, a HAR 1.2 file equal to the store's capture (listed in the
+// har/<id>.har, a HAR 1.2 file equal to the store's capture (listed in the
 // marker, so --force replaces it); a redacted capture stays redacted (a
 // cookie the capture let through is redacted on the way out), a --no-redact
 // capture is written as captured and the card names it; episodes without

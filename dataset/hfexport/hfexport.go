@@ -66,7 +66,7 @@ type Options struct {
 	Force bool
 	// MaxShardBytes closes a shard once it reaches this size (0: 500 MB).
 	MaxShardBytes int64
-	// HAR writes har/EPISODE_ID.har for each episode recorded with
+	// HAR writes har/<episode id>.har for each episode recorded with
 	// network capture (har.go).
 	HAR bool
 }

@@ -77,7 +77,7 @@ func gymEmpty() *GymValue        { return &GymValue{Kind: GymList} }
 func req(n string, t gymType) gymParam              { return gymParam{name: n, typ: t} }
 func opt(n string, t gymType, d *GymValue) gymParam { return gymParam{name: n, typ: t, def: d} }
 
-// gymFunctions are BrowserGym's action functions (core/action/functions.py)
+// gymFunctions are BrowserGym's action functions (its core action module)
 // with their parameters, in the order of its subsets.
 var gymFunctions = []struct {
 	name   string
