@@ -60,3 +60,21 @@ func TestSyncDirMissingFolder(t *testing.T) {
 		t.Errorf("syncDir of a folder: %v", err)
 	}
 }
+
+// A folder whose marker file is not Waymark's (another format, or not JSON)
+// holds files that are not a Waymark export: refused even with force.
+func TestCheckTargetForeignMarker(t *testing.T) {
+	for _, body := range []string{`{"format":"other-tool","version":1,"files":[]}`, `not json`} {
+		dir := filepath.Join(t.TempDir(), "ds")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".waymark-export"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := "output folder is not empty: " + dir + " holds files that are not a Waymark export; choose a new folder (nothing was changed)"
+		if _, err := checkTarget(dir, true); !errors.Is(err, ErrOutputExists) || err.Error() != want {
+			t.Errorf("marker %s:\n got %v\nwant %s", body, err, want)
+		}
+	}
+}
