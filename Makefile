@@ -7,7 +7,9 @@ export CGO_ENABLED := 1
 
 # Debian/Ubuntu packages: the browser and display the engine drives, fonts,
 # the GL/X11 headers Fyne's GLFW driver compiles against, and tools the
-# end-to-end tests use (xdotool, imagemagick's `import`).
+# end-to-end tests use (xdotool, imagemagick's `import`). Node.js and npm
+# (Debian's, unless an npm is already on the PATH) fetch the independent
+# validators the tests check HAR and OpenAPI files with.
 APT_PACKAGES := chromium xvfb xauth xdotool imagemagick fonts-dejavu-core fonts-liberation \
 	gcc pkg-config libgl1-mesa-dev libgl1-mesa-dri xorg-dev libx11-dev libxrandr-dev \
 	libxxf86vm-dev libxi-dev libxcursor-dev libxinerama-dev
@@ -20,6 +22,7 @@ deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends$$missing"; \
 	if ! command -v apt-get >/dev/null; then \
