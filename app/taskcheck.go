@@ -209,6 +209,9 @@ func writeManifestTasks(w io.Writer, rep dataset.ImportReport) {
 		if len(has) == 0 {
 			has = append(has, "no scripts")
 		}
+		if note := m.ViewportNote(); note != "" {
+			has = append(has, note)
+		}
 		from := map[string]string{"category": "its category", "tags": "from its tags", "default": "the default category", "inferred": "inferred"}[m.CategoryFrom]
 		fmt.Fprintf(w, "  %s: %s (%s), %s, %s\n", t.SourceID, t.Category, from, strings.Join(has, ", "), clip(t.StartURL, 60))
 	}

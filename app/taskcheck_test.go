@@ -85,3 +85,19 @@ func TestTasksCheckPracticeManifest(t *testing.T) {
 		t.Errorf("summary: %s", errs)
 	}
 }
+
+// A manifest task asking for BrowserGym's 1280×720 viewport imports, and
+// the import's task list says it is recorded at 800×600.
+func TestTasksImportNamesOtherViewport(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "task-manifest.json")
+	if err := os.WriteFile(file, []byte(`[{"taskId": "wide.one", "goal": "Open the help page.", "setupUrl": "http://forms.waymark.test/help",
+  "category": "navigation", "viewport": {"width": 1280, "height": 720}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := tasksRun(t, "--db", filepath.Join(dir, "w.db"), "tasks", "import", file)
+	if code != 0 || !strings.Contains(out, "wide.one: navigation") ||
+		!strings.Contains(out, "asks for a 1280×720 viewport; recorded at 800×600 CSS pixels at scale 1") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -114,8 +114,9 @@ func TestImportPracticeManifest(t *testing.T) {
 	}
 }
 
-// A pi-chrome manifest: relative setupUrl with placeholders, 1280×720
-// viewports refused by name, the single-object and {"tasks": [...]} forms.
+// A pi-chrome manifest: relative setupUrl with placeholders, its 1280×720
+// viewport kept (Waymark records at 800×600), the single-object and
+// {"tasks": [...]} forms.
 func TestImportManifestURLsAndRefusals(t *testing.T) {
 	s, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
@@ -140,7 +141,7 @@ func TestImportManifestURLsAndRefusals(t *testing.T) {
 	}
 	for row, want := range map[int]string{
 		1: `task "choredesk.L1.a", field setupUrl: "scenarios/choredesk/index.html?run=waymark&seed=202" is a relative address; give the address the manifest's pages are served at (waymark tasks import FILE --base-url http://127.0.0.1:8765/)`,
-		2: `task "choredesk.L1.b", field viewport: 1280×720 is not Waymark's viewport`,
+		2: `task "choredesk.L1.b", field setupUrl: "scenarios/choredesk/index.html?b" is a relative address`,
 		5: `task "choredesk.L1.e", field validateEachStep: there is no validateScript to run`,
 	} {
 		if !strings.HasPrefix(reasons[row], want) {
@@ -157,14 +158,18 @@ func TestImportManifestURLsAndRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Skipped) != 3 || !strings.Contains(rep.Skipped[1].Reason, `task "choredesk.L1.c", field timezoneId:`) {
+	if len(rep.Skipped) != 2 || !strings.Contains(rep.Skipped[0].Reason, `task "choredesk.L1.c", field timezoneId:`) {
 		t.Errorf("with the base URL, skipped: %v", rep.Skipped)
 	}
 	var urls []string
 	for _, tk := range rep.Tasks {
 		urls = append(urls, tk.StartURL)
+		if tk.SourceID == "choredesk.L1.b" && (tk.Manifest == nil || tk.Manifest.Viewport == nil || tk.Manifest.Viewport.Width != 1280 ||
+			!strings.HasPrefix(tk.Manifest.ViewportNote(), "asks for a 1280×720 viewport")) {
+			t.Errorf("the 1280×720 task's manifest: %+v", tk.Manifest)
+		}
 	}
-	if strings.Join(urls, " ") != "http://127.0.0.1:8765/suite/scenarios/choredesk/index.html?run=waymark&seed=202 https://example.com/d" {
+	if strings.Join(urls, " ") != "http://127.0.0.1:8765/suite/scenarios/choredesk/index.html?run=waymark&seed=202 http://127.0.0.1:8765/suite/scenarios/choredesk/index.html?b https://example.com/d" {
 		t.Errorf("start URLs: %v", urls)
 	}
 	one := `{"taskId": "x.y", "goal": "Do X", "setupUrl": "x.html"}`

@@ -33,11 +33,27 @@ func IsManifest(columns []string) bool {
 	return false
 }
 
-// Waymark's viewport: manifests asking for another are refused.
+// Waymark's viewport. A manifest asking for another (BrowserGym's default
+// is 1280×720) is imported all the same: its viewport is kept with the task
+// and ViewportNote says that the episodes are recorded at 800×600.
 const (
 	manifestWidth  = 800
 	manifestHeight = 600
 )
+
+// ViewportNote says how the manifest's viewport differs from the one
+// Waymark records at, or "" when it does not (or names none).
+func (m Manifest) ViewportNote() string {
+	v := m.Viewport
+	if v == nil || (v.Width == manifestWidth && v.Height == manifestHeight && (v.Scale == 0 || v.Scale == 1)) {
+		return ""
+	}
+	asked := fmt.Sprintf("%d×%d", v.Width, v.Height)
+	if v.Scale != 0 && v.Scale != 1 {
+		asked += fmt.Sprintf(" at scale %g", v.Scale)
+	}
+	return fmt.Sprintf("asks for a %s viewport; recorded at 800×600 CSS pixels at scale 1, so its pages may lay out differently", asked)
+}
 
 // ActionSubsets are BrowserGym's HighLevelActionSet subsets.
 var ActionSubsets = []string{"chat", "infeas", "bid", "coord", "nav", "tab", "miniwob_all", "miniwob_shi17", "miniwob_liu18",
@@ -154,12 +170,8 @@ func ParseManifest(r Row) (Manifest, error) {
 			}
 			scale = f
 		}
-		if w != manifestWidth || h != manifestHeight || (scale != 0 && scale != 1) {
-			desc := fmt.Sprintf("%d×%d", w, h)
-			if scale != 0 && scale != 1 {
-				desc += fmt.Sprintf(" at scale %g", scale)
-			}
-			return fail("viewport", "%s is not Waymark's viewport; Waymark records at 800×600 CSS pixels at scale 1, so the task's pages would lay out differently: change the viewport to {\"width\": 800, \"height\": 600} (and check the task at that size) or leave it out", desc)
+		if w <= 0 || h <= 0 || scale < 0 {
+			return fail("viewport", `width, height and deviceScaleFactor must be positive, e.g. {"width": 800, "height": 600}`)
 		}
 		m.Viewport = &struct {
 			Width  int     `json:"width"`

@@ -1,6 +1,7 @@
 package taskfile
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -61,10 +62,10 @@ func TestParseManifestPiChromeEntry(t *testing.T) {
 
 func TestParseManifestRefusesBadFields(t *testing.T) {
 	for _, c := range []struct{ entry, want string }{
-		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 1280, "height": 720}}`,
-			`task "a.b", field viewport: 1280×720 is not Waymark's viewport; Waymark records at 800×600`},
-		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 800, "height": 600, "deviceScaleFactor": 2}}`,
-			`task "a.b", field viewport: 800×600 at scale 2 is not Waymark's viewport`},
+		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 0, "height": 720}}`,
+			`task "a.b", field viewport: width, height and deviceScaleFactor must be positive`},
+		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 800, "height": 600, "deviceScaleFactor": -2}}`,
+			`task "a.b", field viewport: width, height and deviceScaleFactor must be positive`},
 		{`{"taskId": "a.b", "goal": "g", "viewport": "big"}`, `task "a.b", field viewport: a string; write {"width": 800`},
 		{`{"id": "x1", "goal": "g", "seed": 1.5}`, `task "x1", field seed: 1.5 is not a whole number`},
 		{`{"taskId": "t", "goal": "g", "maxSteps": 0}`, `task "t", field maxSteps: "0" is not a step count`},
@@ -99,6 +100,39 @@ func TestIsManifest(t *testing.T) {
 	} {
 		if got := IsManifest(strings.Split(cols, ",")); got != want {
 			t.Errorf("IsManifest(%s) = %v", cols, got)
+		}
+	}
+}
+
+// BrowserGym's tasks default to a 1280×720 viewport (every entry of a
+// pi-chrome manifest names it): such a task is imported, its viewport kept,
+// and ViewportNote says that Waymark records at 800×600.
+func TestParseManifestKeepsOtherViewports(t *testing.T) {
+	for _, c := range []struct{ entry, note string }{
+		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 1280, "height": 720}}`,
+			"asks for a 1280×720 viewport; recorded at 800×600 CSS pixels at scale 1, so its pages may lay out differently"},
+		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 800, "height": 600, "deviceScaleFactor": 2}}`,
+			"asks for a 800×600 at scale 2 viewport; recorded at 800×600 CSS pixels at scale 1, so its pages may lay out differently"},
+		{`{"taskId": "a.b", "goal": "g", "viewport": {"width": 800, "height": 600}}`, ""},
+		{`{"taskId": "a.b", "goal": "g"}`, ""},
+	} {
+		tab, err := Read([]byte(c.entry), "m.json", "")
+		if err != nil {
+			t.Fatalf("%s: %v", c.entry, err)
+		}
+		m, err := ParseManifest(tab.Rows[0])
+		if err != nil {
+			t.Errorf("%s: refused: %v", c.entry, err)
+			continue
+		}
+		if got := m.ViewportNote(); got != c.note {
+			t.Errorf("%s: note %q, want %q", c.entry, got, c.note)
+		}
+		if c.note != "" {
+			b, _ := json.Marshal(m)
+			if !strings.Contains(string(b), `"viewport":{"width":`) {
+				t.Errorf("%s: viewport not kept: %s", c.entry, b)
+			}
 		}
 	}
 }
