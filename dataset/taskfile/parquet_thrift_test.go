@@ -36,6 +36,9 @@ func TestThriftWalkerContract(t *testing.T) {
 		{"byte field cut", "\x13", 0, bad},
 		{"i32 field", "\x15\x96\x01\x00", 4, ""},
 		{"i32 cut varint", "\x15\x96", 0, bad},
+		// The cut varint's byte must not be read again as a field header
+		// (0x9d would be one of unknown type 13).
+		{"i32 cut varint 0x9d", "\x15\x9d", 0, bad},
 		{"double exactly 8 bytes", "\x17" + rep("\x01", 8) + "\x00", 10, ""},
 		{"double 7 bytes", "\x17" + rep("\x01", 7), 0, bad},
 		{"binary", "\x18\x03abc\x00", 6, ""},
@@ -72,6 +75,8 @@ func TestThriftWalkerExactFit(t *testing.T) {
 		in   string
 		err  string
 	}{
+		{"double of all bytes left", 7, "12345678", ""},
+		{"double one byte short", 7, "1234567", "its metadata is damaged"},
 		{"binary of all bytes left", 8, "\x03abc", ""},
 		{"binary one over", 8, "\x04abc", "its metadata is damaged"},
 		{"list of all bytes left", 9, "\x33\x01\x02\x03", ""},
