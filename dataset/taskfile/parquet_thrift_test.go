@@ -58,6 +58,10 @@ func TestThriftWalkerContract(t *testing.T) {
 		{"33 nested structs", rep("\x1c", 33) + rep("\x00", 34), 0, deep},
 		{"32 nested lists", "\x19" + rep("\x19", 32) + "\x05\x00", 35, ""},
 		{"33 nested lists", "\x19" + rep("\x19", 33) + "\x05\x00", 0, deep},
+		{"32 maps nested as values", "\x1b" + rep("\x01\x3b\x01", 32) + "\x00\x00", 99, ""},
+		{"33 maps nested as values", "\x1b" + rep("\x01\x3b\x01", 33) + "\x00\x00", 0, deep},
+		{"32 maps nested as keys", "\x1b" + rep("\x01\xb3", 32) + "\x00" + rep("\x01", 32) + "\x00", 99, ""},
+		{"33 maps nested as keys", "\x1b" + rep("\x01\xb3", 33) + "\x00" + rep("\x01", 33) + "\x00", 0, deep},
 	} {
 		n, err := checkThrift([]byte(c.in))
 		if n != c.n || errText(err) != c.err {
