@@ -18,7 +18,8 @@ import (
 // take the same scroll steps on the same pages in turn (which goes first
 // alternates), and the benchmark reports both medians, the added share and
 // the stored size of the extras per step (gzip JSON, as the store keeps
-// them), without and with the DOM snapshot.
+// them), without and with the DOM snapshot, and the median step with the
+// snapshot (dom mode).
 func BenchmarkGrounding(b *testing.B) {
 	ps, err := practice.Start()
 	if err != nil {
@@ -74,8 +75,10 @@ func BenchmarkGrounding(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	// The DOM snapshot's size, on a fresh page of each kind.
+	// The DOM snapshot's size, on a fresh page of each kind, and the time
+	// of a few scroll steps there with the snapshot taken.
 	var domSize []int
+	var dom []time.Duration
 	eOn.set.Grounding = engine.GroundingDOM
 	for _, p := range pages {
 		obs := reset(b, eOn, p)
@@ -83,6 +86,14 @@ func BenchmarkGrounding(b *testing.B) {
 			b.Fatal("no dom_object with grounding dom")
 		}
 		domSize = append(domSize, gzipJSON(b, obs.Extras))
+		for i := range 4 {
+			start := time.Now()
+			obs := step(b, eOn, action.Action{Op: action.Scroll, DY: 300 - 600*(i%2)})
+			dom = append(dom, time.Since(start))
+			if obs.Error != "" || obs.Extras == nil || len(obs.Extras.DOM) == 0 {
+				b.Fatalf("no dom_object in a dom step (%s)", obs.Error)
+			}
+		}
 	}
 	median := func(s []time.Duration) float64 {
 		slices.Sort(s)
@@ -93,6 +104,7 @@ func BenchmarkGrounding(b *testing.B) {
 	b.ReportMetric(mOff, "ms/median-off")
 	b.ReportMetric(mOn, "ms/median-on")
 	b.ReportMetric(100*(mOn-mOff)/mOff, "%added")
+	b.ReportMetric(median(dom), "ms/median-dom")
 	b.ReportMetric(medianInt(size)/1024, "KiB/step-gz")
 	b.ReportMetric(medianInt(domSize)/1024, "KiB/step-gz-dom")
 	b.ReportMetric(0, "ns/op")
