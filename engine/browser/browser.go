@@ -47,13 +47,14 @@ type Options struct {
 	// XvfbPath is the Xvfb binary (default: Xvfb on PATH).
 	XvfbPath string
 	// HostRules is passed as --host-resolver-rules, e.g.
-	// "MAP shop.waymark.test 127.0.0.1:43121".
+	// "MAP shop.waymark.test 127.0.0.1:43121"; a remote browser gets the
+	// mapped hosts relayed by the engine instead (remotehosts.go).
 	HostRules string
 	// Logf, when set, gets diagnostics.
 	Logf func(format string, args ...any)
 	// Remote, when set, drives a browser that runs elsewhere over CDP
-	// instead of starting Chromium (remote.go); Display, ChromiumPath,
-	// XvfbPath and HostRules are then unused.
+	// instead of starting Chromium (remote.go); Display, ChromiumPath and
+	// XvfbPath are then unused.
 	Remote *Remote
 }
 
@@ -472,6 +473,10 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 		return nil, fmt.Errorf("could not deny downloads: %w", err)
 	}
 	if err := t.setup(ctx, e.set.OpTimeout); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := e.relayHosts(ctx, t, false); err != nil { // remote browser: remotehosts.go
 		cancel()
 		return nil, err
 	}

@@ -22,6 +22,8 @@ type Leased struct {
 	deadline time.Time
 	ttl      time.Duration
 	released bool
+	stopBeat context.CancelFunc // ends KeepAlive's heartbeat (Close calls it)
+	beatDone chan struct{}      // closed when the heartbeat goroutine returned
 }
 
 // Acquire gets a session from p and makes its engine with opts. The
@@ -80,14 +82,66 @@ func (l *Leased) Renew(ctx context.Context) error {
 	return nil
 }
 
-// Close ends the engine, then releases the session (once).
+// KeepAlive renews the lease every TTL/3 until Close, so a session whose
+// steps come slowly (a person reading a page) keeps its browser. Providers
+// without expiring leases need no heartbeat and KeepAlive then does
+// nothing. onErr, when set, gets a renewal that failed (the session is
+// likely gone: the next step says so too); the heartbeat goes on. Calling
+// it again does nothing.
+func (l *Leased) KeepAlive(onErr func(error)) {
+	if _, ok := l.Provider.(engine.Heartbeater); !ok || l.ttl <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopBeat != nil || l.released {
+		return
+	}
+	beat, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	l.stopBeat, l.beatDone = stop, done
+	every := l.ttl / 3
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-beat.Done():
+				return
+			case <-tick.C:
+			}
+			ctx, cancel := context.WithTimeout(beat, max(every, time.Second))
+			err := l.Renew(ctx)
+			cancel()
+			if beat.Err() != nil {
+				return // Close ended the heartbeat meanwhile: no error to tell
+			}
+			if err != nil && onErr != nil {
+				onErr(fmt.Errorf("renewing the lease of browser session %s: %w", l.Handle.SessionID, err))
+			}
+		}
+	}()
+}
+
+// Close ends the heartbeat and the engine, then releases the session (once).
 func (l *Leased) Close() error {
+	l.mu.Lock()
+	stop, done := l.stopBeat, l.beatDone
+	if stop != nil {
+		l.stopBeat = nil
+		stop()
+	}
+	l.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 	err := l.Engine.Close()
 	l.mu.Lock()
-	done := l.released
+	done2 := l.released
 	l.released = true
 	l.mu.Unlock()
-	if done {
+	if done2 {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -73,6 +73,9 @@ func newRemote(opts Options, set engine.Settings) (*Engine, error) {
 	if opts.Remote.WSURL == "" {
 		return nil, errors.New("the remote browser has no websocket URL")
 	}
+	if _, err := relayFor(opts.HostRules); err != nil { // remotehosts.go
+		return nil, err
+	}
 	e := &Engine{opts: opts, set: set, frames: make(chan engine.Frame, 1), display: engine.DisplayHeadless}
 	e.state.MaxSteps = set.MaxSteps
 	return e, nil

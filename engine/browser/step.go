@@ -208,6 +208,10 @@ func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab
 		cancel()
 		return nil, err
 	}
+	if err := e.relayHosts(ctx, nt, true); err != nil { // remote browser: remotehosts.go
+		cancel()
+		return nil, err
+	}
 	e.loadPending(ctx, nt)
 	ep.tabsMu.Lock()
 	ep.tabs[id] = nt
