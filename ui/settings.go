@@ -30,6 +30,10 @@ type Settings struct {
 	// Server, when set, is an OpenEnv browser server (http://host:port) that
 	// runs the episodes instead of the local browser.
 	Server string
+	// RemoteBrowser, when set, is a Chromium elsewhere (a browser farm)
+	// that the engine drives over CDP instead of starting one:
+	// http://host:port or ws://host:port/devtools/browser/… (remotebrowser.go).
+	RemoteBrowser string
 	// DBInUse is the database this run uses, and DBFromCommandLine tells
 	// that --db or WAYMARK_DB chose it; neither is saved.
 	DBInUse           string
@@ -55,6 +59,7 @@ const (
 	prefExplicitWait = "explicit_wait_s"
 	prefDBPath       = "db_path"
 	prefServer       = "openenv_server"
+	prefRemote       = "remote_browser"
 	prefRecoverObs   = "recover_observation"
 	prefTheme        = "theme"
 	prefZoom         = "zoom"
@@ -76,6 +81,7 @@ func LoadSettings(p fyne.Preferences) Settings {
 	s.Annotator = strings.TrimSpace(p.String(prefAnnotator))
 	s.DBPath = p.String(prefDBPath)
 	s.Server = strings.TrimSpace(p.String(prefServer))
+	s.RemoteBrowser = strings.TrimSpace(p.String(prefRemote))
 	s.RecoverObservation = p.Bool(prefRecoverObs)
 	if disp, err := engine.ParseDisplay(p.StringWithFallback(prefDisplay, "")); err == nil {
 		s.Display = disp
@@ -120,6 +126,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetFloat(prefExplicitWait, s.ExplicitWait.Seconds())
 	p.SetString(prefDBPath, strings.TrimSpace(s.DBPath))
 	p.SetString(prefServer, strings.TrimSpace(s.Server))
+	p.SetString(prefRemote, strings.TrimSpace(s.RemoteBrowser))
 	p.SetBool(prefRecoverObs, s.RecoverObservation)
 	p.SetString(prefTheme, s.Theme)
 	g := string(s.Grounding)
@@ -150,6 +157,7 @@ func (s Settings) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, s.checkRemote()) // remotebrowser.go
 	return errors.Join(errs...)
 }
 
@@ -237,6 +245,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		}
 		return checkServer(s)
 	})
+	remote := remoteBrowserEntry(cur.RemoteBrowser) // remotebrowser.go
 	name.Validator = validator(func(s string) error {
 		if s == "" {
 			return errors.New("write your name: it is stored with every episode you record")
@@ -295,6 +304,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		{Text: "Wait action (s)", Widget: ew, HintText: "How long Wait waits, 0–10"},
 		{Text: "Database file", Widget: dbField, HintText: dbHint},
 		{Text: "OpenEnv server", Widget: srv, HintText: "Run episodes on an OpenEnv browser server at this URL instead; applies from the next episode"},
+		{Text: "Remote browser", Widget: remote, HintText: remoteBrowserHint},
 		{Text: "Appearance", Widget: look, HintText: "Theme and zoom of the interface (page pictures keep their pixels); applies at once"},
 		{Text: "Each step keeps", Widget: stores, HintText: "Besides the screenshot: the page's elements as BrowserGym sees them, and its network requests (secrets redacted)"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
@@ -328,6 +338,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		if base, err := openenv.ServerBase(s.Server); s.Server != "" && err == nil {
 			s.Server = base
 		}
+		s.RemoteBrowser = strings.TrimSpace(remote.Text)
 		s.RecoverObservation = rec.Checked
 		if i := ground.SelectedIndex(); i >= 0 {
 			s.Grounding = groundingValues[i]

@@ -151,6 +151,8 @@ func plannedEngine(s ui.Settings) string {
 	switch {
 	case s.Server != "":
 		where = "OpenEnv server " + s.Server
+	case s.RemoteBrowser != "":
+		where = "remote browser " + strings.SplitN(s.RemoteBrowser, "?", 2)[0] // a farm's token stays off the screen
 	case s.Display != "":
 		where += " (" + s.Display + ")"
 	}
