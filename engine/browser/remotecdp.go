@@ -237,9 +237,16 @@ func (p *RemoteCDP) connect(ctx context.Context, ep *cdpEndpoint) (*chromedp.Bro
 	if err != nil {
 		return nil, "", err
 	}
-	conn, err := remote.DialContext(cctx, ws)
+	dial, tracking := perConnectionFarm(ws)
+	conn, err := remote.DialContext(cctx, dial)
 	if err != nil {
 		return nil, "", err
+	}
+	if tracking != "" {
+		if ws, err = pinFarmBrowser(cctx, ws, tracking); err != nil {
+			conn.Close()
+			return nil, "", err
+		}
 	}
 	bctx, bcancel := context.WithCancel(context.Background())
 	br, err := chromedp.NewBrowserTransport(bctx, conn)
