@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -20,7 +22,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -36,6 +38,12 @@ type serveConfig struct {
 	// AllowHosts and AllowOrigins are served besides the loopback names
 	// and the server's own origin (--allow-host, --allow-origin).
 	AllowHosts, AllowOrigins []string
+	// Provider, when set, supplies each session's browser (e.g. remote_cdp:
+	// a browser farm) under a lease; nil: a local Chromium per session.
+	Provider engine.Provider
+	// LeaseTTL is the lease each session asks the provider for (0: the
+	// provider's lease_ttl, else 900 s).
+	LeaseTTL time.Duration
 	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
 	PingInterval, PongTimeout time.Duration
 	Logf                      func(format string, args ...any)
@@ -46,12 +54,19 @@ type serving struct {
 	srv      *openenv.Server
 	store    *dataset.Store
 	practice *practice.Server
+	provider engine.Provider
 }
 
-// Close ends every session (closing their browsers), then the store and
-// the practice sites.
+// Close ends every session (closing their browsers and releasing their
+// leases), then the provider's connections, the store and the practice
+// sites.
 func (s *serving) Close() error {
 	err := s.srv.Close()
+	if s.provider != nil {
+		if c, ok := s.provider.(io.Closer); ok {
+			err = errors.Join(err, c.Close())
+		}
+	}
 	if s.practice != nil {
 		err = errors.Join(err, s.practice.Close())
 	}
@@ -89,6 +104,14 @@ func runServe(env *Env, args []string) error {
 	if len(cfg.AllowHosts) > 0 || len(cfg.AllowOrigins) > 0 {
 		fmt.Fprintf(env.Stdout, "Also serving host names %s and web origins %s.\n", listOrNone(cfg.AllowHosts), listOrNone(cfg.AllowOrigins))
 	}
+	if cfg.Provider != nil {
+		ttl := "the provider's lease_ttl (else 900s)"
+		if cfg.LeaseTTL > 0 {
+			ttl = cfg.LeaseTTL.String()
+		}
+		fmt.Fprintf(env.Stdout, "Browsers come from the %s provider, one leased per session (lease %s, renewed on every step and while the client is connected).\n",
+			providerName(cfg.Provider), ttl)
+	}
 	if cfg.Record {
 		fmt.Fprintf(env.Stdout, "Recording episodes into %s.\n", sv.store.Path())
 	}
@@ -122,7 +145,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs := newFlags(env, "serve")
 	var cfg serveConfig
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8000", "address to listen on; only 127.0.0.1 unless you give another host (e.g. 0.0.0.0:8000)")
-	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each runs its own Chromium)")
+	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each gets its own browser)")
 	fs.BoolVar(&cfg.Record, "record", false, "record every session's episodes into the store as agent:NAME (for review and export)")
 	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
@@ -136,16 +159,30 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		"Without it only localhost, 127.0.0.1, [::1] and the --addr host are served")
 	fs.Var(&origins, "allow-origin", "also accept requests from web pages of this origin (http://host:port) or host pattern (*.lan); "+
 		"repeatable or comma-separated; * for any")
+	provider := fs.String("browser-provider", "", browserProviderHelp)
+	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "with --browser-provider: each session's browser lease, renewed on every step and every third of it "+
+		"while the client is connected; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, "", err
 	}
 	if fs.NArg() > 0 {
 		return cfg, "", fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
 	}
+	ttlGiven := false
+	fs.Visit(func(f *flag.Flag) { ttlGiven = ttlGiven || f.Name == "lease-ttl" })
+	if ttlGiven && cfg.LeaseTTL < time.Second {
+		return cfg, "", fmt.Errorf("%w: --lease-ttl must be at least 1s (e.g. 900s or 15m)", errUsage)
+	}
 	if cfg.MaxSessions < 1 {
 		return cfg, "", fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
 	}
 	var err error
+	if cfg.Provider, err = parseBrowserProvider(*provider); err != nil {
+		return cfg, "", fmt.Errorf("%w: --browser-provider: %v", errUsage, err)
+	}
+	if ttlGiven && cfg.Provider == nil {
+		return cfg, "", fmt.Errorf("%w: --lease-ttl needs --browser-provider (a local browser's lease is the serve process itself)", errUsage)
+	}
 	if cfg.ActionSet, err = action.ParseSet(*set); err != nil {
 		return cfg, "", fmt.Errorf("%w: --action-set: %v", errUsage, err)
 	}
@@ -270,6 +307,10 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	}
 	opts.NewEngine = func(ctx context.Context) (engine.Engine, error) {
 		return newEngine(ctx, engineSpec{Settings: settings, HostRules: hostRules})
+	}
+	if cfg.Provider != nil {
+		sv.provider = cfg.Provider
+		opts.NewEngine = leasedEngines(cfg, settings, hostRules)
 	}
 	if cfg.Record {
 		st, err := env.OpenStore()
