@@ -72,18 +72,29 @@ func BrowserGym(a Action) string {
 			k = a.Text
 		}
 		return "keyboard_press(" + pyString(k) + ")"
-	case Scroll:
-		return fmt.Sprintf("scroll(0, %d)", a.DY)
-	case Back:
-		return "go_back()"
-	case Wait:
-		return fmt.Sprintf("noop(%d)", BrowserGymWaitMS)
-	case Goto:
-		return "goto(" + pyString(a.URL) + ")"
-	case Finish:
-		return "send_msg_to_user(" + pyString(a.Text) + ")"
 	}
-	return ""
+	s, _ := browserGymNav(a, pyString)
+	return s
+}
+
+// browserGymNav writes the actions that aim at no element or coordinate,
+// the same in both of BrowserGym's vocabularies but for how strings are
+// quoted (quote): scroll(0, 300), go_back(), noop(3000), goto(…),
+// send_msg_to_user(…). ok is false for any other operation.
+func browserGymNav(a Action, quote func(string) string) (s string, ok bool) {
+	switch a.Op {
+	case Scroll:
+		return fmt.Sprintf("scroll(0, %d)", a.DY), true
+	case Back:
+		return "go_back()", true
+	case Wait:
+		return fmt.Sprintf("noop(%d)", BrowserGymWaitMS), true
+	case Goto:
+		return "goto(" + quote(a.URL) + ")", true
+	case Finish:
+		return "send_msg_to_user(" + quote(a.Text) + ")", true
+	}
+	return "", false
 }
 
 // pyString writes s as a double-quoted string literal that Python and JSON

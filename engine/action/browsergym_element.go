@@ -28,17 +28,8 @@ func BrowserGymElement(a Action, t *Target) string {
 	if t != nil {
 		bid = t.Bid
 	}
-	switch a.Op {
-	case Scroll:
-		return fmt.Sprintf("scroll(0, %d)", a.DY)
-	case Back:
-		return "go_back()"
-	case Wait:
-		return fmt.Sprintf("noop(%d)", BrowserGymWaitMS)
-	case Goto:
-		return "goto(" + pyQuoteSingle(a.URL) + ")"
-	case Finish:
-		return "send_msg_to_user(" + pyQuoteSingle(a.Text) + ")"
+	if s, ok := browserGymNav(a, pyQuoteSingle); ok {
+		return s
 	}
 	if bid == "" {
 		return ""
