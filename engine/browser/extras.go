@@ -39,6 +39,7 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 		tree    *axTree
 		axErr   error
 		snap    json.RawMessage
+		click   map[string]bool
 		snapOK  bool
 		urls    []string
 		titles  []string
@@ -62,7 +63,7 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 				e.logf("browser: could not remove the marking's aria prefixes: %v", err)
 			}
 			if withDOM {
-				snap, snapOK = e.domSnapshot(ctx, t)
+				snap, click, snapOK = e.domSnapshot(ctx, t)
 			}
 		})
 		if axErr != nil {
@@ -93,11 +94,9 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 	if snapOK {
 		x.DOM = snap
 		// With a snapshot, clickable is Chromium's, as BrowserGym's.
-		if click, ok := snapshotClickable(snap); ok {
-			for bid, p := range x.ElementProps {
-				p.Clickable = click[bid]
-				x.ElementProps[bid] = p
-			}
+		for bid, p := range x.ElementProps {
+			p.Clickable = click[bid]
+			x.ElementProps[bid] = p
 		}
 	}
 	obs.Extras = x
@@ -107,8 +106,9 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 // domSnapshot is DOMSnapshot.captureSnapshot as BrowserGym takes it (no
 // computed styles, with DOM rects and paint order), taken after the aria
 // prefixes are gone so its strings are the page's own, with the values of
-// password and payment fields masked (groundsecret.go).
-func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, bool) {
+// password and payment fields masked (groundsecret.go), and the bids it
+// marks clickable; one decode of the snapshot serves both (domsnap.go).
+func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, map[string]bool, bool) {
 	var snap json.RawMessage
 	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
 		yes := true
@@ -119,13 +119,13 @@ func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, bool
 	})
 	if err != nil {
 		e.logf("browser: could not take the DOM snapshot: %v", err)
-		return nil, false
+		return nil, nil, false
 	}
-	masked, ok := maskSnapshotSecrets(snap)
+	masked, click, ok := readDOMSnapshot(snap)
 	if !ok {
 		e.logf("browser: the DOM snapshot could not be read to mask its password and payment fields; it is left out")
 	}
-	return masked, ok
+	return masked, click, ok
 }
 
 // openPages lists the episode's open tabs in opening order: URLs, titles
@@ -157,49 +157,4 @@ func (e *Engine) openPages(ctx context.Context, ep *episode) (urls, titles []str
 		titles = append(titles, ut[1])
 	}
 	return urls, titles, active
-}
-
-// snapshotClickable lists the bids of the elements a DOM snapshot marks
-// clickable (nodes.isClickable: natively clickable or with a click
-// listener), as BrowserGym's extra_element_properties take it. ok is false
-// when the snapshot cannot be read.
-func snapshotClickable(raw json.RawMessage) (bids map[string]bool, ok bool) {
-	var snap struct {
-		Documents []struct {
-			Nodes struct {
-				Attributes  [][]int `json:"attributes"`
-				IsClickable *struct {
-					Index []int `json:"index"`
-				} `json:"isClickable"`
-			} `json:"nodes"`
-		} `json:"documents"`
-		Strings []string `json:"strings"`
-	}
-	if json.Unmarshal(raw, &snap) != nil {
-		return nil, false
-	}
-	str := func(i int) string {
-		if i < 0 || i >= len(snap.Strings) {
-			return ""
-		}
-		return snap.Strings[i]
-	}
-	bids = map[string]bool{}
-	for _, d := range snap.Documents {
-		if d.Nodes.IsClickable == nil {
-			continue
-		}
-		for _, i := range d.Nodes.IsClickable.Index {
-			if i < 0 || i >= len(d.Nodes.Attributes) {
-				continue
-			}
-			a := d.Nodes.Attributes[i]
-			for k := 0; k+1 < len(a); k += 2 {
-				if str(a[k]) == "bid" {
-					bids[str(a[k+1])] = true
-				}
-			}
-		}
-	}
-	return bids, true
 }

@@ -181,38 +181,15 @@ func (e *Engine) secretDOMNode(ctx context.Context, t *tab, id int64) bool {
 	return secretField(n.LocalName, typ, ac)
 }
 
-// maskSnapshotSecrets returns the DOM snapshot with every string that is,
-// or holds, the value of a secret field (its value attribute, inputValue or
-// textValue) replaced by action.RedactedText: the field's editor's text node
-// and layout text share the string. ok is false when the snapshot cannot be
-// read (it is then left out).
-func maskSnapshotSecrets(raw json.RawMessage) (json.RawMessage, bool) {
-	type rare struct {
-		Index []int `json:"index"`
-		Value []int `json:"value"`
-	}
-	var snap struct {
-		Documents []struct {
-			Nodes struct {
-				NodeName   []int   `json:"nodeName"`
-				Attributes [][]int `json:"attributes"`
-				InputValue *rare   `json:"inputValue"`
-				TextValue  *rare   `json:"textValue"`
-			} `json:"nodes"`
-		} `json:"documents"`
-		Strings []string `json:"strings"`
-	}
-	if json.Unmarshal(raw, &snap) != nil {
-		return nil, false
-	}
-	str := func(i int) string {
-		if i < 0 || i >= len(snap.Strings) {
-			return ""
-		}
-		return snap.Strings[i]
-	}
+// maskSecrets returns raw, the snapshot s was decoded from, with every
+// string that is, or holds, the value of a secret field (its value
+// attribute, inputValue or textValue) replaced by action.RedactedText: the
+// field's editor's text node and layout text share the string. The masked
+// strings are s's own from then on. ok is false when the snapshot cannot be
+// written back (it is then left out).
+func (s *domSnap) maskSecrets(raw json.RawMessage) (json.RawMessage, bool) {
 	values := map[string]bool{} // the secret fields' values
-	for _, d := range snap.Documents {
+	for _, d := range s.Documents {
 		nn := d.Nodes
 		secret := map[int]bool{}
 		for i, a := range nn.Attributes {
@@ -221,27 +198,27 @@ func maskSnapshotSecrets(raw json.RawMessage) (json.RawMessage, bool) {
 			}
 			var typ, ac, val string
 			for k := 0; k+1 < len(a); k += 2 {
-				switch strings.ToLower(str(a[k])) {
+				switch strings.ToLower(s.str(a[k])) {
 				case "type":
-					typ = str(a[k+1])
+					typ = s.str(a[k+1])
 				case "autocomplete":
-					ac = str(a[k+1])
+					ac = s.str(a[k+1])
 				case "value":
-					val = str(a[k+1])
+					val = s.str(a[k+1])
 				}
 			}
-			if secretField(str(nn.NodeName[i]), typ, ac) {
+			if secretField(s.str(nn.NodeName[i]), typ, ac) {
 				secret[i] = true
 				values[val] = true
 			}
 		}
-		for _, r := range []*rare{nn.InputValue, nn.TextValue} {
+		for _, r := range []*rareStrings{nn.InputValue, nn.TextValue} {
 			if r == nil {
 				continue
 			}
 			for k, i := range r.Index {
 				if secret[i] && k < len(r.Value) {
-					values[str(r.Value[k])] = true
+					values[s.str(r.Value[k])] = true
 				}
 			}
 		}
@@ -251,10 +228,10 @@ func maskSnapshotSecrets(raw json.RawMessage) (json.RawMessage, bool) {
 		return raw, true
 	}
 	changed := false
-	for i, s := range snap.Strings {
+	for i, x := range s.Strings {
 		for v := range values {
-			if s == v || (len(v) >= minSecretPart && strings.Contains(s, v)) {
-				snap.Strings[i] = action.RedactedText
+			if x == v || (len(v) >= minSecretPart && strings.Contains(x, v)) {
+				s.Strings[i] = action.RedactedText
 				changed = true
 				break
 			}
@@ -267,7 +244,7 @@ func maskSnapshotSecrets(raw json.RawMessage) (json.RawMessage, bool) {
 	if json.Unmarshal(raw, &top) != nil {
 		return nil, false
 	}
-	b, err := json.Marshal(snap.Strings)
+	b, err := json.Marshal(s.Strings)
 	if err != nil {
 		return nil, false
 	}
