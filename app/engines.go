@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"waymark/engine"
@@ -24,13 +26,29 @@ type engineSpec struct {
 	HealthTimeout time.Duration
 	// ResetExtra goes with every reset to the server (e.g. the task's facts).
 	ResetExtra map[string]any
-	// HostRules maps host names to local addresses in the local browser
-	// (the practice sites).
+	// HostRules maps host names to local addresses (the practice sites):
+	// a launch flag for a local browser, relayed by the engine for a
+	// remote one (engine/browser/remotehosts.go).
 	HostRules string
+	// Provider, when set, supplies the browser (e.g. remote_cdp: a
+	// browser farm); nil starts a local Chromium as before.
+	Provider engine.Provider
+	// OwnsProvider closes Provider (when it is an io.Closer) with the
+	// engine: a provider made for this one engine.
+	OwnsProvider bool
+	// Metadata goes with the provider's session (e.g. the task), for the
+	// farm's books.
+	Metadata map[string]string
+	// Logf, when set, gets the engine's diagnostics.
+	Logf func(format string, args ...any)
+	// LeaseLost, when set, gets a lease renewal that failed (the farm lost
+	// the session; the next step ends the episode with a clear error).
+	LeaseLost func(error)
 }
 
-// newEngine starts the engine spec describes: a connected OpenEnv client or
-// a local Chromium.
+// newEngine starts the engine spec describes: a connected OpenEnv client, a
+// browser from spec.Provider (its lease kept alive by a heartbeat while
+// the engine lives) or a local Chromium.
 func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 	if spec.Server != "" {
 		c, err := openenv.Dial(ctx, spec.Server, openenv.ClientOptions{
@@ -47,5 +65,35 @@ func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 		}
 		return c, nil
 	}
-	return browser.New(browser.Options{Settings: spec.Settings, HostRules: spec.HostRules})
+	opts := browser.Options{Settings: spec.Settings, HostRules: spec.HostRules, Logf: spec.Logf}
+	if spec.Provider == nil {
+		return browser.New(opts)
+	}
+	l, err := browser.Acquire(ctx, spec.Provider, engine.Spec{Metadata: spec.Metadata}, opts)
+	if err != nil {
+		if spec.OwnsProvider {
+			err = errors.Join(err, closeProvider(spec.Provider))
+		}
+		return nil, fmt.Errorf("cannot get a browser: %w", err)
+	}
+	l.KeepAlive(spec.LeaseLost)
+	if spec.OwnsProvider {
+		return &ownedLeased{Leased: l}, nil
+	}
+	return l, nil
+}
+
+// ownedLeased is a leased engine that also closes its provider (its
+// connections to the farm) when it closes.
+type ownedLeased struct{ *browser.Leased }
+
+func (o *ownedLeased) Close() error {
+	return errors.Join(o.Leased.Close(), closeProvider(o.Provider))
+}
+
+func closeProvider(p engine.Provider) error {
+	if c, ok := p.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }

@@ -113,7 +113,7 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 	// Network capture (har.go) when both Settings and --har keep it on;
 	// element grounding as Settings say (on unless turned off).
 	harSettings(&s.Settings, g.flags.har && s.HAR, g.flags.noRedact, os.Getenv)
-	eng, err := newEngine(ctx, engineSpec{
+	spec := engineSpec{
 		Settings: s.Settings,
 		Server:   s.Server,
 		// A person waits at Start: a server that is not there must be
@@ -121,9 +121,14 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 		HealthTimeout: 4 * time.Second,
 		ResetExtra:    openenv.FactsMetadata(openenv.EpisodeFacts{Goal: t.Goal, Category: t.Category, TaskKey: t.SourceID, Annotator: s.Annotator}),
 		HostRules:     g.sites.HostRules(),
-	})
+		Logf:          g.debugf,
+	}
+	if err := g.remoteSpec(&spec, s, map[string]string{"task": t.SourceID, "annotator": s.Annotator}); err != nil {
+		return nil, err
+	}
+	eng, err := newEngine(ctx, spec)
 	if err != nil {
-		if s.Server != "" {
+		if s.Server != "" || s.RemoteBrowser != "" {
 			return nil, fmt.Errorf("%w (check the address in Settings, or clear it to use the local browser)", err)
 		}
 		return nil, err
@@ -139,18 +144,44 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 	return o, nil
 }
 
-// replayEngine starts a fresh local browser for Review's Replay: the Record
-// screen's settings (display, waits) with the episode's action set and step
-// limit, the practice sites' host names resolving to this run's servers. A
-// replay never goes through an OpenEnv server: it needs a fresh profile it
-// controls. Headless stands in when Settings ask for Xvfb and it is missing.
+// replayEngine starts a fresh browser for Review's Replay: the Record
+// screen's settings (display, waits, remote browser) with the episode's
+// action set and step limit, the practice sites' host names resolving to
+// this run's servers. A replay never goes through an OpenEnv server: it
+// needs a fresh profile (or browser context) it controls. Headless stands
+// in when Settings ask for Xvfb and it is missing.
 func (g *gui) replayEngine(ctx context.Context, rec *replay.Recording) (engine.Engine, error) {
 	s := rec.Settings(ui.LoadSettings(g.prefs).Settings)
 	s.HAR = false // a replay's traffic is not stored
 	if _, err := exec.LookPath("Xvfb"); err != nil && s.Display == engine.DisplayXvfb {
 		s.Display = engine.DisplayHeadless
 	}
-	return newEngine(ctx, engineSpec{Settings: s, HostRules: g.sites.HostRules()})
+	spec := engineSpec{Settings: s, HostRules: g.sites.HostRules(), Logf: g.debugf}
+	if err := g.remoteSpec(&spec, ui.LoadSettings(g.prefs), map[string]string{"replay": rec.Episode.ID}); err != nil {
+		return nil, err
+	}
+	return newEngine(ctx, spec)
+}
+
+// remoteSpec gives spec the remote browser of the Settings, when they name
+// one: a provider of its own for this engine (closed with it), whose lease
+// is renewed while the engine lives.
+func (g *gui) remoteSpec(spec *engineSpec, s ui.Settings, meta map[string]string) error {
+	if s.RemoteBrowser == "" || spec.Server != "" {
+		return nil
+	}
+	p, err := parseBrowserProvider(s.RemoteBrowser)
+	if err != nil {
+		return fmt.Errorf("the remote browser in Settings: %w", err)
+	}
+	meta["client"] = "waymark desktop"
+	spec.Provider, spec.OwnsProvider, spec.Metadata = p, true, meta
+	spec.LeaseLost = func(err error) {
+		if g.debugf != nil {
+			g.debugf("%v", err)
+		}
+	}
+	return nil
 }
 
 // showSettings opens the Settings dialog; a new database location applies

@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE]) [--server URL] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
+	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE]) [--server URL | --browser-provider VALUE] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
 		"run one browser episode from action JSON lines on stdin; print one JSON line per observation. --obs browsergym reads BrowserGym action strings (click('a51'), fill('a12', 'text'), mouse_click(312, 188), ...) and prints BrowserGym observations. --restore first replays a stored episode's steps 1..K, checked like waymark replay (exit 1 on a divergence)", runPlay)
 }
 
@@ -58,6 +58,7 @@ func runPlay(env *Env, args []string) error {
 	maxSteps := fs.Int("max-steps", 0, "step limit, 1–200 (default: $BROWSER_MAX_STEPS or 20)")
 	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's) or extended")
 	server := fs.String("server", "", "play on the OpenEnv browser server at this URL (e.g. http://127.0.0.1:8000) instead of a local browser")
+	providerFlag := fs.String("browser-provider", "", browserProviderHelp)
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
 	db := fs.String("db", "", "with --restore: the database holding the episode (default: the global --db, $WAYMARK_DB or the default store)")
@@ -81,7 +82,7 @@ func runPlay(env *Env, args []string) error {
 		if target, err = parseRestore(*restore); err != nil {
 			return err
 		}
-		for _, name := range []string{"start-url", "action-set", "server"} {
+		for _, name := range []string{"start-url", "action-set", "server", "browser-provider"} {
 			if given[name] {
 				return fmt.Errorf("%w: --%s cannot go with --restore: the restored episode gives its start page and action set, and is replayed in a local browser", errUsage, name)
 			}
@@ -98,6 +99,21 @@ func runPlay(env *Env, args []string) error {
 			return fmt.Errorf("%w: --start-url: %v", errUsage, err)
 		}
 	}
+	if given["server"] && given["browser-provider"] {
+		return fmt.Errorf("%w: --server and --browser-provider cannot go together: an OpenEnv server runs its own browsers; give one of them", errUsage)
+	}
+	prov, err := parseBrowserProvider(*providerFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --browser-provider: %v", errUsage, err)
+	}
+	// The provider is play's own: the engine closes it (and its connections
+	// to the farm) with itself; until then a parse or setup error closes it.
+	ownProv := prov
+	defer func() {
+		if ownProv != nil {
+			closeProvider(ownProv)
+		}
+	}()
 	settings, err := engine.SettingsFromEnv()
 	if err != nil {
 		return err
@@ -126,7 +142,8 @@ func runPlay(env *Env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if gymOn {
-		return runPlayGym(ctx, env, gym, given, settings, *startURL, *shots)
+		ownProv = nil
+		return runPlayGym(ctx, env, gym, given, settings, prov, *startURL, *shots)
 	}
 	var eng engine.Engine
 	var rec *replay.Recording
@@ -159,8 +176,11 @@ func runPlay(env *Env, args []string) error {
 		eng = e
 	} else {
 		// --server: a remote OpenEnv browser server (e.g. `waymark serve`
-		// or helium); else a local Chromium.
-		e, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server})
+		// or helium); else a browser from --browser-provider (a farm), or a
+		// local Chromium.
+		ownProv = nil
+		e, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server, Provider: prov, OwnsProvider: true,
+			Metadata: map[string]string{"client": "waymark play"}, LeaseLost: playWarn(env)})
 		if err != nil {
 			return err
 		}
@@ -369,4 +389,9 @@ func readActionLines(r io.Reader, max int, fn func(n int, line []byte, size int)
 			return nil
 		}
 	}
+}
+
+// playWarn prints a warning (a lost browser lease) on play's standard error.
+func playWarn(env *Env) func(error) {
+	return func(err error) { fmt.Fprintf(env.Stderr, "waymark play: warning: %v\n", err) }
 }

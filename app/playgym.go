@@ -107,7 +107,7 @@ const gymGreeting = "Hi! I am your UI assistant, I can perform web tasks for you
 // runPlayGym plays one episode in the BrowserGym mode. settings are play's;
 // their MaxSteps counts BrowserGym steps (one may take up to three Waymark
 // actions, so the engine itself gets the largest limit).
-func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]bool, settings engine.Settings, startURL, shots string) error {
+func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]bool, settings engine.Settings, prov engine.Provider, startURL, shots string) error {
 	limit := settings.MaxSteps
 	settings.MaxSteps = engine.MaxMaxSteps
 	settings.Grounding = engine.GroundingOn
@@ -117,7 +117,8 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 	if !given["action-set"] {
 		settings.ActionSet = action.SetExtended // hover, dblclick, drag, goto, scroll_at
 	}
-	eng, err := newEngine(ctx, engineSpec{Settings: settings})
+	eng, err := newEngine(ctx, engineSpec{Settings: settings, Provider: prov, OwnsProvider: true,
+		Metadata: map[string]string{"client": "waymark play --obs browsergym"}, LeaseLost: playWarn(env)})
 	if err != nil {
 		return err
 	}
