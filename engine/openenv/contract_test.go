@@ -233,6 +233,17 @@ func TestContractFatalFrames(t *testing.T) {
 	}
 	tr.got(reply)
 	closeStatus(bin)
+
+	tr.note("LEASE_EXPIRED (the session's remote browser is gone)")
+	leased := newLeasedSketch(time.Hour)
+	_, hs4 := testServer(t, Options{Provider: "remote_cdp", LeaseGone: func(error) bool { return true },
+		NewEngine: func(context.Context) (engine.Engine, error) { return leased, nil }})
+	gone := dialRaw(t, hs4)
+	gone.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	leased.failWith(errors.New("context disposed"))
+	tr.sent(`{"type":"step","data":{"op":"wait"}}`)
+	tr.got(gone.call(`{"type":"step","data":{"op":"wait"}}`))
+	closeStatus(gone)
 	tr.compare("wire_fatal.golden")
 }
 

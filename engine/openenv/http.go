@@ -17,7 +17,11 @@ const statelessTimeout = 2 * time.Minute
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, obj(field{"status", "healthy"}))
+		if s.opts.Provider == "" {
+			writeJSON(w, http.StatusOK, obj(field{"status", "healthy"}))
+			return
+		}
+		writeJSON(w, http.StatusOK, obj(field{"status", "healthy"}, field{"sessions", s.leaseReport()}))
 	})
 	s.mux.HandleFunc("GET /metadata", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, obj(

@@ -106,6 +106,17 @@ type Options struct {
 	// AllowOrigins are web origins ("http://host:port") or host patterns
 	// ("*.lan") allowed besides the server's own origin; "*" allows any.
 	AllowOrigins []string
+	// Provider names where sessions' browsers come from (a provider with
+	// leases, e.g. remote_cdp); when set, /health also reports the
+	// sessions in use and their leases (lease.go). An engine that
+	// implements Lease is kept alive while its client is connected, and
+	// a WrapEpisode engine with Interrupt(reason string) error is told
+	// when its lease expired.
+	Provider string
+	// LeaseGone reports whether a failed lease renewal means the browser is
+	// gone for good, which ends the session at once rather than at the
+	// lease's deadline (nil: never).
+	LeaseGone func(error) bool
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
 }
@@ -219,6 +230,8 @@ type session struct {
 	agent   string // the agent's name from a metadata hint
 	epAgent string // the current episode's agent name
 	details bool   // the reset asked for titles and timings (metadata.details)
+
+	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
 }
 
 // inbound is one frame from the client.
@@ -263,7 +276,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			field{"factory_name", s.opts.Name}))
 		return
 	}
-	ss := &session{srv: s, info: info, conn: c, base: base, eng: base}
+	ss := &session{srv: s, info: info, conn: c, base: base, eng: base, lease: s.newLeaseKeeper(base, info.ID)}
 	s.mu.Lock()
 	s.sessions[info.ID] = ss
 	s.mu.Unlock()
@@ -331,11 +344,17 @@ func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
 		}
 	}()
 	go ss.pinger(ctx, cancel)
+	ss.lease.start(ctx, notify)
 
 	reason := "client closed the connection"
 	status := websocket.StatusNormalClosure
 loop:
 	for {
+		if lerr := ss.lease.endedErr(); lerr != nil {
+			reason = "browser lease expired: " + lerr.Error()
+			ss.leaseExpired(ctx, lerr)
+			break
+		}
 		qmu.Lock()
 		var m *inbound
 		if len(queue) > 0 {
@@ -366,10 +385,15 @@ loop:
 				"binary frames are not supported: send each message as one JSON text frame"))
 			break
 		}
-		reply, end := ss.handle(ctx, m.data)
+		mctx, mdone := ss.lease.messageContext(ctx)
+		reply, end := ss.handle(mctx, m.data)
+		mdone()
 		if ctx.Err() != nil {
 			reason = "client went away during a message"
 			break
+		}
+		if ss.lease.endedErr() != nil {
+			continue // the lease ended meanwhile: the loop's top says so
 		}
 		if reply != nil && !ss.send(ctx, reply) {
 			reason = "could not send the reply"
@@ -423,6 +447,7 @@ func (ss *session) pinger(ctx context.Context, cancel context.CancelFunc) {
 
 // teardown closes the episode wrapper and the session's engine.
 func (ss *session) teardown() {
+	ss.lease.stop()
 	if ss.wrap != nil {
 		if err := ss.wrap.Close(); err != nil {
 			ss.srv.opts.Logf("openenv: session %s: closing the episode: %v", ss.info.ID, err)
@@ -479,11 +504,14 @@ func (ss *session) handle(ctx context.Context, data []byte) (reply []byte, end b
 		return frame("state", stateData(ss.state())), false
 	case "mcp":
 		return frame("mcp", mcpResponse(payload)), false
-	case "reset":
-		return ss.reset(ctx, payload), false
-	default: // step
-		return ss.step(ctx, payload), false
 	}
+	if !ss.lease.renew(ctx) {
+		return nil, false // the lease ended: the session loop says so
+	}
+	if typ == "reset" {
+		return ss.reset(ctx, payload), false
+	}
+	return ss.step(ctx, payload), false
 }
 
 func (ss *session) state() engine.State {

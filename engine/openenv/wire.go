@@ -35,6 +35,10 @@ const (
 	CodeCapacityReached = "CAPACITY_REACHED"
 	CodeFactoryError    = "FACTORY_ERROR"
 	CodeSessionError    = "SESSION_ERROR"
+	// CodeLeaseExpired: the session's browser lease ran out (renewals
+	// failed until its deadline, or the browser is gone); the server closes
+	// the socket and releases the browser. Waymark's addition.
+	CodeLeaseExpired = "LEASE_EXPIRED"
 )
 
 // field is one key of an ordered JSON object.

@@ -1,0 +1,24 @@
+package dataset
+
+// Interrupt ends the current episode, if it is recording, as interrupted
+// with reason as its end reason (e.g. "lease_expired": the session lost its
+// remote browser); its steps are kept and the recorder records no more of
+// it. The next Reset starts a new episode.
+func (r *Recorder) Interrupt(reason string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ep == "" || (!r.open && r.failed == nil) {
+		return nil
+	}
+	r.open = false
+	return r.store.interruptWith(r.ep, reason)
+}
+
+// interruptWith marks a recording episode interrupted with reason.
+func (s *Store) interruptWith(id, reason string) error {
+	if _, err := s.db.Exec(`UPDATE episodes SET status='interrupted', end_reason=?, ended_at=COALESCE(ended_at, ?) WHERE id=? AND status='recording'`,
+		reason, now(), id); err != nil {
+		return s.explainWriteError(err)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package openenv
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"waymark/engine"
+)
+
+// leasedSketch is the sketch engine holding a lease whose renewals the test
+// makes fail (the real remote lease is exercised through `serve` in
+// app/serve_provider_test.go).
+type leasedSketch struct {
+	*sketchEngine
+	ttl time.Duration
+
+	mu       sync.Mutex
+	deadline time.Time
+	fail     error
+	renewals int
+}
+
+func newLeasedSketch(ttl time.Duration) *leasedSketch {
+	return &leasedSketch{sketchEngine: newSketch(), ttl: ttl, deadline: time.Now().Add(ttl)}
+}
+
+func (l *leasedSketch) Renew(context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail != nil {
+		return l.fail
+	}
+	l.deadline = time.Now().Add(l.ttl)
+	l.renewals++
+	return nil
+}
+
+func (l *leasedSketch) Deadline() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.deadline
+}
+
+func (l *leasedSketch) TTL() time.Duration { return l.ttl }
+
+func (l *leasedSketch) LeaseHandle() engine.Handle {
+	return engine.Handle{SessionID: "lease-1", Transport: "remote_cdp",
+		Endpoint: "ws://u:pw@farm.example:9222/devtools/browser/abc?token=SECRET#x"}
+}
+
+func (l *leasedSketch) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.renewals
+}
+
+func (l *leasedSketch) failWith(err error) {
+	l.mu.Lock()
+	l.fail = err
+	l.mu.Unlock()
+}
+
+// interruptRec is an episode wrapper that keeps the end reason it is told.
+type interruptRec struct {
+	engine.Engine
+	mu     sync.Mutex
+	reason string
+}
+
+func (r *interruptRec) Interrupt(reason string) error {
+	r.mu.Lock()
+	r.reason = reason
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *interruptRec) got() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reason
+}
+
+func health(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// Steps and the heartbeat renew the lease; /health shows it without the
+// endpoint's secrets.
+func TestLeaseRenewedAndReported(t *testing.T) {
+	eng := newLeasedSketch(900 * time.Millisecond)
+	srv, hs := testServer(t, Options{Provider: "remote_cdp", MaxSessions: 3,
+		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
+	if got := health(t, hs.URL); got != `{"status":"healthy","sessions":{"active":0,"max":3,"provider":"remote_cdp","leases":[]}}` {
+		t.Errorf("/health with no session: %s", got)
+	}
+	r := dialRaw(t, hs)
+	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	r.call(`{"type":"step","data":{"op":"wait"}}`)
+	if n := eng.count(); n != 2 {
+		t.Errorf("renewals after a reset and a step: %d, want 2", n)
+	}
+	r.call(`{"type":"state"}`)
+	if n := eng.count(); n != 2 {
+		t.Errorf("a state message renewed the lease: %d renewals", n)
+	}
+	// The heartbeat (every 300 ms here) renews with no message at all.
+	waitFor(t, "a heartbeat", func() bool { return eng.count() >= 4 })
+	h := health(t, hs.URL)
+	for _, want := range []string{
+		`{"status":"healthy","sessions":{"active":1,"max":3,"provider":"remote_cdp","leases":[{"session_id":"`,
+		`","lease_id":"lease-1","transport":"remote_cdp","endpoint":"ws://farm.example:9222/devtools/browser/abc","ttl_seconds":0.9,"deadline":"`,
+		`,"seconds_left":0.`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("/health lacks %s:\n%s", want, h)
+		}
+	}
+	if strings.Contains(h, "SECRET") || strings.Contains(h, "pw") {
+		t.Errorf("/health shows the endpoint's secrets: %s", h)
+	}
+	if srv.ActiveSessions() != 1 {
+		t.Errorf("the session ended while its lease was renewed")
+	}
+}
+
+// Renewals that keep failing end the session at the lease's deadline with
+// LEASE_EXPIRED; the episode is told why and the engine is closed.
+func TestLeaseExpiresAtItsDeadline(t *testing.T) {
+	eng := newLeasedSketch(600 * time.Millisecond)
+	rec := &interruptRec{}
+	srv, hs := testServer(t, Options{Provider: "remote_cdp",
+		NewEngine:   func(context.Context) (engine.Engine, error) { return eng, nil },
+		WrapEpisode: func(base engine.Engine, _ EpisodeStart) (engine.Engine, error) { rec.Engine = base; return rec, nil }})
+	r := dialRaw(t, hs)
+	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	eng.failWith(errors.New("farm busy"))
+	start := time.Now()
+	// A step before the deadline still runs: a failed renewal alone is no expiry.
+	if code, _ := errCode(t, r.call(`{"type":"step","data":{"op":"wait"}}`)); code != "" {
+		t.Fatalf("a step before the deadline failed with %s", code)
+	}
+	data, err := r.recv(10 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, msg := errCode(t, data)
+	if code != "LEASE_EXPIRED" || !strings.Contains(msg, "no renewal succeeded before its deadline") || !strings.Contains(msg, "farm busy") {
+		t.Fatalf("got %s", data)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("the lease ended after %s, before its deadline", d)
+	}
+	_, err = r.recv(5 * time.Second)
+	if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Errorf("after LEASE_EXPIRED: %v, want a normal closure", err)
+	}
+	waitFor(t, "the session to end", func() bool { return srv.ActiveSessions() == 0 })
+	if !eng.closed.Load() {
+		t.Error("the engine (the browser) was not closed")
+	}
+	if got := rec.got(); got != "lease_expired" {
+		t.Errorf("the episode's end reason: %q, want lease_expired", got)
+	}
+}
+
+// A browser that is gone ends the session at the next step, which does not
+// run.
+func TestLeaseGoneEndsAtOnce(t *testing.T) {
+	eng := newLeasedSketch(time.Hour)
+	_, hs := testServer(t, Options{Provider: "remote_cdp",
+		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil },
+		LeaseGone: func(err error) bool { return strings.Contains(err.Error(), "disposed") }})
+	r := dialRaw(t, hs)
+	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	eng.failWith(errors.New("context disposed"))
+	data := r.call(`{"type":"step","data":{"op":"wait"}}`)
+	if code, msg := errCode(t, data); code != "LEASE_EXPIRED" || !strings.Contains(msg, "the browser is gone: context disposed") {
+		t.Fatalf("got %s", data)
+	}
+	if s := eng.State(); s.StepCount != 0 {
+		t.Errorf("the step ran on a lost browser: step count %d", s.StepCount)
+	}
+}
