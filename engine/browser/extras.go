@@ -103,20 +103,13 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 	return png, in, shotErr, infErr
 }
 
-// domSnapshot is DOMSnapshot.captureSnapshot as BrowserGym takes it (no
-// computed styles, with DOM rects and paint order), taken after the aria
-// prefixes are gone so its strings are the page's own, with the values of
-// password and payment fields masked (groundsecret.go), and the bids it
-// marks clickable; one decode of the snapshot serves both (domsnap.go).
+// domSnapshot is the page's DOM snapshot (captureDOMSnapshot), taken
+// after the aria prefixes are gone so its strings are the page's own, with
+// the values of password and payment fields masked (groundsecret.go), and
+// the bids it marks clickable; one decode of the snapshot serves both
+// (domsnap.go).
 func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, map[string]bool, bool) {
-	var snap json.RawMessage
-	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
-		yes := true
-		var err error
-		snap, err = chromedp.Call(c, captureSnapshot, domsnapshot.CaptureSnapshotParams{
-			ComputedStyles: []string{}, IncludeDOMRects: &yes, IncludePaintOrder: &yes})
-		return err
-	})
+	snap, err := e.captureDOMSnapshot(ctx, t)
 	if err != nil {
 		e.logf("browser: could not take the DOM snapshot: %v", err)
 		return nil, nil, false
@@ -126,6 +119,20 @@ func (e *Engine) domSnapshot(ctx context.Context, t *tab) (json.RawMessage, map[
 		e.logf("browser: the DOM snapshot could not be read to mask its password and payment fields; it is left out")
 	}
 	return masked, click, ok
+}
+
+// captureDOMSnapshot is DOMSnapshot.captureSnapshot as BrowserGym takes it
+// (no computed styles, with DOM rects and paint order), raw.
+func (e *Engine) captureDOMSnapshot(ctx context.Context, t *tab) (json.RawMessage, error) {
+	var snap json.RawMessage
+	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
+		yes := true
+		var err error
+		snap, err = chromedp.Call(c, captureSnapshot, domsnapshot.CaptureSnapshotParams{
+			ComputedStyles: []string{}, IncludeDOMRects: &yes, IncludePaintOrder: &yes})
+		return err
+	})
+	return snap, err
 }
 
 // openPages lists the episode's open tabs in opening order: URLs, titles

@@ -1,14 +1,10 @@
 package browser
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
-	"waymark/assets/practice"
 	"waymark/engine"
 	"waymark/engine/action"
 )
@@ -21,14 +17,9 @@ import (
 // them), without and with the DOM snapshot, and the median step with the
 // snapshot (dom mode).
 func BenchmarkGrounding(b *testing.B) {
-	ps, err := practice.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ps.Close() })
-	hosts := func(o *Options) { o.HostRules = ps.HostRules() }
-	eOff := newEngine(b, engine.DisplayHeadless, hosts)
-	eOn := newEngine(b, engine.DisplayHeadless, func(o *Options) { hosts(o); o.Settings.Grounding = engine.GroundingOn })
+	shop := shopEngines(b)
+	eOff := shop(nil)
+	eOn := shop(func(o *Options) { o.Settings.Grounding = engine.GroundingOn })
 	pages := []string{"http://shop.waymark.test/", "http://shop.waymark.test/category/footwear",
 		"http://shop.waymark.test/product/summit-gtx", "http://shop.waymark.test/search?q=boots"}
 	page := 0
@@ -95,30 +86,13 @@ func BenchmarkGrounding(b *testing.B) {
 			}
 		}
 	}
-	median := func(s []time.Duration) float64 {
-		slices.Sort(s)
-		return float64(s[len(s)/2].Microseconds()) / 1000
-	}
 	medianInt := func(s []int) float64 { slices.Sort(s); return float64(s[len(s)/2]) }
-	mOff, mOn := median(off), median(on)
+	mOff, mOn := medianMS(off), medianMS(on)
 	b.ReportMetric(mOff, "ms/median-off")
 	b.ReportMetric(mOn, "ms/median-on")
 	b.ReportMetric(100*(mOn-mOff)/mOff, "%added")
-	b.ReportMetric(median(dom), "ms/median-dom")
+	b.ReportMetric(medianMS(dom), "ms/median-dom")
 	b.ReportMetric(medianInt(size)/1024, "KiB/step-gz")
 	b.ReportMetric(medianInt(domSize)/1024, "KiB/step-gz-dom")
 	b.ReportMetric(0, "ns/op")
-}
-
-// gzipJSON is the size of v as gzip-compressed JSON.
-func gzipJSON(b *testing.B, v any) int {
-	js, err := json.Marshal(v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(js)
-	zw.Close()
-	return buf.Len()
 }

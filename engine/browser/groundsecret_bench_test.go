@@ -3,14 +3,9 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/domsnapshot"
-	"github.com/chromedp/chromedp"
-
-	"waymark/assets/practice"
 	"waymark/engine"
 	"waymark/engine/action"
 )
@@ -22,15 +17,7 @@ import (
 // median time of all a step does with the snapshot (one decode: masking
 // and clickable bids), and the snapshot's size.
 func BenchmarkGroundingMaskSecrets(b *testing.B) {
-	ps, err := practice.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ps.Close() })
-	e := newEngine(b, engine.DisplayHeadless, func(o *Options) {
-		o.HostRules = ps.HostRules()
-		o.Settings.Grounding = engine.GroundingDOM
-	})
+	e := shopEngines(b)(func(o *Options) { o.Settings.Grounding = engine.GroundingDOM })
 	reset(b, e, "http://shop.waymark.test/checkout")
 	step(b, e, action.ScrollBy(600))
 	step(b, e, action.ClickAt(277, 305))
@@ -53,12 +40,7 @@ func BenchmarkGroundingMaskSecrets(b *testing.B) {
 		b.Fatal(err)
 	}
 	treeJSON, _ := json.Marshal(tree)
-	yes := true
-	var snap json.RawMessage
-	err = t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
-		snap, err = chromedp.Call(c, captureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{}, IncludeDOMRects: &yes, IncludePaintOrder: &yes})
-		return err
-	})
+	snap, err := e.captureDOMSnapshot(ctx, t)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,13 +68,9 @@ func BenchmarkGroundingMaskSecrets(b *testing.B) {
 		e.maskAXSecrets(ctx, t, &tr, res.Secrets)
 		axD = append(axD, time.Since(start))
 	}
-	median := func(s []time.Duration) float64 {
-		slices.Sort(s)
-		return float64(s[len(s)/2].Microseconds()) / 1000
-	}
-	b.ReportMetric(median(snapD), "ms/mask-dom")
-	b.ReportMetric(median(bothD), "ms/dom-extras")
-	b.ReportMetric(median(axD), "ms/mask-ax")
+	b.ReportMetric(medianMS(snapD), "ms/mask-dom")
+	b.ReportMetric(medianMS(bothD), "ms/dom-extras")
+	b.ReportMetric(medianMS(axD), "ms/mask-ax")
 	b.ReportMetric(float64(len(snap))/1024, "KiB/dom")
 	b.ReportMetric(float64(len(tree.Nodes)), "axnodes")
 	b.ReportMetric(0, "ns/op")

@@ -5,12 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"slices"
 	"testing"
 	"time"
 
-	"waymark/assets/practice"
-	"waymark/engine"
 	"waymark/engine/action"
 )
 
@@ -21,14 +18,9 @@ import (
 // added percentage (the target is at most 10 %), and the bytes a step's
 // entries take in the store (gzip JSON, as har_chunks keeps them).
 func BenchmarkHARCapture(b *testing.B) {
-	ps, err := practice.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ps.Close() })
+	engines := shopEngines(b)
 	mk := func(on bool) *Engine {
-		return newEngine(b, engine.DisplayHeadless, func(o *Options) {
-			o.HostRules = ps.HostRules()
+		return engines(func(o *Options) {
 			o.Settings.ActionSet = action.SetExtended
 			o.Settings.HAR = on
 		})
@@ -75,11 +67,7 @@ func BenchmarkHARCapture(b *testing.B) {
 			on.TakeHAR(false)
 		}
 	}
-	median := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2].Microseconds()) / 1000
-	}
-	mOff, mOn := median(tOff), median(tOn)
+	mOff, mOn := medianMS(tOff), medianMS(tOn)
 	b.ReportMetric(mOff, "ms/step-off")
 	b.ReportMetric(mOn, "ms/step-on")
 	b.ReportMetric(100*(mOn-mOff)/mOff, "%added")
