@@ -132,7 +132,10 @@ func runServeLoad(b *testing.B, bin, mode string, clients int) {
 	if mode == "remote" {
 		farm = startFarm(b)
 		defer farm.stop()
-		args = append(args, "--browser-provider", fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q],"max_per_endpoint":%d}}`, farm.http, loadSessions))
+		// connect_timeout: on a loaded 2-core machine 4 sessions opening at
+		// once on one endpoint took longer than the default 10 s.
+		args = append(args, "--browser-provider",
+			fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q],"max_per_endpoint":%d,"connect_timeout":60}}`, farm.http, loadSessions))
 	}
 	sv := startServe(b, bin, args)
 	defer sv.stop(b)
