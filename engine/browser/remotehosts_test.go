@@ -117,6 +117,29 @@ func TestRemoteBrowserRelaysMappedHosts(t *testing.T) {
 			t.Fatalf("error %q, title %q", obs.Error, obs.Title)
 		}
 	})
+	t.Run("KeepAlive renews a short lease until Close", func(t *testing.T) {
+		ctx := context.Background()
+		l, err := Acquire(ctx, p, engine.Spec{LeaseTTL: 900 * time.Millisecond}, Options{Settings: engine.DefaultSettings()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		first := l.Deadline()
+		l.KeepAlive(func(err error) { t.Errorf("a renewal failed: %v", err) })
+		time.Sleep(1500 * time.Millisecond) // past the lease's first deadline
+		if !l.Deadline().After(first.Add(300 * time.Millisecond)) {
+			t.Fatalf("deadline %v not moved on from %v", l.Deadline(), first)
+		}
+		if err := p.Heartbeat(ctx, l.Handle); err != nil {
+			t.Fatalf("the lease lapsed although renewed: %v", err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Heartbeat(ctx, l.Handle); err == nil || !strings.Contains(err.Error(), "released or its lease expired") {
+			t.Fatalf("after Close the session still renews: %v", err)
+		}
+	})
 	t.Run("rules a remote browser cannot take are refused", func(t *testing.T) {
 		_, err := New(Options{Settings: engine.DefaultSettings(), HostRules: "EXCLUDE x.test", Remote: &Remote{WSURL: farm.ws}})
 		if err == nil || !strings.Contains(err.Error(), `only rules of the form "MAP host address[:port]"`) {
