@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -152,8 +153,12 @@ func startBrowserless(t *testing.T) *browserless {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // node and the Chromiums it started
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // node and what it started in its group
 		<-done
+		// Browserless launches its Chromiums detached (their own process
+		// groups), with profiles under the data directory: end them too,
+		// or they outlive the test and load the machine.
+		killWithArg(data)
 	})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := s.sessions(""); err == nil {
@@ -365,4 +370,19 @@ func TestBrowserless(t *testing.T) {
 			}
 		}
 	})
+}
+
+// killWithArg kills every process whose command line mentions arg.
+func killWithArg(arg string) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), arg) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
