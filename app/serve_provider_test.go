@@ -31,7 +31,7 @@ import (
 // with SIGKILL leaves no browser context behind. One remote Chromium for
 // the whole file.
 func TestServeBrowserProvider(t *testing.T) {
-	farm := startFarmChromium(t)
+	farm := startRemoteChromium(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<title>farm</title><body style="margin:0;height:2000px"><a href="/next" style="display:block;height:300px">next</a></body>`)
@@ -325,49 +325,4 @@ func cdpCall(t *testing.T, farm, method string, params any) json.RawMessage {
 			return m.Result
 		}
 	}
-}
-
-// startFarmChromium starts a Chromium as its own process with a DevTools
-// port on 127.0.0.1, as a browser farm runs it, and returns its
-// http://127.0.0.1:PORT address.
-func startFarmChromium(t *testing.T) string {
-	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		t.Skip("no Chromium to serve as the remote browser")
-	}
-	dir := t.TempDir()
-	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(path, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done })
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err == nil && len(lines) == 2 {
-			return "http://127.0.0.1:" + lines[0]
-		}
-		select {
-		case <-done:
-			t.Fatal("the remote Chromium exited at start")
-		default:
-		}
-	}
-	t.Fatal("the remote Chromium wrote no DevToolsActivePort within 15 s")
-	return ""
 }
