@@ -36,9 +36,33 @@ type Remote struct {
 	DialTimeout time.Duration
 }
 
-// ErrRemoteGone: the remote browser stopped answering or the connection to
-// it ended.
+// ErrRemoteGone: the connection to the remote browser ended, or the
+// session's browser context no longer exists on it.
 var ErrRemoteGone = errors.New("the remote browser is gone")
+
+// ErrRemoteSlow: the remote browser did not answer in time while its
+// connection stays open. A farm that is only overloaded answers later, so
+// this does not end a session: its lease runs on to its deadline.
+var ErrRemoteSlow = errors.New("the remote browser is slow to answer")
+
+// remoteCallError classifies the failure of a CDP call on br that was
+// given limit to answer: ErrRemoteSlow when it ran out of time on a
+// connection that is still open, ErrRemoteGone otherwise.
+func remoteCallError(br *chromedp.Browser, addr, what string, limit time.Duration, err error) error {
+	if !lost(br) && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s did not answer %s within %v (its connection is open: the farm may be overloaded)",
+			ErrRemoteSlow, redactURL(addr), what, limit.Round(100*time.Millisecond))
+	}
+	return fmt.Errorf("%w: %s: %s: %v", ErrRemoteGone, redactURL(addr), what, scrubQuery(err.Error()))
+}
+
+// callLimit is the time a call gets under ctx with at most max.
+func callLimit(ctx context.Context, max time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < max {
+		return time.Until(dl)
+	}
+	return max
+}
 
 // NewForHandle makes an engine for a session a provider acquired: a local
 // Chromium for local_process, the remote browser for remote_cdp. The
@@ -102,6 +126,10 @@ func (e *Engine) connectRemote() error {
 	if !stop() || err != nil {
 		bcancel()
 		allocCancel()
+		if errors.Is(start.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %s did not open the session's tab within %v; the farm may be overloaded: try again, or give it more time (connect_timeout)",
+				ErrRemoteSlow, redactURL(r.WSURL), (dial + e.set.OpTimeout).Round(100*time.Millisecond))
+		}
 		if err == nil {
 			err = start.Err()
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -127,6 +128,7 @@ type cdpEndpoint struct {
 	active    int
 	downUntil time.Time
 	lastErr   error
+	slow      bool // lastErr was a timeout: the endpoint is up but did not answer in time
 }
 
 type cdpSession struct {
@@ -290,7 +292,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 	p.mu.Unlock()
 	var errs []string
 	tried := map[*cdpEndpoint]bool{}
-	full := 0
+	full, slow := 0, 0
 	for _, ep := range order {
 		p.mu.Lock()
 		if p.opts.MaxPerEndpoint > 0 && ep.active >= p.opts.MaxPerEndpoint {
@@ -313,6 +315,10 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 				ep.drop() // a live connection stays: the other sessions' contexts live on it
 			}
 			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), errors.New(scrubQuery(err.Error()))
+			ep.slow = isTimeout(err)
+			if ep.slow {
+				slow++
+			}
 			errs = append(errs, fmt.Sprintf("%s: %v", redactURL(ep.addr), ep.lastErr))
 			p.mu.Unlock()
 			continue
@@ -337,15 +343,30 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 	for _, ep := range p.eps {
 		if !tried[ep] && now.Before(ep.downUntil) && ep.lastErr != nil {
 			errs = append(errs, fmt.Sprintf("%s: down until %s after: %v", redactURL(ep.addr), ep.downUntil.Format(time.TimeOnly), ep.lastErr))
+			if ep.slow {
+				slow++
+			}
 		}
 	}
 	p.mu.Unlock()
 	if full > 0 {
 		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
 	}
-	return engine.Handle{}, fmt.Errorf("no remote browser endpoint could take a session (%s); check that the browser farm runs, or raise max_per_endpoint",
-		strings.Join(errs, "; "))
+	advice := "check that the browser farm runs, or raise max_per_endpoint"
+	if slow > 0 && slow == len(errs)-min(full, 1) {
+		// Every endpoint that failed is alive but did not answer in time.
+		advice = fmt.Sprintf("the farm is slow to answer (overloaded?): try again, or raise connect_timeout (now %v)", p.connectTimeout())
+		if full > 0 {
+			advice += " or max_per_endpoint"
+		}
+	}
+	return engine.Handle{}, fmt.Errorf("no remote browser endpoint could take a session (%s); %s", strings.Join(errs, "; "), advice)
 }
+
+// lateCreateWait is how long a browser context that was asked for but not
+// made within connect_timeout may still arrive: one that arrives is
+// disposed of at once, so a slow farm is not left holding it.
+const lateCreateWait = 10 * time.Minute
 
 // create connects to ep and makes a browser context.
 func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, cdp.BrowserContextID, error) {
@@ -353,16 +374,57 @@ func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Brow
 	if err != nil {
 		return nil, "", "", err
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
-	defer cancel()
-	res, err := cdp.Call(cctx, br, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptrTo(true)})
-	if err != nil {
-		return br, ws, "", fmt.Errorf("Target.createBrowserContext: %w", err)
+	type made struct {
+		id  cdp.BrowserContextID
+		err error
 	}
-	return br, ws, res.BrowserContextID, nil
+	reply := make(chan made, 1)
+	// The call runs on past the caller's patience: a farm that answers
+	// late has still made the context, which must then be disposed of.
+	go func() {
+		lctx, cancel := context.WithTimeout(context.Background(), lateCreateWait)
+		defer cancel()
+		res, err := cdp.Call(lctx, br, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: ptrTo(true)})
+		if err != nil {
+			reply <- made{err: err}
+			return
+		}
+		reply <- made{id: res.BrowserContextID}
+	}()
+	limit := callLimit(ctx, p.connectTimeout())
+	wait := time.NewTimer(limit)
+	defer wait.Stop()
+	select {
+	case r := <-reply:
+		if r.err != nil {
+			return br, ws, "", fmt.Errorf("Target.createBrowserContext: %w", r.err)
+		}
+		return br, ws, r.id, nil
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-wait.C:
+		err = context.DeadlineExceeded
+	}
+	go func() {
+		if r := <-reply; r.err == nil && !lost(br) {
+			dctx, cancel := context.WithTimeout(context.Background(), p.connectTimeout())
+			defer cancel()
+			cdp.Call(dctx, br, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: r.id})
+		}
+	}()
+	if ctx.Err() != nil {
+		return br, ws, "", err
+	}
+	return br, ws, "", remoteCallError(br, ep.addr, "Target.createBrowserContext", limit, err)
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// isTimeout reports whether err is a call or a dial that ran out of time.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, ErrRemoteSlow) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
 
 // lost reports whether the connection br ended.
 func lost(br *chromedp.Browser) bool {
@@ -434,11 +496,15 @@ func (p *RemoteCDP) Heartbeat(ctx context.Context, h engine.Handle) error {
 		return fmt.Errorf("the remote browser session %s was released or its lease expired; acquire a new one", h.SessionID)
 	}
 	p.mu.Unlock()
-	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())
+	limit := callLimit(ctx, p.connectTimeout())
+	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := cdp.Call(cctx, s.br, target.GetBrowserContexts, cdp.Empty{})
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrRemoteGone, redactURL(s.ep.addr), err)
+		if ctx.Err() == context.Canceled {
+			return ctx.Err()
+		}
+		return remoteCallError(s.br, s.ep.addr, "the lease renewal", limit, err)
 	}
 	for _, id := range res.BrowserContextIDs {
 		if id == s.ctxID {

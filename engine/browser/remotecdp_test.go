@@ -75,6 +75,15 @@ func (f *farmChromium) kill() {
 	<-f.done
 }
 
+// signal sends sig to the Chromium and its helpers (SIGSTOP freezes a
+// farm without closing its connections).
+func (f *farmChromium) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := syscall.Kill(-f.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.Fatal(err)
+	}
+}
+
 // browserContexts lists the endpoint's browser contexts over a connection
 // of the test's own.
 func browserContexts(t *testing.T, ws string) []cdp.BrowserContextID {
@@ -371,6 +380,52 @@ func TestRemoteCDP(t *testing.T) {
 		}
 		if err := p.Release(context.Background(), h); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	t.Run("slow farm", func(t *testing.T) {
+		// A farm that is frozen (SIGSTOP: its connections stay open, nothing
+		// answers) is slow, not gone: a renewal says so and the session
+		// lives on once it answers again; an acquire on it names the
+		// timeout to raise instead of telling to check that the farm runs.
+		slow := startFarmChromium(t)
+		sp := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q],"connect_timeout":1}}`, slow.http))
+		h := acquire(t, sp)
+		defer sp.Release(context.Background(), h)
+		slow.signal(t, syscall.SIGSTOP)
+		defer slow.signal(t, syscall.SIGCONT)
+		err := sp.Heartbeat(context.Background(), h)
+		if !errors.Is(err, ErrRemoteSlow) || errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "did not answer the lease renewal within 1s") {
+			t.Errorf("heartbeat on a frozen farm: %v, want ErrRemoteSlow (not gone) saying how long it waited", err)
+		}
+		_, err = sp.Acquire(context.Background(), engine.Spec{})
+		if err == nil || !strings.Contains(err.Error(), "slow to answer") || !strings.Contains(err.Error(), "raise connect_timeout (now 1s)") ||
+			strings.Contains(err.Error(), "check that the browser farm runs") {
+			t.Errorf("acquire on a frozen farm: %v, want it called slow with the timeout to raise", err)
+		}
+		slow.signal(t, syscall.SIGCONT)
+		if err := sp.Heartbeat(context.Background(), h); err != nil {
+			t.Errorf("heartbeat once the farm answers again: %v", err)
+		}
+		// The context the timed-out acquire asked for arrives late and is
+		// disposed of: only the session's own is left.
+		var ids []cdp.BrowserContextID
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if ids = browserContexts(t, slow.ws); len(ids) == 1 {
+				break
+			}
+		}
+		if len(ids) != 1 || !hasContext(ids, h.Metadata[MetaBrowserContextID]) {
+			t.Errorf("contexts on the farm after it answered again: %v, want only the session's %s", ids, h.Metadata[MetaBrowserContextID])
+		}
+		slow.kill()
+		err = sp.Heartbeat(context.Background(), h)
+		for i := 0; i < 50 && errors.Is(err, ErrRemoteSlow); i++ {
+			time.Sleep(100 * time.Millisecond) // the loss of the connection can take a moment to show
+			err = sp.Heartbeat(context.Background(), h)
+		}
+		if !errors.Is(err, ErrRemoteGone) || errors.Is(err, ErrRemoteSlow) {
+			t.Errorf("heartbeat on a killed farm: %v, want ErrRemoteGone", err)
 		}
 	})
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -155,7 +156,10 @@ func (k *leaseKeeper) renew(ctx context.Context) bool {
 	dl := k.lease.Deadline()
 	switch {
 	case k.gone(err):
-		k.endLocked(fmt.Errorf("the browser is gone: %v", err))
+		if !strings.Contains(err.Error(), " is gone") {
+			err = fmt.Errorf("the browser is gone: %v", err)
+		}
+		k.endLocked(err)
 	case !dl.IsZero() && !time.Now().Before(dl):
 		k.endLocked(fmt.Errorf("no renewal succeeded before its deadline %s: %v", dl.UTC().Format(time.RFC3339), err))
 	default:

@@ -178,6 +178,22 @@ func TestLeaseExpiresAtItsDeadline(t *testing.T) {
 	}
 }
 
+// A gone error that already says so is not prefixed a second time.
+func TestLeaseGoneSaysGoneOnce(t *testing.T) {
+	eng := newLeasedSketch(time.Hour)
+	_, hs := testServer(t, Options{Provider: "remote_cdp",
+		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil },
+		LeaseGone: func(error) bool { return true }})
+	r := dialRaw(t, hs)
+	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	eng.failWith(errors.New("the remote browser is gone: the browser context of session s1 no longer exists on http://farm:9222"))
+	data := r.call(`{"type":"step","data":{"op":"wait"}}`)
+	code, msg := errCode(t, data)
+	if want := "The session's browser lease expired (the remote browser is gone: the browser context of session s1 no longer exists on http://farm:9222);"; code != "LEASE_EXPIRED" || !strings.HasPrefix(msg, want) {
+		t.Fatalf("got %s, want a message starting %q", data, want)
+	}
+}
+
 // A browser that is gone ends the session at the next step, which does not
 // run.
 func TestLeaseGoneEndsAtOnce(t *testing.T) {
