@@ -126,6 +126,7 @@ func (r *loadRun) add(list *[]float64, d time.Duration) {
 
 func runServeLoad(b *testing.B, bin, mode string, clients int) {
 	b.StopTimer()
+	busy := waitQuiet(0.15, 90*time.Second)
 	load1 := loadAverage()
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--max-sessions", strconv.Itoa(loadSessions), "--task-pack"}
 	var farm *farmProcess
@@ -182,10 +183,11 @@ func runServeLoad(b *testing.B, bin, mode string, clients int) {
 	b.ReportMetric(float64(mem.pss-idle.pss)/float64(clients)/(1<<20), "MB-pss/session")
 	b.ReportMetric(float64(serveRSS)/(1<<20), "MB-serve-rss")
 	b.ReportMetric(load1, "load1")
+	b.ReportMetric(100*busy, "cpu-busy-%-before")
 	b.ReportMetric(float64(run.errs), "errors")
 	b.ReportMetric(0, "ns/op") // one run of all clients is not the figure of interest
-	b.Logf("%s, %d client(s): %d steps in %v, peak %d processes, load average %.2f at start",
-		mode, clients, len(run.steps), wall.Round(time.Millisecond), mem.procs, load1)
+	b.Logf("%s, %d client(s): %d steps in %v, peak %d processes, CPU %.0f %% busy and load average %.2f at start",
+		mode, clients, len(run.steps), wall.Round(time.Millisecond), mem.procs, 100*busy, load1)
 	if run.errs > 0 {
 		b.Errorf("%d error(s), want 0; first: %s\nserve's log:\n%s", run.errs, strings.Join(run.firstErr, "; "), sv.log())
 	}
@@ -484,6 +486,52 @@ func procKB(path, key string) int64 {
 		}
 	}
 	return 0
+}
+
+// waitQuiet waits until the machine's CPUs were less than share busy over
+// a second (the processes of the previous run have ended, but the load
+// average trails them by minutes), or until patience runs out; it returns
+// the share busy in the last second.
+func waitQuiet(share float64, patience time.Duration) float64 {
+	deadline := time.Now().Add(patience)
+	for {
+		busy := cpuBusy(time.Second)
+		if busy < share || time.Now().After(deadline) {
+			return busy
+		}
+	}
+}
+
+// cpuBusy is the share of the machine's CPU time that was not idle over
+// the interval, from /proc/stat's cpu line (user nice system idle iowait …).
+func cpuBusy(over time.Duration) float64 {
+	read := func() (idle, total uint64) {
+		raw, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0
+		}
+		line, _, _ := strings.Cut(string(raw), "\n")
+		fs := strings.Fields(line)
+		if len(fs) < 5 {
+			return 0, 0
+		}
+		fs = fs[1:min(len(fs), 9)] // guest time is counted in user time already
+		for i, f := range fs {
+			v, _ := strconv.ParseUint(f, 10, 64)
+			total += v
+			if i == 3 || i == 4 { // idle, iowait
+				idle += v
+			}
+		}
+		return idle, total
+	}
+	i0, t0 := read()
+	time.Sleep(over)
+	i1, t1 := read()
+	if t1 <= t0 {
+		return 0
+	}
+	return 1 - float64(i1-i0)/float64(t1-t0)
 }
 
 func loadAverage() float64 {

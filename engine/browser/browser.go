@@ -305,17 +305,19 @@ func (e *Engine) launch() error {
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
 		allocatorOptions(e.opts.ChromiumPath, profile, e.run.tmpDir(), display, e.opts.HostRules, needsNoSandbox())...)
 	bctx, bcancel := chromedp.NewContext(allocCtx)
-	start, cancelStart := context.WithTimeout(context.Background(), 30*time.Second)
+	start, cancelStart, patience := newPatientStart(context.Background(), chromiumStartBase, readHostLoad)
 	defer cancelStart()
 	stop := context.AfterFunc(start, bcancel)
 	err = chromedp.Do(bctx)
 	if !stop() || err != nil {
+		timedOut := start.Err() != nil
 		bcancel()
 		allocCancel()
 		removeProfile(profile)
 		e.profile = ""
-		if err == nil {
-			err = start.Err()
+		if timedOut {
+			return fmt.Errorf("Chromium (%s) did not start %s; close other programs or start fewer browsers at once (serve --max-sessions)",
+				e.opts.ChromiumPath, patience.timedOut())
 		}
 		return fmt.Errorf("could not start Chromium (%s): %w", e.opts.ChromiumPath, err)
 	}

@@ -3,7 +3,6 @@ package browser
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +15,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
+)
+
+// Start timeouts on an idle machine; they grow with the host's load
+// (hostload.go).
+const (
+	xvfbStartBase     = 10 * time.Second
+	chromiumStartBase = 30 * time.Second
 )
 
 // xvfb is a private X display started for the browser.
@@ -48,6 +54,8 @@ func startXvfb(path string) (*xvfb, error) {
 	x := &xvfb{cmd: cmd, done: make(chan struct{})}
 	go func() { cmd.Wait(); close(x.done) }()
 
+	wait, cancel, patience := newPatientStart(context.Background(), xvfbStartBase, readHostLoad)
+	defer cancel()
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(r).ReadString('\n')
@@ -62,9 +70,9 @@ func startXvfb(path string) (*xvfb, error) {
 		x.display = ":" + s
 	case <-x.done:
 		return nil, fmt.Errorf("Xvfb exited at start: %s", strings.TrimSpace(stderr.String()))
-	case <-time.After(10 * time.Second):
+	case <-wait.Done():
 		x.stop()
-		return nil, errors.New("Xvfb did not start within 10 s")
+		return nil, fmt.Errorf("Xvfb did not start %s; close other programs or start fewer browsers at once, or use --display headless", patience.timedOut())
 	}
 	return x, nil
 }
