@@ -13,18 +13,19 @@ import (
 
 // Starting Xvfb and Chromium takes a few seconds on an idle machine and
 // many times that when several browsers start at once on two cores, so
-// their start timeouts grow with the load of the host: a start may take
-// its base time multiplied by the busiest the machine was while it waited
-// (runnable tasks per CPU), between 1 and maxBusyFactor.
+// their start timeouts grow with the host's load: a start may take its
+// base time multiplied by the tasks that were runnable per CPU, on
+// average, while it waited (between 1 and maxBusyFactor). The load
+// average is not used: it trails the machine by minutes and counts tasks
+// waiting on the disk, so it stays high long after the CPUs went idle.
 
 // maxBusyFactor caps how much longer than on an idle machine a start may
 // take: a start still not done then is stuck, not slow.
 const maxBusyFactor = 4
 
-// hostLoad is the machine's load: the 1-minute load average and the tasks
-// runnable now, per CPU.
+// hostLoad is a reading of the machine's load: the tasks runnable now
+// (other than the reader) and the CPUs.
 type hostLoad struct {
-	load1    float64
 	running  int
 	cpus     int
 	readable bool
@@ -45,38 +46,14 @@ func parseLoadavg(s string, cpus int) hostLoad {
 	if len(f) < 4 {
 		return h
 	}
-	l, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || l < 0 {
-		return h
-	}
 	run, _, ok := strings.Cut(f[3], "/")
 	n, err := strconv.Atoi(run)
 	if !ok || err != nil || n < 0 {
 		return h
 	}
 	// The reader itself is one of the running tasks.
-	h.load1, h.running, h.readable = l, max(n-1, 0), true
+	h.running, h.readable = max(n-1, 0), true
 	return h
-}
-
-// factor is how many times its idle time a start may take under this load.
-func (h hostLoad) factor() float64 {
-	if !h.readable {
-		return 1
-	}
-	return min(max(max(h.load1, float64(h.running))/float64(h.cpus), 1), maxBusyFactor)
-}
-
-// String says how busy the machine is, for an error message.
-func (h hostLoad) String() string {
-	if !h.readable {
-		return "the machine's load could not be read"
-	}
-	cpus := fmt.Sprintf("%d CPUs", h.cpus)
-	if h.cpus == 1 {
-		cpus = "1 CPU"
-	}
-	return fmt.Sprintf("load average %.1f on %s", h.load1, cpus)
 }
 
 // patientStart is a start's deadline that grows with the host's load.
@@ -85,16 +62,17 @@ type patientStart struct {
 	begin time.Time
 	load  func() hostLoad
 
-	mu      sync.Mutex
-	busiest hostLoad
+	mu     sync.Mutex
+	cpus   int
+	sum, n int // runnable tasks summed over n readings
 }
 
 // newPatientStart returns a context that ends when the start has taken
-// base times the highest load factor seen since it began (checked every
-// 250 ms), and the start's record of that.
+// base times the load factor of the readings so far (one every 250 ms),
+// and the start's record of that.
 func newPatientStart(parent context.Context, base time.Duration, load func() hostLoad) (context.Context, context.CancelFunc, *patientStart) {
-	p := &patientStart{base: base, begin: time.Now(), load: load}
-	p.busiest = load()
+	p := &patientStart{base: base, begin: time.Now(), load: load, cpus: 1}
+	p.read()
 	ctx, cancel := context.WithCancel(parent)
 	go func() {
 		t := time.NewTicker(250 * time.Millisecond)
@@ -109,37 +87,60 @@ func newPatientStart(parent context.Context, base time.Duration, load func() hos
 				return
 			case <-t.C:
 			}
-			if h := p.load(); h.factor() > p.factorSeen() {
-				p.mu.Lock()
-				p.busiest = h
-				p.mu.Unlock()
-			}
+			p.read()
 		}
 	}()
 	return ctx, cancel, p
 }
 
-func (p *patientStart) factorSeen() float64 {
+func (p *patientStart) read() {
+	h := p.load()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.busiest.factor()
+	if !h.readable {
+		return // an unreadable load gives no more time
+	}
+	p.cpus = h.cpus
+	p.sum += h.running
+	p.n++
+}
+
+// mean is the runnable tasks per reading (0 before any).
+func (p *patientStart) mean() float64 {
+	if p.n == 0 {
+		return 0
+	}
+	return float64(p.sum) / float64(p.n)
+}
+
+// factor is how many times its idle time the start may take.
+func (p *patientStart) factor() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return min(max(p.mean()/float64(p.cpus), 1), maxBusyFactor)
 }
 
 // allowed is how long the start may take, given the load seen so far.
 func (p *patientStart) allowed() time.Duration {
-	return time.Duration(float64(p.base) * p.factorSeen())
+	return time.Duration(float64(p.base) * p.factor())
 }
 
 // timedOut says how long a start that ran out of time waited and why it
 // was given that long, e.g. "within 30s" or "within 1m12s (the machine
-// is busy: load average 4.8 on 2 CPUs)".
+// is busy: 4.8 tasks wanted its 2 CPUs on average)".
 func (p *patientStart) timedOut() string {
-	p.mu.Lock()
-	h := p.busiest
-	p.mu.Unlock()
 	s := "within " + p.allowed().Round(time.Second).String()
-	if h.factor() > 1 {
-		s += " (the machine is busy: " + h.String() + ")"
+	if p.factor() > 1 {
+		p.mu.Lock()
+		s += fmt.Sprintf(" (the machine is busy: %.1f tasks wanted its %s on average)", p.mean(), cpuWord(p.cpus))
+		p.mu.Unlock()
 	}
 	return s
+}
+
+func cpuWord(n int) string {
+	if n == 1 {
+		return "1 CPU"
+	}
+	return fmt.Sprintf("%d CPUs", n)
 }

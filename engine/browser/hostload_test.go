@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,31 +9,22 @@ import (
 
 func TestParseLoadavg(t *testing.T) {
 	for _, c := range []struct {
-		in     string
-		cpus   int
-		factor float64
-		text   string
+		in      string
+		cpus    int
+		running int
+		ok      bool
 	}{
-		{"0.52 0.58 0.59 1/467 12345\n", 2, 1, "load average 0.5 on 2 CPUs"},
-		{"3.00 1.00 0.50 2/467 12345", 2, 1.5, "load average 3.0 on 2 CPUs"},
-		// Eight tasks runnable now count before the average catches up.
-		{"1.00 0.50 0.20 9/500 1", 2, 4, "load average 1.0 on 2 CPUs"},
-		{"6.50 3.00 1.00 3/500 1", 2, 3.25, "load average 6.5 on 2 CPUs"},
-		{"37.3 20.1 9.0 12/900 1", 2, maxBusyFactor, "load average 37.3 on 2 CPUs"},
-		{"37.3 20.1 9.0 12/900 1", 16, 37.3 / 16, "load average 37.3 on 16 CPUs"},
-		{"5.0 1 1 1/1 1", 0, maxBusyFactor, "load average 5.0 on 1 CPU"},
-		{"", 2, 1, "the machine's load could not be read"},
-		{"x 1 1 1/2 3", 2, 1, "the machine's load could not be read"},
-		{"-1 1 1 1/2 3", 2, 1, "the machine's load could not be read"},
-		{"1.0 1 1 12 3", 2, 1, "the machine's load could not be read"},
-		{"1.0 1 1 a/2 3", 2, 1, "the machine's load could not be read"},
+		{"0.52 0.58 0.59 1/467 12345\n", 2, 0, true},
+		{"37.3 20.1 9.0 12/900 1", 2, 11, true},
+		{"1 1 1 0/10 1", 0, 0, true},
+		{"", 2, 0, false},
+		{"1.0 1 1 12 3", 2, 0, false},
+		{"1.0 1 1 a/2 3", 2, 0, false},
+		{"1.0 1 1 -3/2 3", 2, 0, false},
 	} {
 		h := parseLoadavg(c.in, c.cpus)
-		if got := h.factor(); got != c.factor {
-			t.Errorf("%q on %d CPUs: factor %v, want %v", c.in, c.cpus, got, c.factor)
-		}
-		if got := h.String(); got != c.text {
-			t.Errorf("%q on %d CPUs: %q, want %q", c.in, c.cpus, got, c.text)
+		if h.running != c.running || h.readable != c.ok || h.cpus != max(c.cpus, 1) {
+			t.Errorf("%q on %d CPUs: %+v, want %d running, readable %v", c.in, c.cpus, h, c.running, c.ok)
 		}
 	}
 	if h := readHostLoad(); !h.readable || h.cpus < 1 {
@@ -43,54 +33,53 @@ func TestParseLoadavg(t *testing.T) {
 }
 
 // A start's deadline is its base on an idle machine and grows with the
-// busiest load seen while it waits, never shrinking again.
+// tasks runnable per CPU on average while it waits, up to 4 times.
 func TestPatientStart(t *testing.T) {
-	idle := parseLoadavg("0.1 0.1 0.1 1/100 1", 2)
-	busy := parseLoadavg("6.0 2.0 1.0 3/100 1", 2) // factor 3
-
-	begin := time.Now()
-	ctx, cancel, p := newPatientStart(context.Background(), 200*time.Millisecond, func() hostLoad { return idle })
-	defer cancel()
-	<-ctx.Done()
-	if d := time.Since(begin); d < 200*time.Millisecond || d > 2*time.Second {
-		t.Errorf("idle start ended after %v, want 200 ms", d)
-	}
-	if got := p.timedOut(); got != "within 0s" {
-		t.Errorf("idle timed out: %q", got)
-	}
-
-	// Busy from the third reading on, idle again after the sixth.
-	var reads atomic.Int32
-	load := func() hostLoad {
-		switch n := reads.Add(1); {
-		case n >= 3 && n <= 6:
-			return busy
-		default:
-			return idle
+	load := func(running ...int) func() hostLoad {
+		var n atomic.Int32
+		return func() hostLoad {
+			i := int(n.Add(1)) - 1
+			return hostLoad{running: running[min(i, len(running)-1)], cpus: 2, readable: true}
 		}
 	}
-	begin = time.Now()
-	ctx, cancel, p = newPatientStart(context.Background(), time.Second, load)
-	defer cancel()
-	<-ctx.Done()
-	if d := time.Since(begin); d < 3*time.Second || d > 6*time.Second {
-		t.Errorf("a start that met a busy machine ended after %v, want 3 s (1 s × factor 3)", d)
+	for _, c := range []struct {
+		name     string
+		base     time.Duration
+		load     func() hostLoad
+		min, max time.Duration
+		says     string
+	}{
+		{"idle", 500 * time.Millisecond, load(0, 1, 2), 500 * time.Millisecond, 1500 * time.Millisecond, "within 1s"},
+		// 6 runnable on 2 CPUs: 3 times the base.
+		{"busy", time.Second, load(6), 3 * time.Second, 4500 * time.Millisecond,
+			"within 3s (the machine is busy: 6.0 tasks wanted its 2 CPUs on average)"},
+		{"very busy", 500 * time.Millisecond, load(40), 2 * time.Second, 3500 * time.Millisecond,
+			"within 2s (the machine is busy: 40.0 tasks wanted its 2 CPUs on average)"},
+		{"unreadable", 500 * time.Millisecond, func() hostLoad { return hostLoad{cpus: 2} }, 500 * time.Millisecond, 1500 * time.Millisecond, "within 1s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			begin := time.Now()
+			ctx, cancel, p := newPatientStart(context.Background(), c.base, c.load)
+			defer cancel()
+			<-ctx.Done()
+			if d := time.Since(begin); d < c.min || d > c.max {
+				t.Errorf("ended after %v, want %v to %v", d, c.min, c.max)
+			}
+			if got := p.timedOut(); got != c.says {
+				t.Errorf("says %q, want %q", got, c.says)
+			}
+		})
 	}
-	if got := p.timedOut(); got != "within 3s (the machine is busy: load average 6.0 on 2 CPUs)" {
-		t.Errorf("busy timed out: %q", got)
-	}
-
-	// The parent's end ends it at once.
-	parent, stop := context.WithCancel(context.Background())
-	ctx, cancel, _ = newPatientStart(parent, time.Hour, func() hostLoad { return idle })
-	defer cancel()
-	stop()
-	select {
-	case <-ctx.Done():
-	case <-time.After(time.Second):
-		t.Error("the parent's cancel did not end the start")
-	}
-	if !strings.Contains(context.Cause(ctx).Error(), "canceled") {
-		t.Errorf("cause %v", context.Cause(ctx))
-	}
+	t.Run("parent", func(t *testing.T) {
+		parent, stop := context.WithCancel(context.Background())
+		ctx, cancel, _ := newPatientStart(parent, time.Hour, load(0))
+		defer cancel()
+		stop()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+			t.Error("the parent's cancel did not end the start")
+		}
+	})
 }
