@@ -1,6 +1,8 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +51,23 @@ func TestParseBrowserProvider(t *testing.T) {
 		_, err := parseBrowserProvider(v)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error with %q", v, err, want)
+		}
+	}
+}
+
+// serve ends a session at once only for a browser that is gone; one that
+// is slow to answer keeps its lease until the deadline.
+func TestBrowserGoneIsNotSlow(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		gone bool
+	}{
+		{fmt.Errorf("renewing: %w: the context no longer exists", browser.ErrRemoteGone), true},
+		{fmt.Errorf("renewing: %w: did not answer within 10s", browser.ErrRemoteSlow), false},
+		{errors.New("the remote browser session s1 was released or its lease expired"), false},
+	} {
+		if got := browserGone(c.err); got != c.gone {
+			t.Errorf("browserGone(%v) = %v, want %v", c.err, got, c.gone)
 		}
 	}
 }
