@@ -349,16 +349,16 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		}
 	}
 	p.mu.Unlock()
-	if full > 0 {
-		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
-	}
 	advice := "check that the browser farm runs, or raise max_per_endpoint"
-	if slow > 0 && slow == len(errs)-min(full, 1) {
+	if slow > 0 && slow == len(errs) {
 		// Every endpoint that failed is alive but did not answer in time.
 		advice = fmt.Sprintf("the farm is slow to answer (overloaded?): try again, or raise connect_timeout (now %v)", p.connectTimeout())
 		if full > 0 {
 			advice += " or max_per_endpoint"
 		}
+	}
+	if full > 0 {
+		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
 	}
 	return engine.Handle{}, fmt.Errorf("no remote browser endpoint could take a session (%s); %s", strings.Join(errs, "; "), advice)
 }
