@@ -65,6 +65,9 @@ type Handle struct {
 	Metadata  map[string]string
 	OwnerPID  int       // the process that acquired it
 	Deadline  time.Time // the lease's end at Acquire (zero: none)
+	// TTL is the lease's length: how long the session lives without a
+	// heartbeat (zero: no lease). Each renewal moves Deadline to now+TTL.
+	TTL time.Duration
 }
 
 // CheckOwner refuses a handle used in another process than its owner.

@@ -39,11 +39,11 @@ func Acquire(ctx context.Context, p engine.Provider, spec engine.Spec, opts Opti
 		defer cancel()
 		return nil, errors.Join(err, p.Release(rctx, h))
 	}
-	ttl := spec.TTL()
-	if !h.Deadline.IsZero() {
-		if d := time.Until(h.Deadline); d > 0 {
-			ttl = d.Round(time.Millisecond)
-		}
+	// The provider's length, not what is left of the lease by now: the
+	// engine's start takes a while on a busy machine.
+	ttl := h.TTL
+	if ttl <= 0 {
+		ttl = spec.TTL()
 	}
 	return &Leased{Engine: e, Provider: p, Handle: h, deadline: h.Deadline, ttl: ttl}, nil
 }

@@ -329,7 +329,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		}
 		h := engine.Handle{SessionID: uuid.NewString(), Provider: engine.TransportRemoteCDP,
 			Transport: engine.TransportRemoteCDP, Endpoint: ws, OwnerPID: os.Getpid(),
-			Metadata: map[string]string{}, Deadline: p.now().Add(ttl)}
+			Metadata: map[string]string{}, Deadline: p.now().Add(ttl), TTL: ttl}
 		for k, v := range spec.Metadata {
 			h.Metadata[k] = v
 		}

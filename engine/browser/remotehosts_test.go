@@ -140,10 +140,41 @@ func TestRemoteBrowserRelaysMappedHosts(t *testing.T) {
 			t.Fatalf("after Close the session still renews: %v", err)
 		}
 	})
+	t.Run("the lease's length is the one asked for on a slow machine", func(t *testing.T) {
+		// A busy machine takes a while between the farm's answer and the
+		// engine being ready; the lease's length must not shrink by it.
+		l, err := Acquire(context.Background(), slowAcquire{p, 30 * time.Millisecond}, engine.Spec{LeaseTTL: time.Minute}, Options{Settings: engine.DefaultSettings()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if l.TTL() != time.Minute {
+			t.Fatalf("TTL %s, want the 1m0s asked for", l.TTL())
+		}
+		if err := l.Renew(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if left := time.Until(l.Deadline()); left < time.Minute-time.Second {
+			t.Fatalf("a renewal left %s of a 1m0s lease", left)
+		}
+	})
 	t.Run("rules a remote browser cannot take are refused", func(t *testing.T) {
 		_, err := New(Options{Settings: engine.DefaultSettings(), HostRules: "EXCLUDE x.test", Remote: &Remote{WSURL: farm.ws}})
 		if err == nil || !strings.Contains(err.Error(), `only rules of the form "MAP host address[:port]"`) {
 			t.Fatalf("EXCLUDE accepted: %v", err)
 		}
 	})
+}
+
+// slowAcquire is a provider on a busy machine: its sessions come back a
+// while after the farm made them.
+type slowAcquire struct {
+	*RemoteCDP
+	delay time.Duration
+}
+
+func (s slowAcquire) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle, error) {
+	h, err := s.RemoteCDP.Acquire(ctx, spec)
+	time.Sleep(s.delay)
+	return h, err
 }
