@@ -1,8 +1,6 @@
 package app
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,19 +53,3 @@ func TestParseBrowserProvider(t *testing.T) {
 	}
 }
 
-// serve ends a session at once only for a browser that is gone; one that
-// is slow to answer keeps its lease until the deadline.
-func TestBrowserGoneIsNotSlow(t *testing.T) {
-	for _, c := range []struct {
-		err  error
-		gone bool
-	}{
-		{fmt.Errorf("renewing: %w: the context no longer exists", browser.ErrRemoteGone), true},
-		{fmt.Errorf("renewing: %w: did not answer within 10s", browser.ErrRemoteSlow), false},
-		{errors.New("the remote browser session s1 was released or its lease expired"), false},
-	} {
-		if got := browserGone(c.err); got != c.gone {
-			t.Errorf("browserGone(%v) = %v, want %v", c.err, got, c.gone)
-		}
-	}
-}

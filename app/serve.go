@@ -311,7 +311,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	if cfg.Provider != nil {
 		sv.provider = cfg.Provider
 		opts.NewEngine = leasedEngines(cfg, settings, hostRules)
-		opts.Provider, opts.LeaseGone = providerName(cfg.Provider), browserGone
+		opts.Provider = providerName(cfg.Provider)
 	}
 	if cfg.Record {
 		st, err := env.OpenStore()

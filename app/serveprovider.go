@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"waymark/engine"
@@ -31,11 +30,6 @@ type servedLease struct{ *browser.Leased }
 
 // LeaseHandle is the provider's handle of the session's browser.
 func (s servedLease) LeaseHandle() engine.Handle { return s.Handle }
-
-// browserGone reports whether a lease renewal failed because the browser
-// is gone for good (its context disposed of, its endpoint unreachable),
-// so the session ends at once rather than at the lease's deadline.
-func browserGone(err error) bool { return errors.Is(err, browser.ErrRemoteGone) }
 
 // providerName is the registry name of a provider, for /health and logs.
 func providerName(p engine.Provider) string {

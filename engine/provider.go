@@ -37,6 +37,13 @@ const DefaultLeaseTTL = 900 * time.Second
 // acquired it (a forked child must acquire its own browser).
 var ErrNotOwner = errors.New("the browser session belongs to another process")
 
+// ErrBrowserGone: a session's browser runtime ended for good (its
+// connection closed, its browser context was disposed of). Providers and
+// engines wrap it, and their errors then say what was lost; a session
+// whose lease renewal fails with it ends at once instead of at its
+// deadline. A browser that is only slow to answer is not gone.
+var ErrBrowserGone = errors.New("the browser is gone")
+
 // Spec is a provider-neutral request for one session's browser.
 type Spec struct {
 	// Metadata is copied into the handle (e.g. the session or task id).

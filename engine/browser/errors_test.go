@@ -3,6 +3,9 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+
 	"testing"
 
 	"waymark/engine"
@@ -33,5 +36,26 @@ func TestErrorsAreTheEngineSentinels(t *testing.T) {
 	}
 	if _, err := e.Reset(context.Background(), engine.ResetOptions{StartURL: "https://example.com/"}); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("reset after close: %v, want engine.ErrClosed", err)
+	}
+}
+
+// A remote browser that is gone is engine.ErrBrowserGone, which ends a
+// served session at once; one that is only slow to answer is not, so its
+// lease runs on to its deadline.
+func TestRemoteGoneIsBrowserGone(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		gone bool
+	}{
+		{fmt.Errorf("renewing: %w: the context no longer exists", ErrRemoteGone), true},
+		{fmt.Errorf("renewing: %w: did not answer within 10s", ErrRemoteSlow), false},
+		{errors.New("the remote browser session s1 was released or its lease expired"), false},
+	} {
+		if got := errors.Is(c.err, engine.ErrBrowserGone); got != c.gone {
+			t.Errorf("errors.Is(%v, engine.ErrBrowserGone) = %v, want %v", c.err, got, c.gone)
+		}
+		if c.gone && !strings.HasPrefix(c.err.Error(), "renewing: the remote browser is gone: ") && !strings.HasPrefix(c.err.Error(), "the remote browser is gone: ") {
+			t.Errorf("%q does not say the remote browser is gone", c.err)
+		}
 	}
 }

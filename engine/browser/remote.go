@@ -37,8 +37,14 @@ type Remote struct {
 }
 
 // ErrRemoteGone: the connection to the remote browser ended, or the
-// session's browser context no longer exists on it.
-var ErrRemoteGone = errors.New("the remote browser is gone")
+// session's browser context no longer exists on it. It is an
+// engine.ErrBrowserGone.
+var ErrRemoteGone error = remoteGone{}
+
+type remoteGone struct{}
+
+func (remoteGone) Error() string        { return "the remote browser is gone" }
+func (remoteGone) Is(target error) bool { return target == engine.ErrBrowserGone }
 
 // ErrRemoteSlow: the remote browser did not answer in time while its
 // connection stays open. A farm that is only overloaded answers later, so

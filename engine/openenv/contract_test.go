@@ -236,11 +236,11 @@ func TestContractFatalFrames(t *testing.T) {
 
 	tr.note("LEASE_EXPIRED (the session's remote browser is gone)")
 	leased := newLeasedSketch(time.Hour)
-	_, hs4 := testServer(t, Options{Provider: "remote_cdp", LeaseGone: func(error) bool { return true },
+	_, hs4 := testServer(t, Options{Provider: "remote_cdp",
 		NewEngine: func(context.Context) (engine.Engine, error) { return leased, nil }})
 	gone := dialRaw(t, hs4)
 	gone.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	leased.failWith(errors.New("context disposed"))
+	leased.failWith(fmt.Errorf("%w: context disposed", engine.ErrBrowserGone))
 	tr.sent(`{"type":"step","data":{"op":"wait"}}`)
 	tr.got(gone.call(`{"type":"step","data":{"op":"wait"}}`))
 	closeStatus(gone)

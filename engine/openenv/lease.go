@@ -3,10 +3,10 @@ package openenv
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -49,7 +49,6 @@ type episodeInterrupter interface {
 type leaseKeeper struct {
 	lease Lease
 	id    string // the session's id, for the log
-	gone  func(error) bool
 	logf  func(string, ...any)
 
 	mu        sync.Mutex
@@ -68,11 +67,7 @@ func (s *Server) newLeaseKeeper(eng engine.Engine, id string) *leaseKeeper {
 	if !ok {
 		return nil
 	}
-	gone := s.opts.LeaseGone
-	if gone == nil {
-		gone = func(error) bool { return false }
-	}
-	return &leaseKeeper{lease: l, id: id, gone: gone, logf: s.opts.Logf}
+	return &leaseKeeper{lease: l, id: id, logf: s.opts.Logf}
 }
 
 // start runs the heartbeat (every TTL/3) until ctx ends or stop; wake is
@@ -155,10 +150,7 @@ func (k *leaseKeeper) renew(ctx context.Context) bool {
 	k.lastErr = err
 	dl := k.lease.Deadline()
 	switch {
-	case k.gone(err):
-		if !strings.Contains(err.Error(), " is gone") {
-			err = fmt.Errorf("the browser is gone: %v", err)
-		}
+	case errors.Is(err, engine.ErrBrowserGone): // the error says what is gone
 		k.endLocked(err)
 	case !dl.IsZero() && !time.Now().Before(dl):
 		k.endLocked(fmt.Errorf("no renewal succeeded before its deadline %s: %v", dl.UTC().Format(time.RFC3339), err))

@@ -3,6 +3,7 @@ package openenv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -178,15 +179,14 @@ func TestLeaseExpiresAtItsDeadline(t *testing.T) {
 	}
 }
 
-// A gone error that already says so is not prefixed a second time.
+// A gone browser's error says what is gone, once.
 func TestLeaseGoneSaysGoneOnce(t *testing.T) {
 	eng := newLeasedSketch(time.Hour)
 	_, hs := testServer(t, Options{Provider: "remote_cdp",
-		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil },
-		LeaseGone: func(error) bool { return true }})
+		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
 	r := dialRaw(t, hs)
 	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	eng.failWith(errors.New("the remote browser is gone: the browser context of session s1 no longer exists on http://farm:9222"))
+	eng.failWith(fmt.Errorf("%w: the browser context of session s1 no longer exists on http://farm:9222", remoteGone{}))
 	data := r.call(`{"type":"step","data":{"op":"wait"}}`)
 	code, msg := errCode(t, data)
 	if want := "The session's browser lease expired (the remote browser is gone: the browser context of session s1 no longer exists on http://farm:9222);"; code != "LEASE_EXPIRED" || !strings.HasPrefix(msg, want) {
@@ -194,16 +194,22 @@ func TestLeaseGoneSaysGoneOnce(t *testing.T) {
 	}
 }
 
-// A browser that is gone ends the session at the next step, which does not
-// run.
+// remoteGone is an error of its own words that is engine.ErrBrowserGone,
+// as a provider's is.
+type remoteGone struct{}
+
+func (remoteGone) Error() string        { return "the remote browser is gone" }
+func (remoteGone) Is(target error) bool { return target == engine.ErrBrowserGone }
+
+// A browser that is gone (engine.ErrBrowserGone) ends the session at the
+// next step, which does not run.
 func TestLeaseGoneEndsAtOnce(t *testing.T) {
 	eng := newLeasedSketch(time.Hour)
 	_, hs := testServer(t, Options{Provider: "remote_cdp",
-		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil },
-		LeaseGone: func(err error) bool { return strings.Contains(err.Error(), "disposed") }})
+		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
 	r := dialRaw(t, hs)
 	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	eng.failWith(errors.New("context disposed"))
+	eng.failWith(fmt.Errorf("%w: context disposed", engine.ErrBrowserGone))
 	data := r.call(`{"type":"step","data":{"op":"wait"}}`)
 	if code, msg := errCode(t, data); code != "LEASE_EXPIRED" || !strings.Contains(msg, "the browser is gone: context disposed") {
 		t.Fatalf("got %s", data)

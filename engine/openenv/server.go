@@ -111,12 +111,10 @@ type Options struct {
 	// sessions in use and their leases (lease.go). An engine that
 	// implements Lease is kept alive while its client is connected, and
 	// a WrapEpisode engine with Interrupt(reason string) error is told
-	// when its lease expired.
+	// when its lease expired. A renewal that fails with
+	// engine.ErrBrowserGone ends the session at once; other failures
+	// (a farm slow to answer) are retried until the lease's deadline.
 	Provider string
-	// LeaseGone reports whether a failed lease renewal means the browser is
-	// gone for good, which ends the session at once rather than at the
-	// lease's deadline (nil: never).
-	LeaseGone func(error) bool
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
 }
