@@ -350,7 +350,7 @@ func (e *slowEngine) Close() error {
 func TestRecorderDuringASlowStep(t *testing.T) {
 	s := wmStore(t)
 	task := wmTask(t, s, "Slow", Navigation, "http://shop.waymark.test/")
-	eng := &slowEngine{wmEngine: newWMEngine(action.SetDefault, 0), delay: 400 * time.Millisecond, closed: make(chan struct{})}
+	eng := &slowEngine{wmEngine: newWMEngine(action.SetDefault, 0), delay: 1500 * time.Millisecond, closed: make(chan struct{})}
 	rec := NewRecorder(s, eng, RecorderOptions{TaskID: task.ID, Annotator: "a"})
 	ctx := context.Background()
 	if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
@@ -361,7 +361,9 @@ func TestRecorderDuringASlowStep(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
 	id, recording := rec.EpisodeID(), rec.Recording()
-	if time.Since(start) > 50*time.Millisecond || id == "" || !recording {
+	// Blocked, they would wait for the rest of the step's 1.5 s; a loaded
+	// machine under the race detector may take a while even unblocked.
+	if time.Since(start) > 500*time.Millisecond || id == "" || !recording {
 		t.Fatalf("EpisodeID/Recording blocked %v during a step (%q, %v)", time.Since(start), id, recording)
 	}
 	if err := <-done; err != nil {
