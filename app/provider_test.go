@@ -52,4 +52,3 @@ func TestParseBrowserProvider(t *testing.T) {
 		}
 	}
 }
-
