@@ -179,21 +179,6 @@ func TestLeaseExpiresAtItsDeadline(t *testing.T) {
 	}
 }
 
-// A gone browser's error says what is gone, once.
-func TestLeaseGoneSaysGoneOnce(t *testing.T) {
-	eng := newLeasedSketch(time.Hour)
-	_, hs := testServer(t, Options{Provider: "remote_cdp",
-		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
-	r := dialRaw(t, hs)
-	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	eng.failWith(fmt.Errorf("%w: the browser context of session s1 no longer exists on http://farm:9222", remoteGone{}))
-	data := r.call(`{"type":"step","data":{"op":"wait"}}`)
-	code, msg := errCode(t, data)
-	if want := "The session's browser lease expired (the remote browser is gone: the browser context of session s1 no longer exists on http://farm:9222);"; code != "LEASE_EXPIRED" || !strings.HasPrefix(msg, want) {
-		t.Fatalf("got %s, want a message starting %q", data, want)
-	}
-}
-
 // remoteGone is an error of its own words that is engine.ErrBrowserGone,
 // as a provider's is.
 type remoteGone struct{}
@@ -201,20 +186,27 @@ type remoteGone struct{}
 func (remoteGone) Error() string        { return "the remote browser is gone" }
 func (remoteGone) Is(target error) bool { return target == engine.ErrBrowserGone }
 
-// A browser that is gone (engine.ErrBrowserGone) ends the session at the
-// next step, which does not run.
+// A browser that is gone (engine.ErrBrowserGone, in the engine's words or a
+// provider's own) ends the session at the next step, which does not run;
+// the error says what is gone, once.
 func TestLeaseGoneEndsAtOnce(t *testing.T) {
-	eng := newLeasedSketch(time.Hour)
-	_, hs := testServer(t, Options{Provider: "remote_cdp",
-		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
-	r := dialRaw(t, hs)
-	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	eng.failWith(fmt.Errorf("%w: context disposed", engine.ErrBrowserGone))
-	data := r.call(`{"type":"step","data":{"op":"wait"}}`)
-	if code, msg := errCode(t, data); code != "LEASE_EXPIRED" || !strings.Contains(msg, "the browser is gone: context disposed") {
-		t.Fatalf("got %s", data)
-	}
-	if s := eng.State(); s.StepCount != 0 {
-		t.Errorf("the step ran on a lost browser: step count %d", s.StepCount)
+	for _, gone := range []error{
+		fmt.Errorf("%w: context disposed", engine.ErrBrowserGone),
+		fmt.Errorf("%w: the browser context of session s1 no longer exists on http://farm:9222", remoteGone{}),
+	} {
+		eng := newLeasedSketch(time.Hour)
+		_, hs := testServer(t, Options{Provider: "remote_cdp",
+			NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
+		r := dialRaw(t, hs)
+		r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+		eng.failWith(gone)
+		data := r.call(`{"type":"step","data":{"op":"wait"}}`)
+		code, msg := errCode(t, data)
+		if want := "The session's browser lease expired (" + gone.Error() + ");"; code != "LEASE_EXPIRED" || !strings.HasPrefix(msg, want) {
+			t.Fatalf("got %s, want a message starting %q", data, want)
+		}
+		if s := eng.State(); s.StepCount != 0 {
+			t.Errorf("the step ran on a lost browser: step count %d", s.StepCount)
+		}
 	}
 }
