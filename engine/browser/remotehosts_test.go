@@ -119,14 +119,16 @@ func TestRemoteBrowserRelaysMappedHosts(t *testing.T) {
 	})
 	t.Run("KeepAlive renews a short lease until Close", func(t *testing.T) {
 		ctx := context.Background()
-		l, err := Acquire(ctx, p, engine.Spec{LeaseTTL: 900 * time.Millisecond}, Options{Settings: engine.DefaultSettings()})
+		// 2 s: connecting to the browser, after the farm made the session,
+		// may take a loaded machine a second, and the lease must outlast it.
+		l, err := Acquire(ctx, p, engine.Spec{LeaseTTL: 2 * time.Second}, Options{Settings: engine.DefaultSettings()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
 		first := l.Deadline()
 		l.KeepAlive(func(err error) { t.Errorf("a renewal failed: %v", err) })
-		time.Sleep(1500 * time.Millisecond) // past the lease's first deadline
+		time.Sleep(2500 * time.Millisecond) // past the lease's first deadline
 		if !l.Deadline().After(first.Add(300 * time.Millisecond)) {
 			t.Fatalf("deadline %v not moved on from %v", l.Deadline(), first)
 		}

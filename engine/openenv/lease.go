@@ -54,6 +54,7 @@ type leaseKeeper struct {
 	mu        sync.Mutex
 	ended     error // why the lease ended; nil while it holds
 	renewals  int
+	renewed   time.Time          // the last successful renewal (or the start)
 	lastErr   error              // the last renewal's error (nil after a success)
 	cancelMsg context.CancelFunc // stops the message in progress
 	stopBeat  context.CancelFunc
@@ -70,8 +71,10 @@ func (s *Server) newLeaseKeeper(eng engine.Engine, id string) *leaseKeeper {
 	return &leaseKeeper{lease: l, id: id, logf: s.opts.Logf}
 }
 
-// start runs the heartbeat (every TTL/3) until ctx ends or stop; wake is
-// called when the lease ends, so the session loop notices.
+// start runs the heartbeat until ctx ends or stop: it renews the lease a
+// third of the TTL after the last renewal (a step's or its own), so a busy
+// session's steps are its only renewals. wake is called when the lease
+// ends, so the session loop notices.
 func (k *leaseKeeper) start(ctx context.Context, wake func()) {
 	if k == nil || k.lease.TTL() <= 0 || k.lease.Deadline().IsZero() {
 		return
@@ -81,6 +84,7 @@ func (k *leaseKeeper) start(ctx context.Context, wake func()) {
 	done := make(chan struct{})
 	k.mu.Lock()
 	k.stopBeat, k.beatDone = stop, done
+	k.renewed = time.Now()
 	k.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -91,6 +95,10 @@ func (k *leaseKeeper) start(ctx context.Context, wake func()) {
 			case <-beat.Done():
 				return
 			case <-t.C:
+			}
+			if wait := k.notDue(every); wait > 0 {
+				t.Reset(wait)
+				continue
 			}
 			if !k.renew(beat) {
 				if beat.Err() == nil {
@@ -144,6 +152,7 @@ func (k *leaseKeeper) renew(ctx context.Context) bool {
 	defer k.mu.Unlock()
 	if err == nil {
 		k.renewals++
+		k.renewed = time.Now()
 		k.lastErr = nil
 		return k.ended == nil
 	}
@@ -170,6 +179,18 @@ func (k *leaseKeeper) endLocked(err error) {
 	if k.cancelMsg != nil {
 		k.cancelMsg()
 	}
+}
+
+// notDue is how long until the heartbeat's next renewal is due, every
+// after the last success; 0 when it is due, or when renewals are failing
+// (the retries keep their own pace).
+func (k *leaseKeeper) notDue(every time.Duration) time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lastErr != nil {
+		return 0
+	}
+	return max(time.Until(k.renewed.Add(every)), 0)
 }
 
 func (k *leaseKeeper) failing() bool {

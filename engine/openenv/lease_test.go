@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -101,9 +102,10 @@ func health(t *testing.T, url string) string {
 }
 
 // Steps and the heartbeat renew the lease; /health shows it without the
-// endpoint's secrets.
+// endpoint's secrets. (A 3 s lease: the heartbeat comes a second after the
+// last renewal, which a loaded machine's slowest message stays well under.)
 func TestLeaseRenewedAndReported(t *testing.T) {
-	eng := newLeasedSketch(900 * time.Millisecond)
+	eng := newLeasedSketch(3 * time.Second)
 	srv, hs := testServer(t, Options{Provider: "remote_cdp", MaxSessions: 3,
 		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
 	if got := health(t, hs.URL); got != `{"status":"healthy","sessions":{"active":0,"max":3,"provider":"remote_cdp","leases":[]}}` {
@@ -119,17 +121,20 @@ func TestLeaseRenewedAndReported(t *testing.T) {
 	if n := eng.count(); n != 2 {
 		t.Errorf("a state message renewed the lease: %d renewals", n)
 	}
-	// The heartbeat (every 300 ms here) renews with no message at all.
+	// The heartbeat (a second after the last renewal here) renews with no
+	// message at all.
 	waitFor(t, "a heartbeat", func() bool { return eng.count() >= 4 })
 	h := health(t, hs.URL)
 	for _, want := range []string{
 		`{"status":"healthy","sessions":{"active":1,"max":3,"provider":"remote_cdp","leases":[{"session_id":"`,
-		`","lease_id":"lease-1","transport":"remote_cdp","endpoint":"ws://farm.example:9222/devtools/browser/abc","ttl_seconds":0.9,"deadline":"`,
-		`,"seconds_left":0.`,
+		`","lease_id":"lease-1","transport":"remote_cdp","endpoint":"ws://farm.example:9222/devtools/browser/abc","ttl_seconds":3,"deadline":"`,
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("/health lacks %s:\n%s", want, h)
 		}
+	}
+	if !regexp.MustCompile(`,"seconds_left":[123](\.[0-9]+)?[,}]`).MatchString(h) {
+		t.Errorf("/health's seconds_left is not what is left of a 3 s lease renewed a moment ago:\n%s", h)
 	}
 	if strings.Contains(h, "SECRET") || strings.Contains(h, "pw") {
 		t.Errorf("/health shows the endpoint's secrets: %s", h)
@@ -137,6 +142,27 @@ func TestLeaseRenewedAndReported(t *testing.T) {
 	if srv.ActiveSessions() != 1 {
 		t.Errorf("the session ended while its lease was renewed")
 	}
+}
+
+// A session whose steps keep renewing its lease is not also renewed by the
+// heartbeat: the heartbeat is due a third of the lease after the last
+// renewal, whoever made it.
+func TestLeaseHeartbeatWaitsForTheLastRenewal(t *testing.T) {
+	eng := newLeasedSketch(3 * time.Second) // the heartbeat: 1 s after a renewal
+	_, hs := testServer(t, Options{Provider: "remote_cdp",
+		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
+	r := dialRaw(t, hs)
+	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	steps := 0
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); steps++ {
+		r.call(`{"type":"step","data":{"op":"wait"}}`)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := eng.count(); n != 1+steps {
+		t.Errorf("%d renewals for a reset and %d steps 100 ms apart: the heartbeat renewed a busy session", n, steps)
+	}
+	// Left alone, the session is renewed by the heartbeat again.
+	waitFor(t, "a heartbeat", func() bool { return eng.count() > 1+steps })
 }
 
 // Renewals that keep failing end the session at the lease's deadline with
