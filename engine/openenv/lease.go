@@ -54,7 +54,6 @@ type leaseKeeper struct {
 	mu        sync.Mutex
 	ended     error // why the lease ended; nil while it holds
 	renewals  int
-	renewed   time.Time          // the last successful renewal (or the start)
 	lastErr   error              // the last renewal's error (nil after a success)
 	cancelMsg context.CancelFunc // stops the message in progress
 	stopBeat  context.CancelFunc
@@ -84,7 +83,6 @@ func (k *leaseKeeper) start(ctx context.Context, wake func()) {
 	done := make(chan struct{})
 	k.mu.Lock()
 	k.stopBeat, k.beatDone = stop, done
-	k.renewed = time.Now()
 	k.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -152,7 +150,6 @@ func (k *leaseKeeper) renew(ctx context.Context) bool {
 	defer k.mu.Unlock()
 	if err == nil {
 		k.renewals++
-		k.renewed = time.Now()
 		k.lastErr = nil
 		return k.ended == nil
 	}
@@ -181,16 +178,15 @@ func (k *leaseKeeper) endLocked(err error) {
 	}
 }
 
-// notDue is how long until the heartbeat's next renewal is due, every
-// after the last success; 0 when it is due, or when renewals are failing
-// (the retries keep their own pace).
+// notDue is how long until the heartbeat's next renewal is due: every
+// after the lease was last renewed (or acquired), which a renewal's
+// deadline says, as it is then plus the TTL. 0 when it is due, or while
+// renewals fail (the retries keep their own pace).
 func (k *leaseKeeper) notDue(every time.Duration) time.Duration {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.lastErr != nil {
+	if k.failing() {
 		return 0
 	}
-	return max(time.Until(k.renewed.Add(every)), 0)
+	return max(time.Until(k.lease.Deadline().Add(every-k.lease.TTL())), 0)
 }
 
 func (k *leaseKeeper) failing() bool {
