@@ -2,10 +2,13 @@
 // (chromedp), on a private Xvfb display that the engine starts itself, or
 // headless. It implements engine.Engine and engine.LiveFrames.
 //
-// One Chromium runs per Engine; each episode gets a fresh browser context
-// (its own cookies, storage, cache and history) and a new tab, so a reset
-// costs a tab, not a browser start. A Chromium that died is started again at
-// the next Reset. Close stops Chromium and Xvfb and removes the profile.
+// Engines take a warm Chromium from a Pool (pool.go; by default the
+// process's shared pool), one Chromium for many engines; each episode gets a
+// fresh browser context in it (its own cookies, storage, cache, permissions
+// and history) and a new tab, so a reset costs a browser context and a
+// navigation, not a browser start. A Chromium that died is replaced at the
+// next Reset. Close ends the engine's episode and gives the browser back to
+// the pool; the pool's Close stops Chromium and Xvfb and removes the profile.
 //
 // Every frame of every page gets pageScript: the settle recorder, and an
 // in-page replacement for the native <select> popup (selectshim.js), which
@@ -16,11 +19,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -46,10 +47,15 @@ type Options struct {
 	ChromiumPath string
 	// XvfbPath is the Xvfb binary (default: Xvfb on PATH).
 	XvfbPath string
-	// HostRules is passed as --host-resolver-rules, e.g.
-	// "MAP shop.waymark.test 127.0.0.1:43121"; a remote browser gets the
-	// mapped hosts relayed by the engine instead (remotehosts.go).
+	// HostRules map host names to addresses in the syntax of Chromium's
+	// --host-resolver-rules, e.g. "MAP shop.waymark.test 127.0.0.1:43121".
+	// Each episode's browser context gets them through a proxy of its own
+	// (hostproxy.go); a remote browser gets the mapped hosts relayed by the
+	// engine instead (remotehosts.go).
 	HostRules string
+	// Pool supplies the local Chromium; nil means the process's shared
+	// pool (SharedPool).
+	Pool *Pool
 	// Logf, when set, gets diagnostics.
 	Logf func(format string, args ...any)
 	// Remote, when set, drives a browser that runs elsewhere over CDP
@@ -69,13 +75,10 @@ type Engine struct {
 	display string // the mode in use: xvfb or headless
 	version string
 
-	x             *xvfb
-	run           *runGuard // the run folder and its reaper (reaper.go)
-	profile       string
-	allocCancel   context.CancelFunc
-	browserCtx    context.Context
+	sb            *pooled            // local: the pool's Chromium the engine holds
+	allocCancel   context.CancelFunc // remote: ends the connection
+	browserCtx    context.Context    // the browser; local: the engine's own child of the pool's
 	browserCancel context.CancelFunc
-	proc          *os.Process
 	anchorGone    <-chan struct{} // remote: closed when the engine's own tab is gone (remote.go)
 
 	ep      *episode
@@ -122,8 +125,8 @@ type episode struct {
 var _ engine.Engine = (*Engine)(nil)
 var _ engine.LiveFrames = (*Engine)(nil)
 
-// New checks the options and finds the browser; Chromium (and Xvfb) start
-// at the first Reset.
+// New checks the options and finds the browser; the engine takes a
+// Chromium from its pool (started there when none runs) at the first Reset.
 func New(opts Options) (*Engine, error) {
 	set := opts.Settings
 	if set.MaxSteps == 0 {
@@ -215,116 +218,70 @@ func (e *Engine) State() engine.State {
 	return e.state
 }
 
-// BrowserPID is the main Chromium process id (0 when none runs); tests use it.
+// BrowserPID is the id of the main process of the Chromium the engine
+// holds (0 when it holds none); tests use it.
 func (e *Engine) BrowserPID() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.proc == nil {
+	if e.sb == nil || e.sb.proc == nil {
 		return 0
 	}
-	return e.proc.Pid
+	return e.sb.proc.Pid
 }
 
-// XvfbPID is the Xvfb process id (0 when none runs).
+// XvfbPID is the id of the Xvfb of the engine's Chromium (0 when none).
 func (e *Engine) XvfbPID() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.x == nil || e.x.cmd.Process == nil {
+	if e.sb == nil || e.sb.x == nil || e.sb.x.cmd.Process == nil {
 		return 0
 	}
-	return e.x.cmd.Process.Pid
+	return e.sb.x.cmd.Process.Pid
 }
 
-// Profile is the temporary profile folder of the running browser.
+// Profile is the temporary profile folder of the engine's Chromium.
 func (e *Engine) Profile() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.profile
+	if e.sb == nil {
+		return ""
+	}
+	return e.sb.profile
 }
 
-// browserAlive reports whether the Chromium process still runs.
+// pool is the engine's pool: its own, or the process's shared one.
+func (e *Engine) pool() *Pool {
+	if e.opts.Pool != nil {
+		return e.opts.Pool
+	}
+	return SharedPool()
+}
+
+// browserAlive reports whether the engine's Chromium still runs.
 func (e *Engine) browserAlive() bool {
 	if e.opts.Remote != nil {
 		return e.remoteAlive() // remote.go
 	}
-	if e.browserCtx == nil || e.browserCtx.Err() != nil || e.proc == nil {
-		return false
-	}
-	if err := e.proc.Signal(syscall.Signal(0)); err != nil {
-		return false
-	}
-	// A zombie still answers signal 0; look at its state.
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", e.proc.Pid)); err == nil {
-		if i := lastIndex(b, ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			return false
-		}
-	}
-	return true
+	return e.sb != nil && e.browserCtx != nil && e.browserCtx.Err() == nil && e.sb.alive()
 }
 
-func lastIndex(b []byte, c byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-// launch starts Xvfb (when needed) and Chromium with a fresh profile.
+// launch takes a running Chromium from the pool (which starts one, and its
+// Xvfb, when it must), or connects to the remote browser.
 func (e *Engine) launch() error {
 	e.shutdownBrowser()
 	if e.opts.Remote != nil {
 		return e.connectRemote() // remote.go
 	}
-	if e.run == nil {
-		g, err := newRunGuard(e.logf)
-		if err != nil {
-			return err
-		}
-		e.run = g
-	}
-	display := engine.DisplayHeadless
+	key := poolKey{display: e.display, path: e.opts.ChromiumPath}
 	if e.display == engine.DisplayXvfb {
-		if e.x == nil || !e.x.alive() {
-			e.stopXvfb()
-			x, err := startXvfb(e.xvfbPath())
-			if err != nil {
-				return err
-			}
-			e.x = x
-			e.run.watch(x.cmd.Process.Pid)
-		}
-		display = e.x.display
+		key.xvfb = e.xvfbPath()
 	}
-	profile, err := e.run.newProfile()
+	sb, err := e.pool().acquire(context.Background(), key, e.logf)
 	if err != nil {
 		return err
 	}
-	e.profile = profile
-	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
-		allocatorOptions(e.opts.ChromiumPath, profile, e.run.tmpDir(), display, e.opts.HostRules, needsNoSandbox())...)
-	bctx, bcancel := chromedp.NewContext(allocCtx)
-	start, cancelStart, patience := newPatientStart(context.Background(), chromiumStartBase, readHostLoad)
-	defer cancelStart()
-	stop := context.AfterFunc(start, bcancel)
-	err = chromedp.Do(bctx)
-	if !stop() || err != nil {
-		timedOut := start.Err() != nil
-		bcancel()
-		allocCancel()
-		removeProfile(profile)
-		e.profile = ""
-		if timedOut {
-			return fmt.Errorf("Chromium (%s) did not start %s; close other programs or start fewer browsers at once (serve --max-sessions)",
-				e.opts.ChromiumPath, patience.timedOut())
-		}
-		return fmt.Errorf("could not start Chromium (%s): %w", e.opts.ChromiumPath, err)
-	}
-	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
-	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
-		e.proc = c.Browser.Process()
-	}
+	bctx, bcancel := context.WithCancel(sb.ctx)
+	e.sb, e.browserCtx, e.browserCancel = sb, bctx, bcancel
 	sinkHolder := &e.openerSink
 	if err := chromedp.ListenBrowser(bctx, func(ev any) {
 		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
@@ -336,40 +293,24 @@ func (e *Engine) launch() error {
 	}); err != nil {
 		e.logf("browser: cannot watch new tabs: %v", err)
 	}
-	e.logf("browser: %s started (%s, profile %s)", e.version, e.display, profile)
 	return nil
 }
 
-// shutdownBrowser stops Chromium and removes its profile; Xvfb stays.
+// shutdownBrowser gives the engine's Chromium back to its pool (or ends
+// the connection to the remote browser).
 func (e *Engine) shutdownBrowser() {
 	e.closing.Wait()
 	if e.browserCancel != nil {
 		e.browserCancel()
 	}
 	if e.allocCancel != nil {
-		e.allocCancel() // waits for the process to exit
+		e.allocCancel()
 	}
-	if e.proc != nil {
-		e.proc.Kill()
+	if e.sb != nil {
+		e.sb.pool.release(e.sb)
 	}
-	killUsingDir(e.profile)
-	if e.profile != "" {
-		if err := removeProfile(e.profile); err != nil {
-			e.logf("browser: could not remove profile %s: %v", e.profile, err)
-		}
-	}
-	e.browserCtx, e.browserCancel, e.allocCancel, e.proc, e.profile = nil, nil, nil, nil, ""
+	e.browserCtx, e.browserCancel, e.allocCancel, e.sb = nil, nil, nil, nil
 }
-
-// stopXvfb stops the display, if any.
-func (e *Engine) stopXvfb() {
-	if e.x != nil && e.x.cmd.Process != nil {
-		e.x.stop()
-		e.run.forget(e.x.cmd.Process.Pid)
-	}
-	e.x = nil
-}
-
 // endEpisode closes the episode's tabs and browser context.
 func (e *Engine) endEpisode() {
 	if e.ep == nil {
@@ -441,7 +382,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 // openEpisode makes a new browser context with one prepared tab; env is
 // what every page of the episode gets.
 func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error) {
-	if !e.browserAlive() {
+	if !e.browserAlive() || e.sb != nil && e.sb.isDraining() {
 		if err := e.launch(); err != nil {
 			return nil, err
 		}
@@ -450,7 +391,17 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 	t.env = env
 	t.net = newCapture(e.set)
 	e.netCap.Store(t.net)
-	tctx, cancel := chromedp.NewContext(e.browserCtx, chromedp.WithNewBrowserContext(), chromedp.WithListener(t.listen))
+	var bcOpts []chromedp.CreateBrowserContextOption
+	if e.opts.Remote == nil {
+		p, err := proxyFor(e.opts.HostRules) // hostproxy.go
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			bcOpts = append(bcOpts, p.contextOption())
+		}
+	}
+	tctx, cancel := chromedp.NewContext(e.browserCtx, chromedp.WithNewBrowserContext(bcOpts...), chromedp.WithListener(t.listen))
 	t.ctx, t.cancel = tctx, cancel
 	sctx, scancel := context.WithTimeout(ctx, e.set.OpTimeout)
 	defer scancel()
@@ -463,6 +414,9 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("could not open a browser tab: %w", err)
+	}
+	if e.sb != nil {
+		e.sb.pool.opened(e.sb)
 	}
 	c := chromedp.FromContext(tctx)
 	t.id = c.Target.TargetID

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -161,7 +162,7 @@ func needsNoSandbox() bool { return os.Geteuid() == 0 }
 
 // allocatorOptions builds Chromium's command line. tmp is the TMPDIR it
 // gets, so its temporary folders go with the profile's run folder.
-func allocatorOptions(execPath, profile, tmp, display, hostRules string, noSandbox bool) []chromedp.ExecAllocatorOption {
+func allocatorOptions(execPath, profile, tmp, display string, noSandbox bool) []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(execPath),
 		chromedp.UserDataDir(profile),
@@ -205,9 +206,6 @@ func allocatorOptions(execPath, profile, tmp, display, hostRules string, noSandb
 	if tmp != "" {
 		opts = append(opts, chromedp.Env("TMPDIR="+tmp))
 	}
-	if hostRules != "" {
-		opts = append(opts, chromedp.Flag("host-resolver-rules", hostRules))
-	}
 	if display == engine.DisplayHeadless {
 		opts = append(opts, chromedp.Flag("headless", true))
 	} else {
@@ -233,8 +231,20 @@ func findChromium(path string) (string, error) {
 	return "", fmt.Errorf("%w; install it with 'make deps' (Debian/Ubuntu package chromium)", engine.ErrNoBrowser)
 }
 
-// chromiumVersion runs "chromium --version" once.
+// versions caches chromiumVersion by binary.
+var versions sync.Map // path → string
+
+// chromiumVersion runs "chromium --version" once per binary.
 func chromiumVersion(path string) string {
+	if v, ok := versions.Load(path); ok {
+		return v.(string)
+	}
+	v := readChromiumVersion(path)
+	versions.Store(path, v)
+	return v
+}
+
+func readChromiumVersion(path string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()

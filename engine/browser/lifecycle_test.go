@@ -20,10 +20,13 @@ import (
 
 // TestCrashTimeoutAndClose: a crashed tab, a killed Chromium and a hung
 // renderer each end the episode with a clear error; the next Reset works;
-// Close leaves no process and no profile behind.
+// the engine's Close leaves the pool's Chromium warm, and the pool's Close
+// leaves no process and no profile behind.
 func TestCrashTimeoutAndClose(t *testing.T) {
 	ts := newSite(t)
-	e := newEngine(t, engine.DisplayXvfb, func(o *Options) { o.Settings.OpTimeout = 2 * time.Second })
+	pool := NewPool(PoolOptions{})
+	t.Cleanup(pool.Close)
+	e := newEngine(t, engine.DisplayXvfb, func(o *Options) { o.Settings.OpTimeout = 2 * time.Second; o.Pool = pool })
 	ctx := context.Background()
 
 	t.Run("tab crash", func(t *testing.T) {
@@ -148,6 +151,13 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		if err := e.Close(); err != nil {
 			t.Fatal("second close:", err)
 		}
+		if !alive(bpid) || !alive(xpid) {
+			t.Fatalf("the engine's Close stopped the pool's warm browser (Chromium alive %v, Xvfb alive %v)", alive(bpid), alive(xpid))
+		}
+		if st := pool.Stats(); st.Users != 0 || st.Browsers != 1 {
+			t.Fatalf("after the engine's Close the pool holds %+v, want 1 browser and no users", st)
+		}
+		pool.Close()
 		if _, err := os.Stat(profile); !os.IsNotExist(err) {
 			t.Errorf("profile %s still there (%v)", profile, err)
 		}

@@ -24,7 +24,7 @@ func TestChildEngine(t *testing.T) {
 	}
 	e := newEngine(t, engine.DisplayXvfb, nil)
 	reset(t, e, url)
-	fmt.Printf("ready %s %d\n", e.run.dir, e.XvfbPID())
+	fmt.Printf("ready %s %d\n", e.sb.run.dir, e.XvfbPID())
 	select {}
 }
 

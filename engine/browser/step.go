@@ -397,9 +397,6 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.endEpisode()
 	e.shutdownBrowser()
-	e.stopXvfb()
-	e.run.close()
-	e.run = nil
 	e.setState(func(s *engine.State) { s.Done = true })
 	e.framesMu.Lock()
 	e.framesClosed = true

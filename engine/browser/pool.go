@@ -1,0 +1,472 @@
+package browser
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/chromedp/chromedp"
+
+	"waymark/engine"
+)
+
+// A Pool keeps warm local Chromiums for the engines of one process. An
+// engine takes a browser from its pool at its first Reset and gives it back
+// at Close; every episode still gets a fresh browser context in it (its own
+// cookies, storage, cache, permissions and history), so a new episode, a
+// replay or an undo costs a browser context and a navigation instead of a
+// Chromium start (and an Xvfb).
+//
+// Engines spread over up to Browsers Chromiums per display and binary, by
+// least load; a crash of one Chromium ends the episodes on it only, and the
+// next Reset of each starts (or takes) another. A Chromium that has opened
+// RecycleContexts browser contexts, or whose processes use more than
+// RecycleMiB of memory, takes no new engines and stops once its last engine
+// lets go, so a long day does not pile up what a browser leaks.
+type Pool struct {
+	opts PoolOptions
+
+	mu     sync.Mutex
+	closed bool
+	all    []*pooled
+	starts int
+}
+
+// PoolOptions configure a Pool. Zero fields get the defaults below.
+type PoolOptions struct {
+	// Browsers is how many Chromiums may run for one display and binary
+	// (default 1). Engines share them by least load.
+	Browsers int
+	// RecycleContexts is how many browser contexts a Chromium opens before
+	// it is recycled (default 500).
+	RecycleContexts int
+	// RecycleMiB is the memory (proportional set size of Chromium and its
+	// helpers, read every 20 contexts) past which a Chromium is recycled
+	// (default 3072).
+	RecycleMiB int
+	// Logf, when set, gets diagnostics.
+	Logf func(format string, args ...any)
+}
+
+// The defaults of PoolOptions.
+const (
+	DefaultPoolBrowsers    = 1
+	DefaultRecycleContexts = 500
+	DefaultRecycleMiB      = 3072
+	memoryCheckEvery       = 20
+)
+
+// NewPool makes a pool; its Chromiums start when engines first need them.
+func NewPool(o PoolOptions) *Pool {
+	if o.Browsers <= 0 {
+		o.Browsers = DefaultPoolBrowsers
+	}
+	if o.RecycleContexts <= 0 {
+		o.RecycleContexts = DefaultRecycleContexts
+	}
+	if o.RecycleMiB <= 0 {
+		o.RecycleMiB = DefaultRecycleMiB
+	}
+	return &Pool{opts: o}
+}
+
+var shared struct {
+	sync.Mutex
+	p    *Pool
+	opts PoolOptions
+}
+
+// SetSharedPoolOptions sets the options of the process's shared pool; it
+// takes effect when the pool is made (call it before the first engine).
+func SetSharedPoolOptions(o PoolOptions) {
+	shared.Lock()
+	defer shared.Unlock()
+	shared.opts = o
+}
+
+// SharedPool is the process's pool: engines whose Options name no Pool
+// take their browser from it. It is made at first use.
+func SharedPool() *Pool {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.p == nil {
+		shared.p = NewPool(shared.opts)
+	}
+	return shared.p
+}
+
+// CloseSharedPool stops the shared pool's Chromiums and Xvfbs (a program
+// calls it as it ends; a test binary from TestMain). A later engine makes a
+// new shared pool.
+func CloseSharedPool() {
+	shared.Lock()
+	p := shared.p
+	shared.p = nil
+	shared.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
+// Close stops every Chromium of the pool, waiting for them to end. Engines
+// still using one see their browser gone; a later acquire fails.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	all := p.all
+	p.all = nil
+	for _, b := range all {
+		b.stopped = true
+	}
+	p.mu.Unlock()
+	for _, b := range all {
+		b.wait(context.Background())
+		b.stop()
+	}
+}
+
+// Stats are a pool's figures, for tests, benchmarks and logs.
+type Stats struct {
+	Browsers int // Chromiums running or starting
+	Starts   int // Chromiums started since the pool was made
+	Users    int // engines holding a browser
+}
+
+// Stats reports the pool's figures.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := Stats{Browsers: len(p.all), Starts: p.starts}
+	for _, b := range p.all {
+		s.Users += b.users
+	}
+	return s
+}
+
+func (p *Pool) logf(format string, args ...any) {
+	if p.opts.Logf != nil {
+		p.opts.Logf(format, args...)
+	}
+}
+
+// poolKey is what two engines must share to share a Chromium.
+type poolKey struct {
+	display string // engine.DisplayXvfb or engine.DisplayHeadless
+	path    string // the Chromium binary
+	xvfb    string // the Xvfb binary (Xvfb display only)
+}
+
+// pooled is one warm Chromium (and its Xvfb) of a pool.
+type pooled struct {
+	pool *Pool
+	key  poolKey
+
+	ready chan struct{} // closed when the start ended; err says how
+	err   error
+
+	x           *xvfb
+	run         *runGuard
+	profile     string
+	allocCancel context.CancelFunc
+	ctx         context.Context // the chromedp browser context
+	cancel      context.CancelFunc
+	proc        *os.Process
+
+	// guarded by pool.mu
+	users    int  // engines holding it
+	contexts int  // browser contexts opened in it
+	draining bool // takes no new engines; stops when users reach 0
+	stopped  bool
+}
+
+// acquire gives an engine a running Chromium for key, starting one when
+// none is free and the pool may run another. ctx bounds the wait for a
+// start another engine began.
+func (p *Pool) acquire(ctx context.Context, key poolKey, logf func(string, ...any)) (*pooled, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("%w: the browser pool was closed", engine.ErrClosed)
+	}
+	var pick *pooled
+	var dead []*pooled
+	n := 0
+	for _, b := range slices.Clone(p.all) {
+		if b.key != key || b.draining {
+			continue
+		}
+		if b.started() && !b.alive() {
+			if p.retireLocked(b, "it is no longer running") {
+				dead = append(dead, b)
+			}
+			continue
+		}
+		n++
+		if pick == nil || b.users < pick.users {
+			pick = b
+		}
+	}
+	if pick == nil || (pick.users > 0 && n < p.opts.Browsers) {
+		pick = &pooled{pool: p, key: key, ready: make(chan struct{})}
+		p.all = append(p.all, pick)
+		p.starts++
+		go pick.start(logf)
+	}
+	pick.users++
+	p.mu.Unlock()
+	// A dead Chromium's helpers, profile and Xvfb go before the new
+	// episode starts, not some time later.
+	for _, b := range dead {
+		b.stop()
+	}
+	if err := pick.wait(ctx); err != nil {
+		p.release(pick)
+		return nil, err
+	}
+	return pick, nil
+}
+
+// release gives a browser back; a draining one stops with its last user.
+func (p *Pool) release(b *pooled) {
+	p.mu.Lock()
+	b.users--
+	stop := b.draining && b.users <= 0 && p.retireLocked(b, "")
+	p.mu.Unlock()
+	if stop {
+		b.stop()
+	}
+}
+
+// retireLocked marks b to take no new engines; it reports whether the
+// caller is to stop b now (no engine holds it, or it is dead), and then
+// takes it out of the pool. The caller holds p.mu.
+func (p *Pool) retireLocked(b *pooled, why string) bool {
+	b.draining = true
+	if why != "" {
+		p.logf("browser pool: retiring a Chromium: %s", why)
+	}
+	if b.stopped || (b.users > 0 && b.alive()) {
+		return false
+	}
+	b.stopped = true
+	p.all = slices.DeleteFunc(p.all, func(o *pooled) bool { return o == b })
+	return true
+}
+
+// opened counts a browser context made in b, and marks b for recycling
+// when it has opened enough of them or uses too much memory.
+func (p *Pool) opened(b *pooled) {
+	p.mu.Lock()
+	b.contexts++
+	n := b.contexts
+	check := n%memoryCheckEvery == 0
+	if n >= p.opts.RecycleContexts && !b.draining {
+		p.logf("browser pool: a Chromium opened %d browser contexts; it is recycled when its engines let go", n)
+		b.draining = true
+	}
+	p.mu.Unlock()
+	if !check || b.proc == nil {
+		return
+	}
+	if mib := processTreePSS(b.proc.Pid) >> 20; mib > int64(p.opts.RecycleMiB) {
+		p.mu.Lock()
+		if !b.draining {
+			p.logf("browser pool: a Chromium uses %d MiB (limit %d MiB); it is recycled when its engines let go", mib, p.opts.RecycleMiB)
+			b.draining = true
+		}
+		p.mu.Unlock()
+	}
+}
+
+// isDraining reports whether b takes no new episodes.
+func (b *pooled) isDraining() bool {
+	b.pool.mu.Lock()
+	defer b.pool.mu.Unlock()
+	return b.draining
+}
+
+func (b *pooled) started() bool {
+	select {
+	case <-b.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits for b's start to end and returns its error.
+func (b *pooled) wait(ctx context.Context) error {
+	select {
+	case <-b.ready:
+		return b.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// alive reports whether b's Chromium runs (after its start).
+func (b *pooled) alive() bool {
+	if !b.started() || b.err != nil || b.ctx.Err() != nil || b.proc == nil {
+		return false
+	}
+	return processAlive(b.proc.Pid)
+}
+
+// processAlive reports whether pid runs and is not a zombie.
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	if bs, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := bytes.LastIndexByte(bs, ')'); i > 0 && i+2 < len(bs) && bs[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// start launches Xvfb (when needed) and Chromium with a fresh profile.
+func (b *pooled) start(logf func(string, ...any)) {
+	defer close(b.ready)
+	b.err = b.launch(logf)
+	if b.err != nil {
+		b.stop()
+		p := b.pool
+		p.mu.Lock()
+		b.stopped = true
+		p.all = slices.DeleteFunc(p.all, func(o *pooled) bool { return o == b })
+		p.mu.Unlock()
+	}
+}
+
+func (b *pooled) launch(logf func(string, ...any)) error {
+	g, err := newRunGuard(logf)
+	if err != nil {
+		return err
+	}
+	b.run = g
+	display := engine.DisplayHeadless
+	if b.key.display == engine.DisplayXvfb {
+		x, err := startXvfb(b.key.xvfb)
+		if err != nil {
+			return err
+		}
+		b.x = x
+		g.watch(x.cmd.Process.Pid)
+		display = x.display
+	}
+	profile, err := g.newProfile()
+	if err != nil {
+		return err
+	}
+	b.profile = profile
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
+		allocatorOptions(b.key.path, profile, g.tmpDir(), display, needsNoSandbox())...)
+	bctx, bcancel := chromedp.NewContext(allocCtx)
+	b.allocCancel, b.ctx, b.cancel = allocCancel, bctx, bcancel
+	start, cancelStart, patience := newPatientStart(context.Background(), chromiumStartBase, readHostLoad)
+	defer cancelStart()
+	stop := context.AfterFunc(start, bcancel)
+	err = chromedp.Do(bctx)
+	if !stop() || err != nil {
+		if start.Err() != nil {
+			return fmt.Errorf("Chromium (%s) did not start %s; close other programs or start fewer browsers at once (serve --max-sessions)",
+				b.key.path, patience.timedOut())
+		}
+		return fmt.Errorf("could not start Chromium (%s): %w", b.key.path, err)
+	}
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
+		b.proc = c.Browser.Process()
+	}
+	b.pool.logf("browser pool: %s started (%s, profile %s)", chromiumVersion(b.key.path), b.key.display, profile)
+	return nil
+}
+
+// stop ends Chromium, its helpers, the profile and Xvfb.
+func (b *pooled) stop() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+	if b.allocCancel != nil {
+		b.allocCancel() // waits for the process to exit
+	}
+	if b.proc != nil {
+		b.proc.Kill()
+	}
+	killUsingDir(b.profile)
+	if b.profile != "" {
+		if err := removeProfile(b.profile); err != nil {
+			b.pool.logf("browser pool: could not remove profile %s: %v", b.profile, err)
+		}
+	}
+	if b.x != nil && b.x.cmd.Process != nil {
+		b.x.stop()
+		b.run.forget(b.x.cmd.Process.Pid)
+	}
+	b.run.close()
+}
+
+// processTreePSS sums the proportional set size of pid and its
+// descendants, in bytes (0 when /proc cannot tell).
+func processTreePSS(pid int) int64 {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, en := range ents {
+		n, err := strconv.Atoi(en.Name())
+		if err != nil {
+			continue
+		}
+		bs, err := os.ReadFile("/proc/" + en.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(bs, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(bs[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			children[pp] = append(children[pp], n)
+		}
+	}
+	var total int64
+	stack := []int{pid}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		total += pssOf(n)
+		stack = append(stack, children[n]...)
+	}
+	return total
+}
+
+// pssOf reads one process's proportional set size in bytes.
+func pssOf(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
