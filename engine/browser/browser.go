@@ -311,6 +311,7 @@ func (e *Engine) shutdownBrowser() {
 	}
 	e.browserCtx, e.browserCancel, e.allocCancel, e.sb = nil, nil, nil, nil
 }
+
 // endEpisode closes the episode's tabs and browser context.
 func (e *Engine) endEpisode() {
 	if e.ep == nil {
