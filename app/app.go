@@ -16,6 +16,7 @@ import (
 	"early.waymark/locale"
 
 	"waymark/dataset"
+	"waymark/engine/browser"
 )
 
 // Env is what every subcommand gets.
@@ -145,5 +146,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // the X server get the user's environment.
 func Exit() {
 	locale.Restore()
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	browser.CloseSharedPool() // the warm Chromiums and their Xvfbs
+	os.Exit(code)
 }

@@ -184,7 +184,7 @@ func (g *gui) run() {
 func (g *gui) started() {
 	// Larger on a screen with room: the live view and the Review
 	// player at 800×600 (the screen is known only once the window is).
-	if msg := ui.FitWindow(g.window); g.debugf != nil {
+	if msg := ui.FitWindow(g.window, workArea); g.debugf != nil {
 		g.debugf("%s", msg)
 	}
 	if ui.LoadSettings(g.prefs).Annotator == "" {

@@ -18,6 +18,7 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/browser"
 	"waymark/engine/openenv"
 )
 
@@ -30,11 +31,14 @@ func init() {
 type serveConfig struct {
 	Addr        string
 	MaxSessions int
-	Record      bool
-	TaskPack    bool
-	Display     string
-	ActionSet   action.Set
-	Settings    engine.Settings
+	// Browsers is how many local Chromiums the sessions share (each
+	// session gets a browser context of its own in one of them).
+	Browsers  int
+	Record    bool
+	TaskPack  bool
+	Display   string
+	ActionSet action.Set
+	Settings  engine.Settings
 	// AllowHosts and AllowOrigins are served besides the loopback names
 	// and the server's own origin (--allow-host, --allow-origin).
 	AllowHosts, AllowOrigins []string
@@ -145,7 +149,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs := newFlags(env, "serve")
 	var cfg serveConfig
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8000", "address to listen on; only 127.0.0.1 unless you give another host (e.g. 0.0.0.0:8000)")
-	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each gets its own browser)")
+	fs.IntVar(&cfg.MaxSessions, "max-sessions", 1, "concurrent WebSocket sessions (each gets a fresh browser context of its own)")
+	fs.IntVar(&cfg.Browsers, "browsers", 1, "local Chromiums the sessions share, by least load (a crash of one ends only the sessions on it)")
 	fs.BoolVar(&cfg.Record, "record", false, "record every session's episodes into the store as agent:NAME (for review and export)")
 	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
@@ -175,6 +180,9 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	}
 	if cfg.MaxSessions < 1 {
 		return cfg, "", fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
+	}
+	if cfg.Browsers < 1 {
+		return cfg, "", fmt.Errorf("%w: --browsers must be at least 1", errUsage)
 	}
 	var err error
 	if cfg.Provider, err = parseBrowserProvider(*provider); err != nil {
@@ -305,6 +313,9 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	if cfg.Display != "" {
 		settings.Display = cfg.Display
 	}
+	// Local sessions share the process's warm Chromiums, a fresh browser
+	// context each.
+	browser.SharedPool().SetBrowsers(cfg.Browsers)
 	opts.NewEngine = func(ctx context.Context) (engine.Engine, error) {
 		return newEngine(ctx, engineSpec{Settings: settings, HostRules: hostRules})
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"github.com/go-gl/glfw/v3.3/glfw"
 )
 
 // Main window sizes (logical units).
@@ -58,9 +57,10 @@ func ParseWindowSize(s string) (fyne.Size, error) {
 // WindowSizeFor; WindowSizeEnv overrides it) and says what it did, for a
 // debug log. Call it on the Fyne main goroutine once the window has been
 // shown (e.g. from the app's Lifecycle OnStarted): the screen and the
-// canvas scale are known only then. Where the screen cannot be read (no
-// desktop driver, e.g. in tests), the window keeps its size.
-func FitWindow(w fyne.Window) string {
+// canvas scale are known only then. workArea reads the screen's usable
+// area in pixels (the app asks the desktop driver); where it cannot tell
+// (no desktop driver, e.g. in tests), the window keeps its size.
+func FitWindow(w fyne.Window, workArea func() (w, h int, ok bool)) string {
 	if env := os.Getenv(WindowSizeEnv); env != "" {
 		s, err := ParseWindowSize(env)
 		if err != nil {
@@ -69,7 +69,10 @@ func FitWindow(w fyne.Window) string {
 		w.Resize(s)
 		return fmt.Sprintf("window %vx%v (from %s)", s.Width, s.Height, WindowSizeEnv)
 	}
-	pw, ph, ok := workArea()
+	pw, ph, ok := 0, 0, false
+	if workArea != nil {
+		pw, ph, ok = workArea()
+	}
 	if !ok {
 		return "screen size unknown; the window keeps its size"
 	}
@@ -81,27 +84,4 @@ func FitWindow(w fyne.Window) string {
 	s := WindowSizeFor(screen)
 	w.Resize(s)
 	return fmt.Sprintf("window %vx%v for a %dx%d px work area at scale %v", s.Width, s.Height, pw, ph, scale)
-}
-
-// workArea is the primary monitor's work area (the screen less panels and
-// docks) in screen pixels, or its whole video mode when the window manager
-// names no work area. It must run on the main thread with GLFW running;
-// anything else (no GLFW, no monitor) reports !ok.
-func workArea() (w, h int, ok bool) {
-	defer func() {
-		if recover() != nil {
-			w, h, ok = 0, 0, false
-		}
-	}()
-	m := glfw.GetPrimaryMonitor()
-	if m == nil {
-		return 0, 0, false
-	}
-	if _, _, ww, wh := m.GetWorkarea(); ww > 0 && wh > 0 {
-		return ww, wh, true
-	}
-	if v := m.GetVideoMode(); v != nil && v.Width > 0 && v.Height > 0 {
-		return v.Width, v.Height, true
-	}
-	return 0, 0, false
 }

@@ -109,11 +109,19 @@ func TestFitWindowWithoutAScreen(t *testing.T) {
 	w := test.NewTempWindow(t, canvas.NewRectangle(nil))
 	w.Resize(fyne.NewSize(900, 700))
 	t.Setenv(WindowSizeEnv, "")
-	if msg := FitWindow(w); !strings.Contains(msg, "unknown") || w.Canvas().Size() != fyne.NewSize(900, 700) {
+	if msg := FitWindow(w, func() (int, int, bool) { return 0, 0, false }); !strings.Contains(msg, "unknown") || w.Canvas().Size() != fyne.NewSize(900, 700) {
 		t.Fatalf("%q, size %v", msg, w.Canvas().Size())
 	}
+	if msg := FitWindow(w, nil); !strings.Contains(msg, "unknown") {
+		t.Fatalf("no work area reader: %q", msg)
+	}
+	t.Setenv(WindowSizeEnv, "")
+	FitWindow(w, func() (int, int, bool) { return 1920, 1080, true })
+	if s := w.Canvas().Size(); s != LargeWindowSize {
+		t.Fatalf("size %v on a 1920x1080 work area, want %v", s, LargeWindowSize)
+	}
 	t.Setenv(WindowSizeEnv, "1300x950")
-	FitWindow(w)
+	FitWindow(w, nil)
 	if s := w.Canvas().Size(); s != fyne.NewSize(1300, 950) {
 		t.Fatalf("size %v with %s=1300x950", s, WindowSizeEnv)
 	}

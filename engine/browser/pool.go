@@ -115,6 +115,14 @@ func CloseSharedPool() {
 	}
 }
 
+// SetBrowsers changes how many Chromiums the pool may run for one display
+// and binary (at least 1); running ones beyond it stay until recycled.
+func (p *Pool) SetBrowsers(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opts.Browsers = max(n, 1)
+}
+
 // Close stops every Chromium of the pool, waiting for them to end. Engines
 // still using one see their browser gone; a later acquire fails.
 func (p *Pool) Close() {
