@@ -70,14 +70,18 @@ test: deps
 	@plain=$$($(GO) list ./... | grep -vE '^waymark/(ui|dataset|engine)(/|$$)'); \
 	uirace=$$($(GO) list ./ui/... | grep -v '^waymark/ui/review$$'); \
 	logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; \
+	$(GO) build -o $$logs/report ./.ci/testreport || exit 1; \
+	report="$$logs/report -times $$logs/times"; \
 	( SECONDS=0; nice -n 10 $(MAKE) --no-print-directory lint 2>&1 | tee $$logs/lint | sed -u 's/^/[lint] /'; r=$${PIPESTATUS[0]}; \
 		echo "[lint] took $$SECONDS s"; exit $$r ) & lint=$$!; \
-	( SECONDS=0; { $(GO) test -race -p 1 -timeout 40m $(RACE_LANE1) $$uirace && \
-		$(GO) test -race -p 1 -timeout 20m -run '$(REVIEW_RACE)' ./ui/review; } 2>&1 | tee $$logs/1 | sed -u 's/^/[1] /'; r=$${PIPESTATUS[0]}; \
+	( set -o pipefail; SECONDS=0; { $(GO) test -json -race -p 1 -timeout 40m $(RACE_LANE1) $$uirace | $$report && \
+		$(GO) test -json -race -p 1 -timeout 20m -run '$(REVIEW_RACE)' ./ui/review | $$report; } 2>&1 | tee $$logs/1 | sed -u 's/^/[1] /'; r=$${PIPESTATUS[0]}; \
 		echo "[1] lane 1 took $$SECONDS s"; exit $$r ) & one=$$!; \
-	( SECONDS=0; { $(GO) test -race -p 1 -timeout 40m $(RACE_LANE2) && $(GO) test -p 1 -timeout 40m $$plain ./ui/review; } 2>&1 | tee $$logs/2 | sed -u 's/^/[2] /'; r=$${PIPESTATUS[0]}; \
+	( set -o pipefail; SECONDS=0; { $(GO) test -json -race -p 1 -timeout 40m $(RACE_LANE2) | $$report && \
+		$(GO) test -json -p 1 -timeout 40m $$plain ./ui/review | $$report; } 2>&1 | tee $$logs/2 | sed -u 's/^/[2] /'; r=$${PIPESTATUS[0]}; \
 		echo "[2] lane 2 took $$SECONDS s"; exit $$r ) & two=$$!; \
 	wait $$lint; rl=$$?; wait $$one; r1=$$?; wait $$two; r2=$$?; \
+	$$logs/report -slowest 20 $$logs/times; \
 	if [ $$rl -ne 0 ] || [ $$r1 -ne 0 ] || [ $$r2 -ne 0 ]; then \
 		echo; echo "=== what failed (the whole output is above), then the failing tests again"; \
 		[ $$rl -eq 0 ] || tail -n 15 $$logs/lint | sed 's/^/[lint] /'; \

@@ -117,12 +117,7 @@ func TestServeBrowserProvider(t *testing.T) {
 	})
 
 	t.Run("a serve killed with SIGKILL leaves no context on the farm", func(t *testing.T) {
-		bin := filepath.Join(t.TempDir(), "waymark")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Dir = ".." // the module's root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
+		bin := buildBinary(t) // built once for the package's tests
 		const ttl = 5 * time.Second
 		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--browser-provider", provider, "--lease-ttl", ttl.String())
 		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
