@@ -19,10 +19,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // event is one line of `go test -json` (test2json).
 type event struct {
+	Time       time.Time
 	Action     string
 	Package    string
 	ImportPath string
@@ -57,8 +59,11 @@ func main() {
 
 // filter copies what matters of the event stream in to out.
 func filter(in io.Reader, out, times io.Writer) {
-	// Output of running tests, by package and top-level test.
+	// Output of running tests, by package and top-level test, and when
+	// each started: a test's time is its wall time, parallel subtests
+	// included (its own Elapsed leaves them out).
 	held := map[string]map[string][]string{}
+	started := map[string]time.Time{}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -91,6 +96,10 @@ func filter(in io.Reader, out, times io.Writer) {
 				held[ev.Package] = map[string][]string{}
 			}
 			switch ev.Action {
+			case "run":
+				if !sub {
+					started[ev.Package+" "+top] = ev.Time
+				}
 			case "output":
 				held[ev.Package][top] = append(held[ev.Package][top], ev.Output)
 			case "fail", "pass", "skip":
@@ -101,7 +110,11 @@ func filter(in io.Reader, out, times io.Writer) {
 					fmt.Fprint(out, strings.Join(held[ev.Package][top], ""))
 				}
 				delete(held[ev.Package], top)
-				fmt.Fprintf(times, "%.2f\t%s\t%s\n", ev.Elapsed, ev.Package, top)
+				secs := ev.Elapsed
+				if t0, ok := started[ev.Package+" "+top]; ok && !ev.Time.IsZero() {
+					secs = max(secs, ev.Time.Sub(t0).Seconds())
+				}
+				fmt.Fprintf(times, "%.2f\t%s\t%s\n", secs, ev.Package, top)
 			}
 		}
 	}
