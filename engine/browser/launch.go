@@ -78,15 +78,6 @@ func startXvfb(path string) (*xvfb, error) {
 	return x, nil
 }
 
-func (x *xvfb) alive() bool {
-	select {
-	case <-x.done:
-		return false
-	default:
-		return true
-	}
-}
-
 func (x *xvfb) stop() {
 	if x == nil || x.cmd.Process == nil {
 		return

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
@@ -156,6 +157,48 @@ func (p *Pool) Stats() Stats {
 		s.Users += b.users
 	}
 	return s
+}
+
+// Profiles lists the profile folders of the pool's Chromiums.
+func (p *Pool) Profiles() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, b := range p.all {
+		if b.started() && b.profile != "" {
+			out = append(out, b.profile)
+		}
+	}
+	return out
+}
+
+// OpenPages counts the page targets (tabs) open in the pool's running
+// Chromiums: every episode's tabs, none once its engine closed (the blank
+// tab each Chromium keeps for the pool's own connection is not counted).
+func (p *Pool) OpenPages(ctx context.Context) (int, error) {
+	p.mu.Lock()
+	all := slices.Clone(p.all)
+	p.mu.Unlock()
+	n := 0
+	for _, b := range all {
+		if !b.alive() {
+			continue
+		}
+		infos, err := chromedp.Targets(b.ctx)
+		if err != nil {
+			return 0, fmt.Errorf("listing the tabs of a pooled Chromium: %w", err)
+		}
+		var own target.ID // the tab the pool's connection opened at start
+		if c := chromedp.FromContext(b.ctx); c != nil && c.Target != nil {
+			own = c.Target.TargetID
+		}
+		for _, in := range infos {
+			if in.Type == "page" && in.TargetID != own {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 func (p *Pool) logf(format string, args ...any) {
@@ -322,6 +365,9 @@ func (b *pooled) wait(ctx context.Context) error {
 // alive reports whether b's Chromium runs (after its start).
 func (b *pooled) alive() bool {
 	if !b.started() || b.err != nil || b.ctx.Err() != nil || b.proc == nil {
+		return false
+	}
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil && lost(c.Browser) {
 		return false
 	}
 	return processAlive(b.proc.Pid)

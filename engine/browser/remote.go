@@ -170,6 +170,12 @@ func (e *Engine) remoteAlive() bool {
 	if e.browserCtx == nil || e.browserCtx.Err() != nil {
 		return false
 	}
+	// A call on a lost connection fails as soon as the connection's
+	// reader ends, before the browser's context is cancelled: read the
+	// loss itself, so a step that failed on it always finds it.
+	if c := chromedp.FromContext(e.browserCtx); c != nil && c.Browser != nil && lost(c.Browser) {
+		return false
+	}
 	select {
 	case <-e.anchorGone:
 		return false

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
@@ -258,40 +257,6 @@ func isFatal(err error) bool {
 		errors.Is(err, chromedp.ErrTargetDetached) || errors.Is(err, chromedp.ErrChannelClosed)
 }
 
-// browserLost reports whether the browser (or the connection to a remote
-// one) is gone after a step failed with fatal. A failure that was not the
-// caller's own cancelling came from below, and the end of the browser
-// shows a moment after the end of its tab: the tab's context is cancelled
-// first, the browser's connection notices its close next. So such a
-// failure waits (at most lossSettle) until the browser either answers a
-// call, and is alive, or is seen gone. A killed browser is then always a
-// lost browser, never an interrupted step.
-func (e *Engine) browserLost(ctx context.Context, fatal error) bool {
-	if !e.browserAlive() {
-		return true
-	}
-	if ctx.Err() != nil || !(errors.Is(fatal, context.Canceled) ||
-		errors.Is(fatal, chromedp.ErrTargetDetached) || errors.Is(fatal, chromedp.ErrChannelClosed)) {
-		return false
-	}
-	for deadline := time.Now().Add(lossSettle); time.Now().Before(deadline); {
-		pctx, cancel := context.WithTimeout(e.browserCtx, 500*time.Millisecond)
-		_, err := chromedp.CallBrowser(pctx, browser.GetVersion, cdp.Empty{})
-		cancel()
-		if !e.browserAlive() {
-			return true
-		}
-		if err == nil {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return !e.browserAlive()
-}
-
-// lossSettle bounds browserLost's wait.
-const lossSettle = 3 * time.Second
-
 // shortError is the observation text of a failed action.
 func shortError(err error) action.Code {
 	s := err.Error()
@@ -348,7 +313,7 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 	if fatal != nil {
 		obs.Screenshot = nil
 		switch {
-		case errors.Is(fatal, errCrashed) || e.browserLost(ctx, fatal):
+		case errors.Is(fatal, errCrashed) || !e.browserAlive():
 			obs.Error, ep.endedBy = action.ErrRendererCrashed, action.EndCrashed
 		case errors.Is(fatal, context.Canceled) || (ctx.Err() != nil && errors.Is(fatal, ctx.Err())):
 			obs.Error, ep.endedBy = "interrupted", action.EndInterrupted

@@ -98,13 +98,19 @@ func testSettings() engine.Settings {
 // browserFactory makes real browser engines (each its own Chromium and
 // profile) and makes sure they are closed when the test ends.
 func browserFactory(t testing.TB, es *engines) func(context.Context) (engine.Engine, error) {
+	return browserFactoryOn(t, es, nil)
+}
+
+// browserFactoryOn makes the engines take their Chromium from pool (nil:
+// the process's shared pool).
+func browserFactoryOn(t testing.TB, es *engines, pool *browser.Pool) func(context.Context) (engine.Engine, error) {
 	t.Cleanup(func() {
 		for _, e := range es.all() {
 			e.Close()
 		}
 	})
 	return func(context.Context) (engine.Engine, error) {
-		e, err := browser.New(browser.Options{Settings: testSettings()})
+		e, err := browser.New(browser.Options{Settings: testSettings(), Pool: pool})
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +126,8 @@ func browserFactory(t testing.TB, es *engines) func(context.Context) (engine.Eng
 func TestSpecExampleExchange(t *testing.T) {
 	s := newSite(t)
 	var es engines
-	srv, hs := testServer(t, Options{NewEngine: browserFactory(t, &es)})
+	pool := privatePool(t)
+	srv, hs := testServer(t, Options{NewEngine: browserFactoryOn(t, &es, pool)})
 	r := dialRaw(t, hs)
 
 	checkObservation := func(reply []byte, wantURL string) {
@@ -172,15 +179,38 @@ func TestSpecExampleExchange(t *testing.T) {
 		t.Errorf("state reply layout %s", st)
 	}
 	pid := es.all()[0].BrowserPID()
-	if pid == 0 {
-		t.Fatal("no Chromium runs for the session")
+	if pid == 0 || openPages(t, pool) != 1 {
+		t.Fatalf("the session has no Chromium (pid %d) or not one tab (%d)", pid, openPages(t, pool))
 	}
 	r.send(`{"type":"close"}`)
 	if data, err := r.recv(30 * time.Second); err == nil {
 		t.Errorf("close got a reply: %s", data)
 	}
 	waitFor(t, "the session to end", func() bool { return srv.ActiveSessions() == 0 })
-	waitFor(t, "Chromium to exit", func() bool { return !processAlive(pid) })
+	waitFor(t, "the session's tab to close", func() bool { return openPages(t, pool) == 0 })
+	if es.all()[0].BrowserPID() != 0 {
+		t.Error("the closed session's engine still holds its Chromium")
+	}
+}
+
+// privatePool is a pool of the test's own, closed after it, so the test
+// can count its tabs and see its processes end.
+func privatePool(t testing.TB) *browser.Pool {
+	p := browser.NewPool(browser.PoolOptions{})
+	t.Cleanup(p.Close)
+	return p
+}
+
+// openPages counts the tabs open in pool's Chromium.
+func openPages(t testing.TB, pool *browser.Pool) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n, err := pool.OpenPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func jsonNum(n int) any { return json.Number(strconv.Itoa(n)) }
@@ -311,12 +341,14 @@ func TestSessionsAreIsolated(t *testing.T) {
 	}
 }
 
-// A client that disconnects in the middle of a step leaves no Chromium
-// behind: the session's engine is closed and its processes are gone.
+// A client that disconnects in the middle of a step leaves nothing behind:
+// the session's engine is closed, its tab and browser context are gone
+// from the warm Chromium, and once the pool closes no process is left.
 func TestDisconnectMidStepLeavesNoBrowser(t *testing.T) {
 	s := newSite(t)
 	var es engines
-	srv, hs := testServer(t, Options{NewEngine: browserFactory(t, &es)})
+	pool := privatePool(t)
+	srv, hs := testServer(t, Options{NewEngine: browserFactoryOn(t, &es, pool)})
 	r := dialRaw(t, hs)
 	r.call(`{"type":"reset","data":{"start_url":"` + s.URL + `"}}`)
 	eng := es.all()[0]
@@ -332,9 +364,19 @@ func TestDisconnectMidStepLeavesNoBrowser(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	_ = r.c.CloseNow()
 	waitFor(t, "the session to end", func() bool { return srv.ActiveSessions() == 0 })
-	waitFor(t, "Chromium to exit", func() bool { return !processAlive(pid) })
-	if eng.BrowserPID() != 0 || eng.Profile() != "" && dirExists(eng.Profile()) {
-		t.Errorf("engine not torn down: pid %d profile %q", eng.BrowserPID(), eng.Profile())
+	waitFor(t, "the session's tab to close", func() bool { return openPages(t, pool) == 0 })
+	profile := pool.Profiles()
+	if eng.BrowserPID() != 0 {
+		t.Errorf("engine not torn down: it still holds Chromium %d", eng.BrowserPID())
+	}
+	pool.Close()
+	if processAlive(pid) {
+		t.Errorf("Chromium %d runs on after the pool closed", pid)
+	}
+	for _, p := range profile {
+		if dirExists(p) {
+			t.Errorf("profile %s left after the pool closed", p)
+		}
 	}
 	if left := chromiumDescendants(); len(left) > 0 {
 		t.Errorf("Chromium processes left: %v", left)
@@ -398,11 +440,13 @@ func chromiumDescendants() []int {
 	return out
 }
 
-// Stateless POST /reset starts a browser for the request and closes it.
+// Stateless POST /reset opens a browser context for the request and closes
+// it with the request.
 func TestStatelessResetClosesItsBrowser(t *testing.T) {
 	s := newSite(t)
 	var es engines
-	_, hs := testServer(t, Options{NewEngine: browserFactory(t, &es)})
+	pool := privatePool(t)
+	_, hs := testServer(t, Options{NewEngine: browserFactoryOn(t, &es, pool)})
 	resp, err := http.Post(hs.URL+"/reset", "application/json", strings.NewReader(`{"start_url":"`+s.URL+`/clicked"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -424,8 +468,12 @@ func TestStatelessResetClosesItsBrowser(t *testing.T) {
 		t.Fatalf("%d engines for one request", len(made))
 	}
 	if made[0].BrowserPID() != 0 {
-		t.Error("the request's browser is still running")
+		t.Error("the request's engine still holds its browser")
 	}
+	if n := openPages(t, pool); n != 0 {
+		t.Errorf("%d tabs of the request are still open", n)
+	}
+	pool.Close()
 	if left := chromiumDescendants(); len(left) > 0 {
 		t.Errorf("Chromium processes left: %v", left)
 	}
