@@ -41,54 +41,12 @@ run: build
 vet: deps
 	$(GO) vet ./...
 
-# The packages that own goroutines (the UI bridge and runner, the store's
-# recorder, the engine's browser and servers) run under the race detector;
-# the rest (app's end-to-end drills, the practice sites) run without it.
-# The Review tab's widget tests are the exception: under the race detector
-# Fyne's text measuring and the fixtures' PNGs run 10 to 20 times slower
-# (311 s against 23 s), and all but a few of them load synchronously. So
-# ui/review runs whole without it, and its tests that cross goroutines (the
-# thumbnail worker, the replay panel's run) run again under it.
-# Two lanes run side by side, one package at a time each (as `go test -p 2`
-# would on 2 cores), balanced so the long browser package does not start
-# last; each lane's lines are prefixed with its number and each lane says
-# how long it took. Lint runs beside them at a lower priority: the lanes
-# leave the CPUs idle about half the time while they wait for browsers,
-# and on a cold build cache its compiling is work the plain tests need.
-# When anything fails, the last lines printed say what: each failing test
-# and its first messages (a CI log is often read from its end only).
-RACE_LANE1 := ./engine/browser ./engine/openenv
-RACE_LANE2 := ./dataset/... ./engine ./engine/action
-REVIEW_RACE := ^(TestOpenLongEpisode|TestCloseStopsTheThumbnailWorker|TestReplayPanel|TestReplayPanelSaysWhy)$$
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-
-# A failure's lines in go test's output: the --- FAIL lines, the messages
-# under them (file.go:N:), panics, races and timeouts.
-FAILED_LINES := ^ *--- FAIL|^ +[A-Za-z0-9_]+\.go:[0-9]+: |^panic: |^fatal error: |^WARNING: DATA RACE|^FAIL[[:space:]]|\.go:[0-9]+:[0-9]+: 
-
+# Lint and every test, in three lanes side by side, ending with the 20
+# slowest tests and, when anything failed, what failed: see .ci/test.sh.
 test: deps
-	@plain=$$($(GO) list ./... | grep -vE '^waymark/(ui|dataset|engine)(/|$$)'); \
-	uirace=$$($(GO) list ./ui/... | grep -v '^waymark/ui/review$$'); \
-	logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; \
-	$(GO) build -o $$logs/report ./.ci/testreport || exit 1; \
-	report="$$logs/report -times $$logs/times"; \
-	( SECONDS=0; nice -n 10 $(MAKE) --no-print-directory lint 2>&1 | tee $$logs/lint | sed -u 's/^/[lint] /'; r=$${PIPESTATUS[0]}; \
-		echo "[lint] took $$SECONDS s"; exit $$r ) & lint=$$!; \
-	( set -o pipefail; SECONDS=0; { $(GO) test -json -race -p 1 -timeout 40m $(RACE_LANE1) $$uirace | $$report && \
-		$(GO) test -json -race -p 1 -timeout 20m -run '$(REVIEW_RACE)' ./ui/review | $$report; } 2>&1 | tee $$logs/1 | sed -u 's/^/[1] /'; r=$${PIPESTATUS[0]}; \
-		echo "[1] lane 1 took $$SECONDS s"; exit $$r ) & one=$$!; \
-	( set -o pipefail; SECONDS=0; { $(GO) test -json -race -p 1 -timeout 40m $(RACE_LANE2) | $$report && \
-		$(GO) test -json -p 1 -timeout 40m $$plain ./ui/review | $$report; } 2>&1 | tee $$logs/2 | sed -u 's/^/[2] /'; r=$${PIPESTATUS[0]}; \
-		echo "[2] lane 2 took $$SECONDS s"; exit $$r ) & two=$$!; \
-	wait $$lint; rl=$$?; wait $$one; r1=$$?; wait $$two; r2=$$?; \
-	$$logs/report -slowest 20 $$logs/times; \
-	if [ $$rl -ne 0 ] || [ $$r1 -ne 0 ] || [ $$r2 -ne 0 ]; then \
-		echo; echo "=== what failed (the whole output is above), then the failing tests again"; \
-		[ $$rl -eq 0 ] || tail -n 15 $$logs/lint | sed 's/^/[lint] /'; \
-		for l in 1 2; do grep -E '$(FAILED_LINES)' $$logs/$$l | cut -c1-300 | head -n 60 | sed "s/^/[$$l] /"; done; \
-		for l in 1 2; do grep -E '^ *--- FAIL|^panic: ' $$logs/$$l | head -n 12 | sed "s/^/[$$l] /"; done; \
-		echo "FAIL: lint exit $$rl, lane 1 exit $$r1, lane 2 exit $$r2"; exit 1; fi; \
-	echo "PASS: lint and both lanes"
+	@GO=$(GO) bash .ci/test.sh
+
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # gofmt (any output fails), go vet and staticcheck (a pinned version, fetched
 # by `go run`). ST1005 is off: error strings start with proper nouns

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# make test: lint and every test, in three lanes side by side, then the 20
+# slowest tests and, when anything failed, what failed.
+#
+# The packages that own goroutines (the UI bridge and runner, the store's
+# recorder, the engine's browser and servers) run under the race detector;
+# app's end-to-end drills, the practice sites and the Review tab's widget
+# tests run without it (under it Fyne's text measuring and the fixtures'
+# PNGs run 10 to 20 times slower, 311 s against 23 s), and the Review tests
+# that cross goroutines (the thumbnail worker, the replay panel's run) run
+# again under it.
+#
+# First the library code is compiled once, plain and under the race
+# detector at the same time (two go commands building the same package at
+# once would each compile it: the build cache does not share work in
+# progress). Then lint and the three lanes run; each lane runs one package
+# at a time (-p 1). The staleness corpus gets a lane start of its own: it
+# mostly waits (each case is compared with the page 1.5 s later), so it
+# overlaps the other lanes' work. Each test binary keeps one warm Chromium
+# for its tests (engine/browser's shared pool).
+#
+# When anything fails, the last lines printed say what: each failing test
+# and its messages (a CI log is often read from its end only).
+set -uo pipefail
+GO=${GO:-go}
+cd "$(dirname "$0")/.."
+
+RACE_LANE1=(./engine/browser)
+RACE_LANE2=(./dataset/... ./engine ./engine/action)
+RACE_LANE3=(./engine/openenv)
+STALE='^TestStaleCorpus$'
+REVIEW_RACE='^(TestOpenLongEpisode|TestCloseStopsTheThumbnailWorker|TestReplayPanel|TestReplayPanelSaysWhy)$'
+# A failure's lines in go test's output: the --- FAIL lines, the messages
+# under them (file.go:N:), panics, races and timeouts.
+FAILED_LINES='^ *--- FAIL|^ +[A-Za-z0-9_]+\.go:[0-9]+: |^panic: |^fatal error: |^WARNING: DATA RACE|^FAIL[[:space:]]|\.go:[0-9]+:[0-9]+: '
+
+mapfile -t uirace < <($GO list ./ui/... | grep -v '^waymark/ui/review$')
+mapfile -t plain < <($GO list ./... | grep -vE '^waymark/(ui|dataset|engine)(/|$)')
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+SECONDS=0
+
+# Library code, once per mode. The lists leave out main packages (linking
+# them is the tests' work) and the test variants.
+libs() {
+	$GO list -test -deps -f '{{if and (not .Standard) (ne .Name "main")}}{{.ImportPath}}{{end}}' "$@" | grep -v '\[\|\.test$' | sort -u
+}
+mapfile -t racelibs < <(libs "${RACE_LANE1[@]}" "${RACE_LANE2[@]}" "${RACE_LANE3[@]}" "${uirace[@]}" ./ui/review)
+mapfile -t plainlibs < <(libs ./...)
+$GO build -race "${racelibs[@]}" 2>&1 | sed -u 's/^/[build -race] /' & rb=$!
+$GO build "${plainlibs[@]}" 2>&1 | sed -u 's/^/[build] /'
+pb=${PIPESTATUS[0]}
+wait $rb
+rb=$?
+echo "[build] the library code compiled in $SECONDS s"
+if [ "$pb" -ne 0 ] || [ "$rb" -ne 0 ]; then
+	echo "FAIL: the code does not compile (see the [build] lines above)"
+	exit 1
+fi
+
+$GO build -o "$logs/report" ./.ci/testreport || exit 1
+report=("$logs/report" -times "$logs/times")
+
+# lane N COMMAND...: runs the command with its output prefixed [N], kept in
+# $logs/N, and says how long it took.
+lane() {
+	local n=$1
+	shift
+	local start=$SECONDS
+	"$@" 2>&1 | tee "$logs/$n" | sed -u "s/^/[$n] /"
+	local r=${PIPESTATUS[0]}
+	echo "[$n] took $((SECONDS - start)) s"
+	return "$r"
+}
+gotest() { $GO test -json -p 1 -timeout 30m "$@" | "${report[@]}"; }
+practice=(); rest=()
+for p in "${plain[@]}"; do
+	if [ "$p" = waymark/assets/practice ]; then practice+=("$p"); else rest+=("$p"); fi
+done
+lane1() { gotest -race -skip "$STALE" "${RACE_LANE1[@]}" && gotest -race "${uirace[@]}" && gotest -race -run "$REVIEW_RACE" ./ui/review; }
+lane2() { gotest -race "${RACE_LANE2[@]}" && gotest ./ui/review "${practice[@]}"; }
+lane3() { gotest -race -run "$STALE" ./engine/browser && gotest -race "${RACE_LANE3[@]}" && gotest "${rest[@]}"; }
+
+lane lint nice -n 10 make --no-print-directory lint & lint=$!
+lane 1 lane1 & one=$!
+lane 2 lane2 & two=$!
+lane 3 lane3 & three=$!
+wait $lint; rl=$?
+wait $one; r1=$?
+wait $two; r2=$?
+wait $three; r3=$?
+
+"$logs/report" -slowest 20 "$logs/times"
+echo "make test took $SECONDS s"
+if [ $rl -ne 0 ] || [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ $r3 -ne 0 ]; then
+	echo
+	echo "=== what failed (the whole output is above), then the failing tests again"
+	[ $rl -eq 0 ] || tail -n 15 "$logs/lint" | sed 's/^/[lint] /'
+	for l in 1 2 3; do grep -E "$FAILED_LINES" "$logs/$l" | cut -c1-300 | head -n 60 | sed "s/^/[$l] /"; done
+	for l in 1 2 3; do grep -E '^ *--- FAIL|^panic: ' "$logs/$l" | head -n 12 | sed "s/^/[$l] /"; done
+	echo "FAIL: lint exit $rl, lane 1 exit $r1, lane 2 exit $r2, lane 3 exit $r3"
+	exit 1
+fi
+echo "PASS: lint and the three lanes"
