@@ -93,3 +93,22 @@ func TestWriteFillsRequiredArrays(t *testing.T) {
 		t.Errorf("version = %v", f["log"]["version"])
 	}
 }
+
+// Media types with a +json structured-syntax suffix (RFC 6839) are JSON:
+// their secret fields are redacted in request and response bodies alike.
+func TestRedactJSONSuffixMediaTypes(t *testing.T) {
+	for _, mt := range []string{"application/vnd.api+json", "application/problem+json", "application/hal+json; charset=utf-8", "Application/VND.API+JSON"} {
+		e := Entry{
+			Request: Request{Method: "POST", URL: "http://shop.test/api",
+				PostData: &PostData{MimeType: mt, Text: `{"data":{"attributes":{"user":"ann","password":"hunter2"}}}`}},
+			Response: Response{Content: Content{MimeType: mt, Text: `{"title":"ok","token":"t1"}`}},
+		}
+		NewRedactor(nil, nil).Entry(&e)
+		if got, want := e.Request.PostData.Text, `{"data":{"attributes":{"password":"[redacted]","user":"ann"}}}`; got != want {
+			t.Errorf("%s request body = %s, want %s", mt, got, want)
+		}
+		if got, want := e.Response.Content.Text, `{"title":"ok","token":"[redacted]"}`; got != want {
+			t.Errorf("%s response body = %s, want %s", mt, got, want)
+		}
+	}
+}
