@@ -158,3 +158,73 @@ func TestParseBrowserGymRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Every bid argument of every BrowserGym action refuses an empty string,
+// given by position or by keyword — not only the ones named bid.
+func TestParseBrowserGymRefusesEveryEmptyBid(t *testing.T) {
+	const empty = " must not be empty (a bid names an element, e.g. 'a51'): write "
+	sigs := map[string]string{
+		"fill":          "fill(bid, value, enable_autocomplete_menu=False)",
+		"select_option": "select_option(bid, options)",
+		"click":         "click(bid, button='left', modifiers=[])",
+		"dblclick":      "dblclick(bid, button='left', modifiers=[])",
+		"hover":         "hover(bid)",
+		"press":         "press(bid, key_comb)",
+		"focus":         "focus(bid)",
+		"clear":         "clear(bid)",
+		"drag_and_drop": "drag_and_drop(from_bid, to_bid)",
+		"upload_file":   "upload_file(bid, file)",
+	}
+	cases := []struct{ in, fn, arg string }{
+		{`fill('', 'x')`, "fill", "bid"},
+		{`fill(bid='', value='x')`, "fill", "bid"},
+		{`select_option('', 'red')`, "select_option", "bid"},
+		{`select_option(options=['red'], bid='')`, "select_option", "bid"},
+		{`click('')`, "click", "bid"},
+		{`click(bid="")`, "click", "bid"},
+		{`dblclick('')`, "dblclick", "bid"},
+		{`dblclick(bid='', button='right')`, "dblclick", "bid"},
+		{`hover('')`, "hover", "bid"},
+		{`hover(bid='')`, "hover", "bid"},
+		{`press('', 'Enter')`, "press", "bid"},
+		{`press(bid='', key_comb='Enter')`, "press", "bid"},
+		{`focus('')`, "focus", "bid"},
+		{`focus(bid='')`, "focus", "bid"},
+		{`clear('')`, "clear", "bid"},
+		{`clear(bid='')`, "clear", "bid"},
+		{`drag_and_drop('', 'a2')`, "drag_and_drop", "from_bid"},
+		{`drag_and_drop('a1', '')`, "drag_and_drop", "to_bid"},
+		{`drag_and_drop(from_bid='', to_bid='a2')`, "drag_and_drop", "from_bid"},
+		{`drag_and_drop('a1', to_bid='')`, "drag_and_drop", "to_bid"},
+		{`drag_and_drop(to_bid="", from_bid='a1')`, "drag_and_drop", "to_bid"},
+		{`upload_file('', 'a.txt')`, "upload_file", "bid"},
+		{`upload_file(bid='', file=['a.txt'])`, "upload_file", "bid"},
+	}
+	for _, c := range cases {
+		want := c.fn + ": " + c.arg + empty + sigs[c.fn]
+		_, err := ParseBrowserGym(c.in)
+		if err == nil {
+			t.Errorf("%s: accepted", c.in)
+			continue
+		}
+		if err.Error() != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.in, err, want)
+		}
+	}
+	// The cases above cover every bid argument the parser knows: a new
+	// action taking a bid must be added to them.
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.fn+"."+c.arg] = true
+	}
+	for _, f := range gymFunctions {
+		for _, p := range f.params {
+			if strings.Contains(p.name, "bid") && !covered[f.name+"."+p.name] {
+				t.Errorf("%s's argument %s is a bid no case above tries empty", f.name, p.name)
+			}
+		}
+	}
+	if len(covered) != 11 {
+		t.Errorf("the cases cover %d bid arguments, want 11", len(covered))
+	}
+}
