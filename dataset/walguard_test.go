@@ -211,3 +211,52 @@ func TestForeignDatabaseRefused(t *testing.T) {
 		t.Fatal("the other program's database was changed")
 	}
 }
+
+// A write-ahead log replaced by another file (same folder, so the same
+// device, but a new inode) while the store is open is not the log this
+// process writes into: the next commit is refused with ErrStoreLost, and so
+// are the ones after it.
+func TestWALReplacedRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wmTask(t, s, "Saved before the log was replaced", Navigation, "http://a.test/")
+	wal := path + "-wal"
+	before, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another program's copy of the log renamed over it: the same bytes,
+	// the same device, another inode.
+	b, err := os.ReadFile(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(path), "w.db-wal.tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, wal); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, as := before.Sys().(*syscall.Stat_t), after.Sys().(*syscall.Stat_t)
+	if bs.Dev != as.Dev || bs.Ino == as.Ino {
+		t.Fatalf("the replacement has device %d inode %d, the log had device %d inode %d: want the same device, another inode", as.Dev, as.Ino, bs.Dev, bs.Ino)
+	}
+	for _, goal := range []string{"First write after the replacement", "Second write after the replacement"} {
+		_, err := s.AddTask(Task{Goal: goal, Category: Navigation, StartURL: "http://a.test/", Source: "test"})
+		if !errors.Is(err, ErrStoreLost) {
+			t.Fatalf("%q after the log was replaced: error %v, want ErrStoreLost", goal, err)
+		}
+		if want := s.lostError().Error(); err.Error() != want {
+			t.Errorf("%q: error\n %v\nwant\n %s", goal, err, want)
+		}
+	}
+}
