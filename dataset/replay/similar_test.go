@@ -182,3 +182,33 @@ func withCaret(img image.Image, x, y int) image.Image {
 	draw.Draw(out, image.Rect(x, y, x+1, y+18), image.Black, image.Point{}, draw.Src)
 	return out
 }
+
+// A channel exactly ChannelTolerance (24) apart is the same colour; 25
+// apart is not — in each of R, G and B, lighter or darker.
+func TestCompareAtTheChannelTolerance(t *testing.T) {
+	if replay.ChannelTolerance != 24 {
+		t.Fatalf("ChannelTolerance = %d, want 24", replay.ChannelTolerance)
+	}
+	uniform := func(c color.RGBA) *image.RGBA {
+		img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+		draw.Draw(img, img.Rect, image.NewUniform(c), image.Point{}, draw.Src)
+		return img
+	}
+	base := color.RGBA{100, 100, 100, 255}
+	for ch, name := range []string{"R", "G", "B"} {
+		for _, c := range []struct {
+			delta int
+			diff  int
+		}{{24, 0}, {-24, 0}, {25, 16}, {-25, 16}} {
+			other := [4]uint8{100, 100, 100, 255}
+			other[ch] = uint8(100 + c.delta)
+			s, err := replay.Compare(uniform(base), uniform(color.RGBA{other[0], other[1], other[2], other[3]}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.DiffPixels != c.diff {
+				t.Errorf("%s %+d: %d of 16 pixels differ, want %d", name, c.delta, s.DiffPixels, c.diff)
+			}
+		}
+	}
+}
