@@ -126,3 +126,28 @@ func TestSaveReplayRunRefusesBadRuns(t *testing.T) {
 		t.Errorf("refused runs were stored: %v", runs)
 	}
 }
+
+// A run is OK only when it compared at least one step and every compared
+// step matched, none diverged and it ended without an error: a run that
+// compared nothing is not "every step matched (0 of 0)".
+func TestReplayRunOK(t *testing.T) {
+	zero, two := 0, 2
+	for _, c := range []struct {
+		name string
+		run  ReplayRun
+		ok   bool
+	}{
+		{"compared nothing", ReplayRun{EpisodeID: "e", Matched: 0, Compared: 0}, false},
+		{"compared nothing, steps listed", ReplayRun{EpisodeID: "e", Steps: []ReplayStep{}, Matched: 0, Compared: 0}, false},
+		{"one of one", ReplayRun{EpisodeID: "e", Matched: 1, Compared: 1}, true},
+		{"three of three", ReplayRun{EpisodeID: "e", Matched: 3, Compared: 3}, true},
+		{"two of three", ReplayRun{EpisodeID: "e", Matched: 2, Compared: 3, FirstDiverged: &two}, false},
+		{"two of three, no first divergence", ReplayRun{EpisodeID: "e", Matched: 2, Compared: 3}, false},
+		{"all matched, a first divergence", ReplayRun{EpisodeID: "e", Matched: 3, Compared: 3, FirstDiverged: &zero}, false},
+		{"all matched, an error", ReplayRun{EpisodeID: "e", Matched: 3, Compared: 3, Error: "cancelled after step 2"}, false},
+	} {
+		if got := c.run.OK(); got != c.ok {
+			t.Errorf("%s (%d of %d): OK() = %v, want %v", c.name, c.run.Matched, c.run.Compared, got, c.ok)
+		}
+	}
+}
