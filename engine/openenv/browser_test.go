@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -356,7 +357,7 @@ func TestDisconnectMidStepLeavesNoBrowser(t *testing.T) {
 	if pid == 0 || !processAlive(pid) {
 		t.Fatal("no Chromium for the session")
 	}
-	if len(chromiumDescendants()) == 0 {
+	if len(chromiumDescendants(pool.Profiles())) == 0 {
 		t.Fatal("the process scan does not see the session's Chromium")
 	}
 	// A wait step takes 3 s; hang up 300 ms into it.
@@ -378,7 +379,7 @@ func TestDisconnectMidStepLeavesNoBrowser(t *testing.T) {
 			t.Errorf("profile %s left after the pool closed", p)
 		}
 	}
-	if left := chromiumDescendants(); len(left) > 0 {
+	if left := chromiumDescendants(profile); len(left) > 0 {
 		t.Errorf("Chromium processes left: %v", left)
 	}
 }
@@ -405,8 +406,9 @@ func dirExists(p string) bool {
 }
 
 // chromiumDescendants lists live chromium processes descended from this
-// test process (other programs' browsers on the machine are ignored).
-func chromiumDescendants() []int {
+// test process that run with one of the profiles (other browsers, this
+// binary's shared pool's among them, are ignored).
+func chromiumDescendants(profiles []string) []int {
 	me := os.Getpid()
 	parent := map[int]int{}
 	comm := map[int]string{}
@@ -428,6 +430,10 @@ func chromiumDescendants() []int {
 	var out []int
 	for pid, name := range comm {
 		if !strings.Contains(name, "chrom") {
+			continue
+		}
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if !slices.ContainsFunc(profiles, func(p string) bool { return bytes.Contains(cmd, []byte(p)) }) {
 			continue
 		}
 		for p := parent[pid]; p > 1; p = parent[p] {
@@ -473,8 +479,9 @@ func TestStatelessResetClosesItsBrowser(t *testing.T) {
 	if n := openPages(t, pool); n != 0 {
 		t.Errorf("%d tabs of the request are still open", n)
 	}
+	profiles := pool.Profiles()
 	pool.Close()
-	if left := chromiumDescendants(); len(left) > 0 {
+	if left := chromiumDescendants(profiles); len(left) > 0 {
 		t.Errorf("Chromium processes left: %v", left)
 	}
 }
