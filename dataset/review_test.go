@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,9 +28,13 @@ func rvStore(t testing.TB) *Store {
 	return s
 }
 
-// rvPNG makes an 800×600 PNG of one colour.
+// rvPNG makes an 800×600 PNG of one colour, once per colour in the
+// package's run (under the race detector encoding one takes a second).
 func rvPNG(t testing.TB, c color.Color) []byte {
 	t.Helper()
+	if b, ok := rvPNGs.Load(c); ok {
+		return bytes.Clone(b.([]byte))
+	}
 	img := image.NewRGBA(image.Rect(0, 0, 800, 600))
 	for i := 0; i < len(img.Pix); i += 4 {
 		r, g, b, _ := c.RGBA()
@@ -39,8 +44,11 @@ func rvPNG(t testing.TB, c color.Color) []byte {
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	rvPNGs.Store(c, buf.Bytes())
+	return bytes.Clone(buf.Bytes())
 }
+
+var rvPNGs sync.Map // color.Color → PNG
 
 // rvTask adds a task through the store's API.
 func rvTask(t testing.TB, s *Store, goal, category string) string {

@@ -138,7 +138,11 @@ func (e *wmEngine) Close() error {
 // wmPagePNG draws an 800×600 picture shaped like a web page (header bar,
 // columns of text-like glyph runs, an image block with a gradient, buttons)
 // and encodes it as PNG with Go's default compression, like a screenshot.
+// Each seed's picture is made once per package run.
 func wmPagePNG(seed int64) []byte {
+	if b, ok := wmPagePNGs.Load(seed); ok {
+		return bytes.Clone(b.([]byte))
+	}
 	rnd := rand.New(rand.NewSource(seed))
 	img := image.NewNRGBA(image.Rect(0, 0, 800, 600))
 	fill := func(x0, y0, x1, y1 int, c color.NRGBA) {
@@ -184,8 +188,11 @@ func wmPagePNG(seed int64) []byte {
 	if err := png.Encode(&buf, img); err != nil {
 		panic(err)
 	}
-	return buf.Bytes()
+	wmPagePNGs.Store(seed, buf.Bytes())
+	return bytes.Clone(buf.Bytes())
 }
+
+var wmPagePNGs sync.Map // seed → PNG
 
 // wmStore opens a fresh store in a temporary folder.
 func wmStore(t testing.TB) *Store {

@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"math/rand"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +32,20 @@ type fixture struct {
 
 // makePNGs draws n distinct 800×600 pictures. noise adds random pixels so a
 // PNG weighs about what a real screenshot does (~100 KB and more).
+// The pictures are made once per package run.
 func makePNGs(t testing.TB, n int, noise bool) [][]byte {
+	key := fmt.Sprint(n, noise)
+	if v, ok := pngSets.Load(key); ok {
+		return v.([][]byte)
+	}
+	out := drawPNGs(t, n, noise)
+	pngSets.Store(key, out)
+	return out
+}
+
+var pngSets sync.Map // "n noise" → pictures
+
+func drawPNGs(t testing.TB, n int, noise bool) [][]byte {
 	rng := rand.New(rand.NewSource(1))
 	out := make([][]byte, n)
 	for i := range out {

@@ -37,6 +37,17 @@ type sketchEngine struct {
 }
 
 func newSketch() *sketchEngine {
+	sketchPNG.Do(func() { sketchPNG.png = makeSketchPNG() })
+	return &sketchEngine{maxSteps: 20, shot: sketchPNG.png}
+}
+
+// sketchPNG is the sketch engine's screenshot, made once per package run.
+var sketchPNG struct {
+	sync.Once
+	png []byte
+}
+
+func makeSketchPNG() []byte {
 	img := image.NewRGBA(image.Rect(0, 0, action.ViewportWidth, action.ViewportHeight))
 	for y := 0; y < 600; y++ {
 		for x := 0; x < 800; x++ {
@@ -45,7 +56,7 @@ func newSketch() *sketchEngine {
 	}
 	var b bytes.Buffer
 	_ = png.Encode(&b, img)
-	return &sketchEngine{maxSteps: 20, shot: b.Bytes()}
+	return b.Bytes()
 }
 
 func (e *sketchEngine) Reset(ctx context.Context, opts engine.ResetOptions) (engine.Observation, error) {

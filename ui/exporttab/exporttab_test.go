@@ -23,8 +23,19 @@ import (
 	"waymark/ui"
 )
 
-// noisyPNG is an 800×600 picture about as heavy as a real screenshot.
+// noisyPNG is an 800×600 picture about as heavy as a real screenshot,
+// made once per package run.
 func noisyPNG(t *testing.T) []byte {
+	noisy.Do(func() { noisy.png = makeNoisyPNG(t) })
+	return bytes.Clone(noisy.png)
+}
+
+var noisy struct {
+	sync.Once
+	png []byte
+}
+
+func makeNoisyPNG(t *testing.T) []byte {
 	rng := rand.New(rand.NewSource(7))
 	img := image.NewRGBA(image.Rect(0, 0, 800, 600))
 	for y := 0; y < 600; y++ {

@@ -65,7 +65,18 @@ func (e *shotEngine) Step(ctx context.Context, a action.Action) (action.Observat
 	return obs, err
 }
 
+// testPNG is an 800×600 gradient, made once per package run.
 func testPNG(t *testing.T) []byte {
+	gradient.Do(func() { gradient.png = makeTestPNG(t) })
+	return bytes.Clone(gradient.png)
+}
+
+var gradient struct {
+	sync.Once
+	png []byte
+}
+
+func makeTestPNG(t *testing.T) []byte {
 	img := image.NewRGBA(image.Rect(0, 0, 800, 600))
 	for y := range 600 {
 		for x := range 800 {
