@@ -226,9 +226,14 @@ func runPlay(env *Env, args []string) error {
 		if line == nil {
 			return refuse(playRefusal{Line: n, Error: fmt.Sprintf("line %d has %d bytes, more than the %d a line may have (an action is one JSON object of a few kilobytes); it was skipped", n, size, maxPlayLine)})
 		}
+		// Every line read is answered, a blank or comment line too: an
+		// agent that waits for one reply per line never hangs.
 		text := bytes.TrimSpace(line)
-		if len(text) == 0 || text[0] == '#' {
-			return nil
+		if len(text) == 0 {
+			return refuse(playRefusal{Line: n, Error: fmt.Sprintf(`line %d is empty: nothing was done (write one JSON action per line; {"op":"wait"} observes the page again)`, n)})
+		}
+		if text[0] == '#' {
+			return refuse(playRefusal{Line: n, Error: fmt.Sprintf("line %d is a comment: nothing was done", n)})
 		}
 		a, err := action.Parse(text, settings.ActionSet)
 		if err != nil {

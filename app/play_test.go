@@ -32,6 +32,8 @@ func TestPlay(t *testing.T) {
 		`{"op":"click","x":400}`,
 		``,
 		`{"metadata":{},"op":"click","x":400,"y":300,"text":"","dy":0}`,
+		" \t ",
+		`# a comment`,
 		`{"op":"finish","text":"done it"}`,
 		`{"op":"wait"}`, // after done: never read
 	}, "\n")
@@ -42,7 +44,9 @@ func TestPlay(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 4 {
+	// One answer per line read: a blank or comment line is refused too (no
+	// step), so an agent waiting for a reply to each line never hangs.
+	if len(lines) != 7 {
 		t.Fatalf("%d lines:\n%s", len(lines), stdout.String())
 	}
 	var obs []map[string]any
@@ -59,13 +63,22 @@ func TestPlay(t *testing.T) {
 	if obs[1]["error"] != "click needs x and y" || obs[1]["line"] != 1.0 {
 		t.Errorf("refusal line %v", obs[1])
 	}
-	if obs[2]["step"] != 1.0 || obs[2]["url"] != ts.URL+"/next" || obs[2]["title"] != "next" {
-		t.Errorf("click line %v", obs[2])
+	if obs[2]["line"] != 2.0 || obs[2]["error"] != `line 2 is empty: nothing was done (write one JSON action per line; {"op":"wait"} observes the page again)` {
+		t.Errorf("blank line's refusal %v", obs[2])
 	}
-	if obs[3]["done"] != true || obs[3]["end_reason"] != "finished" || obs[3]["answer"] != "done it" {
-		t.Errorf("finish line %v", obs[3])
+	if obs[3]["step"] != 1.0 || obs[3]["url"] != ts.URL+"/next" || obs[3]["title"] != "next" {
+		t.Errorf("click line %v", obs[3])
 	}
-	for _, o := range []map[string]any{obs[0], obs[2], obs[3]} {
+	if obs[4]["line"] != 4.0 || obs[4]["error"] != `line 4 is empty: nothing was done (write one JSON action per line; {"op":"wait"} observes the page again)` {
+		t.Errorf("whitespace line's refusal %v", obs[4])
+	}
+	if obs[5]["line"] != 5.0 || obs[5]["error"] != "line 5 is a comment: nothing was done" {
+		t.Errorf("comment line's refusal %v", obs[5])
+	}
+	if obs[6]["done"] != true || obs[6]["end_reason"] != "finished" || obs[6]["answer"] != "done it" || obs[6]["step"] != 2.0 {
+		t.Errorf("finish line %v", obs[6])
+	}
+	for _, o := range []map[string]any{obs[0], obs[3], obs[6]} {
 		p, _ := o["screenshot"].(string)
 		b, err := os.ReadFile(p)
 		if err != nil {

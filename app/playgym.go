@@ -101,6 +101,10 @@ type gymInfo struct {
 	ShotFile  string          `json:"screenshot_file,omitempty"`
 }
 
+// gymEmptyAction is BrowserGym's last_action_error for an action string
+// holding no call (HighLevelActionSet.to_python_code).
+const gymEmptyAction = "ValueError: Received an empty action."
+
 // gymGreeting is BrowserGym's first chat message.
 const gymGreeting = "Hi! I am your UI assistant, I can perform web tasks for you. What can I help you with?"
 
@@ -155,13 +159,39 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 		return err
 	}
 	refuse := func(n int, msg string) error { return out.Encode(playRefusal{Line: n, Error: msg}) }
+	// answer observes the page again after an action that performed
+	// nothing and failed with lastErr, as BrowserGym does after such a
+	// step: the step counts, the episode goes on.
+	answer := func(last, lastErr string) error {
+		st.step++
+		if o, ok := eng.(engine.Observer); ok {
+			again, err := o.Observe(ctx)
+			if err != nil {
+				return err
+			}
+			obs = again
+		}
+		line, err := st.observe(obs, last, lastErr, nil)
+		if err != nil {
+			return err
+		}
+		if err := st.emit(out, line); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+		return nil
+	}
 	err = readActionLines(env.Stdin, maxPlayLine, func(n int, raw []byte, size int) error {
 		if raw == nil {
 			return refuse(n, fmt.Sprintf("line %d has %d bytes, more than the %d a line may have (an action is one BrowserGym call of a few kilobytes); it was skipped", n, size, maxPlayLine))
 		}
 		text := string(bytes.TrimSpace(raw))
 		if text == "" || text[0] == '#' {
-			return nil
+			// BrowserGym's empty action (its parser skips comments): the
+			// page observed again, nothing performed.
+			return answer(text, gymEmptyAction)
 		}
 		if text[0] == '{' {
 			return refuse(n, "this looks like a Waymark JSON action; with --obs browsergym write one BrowserGym call per line, such as mouse_click(312, 188) or click('a51')")

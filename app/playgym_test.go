@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,4 +226,155 @@ func TestGymObserveEnds(t *testing.T) {
 			t.Errorf("shape: %+v", line)
 		}
 	}
+}
+
+// gymSession is one `waymark play --obs browsergym` run driven line by
+// line, as an agent drives it: send a line, read the next output line.
+type gymSession struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	out    *lineWriter
+	stderr *bytes.Buffer
+	exit   chan int
+}
+
+// startGym starts play --obs browsergym (headless) with args.
+func startGym(t *testing.T, args ...string) *gymSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	s := &gymSession{t: t, in: inW, out: &lineWriter{lines: make(chan string, 16)}, stderr: &bytes.Buffer{}, exit: make(chan int, 1)}
+	go func() {
+		s.exit <- Main(append([]string{"play", "--obs", "browsergym", "--display", "headless"}, args...), inR, s.out, s.stderr)
+		inR.Close()
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return s
+}
+
+// next is the next output line, decoded.
+func (s *gymSession) next() map[string]any {
+	s.t.Helper()
+	select {
+	case l := <-s.out.lines:
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			s.t.Fatalf("line %.200q: %v", l, err)
+		}
+		return m
+	case code := <-s.exit:
+		s.t.Fatalf("play ended (exit %d) before the next line: %s", code, s.stderr.String())
+	case <-time.After(90 * time.Second):
+		s.t.Fatalf("no line in 90 s: %s", s.stderr.String())
+	}
+	return nil
+}
+
+// send writes one input line.
+func (s *gymSession) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// end closes standard input and wants exit 0.
+func (s *gymSession) end() {
+	s.t.Helper()
+	s.in.Close()
+	if code := <-s.exit; code != 0 {
+		s.t.Fatalf("exit %d: %s", code, s.stderr.String())
+	}
+}
+
+// axName reports whether the axtree_object of obs has a node named name.
+func axName(obs map[string]any, name string) bool {
+	tree, _ := obs["axtree_object"].(map[string]any)
+	nodes, _ := tree["nodes"].([]any)
+	for _, n := range nodes {
+		m, _ := n.(map[string]any)
+		nm, _ := m["name"].(map[string]any)
+		if nm["value"] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// An empty or whitespace-only line, or one holding only a comment, is
+// BrowserGym's empty action (step("")): it is answered with an observation
+// of the page as it is now — observed again, nothing performed — whose
+// last_action_error is BrowserGym's "ValueError: Received an empty
+// action.", and it counts as a step as BrowserGym counts it. The page here
+// changes after the reset observation (its poller sees the test's switch),
+// so only a fresh observation shows the change.
+func TestPlayBrowserGymEmptyAction(t *testing.T) {
+	var on atomic.Bool
+	seen := make(chan struct{}, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/state":
+			if on.Load() {
+				fmt.Fprint(w, "on")
+			} else {
+				fmt.Fprint(w, "off")
+			}
+		case "/seen":
+			select {
+			case seen <- struct{}{}:
+			default:
+			}
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<title>empty</title><body style="margin:0;font:20px sans-serif"><h1 id="h">Waiting</h1>
+<button id="b" style="width:200px;height:60px" onclick="document.title='clicked'">Press</button>
+<script>
+let done = false;
+setInterval(() => fetch('/state').then(r => r.text()).then(s => {
+  if (s === 'on' && !done) { done = true; document.getElementById('h').textContent = 'Changed'; fetch('/seen'); }
+}), 100);
+</script></body>`)
+		}
+	}))
+	defer ts.Close()
+	s := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "4")
+	info := func(o map[string]any, k string) any { return o["info"].(map[string]any)[k] }
+
+	o := s.next()
+	if !axName(o, "Waiting") || axName(o, "Changed") {
+		t.Fatalf("reset observation: the heading is not Waiting")
+	}
+	on.Store(true)
+	select {
+	case <-seen:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the page never saw the switch")
+	}
+	for i, line := range []string{"", " \t ", "# thinking it over"} {
+		s.send(line)
+		o = s.next()
+		if _, refused := o["line"]; refused {
+			t.Fatalf("%q: refused %v, want an observation", line, o)
+		}
+		want := strings.TrimSpace(line)
+		if o["last_action"] != want || o["last_action_error"] != "ValueError: Received an empty action." {
+			t.Errorf("%q: last_action %q, last_action_error %q", line, o["last_action"], o["last_action_error"])
+		}
+		if !axName(o, "Changed") {
+			t.Errorf("%q: the observation does not show the page as it is now (the heading changed)", line)
+		}
+		if info(o, "step") != float64(i+1) || info(o, "engine_step") != 0.0 || info(o, "waymark_actions") != nil {
+			t.Errorf("%q: info %v: want BrowserGym step %d, no Waymark action performed", line, o["info"], i+1)
+		}
+		if o["url"] != ts.URL+"/" || o["terminated"] != false || o["truncated"] != false {
+			t.Errorf("%q: url %v terminated %v truncated %v", line, o["url"], o["terminated"], o["truncated"])
+		}
+	}
+	// The episode goes on: the next action works, and is the 4th step of 4.
+	b, _ := axBid(t, o, "button", "Press")
+	s.send("click('" + b + "')")
+	o = s.next()
+	if info(o, "title") != "clicked" || o["last_action_error"] != "" || info(o, "engine_step") != 1.0 || o["truncated"] != true {
+		t.Errorf("click after the empty actions: info %v, error %v, truncated %v", o["info"], o["last_action_error"], o["truncated"])
+	}
+	s.end()
 }

@@ -43,6 +43,14 @@ type LiveFrames interface {
 	Frames() <-chan Frame
 }
 
+// Observer is implemented by engines that can observe the page again
+// without performing an action (BrowserGym's empty action): the page is
+// settled and observed as after a step, and the step count stays. An
+// episode that is over is refused as Step refuses it.
+type Observer interface {
+	Observe(ctx context.Context) (Observation, error)
+}
+
 // NetworkCapture is implemented by engines that record the episode's
 // network traffic as HAR entries (Settings.HAR). TakeHAR drains the entries
 // complete so far, each with the engine's step index in Step; with final
