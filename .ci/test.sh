@@ -10,14 +10,15 @@
 # that cross goroutines (the thumbnail worker, the replay panel's run) run
 # again under it.
 #
-# First the library code is compiled once, plain and under the race
-# detector at the same time (two go commands building the same package at
-# once would each compile it: the build cache does not share work in
-# progress). Then lint and the three lanes run; each lane runs one package
-# at a time (-p 1). The staleness corpus gets a lane start of its own: it
-# mostly waits (each case is compared with the page 1.5 s later), so it
-# overlaps the other lanes' work. Each test binary keeps one warm Chromium
-# for its tests (engine/browser's shared pool).
+# The library code is compiled once per mode before the tests that need
+# it (two go commands building the same package at once would each compile
+# it: the build cache does not share work in progress): first what the
+# engine needs under the race detector, then the staleness corpus starts
+# (it mostly waits: each case is compared with the page 1.5 s later) while
+# the rest compiles, plain and under the race detector at once; then lint
+# and the other lanes. Each lane runs one package at a time (-p 1). Each
+# test binary keeps one warm Chromium for its tests (engine/browser's
+# shared pool).
 #
 # When anything fails, the last lines printed say what: each failing test
 # and its messages (a CI log is often read from its end only).
@@ -57,19 +58,9 @@ SECONDS=0
 libs() {
 	$GO list -test -deps -f '{{if and (not .Standard) (ne .Name "main")}}{{.ImportPath}}{{end}}' "$@" | grep -v '\[\|\.test$' | sort -u
 }
+mapfile -t stalelibs < <(libs ./engine/browser)
 mapfile -t racelibs < <(libs "${RACE_LANE1[@]}" "${RACE_LANE2[@]}" "${RACE_LANE3[@]}" "${uirace[@]}" ./ui/review)
 mapfile -t plainlibs < <(libs ./...)
-$GO build -race "${racelibs[@]}" 2>&1 | sed -u 's/^/[build -race] /' & rb=$!
-$GO build "${plainlibs[@]}" 2>&1 | sed -u 's/^/[build] /'
-pb=${PIPESTATUS[0]}
-wait $rb
-rb=$?
-echo "[build] the library code compiled in $SECONDS s"
-if [ "$pb" -ne 0 ] || [ "$rb" -ne 0 ]; then
-	echo "FAIL: the code does not compile (see the [build] lines above)"
-	exit 1
-fi
-
 $GO build -o "$logs/report" ./.ci/testreport || exit 1
 report=("$logs/report" -times "$logs/times")
 
@@ -84,19 +75,50 @@ lane() {
 	echo "[$n] took $((SECONDS - start)) s"
 	return "$r"
 }
-gotest() { TMPDIR=${WAYMARK_TEST_TMPDIR:-${TMPDIR:-/tmp}} $GO test -json -p 1 -timeout 30m "$@" | "${report[@]}"; }
+gotest() { TMPDIR=${WAYMARK_TEST_TMPDIR:-${TMPDIR:-/tmp}} $GO test -json -p 1 -timeout 30m -ldflags=-w "$@" | "${report[@]}"; }
+
+# built waits for the library build (below) and says whether it worked.
+built() {
+	while [ ! -e "$logs/built" ]; do sleep 1; done
+	[ "$(cat "$logs/built")" = ok ]
+}
+
+# First what the staleness corpus needs: it then runs while the rest
+# compiles (it mostly waits, on its 1.5 s references).
+$GO build -race "${stalelibs[@]}" 2>&1 | sed -u 's/^/[build -race] /'
+if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+	echo "FAIL: the engine does not compile (see the [build -race] lines above)"
+	exit 1
+fi
+lane1() { built && gotest -race -skip "$STALE" "${RACE_LANE1[@]}" && gotest -race "${RACE_LANE3[@]}"; }
+lane2() { built && gotest -race "${RACE_LANE2[@]}" && gotest ./ui/review "${practice[@]}"; }
+lane3() {
+	gotest -race -run "$STALE" ./engine/browser && built &&
+		gotest -race "${uirace[@]}" && gotest -race -run "$REVIEW_RACE" ./ui/review && gotest "${rest[@]}"
+}
 practice=(); rest=()
 for p in "${plain[@]}"; do
 	if [ "$p" = waymark/assets/practice ]; then practice+=("$p"); else rest+=("$p"); fi
 done
-lane1() { gotest -race -skip "$STALE" "${RACE_LANE1[@]}" && gotest -race "${uirace[@]}" && gotest -race -run "$REVIEW_RACE" ./ui/review; }
-lane2() { gotest -race "${RACE_LANE2[@]}" && gotest ./ui/review "${practice[@]}"; }
-lane3() { gotest -race -run "$STALE" ./engine/browser && gotest -race "${RACE_LANE3[@]}" && gotest "${rest[@]}"; }
+lane 3 lane3 & three=$!
+
+$GO build -race "${racelibs[@]}" 2>&1 | sed -u 's/^/[build -race] /' & rb=$!
+$GO build "${plainlibs[@]}" 2>&1 | sed -u 's/^/[build] /'
+pb=${PIPESTATUS[0]}
+wait $rb
+rb=$?
+echo "[build] the library code compiled in $SECONDS s"
+if [ "$pb" -ne 0 ] || [ "$rb" -ne 0 ]; then
+	echo failed > "$logs/built"
+	echo "FAIL: the code does not compile (see the [build] lines above)"
+	wait $three
+	exit 1
+fi
+echo ok > "$logs/built"
 
 lane lint nice -n 10 make --no-print-directory lint & lint=$!
 lane 1 lane1 & one=$!
 lane 2 lane2 & two=$!
-lane 3 lane3 & three=$!
 wait $lint; rl=$?
 wait $one; r1=$?
 wait $two; r2=$?
