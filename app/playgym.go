@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"waymark/engine"
 	"waymark/engine/action"
@@ -103,7 +104,7 @@ type gymInfo struct {
 
 // gymEmptyAction is BrowserGym's last_action_error for an action string
 // holding no call (HighLevelActionSet.to_python_code).
-const gymEmptyAction = "ValueError: Received an empty action."
+const gymEmptyAction = "ValueError: " + action.GymEmptyAction
 
 // gymGreeting is BrowserGym's first chat message.
 const gymGreeting = "Hi! I am your UI assistant, I can perform web tasks for you. What can I help you with?"
@@ -158,6 +159,9 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 	if err := out.Encode(line); err != nil || line.Terminated || line.Truncated {
 		return err
 	}
+	// Every line read is answered. A line that is no action string at all
+	// (over-long, not UTF-8) is refused with play's {"line":N,"error":…};
+	// every other line is a BrowserGym step, answered with an observation.
 	refuse := func(n int, msg string) error { return out.Encode(playRefusal{Line: n, Error: msg}) }
 	// answer observes the page again after an action that performed
 	// nothing and failed with lastErr, as BrowserGym does after such a
@@ -187,6 +191,9 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 		if raw == nil {
 			return refuse(n, fmt.Sprintf("line %d has %d bytes, more than the %d a line may have (an action is one BrowserGym call of a few kilobytes); it was skipped", n, size, maxPlayLine))
 		}
+		if !utf8.Valid(raw) {
+			return refuse(n, fmt.Sprintf("line %d is not UTF-8 text: send action strings as UTF-8; nothing was done", n))
+		}
 		text := string(bytes.TrimSpace(raw))
 		if text == "" || text[0] == '#' {
 			// BrowserGym's empty action (its parser skips comments): the
@@ -194,29 +201,24 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 			return answer(text, gymEmptyAction)
 		}
 		if text[0] == '{' {
-			return refuse(n, "this looks like a Waymark JSON action; with --obs browsergym write one BrowserGym call per line, such as mouse_click(312, 188) or click('a51')")
+			return answer(text, "ValueError: this looks like a Waymark JSON action; with --obs browsergym write one BrowserGym call per line, such as mouse_click(312, 188) or click('a51')")
 		}
 		c, err := action.ParseBrowserGym(text)
 		if err != nil {
-			return refuse(n, err.Error())
+			// A malformed or unknown call: BrowserGym's step fails with
+			// last_action_error and the episode goes on.
+			return answer(text, action.GymLastActionError(err))
 		}
 		acts, err := c.Waymark(resolve)
-		var ee *action.ElementError
-		if errors.As(err, &ee) {
-			// A step that fails in the page: the page is as it was.
-			st.step++
-			line, err := st.observe(obs, c.Source, ee.Msg, nil)
-			if err != nil {
-				return err
-			}
-			return st.emit(out, line)
-		}
 		if err != nil {
-			return refuse(n, err.Error())
+			// An action Waymark does not perform, an argument it cannot
+			// act on, or (an *action.ElementError) a bid missing from the
+			// page: a step error, nothing performed.
+			return answer(c.Source, action.GymLastActionError(err))
 		}
 		for _, a := range acts {
 			if verr := a.Validate(settings.ActionSet); verr != nil {
-				return refuse(n, fmt.Sprintf("%s becomes the Waymark action %s, which the %s action set refuses (%v): play with --action-set extended", c.Name, a, settings.ActionSet, verr))
+				return answer(c.Source, fmt.Sprintf("ValueError: %s becomes the Waymark action %s, which the %s action set refuses (%v): play with --action-set extended", c.Name, a, settings.ActionSet, verr))
 			}
 		}
 		var done []action.Action

@@ -63,8 +63,8 @@ func axBid(t *testing.T, obs map[string]any, role, name string) (bid string, val
 
 // `waymark play --obs browsergym` on the practice forms site, headless: an
 // agent reads a link's bid from the axtree of one observation and clicks it,
-// fills a text box by its bid, gets a refusal for an action Waymark cannot
-// do, a step error for a bid the page does not have, and ends by answering.
+// fills a text box by its bid, gets a step error for an action Waymark
+// cannot do and for a bid the page does not have, and ends by answering.
 func TestPlayBrowserGym(t *testing.T) {
 	sites, err := practice.Start()
 	if err != nil {
@@ -161,12 +161,13 @@ func TestPlayBrowserGym(t *testing.T) {
 	}
 
 	send("go_forward()")
-	if o = next(); o["line"] != 3.0 || o["error"] != "go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()" {
-		t.Errorf("refusal: %v", o)
+	if o = next(); o["last_action_error"] != "NotImplementedError: go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()" ||
+		o["url"] != sites.URL()+"/forms/settings/profile" || info(o, "step") != 3.0 || o["terminated"] != false {
+		t.Errorf("an action Waymark cannot do: error %v, url %v, info %v", o["last_action_error"], o["url"], o["info"])
 	}
 	send("click('zz9')")
 	o = next()
-	if o["last_action_error"] != `ValueError: Could not find element with bid "zz9"` || o["url"] != sites.URL()+"/forms/settings/profile" || info(o, "step") != 3.0 || o["terminated"] != false {
+	if o["last_action_error"] != `ValueError: Could not find element with bid "zz9"` || o["url"] != sites.URL()+"/forms/settings/profile" || info(o, "step") != 4.0 || o["terminated"] != false {
 		t.Errorf("missing bid: error %v, url %v, info %v", o["last_action_error"], o["url"], o["info"])
 	}
 	send("send_msg_to_user('done')")
@@ -375,6 +376,70 @@ setInterval(() => fetch('/state').then(r => r.text()).then(s => {
 	o = s.next()
 	if info(o, "title") != "clicked" || o["last_action_error"] != "" || info(o, "engine_step") != 1.0 || o["truncated"] != true {
 		t.Errorf("click after the empty actions: info %v, error %v, truncated %v", o["info"], o["last_action_error"], o["truncated"])
+	}
+	s.end()
+}
+
+// A malformed, unknown or unsupported action string performs nothing and
+// is answered as BrowserGym answers every step: an observation (the page
+// observed again) whose last_action_error names the Python exception
+// BrowserGym raises for it and says what is wrong; the step counts and the
+// episode goes on. Only a line that is no action string at all (not UTF-8,
+// longer than a line may be) gets play's {"line":N,"error":…}.
+func TestPlayBrowserGymMalformedAction(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>malformed</title><body style="margin:0"><button style="width:200px;height:60px" onclick="document.title='clicked'">Press</button></body>`)
+	}))
+	defer ts.Close()
+	s := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "20")
+	info := func(o map[string]any, k string) any { return o["info"].(map[string]any)[k] }
+	o := s.next()
+	names := "noop, send_msg_to_user, report_infeasible, scroll, fill, select_option, click, dblclick, hover, press, focus, clear, drag_and_drop, upload_file, scroll_at, mouse_move, mouse_up, mouse_down, mouse_click, mouse_dblclick, mouse_drag_and_drop, mouse_upload_file, keyboard_down, keyboard_up, keyboard_press, keyboard_type, keyboard_insert_text, goto, go_back, go_forward, new_tab, tab_close, tab_focus"
+	steps := 0
+	for _, c := range []struct{ line, want string }{
+		{`click('a51'`, `ValueError: click: missing ) at the end of the call`},
+		{`click('a51');`, `ValueError: unexpected ";" after the call at column 13: write one call per line, optionally followed by a # comment`},
+		{`foo('a')`, `NameError: Invalid action type 'foo'. The BrowserGym actions are ` + names},
+		{`click('a1') click('a2')`, `ValueError: Received a multi-action, only single-actions are allowed. Found "click('a2')" after the call at column 13 (multiaction is off: one call per line).`},
+		{`click()`, `TypeError: click is missing its argument bid: write click(bid, button='left', modifiers=[])`},
+		{`click(51)`, `ValueError: click: bid must be a string, got the number 51: write click(bid, button='left', modifiers=[])`},
+		{`{"op":"click","x":1,"y":2}`, `ValueError: this looks like a Waymark JSON action; with --obs browsergym write one BrowserGym call per line, such as mouse_click(312, 188) or click('a51')`},
+		{`go_forward()`, `NotImplementedError: go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()`},
+		{`mouse_click(900, 10)`, `ValueError: mouse_click: (900, 10) is outside the 800×600 viewport: x must be 0–799 and y 0–599`},
+	} {
+		s.send(c.line)
+		o = s.next()
+		if _, refused := o["line"]; refused {
+			t.Errorf("%s: refused %v, want an observation", c.line, o)
+			continue
+		}
+		steps++
+		if o["last_action"] != c.line || o["last_action_error"] != c.want {
+			t.Errorf("%s:\n got last_action %q, last_action_error %q\nwant last_action_error %q", c.line, o["last_action"], o["last_action_error"], c.want)
+		}
+		if info(o, "step") != float64(steps) || info(o, "engine_step") != 0.0 || info(o, "waymark_actions") != nil ||
+			o["url"] != ts.URL+"/" || o["terminated"] != false || o["truncated"] != false {
+			t.Errorf("%s: info %v, url %v, terminated %v, truncated %v", c.line, o["info"], o["url"], o["terminated"], o["truncated"])
+		}
+		if _, ok := o["axtree_object"].(map[string]any); !ok {
+			t.Errorf("%s: the observation has no axtree_object", c.line)
+		}
+	}
+	// Not action strings at all: refused, no step.
+	s.send("click('caf\xe9')")
+	if o = s.next(); o["line"] != 10.0 || o["error"] != "line 10 is not UTF-8 text: send action strings as UTF-8; nothing was done" {
+		t.Errorf("not UTF-8: %v", o)
+	}
+	s.send("noop() # " + strings.Repeat("x", 1<<20))
+	if o = s.next(); o["line"] != 11.0 || !strings.Contains(o["error"].(string), "more than the 1048576 a line may have") {
+		t.Errorf("over-long line: %v", o)
+	}
+	// The episode goes on.
+	s.send("mouse_click(100, 30)")
+	o = s.next()
+	if info(o, "title") != "clicked" || o["last_action_error"] != "" || info(o, "step") != float64(steps+1) || info(o, "engine_step") != 1.0 {
+		t.Errorf("a valid action after the malformed ones: info %v, error %v", o["info"], o["last_action_error"])
 	}
 	s.end()
 }

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -124,6 +125,48 @@ var (
 	gymModifiers = []string{"Alt", "Control", "ControlOrMeta", "Meta", "Shift"}
 )
 
+// GymError is why an action string cannot run, with what BrowserGym says
+// for such a string where Waymark knows it. Its Error is Waymark's
+// explanation; GymLastActionError writes it as BrowserGym's
+// last_action_error.
+type GymError struct {
+	// Type is the Python exception BrowserGym raises for the case
+	// (ValueError, NameError, TypeError), or NotImplementedError for an
+	// action BrowserGym performs and Waymark does not.
+	Type string
+	// Msg is Waymark's explanation.
+	Msg string
+	// Gym, when set, is the message in BrowserGym's own words (with
+	// Waymark's detail after them), used instead of Msg in
+	// last_action_error.
+	Gym string
+}
+
+func (e *GymError) Error() string { return e.Msg }
+
+// GymEmptyAction is BrowserGym's message for an action string holding no
+// call (its HighLevelActionSet.to_python_code).
+const GymEmptyAction = "Received an empty action."
+
+// GymLastActionError writes why an action string could not run as
+// BrowserGym's last_action_error does, "ExceptionType: message": a
+// *GymError with its type, an *ElementError as it is, any other refusal
+// as a ValueError.
+func GymLastActionError(err error) string {
+	var ge *GymError
+	var ee *ElementError
+	switch {
+	case errors.As(err, &ee):
+		return ee.Msg
+	case errors.As(err, &ge):
+		if ge.Gym != "" {
+			return ge.Type + ": " + ge.Gym
+		}
+		return ge.Type + ": " + ge.Msg
+	}
+	return "ValueError: " + err.Error()
+}
+
 // ParseBrowserGym reads one BrowserGym action call. The error says what is
 // wrong, where (a 1-based column), and what is accepted.
 func ParseBrowserGym(line string) (GymCall, error) {
@@ -132,7 +175,8 @@ func ParseBrowserGym(line string) (GymCall, error) {
 		return GymCall{}, fmt.Errorf("the action is not valid UTF-8 text: send it as UTF-8")
 	}
 	if src == "" || src[0] == '#' {
-		return GymCall{}, fmt.Errorf("no action: write one BrowserGym call such as click('a51') or mouse_click(312, 188)")
+		return GymCall{}, &GymError{Type: "ValueError", Gym: GymEmptyAction,
+			Msg: "no action: write one BrowserGym call such as click('a51') or mouse_click(312, 188)"}
 	}
 	ps := &gymParser{s: src}
 	name := ps.ident()
@@ -146,7 +190,8 @@ func ParseBrowserGym(line string) (GymCall, error) {
 		}
 	}
 	if sig < 0 {
-		return GymCall{}, fmt.Errorf("unknown action %q: the BrowserGym actions are %s", name, gymNames())
+		return GymCall{}, &GymError{Type: "NameError", Msg: fmt.Sprintf("unknown action %q: the BrowserGym actions are %s", name, gymNames()),
+			Gym: fmt.Sprintf("Invalid action type '%s'. The BrowserGym actions are %s", name, gymNames())}
 	}
 	ps.blank()
 	if !ps.eat('(') {
@@ -160,7 +205,9 @@ func ParseBrowserGym(line string) (GymCall, error) {
 	if ps.i < len(ps.s) && ps.s[ps.i] != '#' {
 		at := ps.i + 1
 		if n := (&gymParser{s: ps.s[ps.i:]}).ident(); n != "" {
-			return GymCall{}, fmt.Errorf("only one action per line (multiaction is off): found %s after the call at column %d", ps.rest(), at)
+			return GymCall{}, &GymError{Type: "ValueError",
+				Msg: fmt.Sprintf("only one action per line (multiaction is off): found %s after the call at column %d", ps.rest(), at),
+				Gym: fmt.Sprintf("Received a multi-action, only single-actions are allowed. Found %s after the call at column %d (multiaction is off: one call per line).", ps.rest(), at)}
 		}
 		return GymCall{}, fmt.Errorf("unexpected %s after the call at column %d: write one call per line, optionally followed by a # comment", ps.rest(), at)
 	}
@@ -198,7 +245,7 @@ func signature(name string, params []gymParam) string {
 func bind(name string, params []gymParam, pos []GymValue, kw map[string]GymValue, kwOrder []string) (GymCall, error) {
 	sig := signature(name, params)
 	if len(pos) > len(params) {
-		return GymCall{}, fmt.Errorf("%s takes at most %d arguments, got %d: write %s", name, len(params), len(pos), sig)
+		return GymCall{}, typeError("%s takes at most %d arguments, got %d: write %s", name, len(params), len(pos), sig)
 	}
 	args := map[string]GymValue{}
 	for i, v := range pos {
@@ -210,10 +257,10 @@ func bind(name string, params []gymParam, pos []GymValue, kw map[string]GymValue
 			known = known || p.name == k
 		}
 		if !known {
-			return GymCall{}, fmt.Errorf("%s has no argument %q: write %s", name, k, sig)
+			return GymCall{}, typeError("%s has no argument %q: write %s", name, k, sig)
 		}
 		if _, dup := args[k]; dup {
-			return GymCall{}, fmt.Errorf("%s got two values for %s: write %s", name, k, sig)
+			return GymCall{}, typeError("%s got two values for %s: write %s", name, k, sig)
 		}
 		args[k] = kw[k]
 	}
@@ -221,7 +268,7 @@ func bind(name string, params []gymParam, pos []GymValue, kw map[string]GymValue
 		v, given := args[p.name]
 		if !given {
 			if p.def == nil {
-				return GymCall{}, fmt.Errorf("%s is missing its argument %s: write %s", name, p.name, sig)
+				return GymCall{}, typeError("%s is missing its argument %s: write %s", name, p.name, sig)
 			}
 			args[p.name] = *p.def
 			continue
@@ -231,6 +278,12 @@ func bind(name string, params []gymParam, pos []GymValue, kw map[string]GymValue
 		}
 	}
 	return GymCall{Name: name, Args: args}, nil
+}
+
+// typeError is a call that does not fit its function's signature: Python
+// raises a TypeError for it.
+func typeError(format string, a ...any) error {
+	return &GymError{Type: "TypeError", Msg: fmt.Sprintf(format, a...)}
 }
 
 // check refuses a value of the wrong type, an empty bid, a button or a

@@ -228,3 +228,39 @@ func TestParseBrowserGymRefusesEveryEmptyBid(t *testing.T) {
 		t.Errorf("the cases cover %d bid arguments, want 11", len(covered))
 	}
 }
+
+// GymLastActionError writes a refused action string as BrowserGym's
+// last_action_error: the Python exception BrowserGym raises for the case,
+// in BrowserGym's words where it has them.
+func TestGymLastActionError(t *testing.T) {
+	sig := "write click(bid, button='left', modifiers=[])"
+	for _, c := range []struct{ in, want string }{
+		{``, `ValueError: Received an empty action.`},
+		{`# only a comment`, `ValueError: Received an empty action.`},
+		{`foo('a')`, `NameError: Invalid action type 'foo'. The BrowserGym actions are noop, send_msg_to_user, `},
+		{`click('a51') click('a52')`, `ValueError: Received a multi-action, only single-actions are allowed. Found "click('a52')" after the call at column 14 (multiaction is off: one call per line).`},
+		{`click()`, `TypeError: click is missing its argument bid: ` + sig},
+		{`go_back(1)`, `TypeError: go_back takes at most 0 arguments, got 1: write go_back()`},
+		{`click('a1', force=True)`, `TypeError: click has no argument "force": ` + sig},
+		{`click('a1', bid='a2')`, `TypeError: click got two values for bid: ` + sig},
+		{`click(51)`, `ValueError: click: bid must be a string, got the number 51: ` + sig},
+		{`click('a51'`, `ValueError: click: missing ) at the end of the call`},
+		{`go_forward()`, `NotImplementedError: go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()`},
+		{`click('a1', button='right')`, `NotImplementedError: click: button='right' is not supported: Waymark clicks with the left button only`},
+		{`scroll(10, 0)`, `NotImplementedError: scroll: horizontal scrolling (delta_x=10) is not supported: give delta_x=0`},
+		{`mouse_click(900, 1)`, `ValueError: mouse_click: (900, 1) is outside the 800×600 viewport: x must be 0–799 and y 0–599`},
+		{`click('a9')`, `ValueError: Could not find element with bid "a9"`},
+	} {
+		call, err := ParseBrowserGym(c.in)
+		if err == nil {
+			_, err = call.Waymark(func(string) (Target, error) { return Target{}, ErrNoElement })
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", c.in)
+			continue
+		}
+		if got := GymLastActionError(err); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}

@@ -73,14 +73,14 @@ var GymAccepted = []string{"click", "dblclick", "hover", "fill", "press", "focus
 //	send_msg_to_user(text) finish with text; report_infeasible(reason) too
 func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 	if why, ok := gymUnsupported[c.Name]; ok {
-		return nil, fmt.Errorf("%s is not supported: %s", c.Name, why)
+		return nil, notImplemented("%s is not supported: %s", c.Name, why)
 	}
 	arg := func(n string) GymValue { return c.Args[n] }
 	if b, ok := c.Args["button"]; ok && b.Str != "left" {
-		return nil, fmt.Errorf("%s: button=%s is not supported: Waymark clicks with the left button only", c.Name, b.python())
+		return nil, notImplemented("%s: button=%s is not supported: Waymark clicks with the left button only", c.Name, b.python())
 	}
 	if m, ok := c.Args["modifiers"]; ok && len(m.List) > 0 {
-		return nil, fmt.Errorf("%s: modifiers=%s are not supported: Waymark clicks without modifier keys", c.Name, m.python())
+		return nil, notImplemented("%s: modifiers=%s are not supported: Waymark clicks without modifier keys", c.Name, m.python())
 	}
 	for _, n := range []string{"text", "value", "reason"} {
 		if v, ok := c.Args[n]; ok && utf8.RuneCountInString(v.Str) > MaxTextLen {
@@ -161,7 +161,7 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 			dxName, dyName = "dx", "dy"
 		}
 		if dx := arg(dxName).Num; dx != 0 {
-			return nil, fmt.Errorf("%s: horizontal scrolling (%s=%s) is not supported: give %s=0", c.Name, dxName, arg(dxName).python(), dxName)
+			return nil, notImplemented("%s: horizontal scrolling (%s=%s) is not supported: give %s=0", c.Name, dxName, arg(dxName).python(), dxName)
 		}
 		dy := math.Round(arg(dyName).Num)
 		if math.Abs(dy) > MaxScroll {
@@ -204,7 +204,12 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 	case "report_infeasible":
 		return []Action{FinishWith(arg("reason").Str)}, nil
 	}
-	return nil, fmt.Errorf("%s is not supported: Waymark performs %s", c.Name, strings.Join(GymAccepted, ", "))
+	return nil, notImplemented("%s is not supported: Waymark performs %s", c.Name, strings.Join(GymAccepted, ", "))
+}
+
+// notImplemented refuses what BrowserGym performs and Waymark does not.
+func notImplemented(format string, a ...any) error {
+	return &GymError{Type: "NotImplementedError", Msg: fmt.Sprintf(format, a...)}
 }
 
 // centre is the middle of the part of bbox (x, y, w, h) inside the viewport.
