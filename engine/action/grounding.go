@@ -42,7 +42,7 @@ type Extras struct {
 	// AXTreeTxt is the tree flattened as BrowserGym's flatten_axtree_to_str.
 	AXTreeTxt       string                  `json:"axtree_txt"`
 	ElementProps    map[string]ElementProps `json:"extra_element_properties"`
-	FocusedBid      string                  `json:"focused_element_bid"`
+	FocusedBid      string                  `json:"focused_element_bid"` // document.activeElement's bid, as BrowserGym's: the body's when nothing has the focus
 	OpenPagesURLs   []string                `json:"open_pages_urls"`
 	OpenPagesTitles []string                `json:"open_pages_titles"`
 	ActivePageIndex int                     `json:"active_page_index"`

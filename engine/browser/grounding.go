@@ -72,7 +72,7 @@ type jsProps struct {
 type marksResult struct {
 	Props    map[string]jsProps `json:"props"`
 	Secrets  []string           `json:"secrets"` // mark with full: bids of the secret fields
-	Focused  string             `json:"focused"`
+	Focused  string             `json:"focused"` // mark: focused_element_bid (the body's bid when nothing has the focus)
 	Target   *jsTarget          `json:"target"`
 	Shown    bool               `json:"shown"` // find: the element has a box
 	Warnings []string           `json:"warnings"`

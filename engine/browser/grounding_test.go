@@ -241,6 +241,54 @@ func TestGrounding(t *testing.T) {
 		}
 	})
 
+	// focused_element_bid is BrowserGym's: document.activeElement's bid,
+	// through open shadow roots and into a focused same-origin frame; with
+	// nothing focused that is the body (of the frame, when the frame has
+	// the focus and nothing in it does).
+	t.Run("FocusedBid", func(t *testing.T) {
+		ground(engine.GroundingOn)
+		defer ground(engine.GroundingOff)
+		focused := func(obs action.Observation) string {
+			t.Helper()
+			if obs.Extras == nil {
+				t.Fatal("no extras")
+			}
+			return obs.Extras.FocusedBid
+		}
+		obs := reset(t, e, ts.URL+"/")
+		body := eval[string](t, e, `document.body.getAttribute('bid')`)
+		if body == "" || focused(obs) != body {
+			t.Errorf("nothing focused: focused_element_bid %q, want the body's bid %q", focused(obs), body)
+		}
+		// frame content at 105, 205 (300×150); its button at 20, 30 inside
+		obs = step(t, e, action.ClickAt(350, 320))
+		innerBody := eval[string](t, e, `document.getElementById('fr').contentDocument.body.getAttribute('bid')`)
+		if !eval[bool](t, e, `document.activeElement === document.getElementById('fr')`) {
+			t.Fatal("a click in the frame did not focus it")
+		}
+		if innerBody == "" || focused(obs) != innerBody {
+			t.Errorf("the frame focused, nothing in it: focused_element_bid %q, want its body's bid %q", focused(obs), innerBody)
+		}
+		obs = step(t, e, action.ClickAt(175, 250))
+		ib := eval[string](t, e, `document.getElementById('fr').contentDocument.getElementById('ib').getAttribute('bid')`)
+		if focused(obs) != ib {
+			t.Errorf("the framed button focused: focused_element_bid %q, want %q", focused(obs), ib)
+		}
+		obs = step(t, e, action.ClickAt(545, 215))
+		sb := eval[string](t, e, `document.getElementById('host').shadowRoot.getElementById('sb').getAttribute('bid')`)
+		if focused(obs) != sb {
+			t.Errorf("the shadow root's button focused: focused_element_bid %q, want %q", focused(obs), sb)
+		}
+		obs = step(t, e, action.ClickAt(700, 500))
+		if focused(obs) != body {
+			t.Errorf("after a click on the page's background: focused_element_bid %q, want the body's bid %q", focused(obs), body)
+		}
+		// Typing's target is still the focused element only: none here.
+		if obs = step(t, e, action.Action{Op: action.Type, Text: "x"}); obs.Target != nil {
+			t.Errorf("type with nothing focused: target %+v, want none", obs.Target)
+		}
+	})
+
 	t.Run("BidsStableAcrossReload", func(t *testing.T) {
 		ground(engine.GroundingOn)
 		defer ground(engine.GroundingOff)

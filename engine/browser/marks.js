@@ -9,7 +9,9 @@
 //             aria-roledescription / aria-description (for the AXTree); with
 //             opts.live the value and checked attributes (for DOMSnapshot),
 //             except the value of a secret field; with opts.full the bids
-//             of the secret fields too (their values are masked after).
+//             of the secret fields too (their values are masked after);
+//             and the focused element's bid as BrowserGym gives it (the
+//             body's when nothing has the focus).
 //   "unaria"  remove the aria prefixes again.
 //   "find"    mark (bids only), then the element with bid opts.bid: its
 //             target description; with opts.scroll it is scrolled into view
@@ -322,6 +324,23 @@
     }
     return describe(el, ox, oy, outer);
   };
+  // focusedBid is BrowserGym's focused_element_bid: the bid of the
+  // document's active element, followed into open shadow roots and
+  // same-origin frames. With nothing focused the active element is the
+  // body (the document element without one), so its bid is given; a frame
+  // that has the focus with nothing focused inside gives its body's.
+  const focusedBid = () => {
+    let doc = document, bid = '';
+    for (;;) {
+      let el = doc.activeElement;
+      while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+      if (!el) return bid;
+      bid = el.getAttribute('bid') || '';
+      const d = isFrame(el) ? childDoc(el) : null;
+      if (!d) return bid;
+      doc = d;
+    }
+  };
   // findIn looks for the element with bid in a document and its frames.
   const findIn = (doc, win, bid, ox, oy, outer) => {
     let el = null;
@@ -348,8 +367,7 @@
       // (kept before marking, so a marking that fails half-way is undone too)
       st.prefixed = opts.aria ? prefixed : null;
       markFrame(document, window, '', 0, 0, top);
-      const f = focusedIn(document, window, 0, 0, []);
-      return { props: full ? props : null, secrets, focused: f ? f.bid : '', warnings };
+      return { props: full ? props : null, secrets, focused: focusedBid(), warnings };
     }
     case 'unaria': {
       const st = state(window);
