@@ -394,7 +394,8 @@ func TestPlayBrowserGymMalformedAction(t *testing.T) {
 	defer ts.Close()
 	s := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "20")
 	info := func(o map[string]any, k string) any { return o["info"].(map[string]any)[k] }
-	o := s.next()
+	s.next() // the first observation
+	var o map[string]any
 	names := "noop, send_msg_to_user, report_infeasible, scroll, fill, select_option, click, dblclick, hover, press, focus, clear, drag_and_drop, upload_file, scroll_at, mouse_move, mouse_up, mouse_down, mouse_click, mouse_dblclick, mouse_drag_and_drop, mouse_upload_file, keyboard_down, keyboard_up, keyboard_press, keyboard_type, keyboard_insert_text, goto, go_back, go_forward, new_tab, tab_close, tab_focus"
 	steps := 0
 	for _, c := range []struct{ line, want string }{
