@@ -24,7 +24,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -361,6 +360,11 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 		return action.Observation{}, err
 	}
 	e.logf("browser: reset: previous episode closed in %v, new tab ready in %v", tEnd, time.Since(begin)-tEnd)
+	defer func() {
+		if e.sb != nil { // the next episode's browser context, made while this one runs
+			e.sb.pool.prepare(e.sb, e.opts.HostRules, e.set.OpTimeout)
+		}
+	}()
 	ep.id = id
 	ep.check = opts.Check
 	ep.valid = opts.Validate
@@ -392,43 +396,27 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 	t.env = env
 	t.net = newCapture(e.set)
 	e.netCap.Store(t.net)
-	var bcOpts []chromedp.CreateBrowserContextOption
-	if e.opts.Remote == nil {
-		p, err := proxyFor(e.opts.HostRules) // hostproxy.go
-		if err != nil {
+	var tc *tabContext
+	if e.sb != nil {
+		tc = e.sb.pool.takeSpare(e.sb, e.opts.HostRules) // spare.go
+	}
+	if tc != nil {
+		tc.adopt(t.listen)
+	} else {
+		rules := e.opts.HostRules
+		if e.opts.Remote != nil {
+			rules = "" // relayed by the engine instead (remotehosts.go)
+		}
+		var err error
+		if tc, err = newTabContext(ctx, e.browserCtx, rules, e.set.OpTimeout, t.listen); err != nil {
 			return nil, err
 		}
-		if p != nil {
-			bcOpts = append(bcOpts, p.contextOption())
+		if e.sb != nil {
+			e.sb.pool.opened(e.sb)
 		}
 	}
-	tctx, cancel := chromedp.NewContext(e.browserCtx, chromedp.WithNewBrowserContext(bcOpts...), chromedp.WithListener(t.listen))
-	t.ctx, t.cancel = tctx, cancel
-	sctx, scancel := context.WithTimeout(ctx, e.set.OpTimeout)
-	defer scancel()
-	stop := context.AfterFunc(sctx, cancel)
-	err := chromedp.Do(tctx)
-	if !stop() {
-		cancel()
-		return nil, fmt.Errorf("could not open a browser tab: %w", sctx.Err())
-	}
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("could not open a browser tab: %w", err)
-	}
-	if e.sb != nil {
-		e.sb.pool.opened(e.sb)
-	}
-	c := chromedp.FromContext(tctx)
-	t.id = c.Target.TargetID
-	dctx, dcancel := context.WithTimeout(tctx, e.set.OpTimeout)
-	defer dcancel()
-	if _, err := chromedp.CallBrowser(dctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID,
-	}); err != nil {
-		cancel()
-		return nil, fmt.Errorf("could not deny downloads: %w", err)
-	}
+	tctx, cancel := tc.ctx, tc.cancel
+	t.ctx, t.cancel, t.id = tctx, cancel, tc.id
 	if err := t.setup(ctx, e.set.OpTimeout); err != nil {
 		cancel()
 		return nil, err

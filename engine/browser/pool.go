@@ -52,6 +52,9 @@ type PoolOptions struct {
 	// helpers, read every 20 contexts) past which a Chromium is recycled
 	// (default 3072).
 	RecycleMiB int
+	// NoSpare turns off the spare browser context each Chromium keeps
+	// ready for the next episode.
+	NoSpare bool
 	// Logf, when set, gets diagnostics.
 	Logf func(format string, args ...any)
 }
@@ -146,6 +149,7 @@ type Stats struct {
 	Browsers int // Chromiums running or starting
 	Starts   int // Chromiums started since the pool was made
 	Users    int // engines holding a browser
+	Spares   int // browser contexts made ready for the next episodes
 }
 
 // Stats reports the pool's figures.
@@ -155,6 +159,9 @@ func (p *Pool) Stats() Stats {
 	s := Stats{Browsers: len(p.all), Starts: p.starts}
 	for _, b := range p.all {
 		s.Users += b.users
+		if b.spare != nil {
+			s.Spares++
+		}
 	}
 	return s
 }
@@ -174,7 +181,8 @@ func (p *Pool) Profiles() []string {
 
 // OpenPages counts the page targets (tabs) open in the pool's running
 // Chromiums: every episode's tabs, none once its engine closed (the blank
-// tab each Chromium keeps for the pool's own connection is not counted).
+// tab each Chromium keeps for the pool's own connection, and its spare,
+// are not counted).
 func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 	p.mu.Lock()
 	all := slices.Clone(p.all)
@@ -192,8 +200,14 @@ func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 		if c := chromedp.FromContext(b.ctx); c != nil && c.Target != nil {
 			own = c.Target.TargetID
 		}
+		p.mu.Lock()
+		var spare target.ID
+		if b.spare != nil {
+			spare = b.spare.id
+		}
+		p.mu.Unlock()
 		for _, in := range infos {
-			if in.Type == "page" && in.TargetID != own {
+			if in.Type == "page" && in.TargetID != own && in.TargetID != spare {
 				n++
 			}
 		}
@@ -235,6 +249,8 @@ type pooled struct {
 	contexts int  // browser contexts opened in it
 	draining bool // takes no new engines; stops when users reach 0
 	stopped  bool
+	spare    *tabContext // made ahead for the next episode (spare.go)
+	making   bool        // a spare is being made
 }
 
 // acquire gives an engine a running Chromium for key, starting one when

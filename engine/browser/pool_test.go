@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
+
 	"waymark/engine"
 	"waymark/engine/action"
 )
@@ -80,10 +82,17 @@ func waitTitle(t *testing.T, e *Engine, obs action.Observation, pending string) 
 // Episodes on one warm Chromium share nothing: no cookie, storage,
 // IndexedDB, service worker, Cache Storage, HTTP cache entry or history of
 // one episode is visible in the next, in the same engine or in another
-// engine on the same browser.
+// engine on the same browser; whether the next episode's browser context
+// was made at its Reset or ahead of it, as a spare.
 func TestPooledEpisodesShareNothing(t *testing.T) {
+	for _, spare := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spare=%v", spare), func(t *testing.T) { testEpisodesShareNothing(t, spare) })
+	}
+}
+
+func testEpisodesShareNothing(t *testing.T, spare bool) {
 	ts, hits := stateSite(t)
-	pool := NewPool(PoolOptions{})
+	pool := NewPool(PoolOptions{NoSpare: !spare})
 	t.Cleanup(pool.Close)
 	a := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool; o.Settings.ActionSet = action.SetExtended })
 	obs := waitTitle(t, a, reset(t, a, ts.URL+"/write"), "writing")
@@ -106,7 +115,14 @@ func TestPooledEpisodesShareNothing(t *testing.T) {
 		if who == "another engine" {
 			e = newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 		}
+		var spareID target.ID
+		if spare {
+			spareID = waitSpare(t, pool)
+		}
 		obs = waitTitle(t, e, reset(t, e, ts.URL+"/check"), "reading")
+		if spare && e.ep.tab.id != spareID {
+			t.Errorf("the episode in %s did not run in the spare browser context", who)
+		}
 		if obs.Title != clean {
 			t.Errorf("a new episode in %s sees the last one's state: %s, want %s", who, obs.Title, clean)
 		}
@@ -208,5 +224,55 @@ func TestPoolSpreadsAndIsolatesCrashes(t *testing.T) {
 	obs, err := a.Reset(context.Background(), engine.ResetOptions{StartURL: ts.URL + "/page2"})
 	if err != nil || obs.Title != "page 2" {
 		t.Fatalf("reset after the crash: %q %v", obs.Title, err)
+	}
+}
+
+// waitSpare waits for the pool's one Chromium to have a spare and returns
+// its tab's id.
+func waitSpare(t *testing.T, pool *Pool) target.ID {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		pool.mu.Lock()
+		var id target.ID
+		if len(pool.all) == 1 && pool.all[0].spare != nil {
+			id = pool.all[0].spare.id
+		}
+		pool.mu.Unlock()
+		if id != "" {
+			return id
+		}
+	}
+	t.Fatal("no spare browser context was made within 15 s of a Reset")
+	return ""
+}
+
+// After a Reset the pool makes the next episode's browser context ahead;
+// the next Reset with the same host rules runs in it, one with other host
+// rules does not (its proxy maps other servers), and a spare never counts
+// as an open page.
+func TestPoolPreparesTheNextContext(t *testing.T) {
+	ts := newSite(t)
+	pool := NewPool(PoolOptions{})
+	t.Cleanup(pool.Close)
+	a := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
+	reset(t, a, ts.URL+"/page2")
+	id := waitSpare(t, pool)
+	if n, err := pool.OpenPages(context.Background()); err != nil || n != 1 {
+		t.Errorf("open pages with one episode and a spare: %d %v, want 1", n, err)
+	}
+	b := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
+	if obs := reset(t, b, ts.URL+"/page2"); obs.Title != "page 2" || b.ep.tab.id != id {
+		t.Fatalf("the second engine's episode: title %q in tab %s, want page 2 in the spare %s", obs.Title, b.ep.tab.id, id)
+	}
+	id = waitSpare(t, pool)
+	other := newEngine(t, engine.DisplayHeadless, func(o *Options) {
+		o.Pool = pool
+		o.HostRules = "MAP shop.waymark.test " + strings.TrimPrefix(ts.URL, "http://")
+	})
+	if obs := reset(t, other, "http://shop.waymark.test/page2"); obs.Title != "page 2" || other.ep.tab.id == id {
+		t.Fatalf("an engine with other host rules: title %q, in the spare %v", obs.Title, other.ep.tab.id == id)
+	}
+	if st := pool.Stats(); st.Starts != 1 {
+		t.Errorf("%d Chromiums started, want 1", st.Starts)
 	}
 }

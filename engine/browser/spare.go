@@ -1,0 +1,133 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// Prepared ahead: after each Reset on a pooled Chromium, the pool makes the
+// next episode's browser context and tab (with downloads denied and the
+// engine's host rules) in the background, while the person reads the next
+// task or the agent thinks. The next Reset with the same host rules takes
+// it and pays only for the page's set-up (viewport, clock, scripts) and
+// the navigation. Each Chromium keeps at most one spare; a spare made for
+// other host rules gives way to a new one.
+
+// tabContext is a new browser context with its first tab, attached.
+type tabContext struct {
+	rules  string // the host rules its proxy maps
+	ctx    context.Context
+	cancel context.CancelFunc // closes the tab and disposes of the context
+	relay  *listenRelay
+	id     target.ID
+	bcID   cdp.BrowserContextID
+}
+
+// listenRelay passes the tab's events to the listener of the episode that
+// adopts it (none before).
+type listenRelay struct{ fn atomic.Pointer[func(any)] }
+
+func (r *listenRelay) listen(ev any) {
+	if f := r.fn.Load(); f != nil {
+		(*f)(ev)
+	}
+}
+
+// newTabContext opens a browser context with one tab under parent (a
+// chromedp browser context) and denies downloads in it. listen, when set,
+// gets the tab's events from its start.
+func newTabContext(ctx, parent context.Context, rules string, limit time.Duration, listen func(any)) (*tabContext, error) {
+	var opts []chromedp.CreateBrowserContextOption
+	p, err := proxyFor(rules) // hostproxy.go
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		opts = append(opts, p.contextOption())
+	}
+	tc := &tabContext{rules: rules, relay: &listenRelay{}}
+	if listen != nil {
+		tc.relay.fn.Store(&listen)
+	}
+	tc.ctx, tc.cancel = chromedp.NewContext(parent, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tc.relay.listen))
+	sctx, scancel := context.WithTimeout(ctx, limit)
+	defer scancel()
+	stop := context.AfterFunc(sctx, tc.cancel)
+	err = chromedp.Do(tc.ctx)
+	if !stop() {
+		tc.cancel()
+		return nil, fmt.Errorf("could not open a browser tab: %w", sctx.Err())
+	}
+	if err != nil {
+		tc.cancel()
+		return nil, fmt.Errorf("could not open a browser tab: %w", err)
+	}
+	c := chromedp.FromContext(tc.ctx)
+	tc.id, tc.bcID = c.Target.TargetID, c.BrowserContextID
+	dctx, dcancel := context.WithTimeout(tc.ctx, limit)
+	defer dcancel()
+	if _, err := chromedp.CallBrowser(dctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: tc.bcID,
+	}); err != nil {
+		tc.cancel()
+		return nil, fmt.Errorf("could not deny downloads: %w", err)
+	}
+	return tc, nil
+}
+
+// adopt gives the tab's events to listen from now on.
+func (tc *tabContext) adopt(listen func(any)) { tc.relay.fn.Store(&listen) }
+
+// takeSpare hands out b's spare made for rules, if one is ready.
+func (p *Pool) takeSpare(b *pooled, rules string) *tabContext {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sp := b.spare
+	if sp == nil || sp.rules != rules || sp.ctx.Err() != nil {
+		return nil
+	}
+	b.spare = nil
+	return sp
+}
+
+// prepare makes a spare in b for rules in the background, unless one is
+// ready or being made.
+func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
+	p.mu.Lock()
+	if p.opts.NoSpare || p.closed || b.making || b.draining || b.stopped ||
+		b.spare != nil && b.spare.rules == rules && b.spare.ctx.Err() == nil {
+		p.mu.Unlock()
+		return
+	}
+	old := b.spare
+	b.spare, b.making = nil, true
+	p.mu.Unlock()
+	if old != nil {
+		old.cancel()
+	}
+	go func() {
+		sp, err := newTabContext(context.Background(), b.ctx, rules, limit, nil)
+		if err == nil {
+			p.opened(b)
+		}
+		p.mu.Lock()
+		b.making = false
+		if err == nil && !p.closed && !b.draining && !b.stopped && b.spare == nil {
+			b.spare, sp = sp, nil
+		}
+		p.mu.Unlock()
+		if sp != nil {
+			sp.cancel() // no longer wanted
+		}
+		if err != nil && b.alive() {
+			p.logf("browser pool: could not prepare the next episode's browser context: %v", err)
+		}
+	}()
+}
