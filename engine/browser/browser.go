@@ -411,9 +411,9 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 		if tc, err = newTabContext(ctx, e.browserCtx, rules, e.set.OpTimeout, t.listen); err != nil {
 			return nil, err
 		}
-		if e.sb != nil {
-			e.sb.pool.opened(e.sb)
-		}
+	}
+	if e.sb != nil {
+		e.sb.pool.opened(e.sb) // an episode's context, made now or ahead
 	}
 	tctx, cancel := tc.ctx, tc.cancel
 	t.ctx, t.cancel, t.id = tctx, cancel, tc.id

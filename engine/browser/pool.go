@@ -45,8 +45,8 @@ type PoolOptions struct {
 	// Browsers is how many Chromiums may run for one display and binary
 	// (default 1). Engines share them by least load.
 	Browsers int
-	// RecycleContexts is how many browser contexts a Chromium opens before
-	// it is recycled (default 500).
+	// RecycleContexts is how many episodes' browser contexts a Chromium
+	// opens before it is recycled (default 500).
 	RecycleContexts int
 	// RecycleMiB is the memory (proportional set size of Chromium and its
 	// helpers, read every 20 contexts) past which a Chromium is recycled

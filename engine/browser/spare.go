@@ -114,9 +114,6 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 	}
 	go func() {
 		sp, err := newTabContext(context.Background(), b.ctx, rules, limit, nil)
-		if err == nil {
-			p.opened(b)
-		}
 		p.mu.Lock()
 		b.making = false
 		if err == nil && !p.closed && !b.draining && !b.stopped && b.spare == nil {
