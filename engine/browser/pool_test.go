@@ -229,7 +229,7 @@ func TestPoolSpreadsAndIsolatesCrashes(t *testing.T) {
 
 // waitSpare waits for the pool's one Chromium to have a spare and returns
 // its tab's id.
-func waitSpare(t *testing.T, pool *Pool) target.ID {
+func waitSpare(t testing.TB, pool *Pool) target.ID {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		pool.mu.Lock()
