@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,8 +34,10 @@ import (
 // call, an action error or a click that did not open its page), which must
 // be 0.
 //
-// local: serve launches a Chromium (and its display) per session; memory is
-// the sum over serve's descendant processes. remote: the sessions are
+// local: the sessions are browser contexts in serve's one warm Chromium
+// (and its display); memory is the sum over serve's descendant processes.
+// local-static: the same, each agent a reset and 20 clicks on a static
+// page where a click changes nothing, resets counted in steps/s. remote: the sessions are
 // browser contexts on a second Chromium the benchmark starts with a
 // DevTools port (as a browser farm runs it) and serve gets
 // --browser-provider remote_cdp; memory is that Chromium's growth over its
@@ -44,20 +48,40 @@ import (
 func BenchmarkServeLoad(b *testing.B) {
 	bin := buildWaymark(b)
 	help, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
-	for _, mode := range []string{"local", "remote"} {
+	static := staticPage(b)
+	for _, mode := range []string{"local", "remote", "local-static"} {
 		b.Run(mode, func(b *testing.B) {
 			if mode == "remote" && !bytes.Contains(help, []byte("-browser-provider")) {
 				b.Skip("this serve has no --browser-provider flag: no remote figures")
 			}
+			page := ""
+			if mode == "local-static" {
+				mode, page = "local", static
+			}
 			for _, n := range []int{1, 4, 8} {
 				b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
 					for i := 0; i < b.N; i++ {
-						runServeLoad(b, bin, mode, n)
+						runServeLoad(b, bin, mode, n, page)
 					}
 				})
 			}
 		})
 	}
+}
+
+// staticSteps is how many clicks each agent makes on the static page.
+const staticSteps = 20
+
+// staticPage serves a page on which a click changes nothing (the
+// local-static runs: each agent resets on it and clicks staticSteps times,
+// resets counted in the throughput).
+func staticPage(b *testing.B) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>static</title><body style="margin:0;font:16px sans-serif"><h1>A static page</h1><p>Nothing here changes when clicked.</p></body>`)
+	}))
+	b.Cleanup(srv.Close)
+	return srv.URL + "/"
 }
 
 const (
@@ -124,7 +148,10 @@ func (r *loadRun) add(list *[]float64, d time.Duration) {
 	r.mu.Unlock()
 }
 
-func runServeLoad(b *testing.B, bin, mode string, clients int) {
+// runServeLoad runs clients agents against a serve in mode (local or
+// remote): on the practice shop's header links, or with page set, a reset
+// on page and staticSteps clicks that change nothing.
+func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 	b.StopTimer()
 	busy := waitQuiet(0.15, 90*time.Second)
 	load1 := loadAverage()
@@ -161,6 +188,10 @@ func runServeLoad(b *testing.B, bin, mode string, clients int) {
 	for c := 0; c < clients; c++ {
 		go func() {
 			defer done.Done()
+			if page != "" {
+				staticClient(ctx, sv.base, page, c, run, &ready, start)
+				return
+			}
 			loadClient(ctx, sv.base, c, run, &ready, start)
 		}()
 	}
@@ -175,6 +206,9 @@ func runServeLoad(b *testing.B, bin, mode string, clients int) {
 	serveRSS := rssOf(sv.cmd.Process.Pid)
 
 	total := float64(len(run.steps))
+	if page != "" {
+		total += float64(len(run.resets)) // the static runs count their resets, made on the clock
+	}
 	b.ReportMetric(total/wall.Seconds(), "steps/s")
 	b.ReportMetric(percentile(run.steps, 0.5), "p50-ms/step")
 	b.ReportMetric(percentile(run.steps, 0.9), "p90-ms/step")
@@ -191,7 +225,11 @@ func runServeLoad(b *testing.B, bin, mode string, clients int) {
 	if run.errs > 0 {
 		b.Errorf("%d error(s), want 0; first: %s\nserve's log:\n%s", run.errs, strings.Join(run.firstErr, "; "), sv.log())
 	}
-	if want := clients * loadSteps; len(run.steps) != want && run.errs == 0 {
+	want := clients * loadSteps
+	if page != "" {
+		want = clients * staticSteps
+	}
+	if len(run.steps) != want && run.errs == 0 {
 		b.Errorf("%d steps measured, want %d", len(run.steps), want)
 	}
 }
@@ -242,6 +280,39 @@ func loadClient(ctx context.Context, base string, id int, run *loadRun, ready *s
 			run.fail("client %d step %d: click at (%d,%d) is on %q, want %q", id, i+1, n.x, n.y, o.URL, n.url)
 		case o.Done:
 			run.fail("client %d step %d: the episode ended", id, i+1)
+			return
+		}
+	}
+}
+
+// staticClient is one agent on the static page: it connects, waits for
+// the others, then resets and clicks staticSteps times (resets timed too).
+func staticClient(ctx context.Context, base, page string, id int, run *loadRun, ready *sync.WaitGroup, start <-chan struct{}) {
+	c, err := openenv.Dial(ctx, base, openenv.ClientOptions{MaxSteps: staticSteps + 10})
+	ready.Done()
+	if err != nil {
+		run.fail("client %d: dial: %v", id, err)
+		return
+	}
+	defer c.Close()
+	<-start
+	t := time.Now()
+	o, err := c.Reset(ctx, engine.ResetOptions{StartURL: page})
+	if err != nil || o.URL != page {
+		run.fail("client %d: reset: %v (on %q)", id, err, o.URL)
+		return
+	}
+	run.add(&run.resets, time.Since(t))
+	for i := 0; i < staticSteps; i++ {
+		t := time.Now()
+		o, err := c.Step(ctx, action.ClickAt(600, 500))
+		if err != nil {
+			run.fail("client %d step %d: %v", id, i+1, err)
+			return
+		}
+		run.add(&run.steps, time.Since(t))
+		if o.Error != "" || o.URL != page || o.Done {
+			run.fail("client %d step %d: error %q, url %q, done %v", id, i+1, o.Error, o.URL, o.Done)
 			return
 		}
 	}
