@@ -22,6 +22,7 @@ import (
 	"waymark/assets"
 	"waymark/assets/practice"
 	"waymark/dataset"
+	"waymark/engine/browser"
 	"waymark/engine/action"
 	"waymark/ui"
 	"waymark/ui/record"
@@ -186,6 +187,16 @@ func (g *gui) started() {
 	// player at 800×600 (the screen is known only once the window is).
 	if msg := ui.FitWindow(g.window, workArea); g.debugf != nil {
 		g.debugf("%s", msg)
+	}
+	// The local browser starts while the annotator reads the first task,
+	// so the first Start costs a navigation.
+	if s := ui.LoadSettings(g.prefs); s.Server == "" && s.RemoteBrowser == "" {
+		go func() {
+			err := browser.Prewarm(browser.Options{Settings: s.Settings, HostRules: g.sites.HostRules(), Logf: g.debugf})
+			if err != nil && g.debugf != nil {
+				g.debugf("the browser could not be started ahead (Start will say why): %v", err)
+			}
+		}()
 	}
 	if ui.LoadSettings(g.prefs).Annotator == "" {
 		ui.AskAnnotator(g.window, func(name string) {

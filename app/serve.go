@@ -348,6 +348,14 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		return nil, err
 	}
 	sv.srv = srv
+	if cfg.Provider == nil {
+		// The first session need not wait for Chromium's start.
+		go func() {
+			if err := browser.Prewarm(browser.Options{Settings: settings, HostRules: hostRules, Logf: cfg.Logf}); err != nil && cfg.Logf != nil {
+				cfg.Logf("serve: the browser could not be started ahead (the first session will say why): %v", err)
+			}
+		}()
+	}
 	return sv, nil
 }
 

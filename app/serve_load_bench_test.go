@@ -167,6 +167,9 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 	}
 	sv := startServe(b, bin, args)
 	defer sv.stop(b)
+	// Agents meet a serve that has been up a moment: its browser started
+	// ahead of the first session (serve prewarms it).
+	waitQuiet(0.15, 30*time.Second)
 
 	// Memory: the local browsers are serve's descendants; the remote ones
 	// are the farm Chromium's, measured against its idle size.

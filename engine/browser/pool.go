@@ -540,3 +540,27 @@ func pssOf(pid int) int64 {
 	}
 	return 0
 }
+
+// Prewarm starts the Chromium (and Xvfb) an engine with opts would use and
+// makes its first episode's browser context, in the background of a
+// program that will soon need them (serve before its first session, the
+// desktop app before its first Start), so no episode pays for the start.
+// A remote browser (opts.Remote) is not prewarmed. The error is what the
+// engine's first Reset would have said.
+func Prewarm(opts Options) error {
+	if opts.Remote != nil {
+		return nil
+	}
+	e, err := New(opts)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.launch(); err != nil {
+		return err
+	}
+	e.sb.pool.prepare(e.sb, e.opts.HostRules, e.set.OpTimeout)
+	return nil
+}
