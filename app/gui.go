@@ -22,8 +22,8 @@ import (
 	"waymark/assets"
 	"waymark/assets/practice"
 	"waymark/dataset"
-	"waymark/engine/browser"
 	"waymark/engine/action"
+	"waymark/engine/browser"
 	"waymark/ui"
 	"waymark/ui/record"
 )
