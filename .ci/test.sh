@@ -13,10 +13,12 @@
 # The library code is compiled once per mode before the tests that need
 # it (two go commands building the same package at once would each compile
 # it: the build cache does not share work in progress): first what the
-# engine needs under the race detector, then the staleness corpus starts
+# engine needs under the race detector; then the staleness corpus starts
 # (it mostly waits: each case is compared with the page 1.5 s later) while
-# the rest compiles, plain and under the race detector at once; then lint
-# and the other lanes. Each lane runs one package at a time (-p 1). Each
+# the rest compiles, plain and under the race detector at once; each lane
+# starts its race-detector packages once that build is done and its plain
+# ones (and lint) once the plain build is (the GL bindings alone take two
+# minutes of one core). Each lane runs one package at a time (-p 1). Each
 # test binary keeps one warm Chromium for its tests (engine/browser's
 # shared pool).
 #
@@ -77,10 +79,11 @@ lane() {
 }
 gotest() { TMPDIR=${WAYMARK_TEST_TMPDIR:-${TMPDIR:-/tmp}} $GO test -json -p 1 -timeout 30m -ldflags=-w "$@" | "${report[@]}"; }
 
-# built waits for the library build (below) and says whether it worked.
+# built MODE waits for the library build of MODE (race or plain, below)
+# and says whether it worked.
 built() {
-	while [ ! -e "$logs/built" ]; do sleep 1; done
-	[ "$(cat "$logs/built")" = ok ]
+	while [ ! -e "$logs/built-$1" ]; do sleep 1; done
+	[ "$(cat "$logs/built-$1")" = ok ]
 }
 
 # First what the staleness corpus needs: it then runs while the rest
@@ -90,11 +93,11 @@ if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 	echo "FAIL: the engine does not compile (see the [build -race] lines above)"
 	exit 1
 fi
-lane1() { built && gotest -race -skip "$STALE" "${RACE_LANE1[@]}" && gotest -race "${RACE_LANE3[@]}"; }
-lane2() { built && gotest -race "${RACE_LANE2[@]}" && gotest ./ui/review "${practice[@]}"; }
+lane1() { built race && gotest -race -skip "$STALE" "${RACE_LANE1[@]}" && gotest -race "${RACE_LANE3[@]}"; }
+lane2() { built race && gotest -race "${RACE_LANE2[@]}" && built plain && gotest ./ui/review "${practice[@]}"; }
 lane3() {
-	gotest -race -run "$STALE" ./engine/browser && built &&
-		gotest -race "${uirace[@]}" && gotest -race -run "$REVIEW_RACE" ./ui/review && gotest "${rest[@]}"
+	gotest -race -run "$STALE" ./engine/browser && built race &&
+		gotest -race "${uirace[@]}" && gotest -race -run "$REVIEW_RACE" ./ui/review && built plain && gotest "${rest[@]}"
 }
 practice=(); rest=()
 for p in "${plain[@]}"; do
@@ -102,23 +105,25 @@ for p in "${plain[@]}"; do
 done
 lane 3 lane3 & three=$!
 
-$GO build -race "${racelibs[@]}" 2>&1 | sed -u 's/^/[build -race] /' & rb=$!
-$GO build "${plainlibs[@]}" 2>&1 | sed -u 's/^/[build] /'
-pb=${PIPESTATUS[0]}
-wait $rb
-rb=$?
-echo "[build] the library code compiled in $SECONDS s"
-if [ "$pb" -ne 0 ] || [ "$rb" -ne 0 ]; then
-	echo failed > "$logs/built"
-	echo "FAIL: the code does not compile (see the [build] lines above)"
-	wait $three
-	exit 1
-fi
-echo ok > "$logs/built"
-
-lane lint nice -n 10 make --no-print-directory lint & lint=$!
+# build MODE FLAGS... compiles the library code of a mode and leaves
+# word of it in $logs/built-MODE.
+build() {
+	local mode=$1
+	shift
+	$GO build "$@" 2>&1 | sed -u "s/^/[build $mode] /"
+	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		echo "[build $mode] compiled at $SECONDS s"
+		echo ok > "$logs/built-$mode"
+	else
+		echo failed > "$logs/built-$mode"
+	fi
+}
+build race -race "${racelibs[@]}" &
+build plain "${plainlibs[@]}" &
 lane 1 lane1 & one=$!
 lane 2 lane2 & two=$!
+lint() { built plain && nice -n 10 make --no-print-directory lint; }
+lane lint lint & lint=$!
 wait $lint; rl=$?
 wait $one; r1=$?
 wait $two; r2=$?
@@ -127,6 +132,9 @@ wait $three; r3=$?
 "$logs/report" -slowest 20 "$logs/times"
 echo "make test took $SECONDS s"
 if [ $rl -ne 0 ] || [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ $r3 -ne 0 ]; then
+	for m in race plain; do
+		[ "$(cat "$logs/built-$m")" = ok ] || echo "FAIL: the code does not compile in $m mode (see the [build $m] lines above)"
+	done
 	echo
 	echo "=== what failed (the whole output is above), then the failing tests again"
 	[ $rl -eq 0 ] || tail -n 15 "$logs/lint" | sed 's/^/[lint] /'

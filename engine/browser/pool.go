@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -192,27 +193,50 @@ func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 		if !b.alive() {
 			continue
 		}
-		infos, err := chromedp.Targets(b.ctx)
-		if err != nil {
-			return 0, fmt.Errorf("listing the tabs of a pooled Chromium: %w", err)
-		}
 		var own target.ID // the tab the pool's connection opened at start
 		if c := chromedp.FromContext(b.ctx); c != nil && c.Target != nil {
 			own = c.Target.TargetID
 		}
-		p.mu.Lock()
-		var spare target.ID
-		if b.spare != nil {
-			spare = b.spare.id
-		}
-		p.mu.Unlock()
-		for _, in := range infos {
-			if in.Type == "page" && in.TargetID != own && in.TargetID != spare {
-				n++
+		// A spare being made is not an episode's page: list the tabs when
+		// no spare is being made, before and after the listing.
+		for {
+			gen, making, _ := b.spareState()
+			if making {
+				select {
+				case <-ctx.Done():
+					return 0, ctx.Err()
+				case <-time.After(5 * time.Millisecond):
+				}
+				continue
 			}
+			infos, err := chromedp.Targets(b.ctx)
+			if err != nil {
+				return 0, fmt.Errorf("listing the tabs of a pooled Chromium: %w", err)
+			}
+			gen2, making, spare := b.spareState()
+			if making || gen2 != gen {
+				continue
+			}
+			for _, in := range infos {
+				if in.Type == "page" && in.TargetID != own && in.TargetID != spare {
+					n++
+				}
+			}
+			break
 		}
 	}
 	return n, nil
+}
+
+// spareState reads b's spare bookkeeping: how many spares were begun, whether
+// one is being made, and the ready one's tab.
+func (b *pooled) spareState() (gen int, making bool, spare target.ID) {
+	b.pool.mu.Lock()
+	defer b.pool.mu.Unlock()
+	if b.spare != nil {
+		spare = b.spare.id
+	}
+	return b.spareGen, b.making, spare
 }
 
 func (p *Pool) logf(format string, args ...any) {
@@ -251,6 +275,7 @@ type pooled struct {
 	stopped  bool
 	spare    *tabContext // made ahead for the next episode (spare.go)
 	making   bool        // a spare is being made
+	spareGen int         // spares begun
 }
 
 // acquire gives an engine a running Chromium for key, starting one when

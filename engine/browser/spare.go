@@ -108,6 +108,7 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 	}
 	old := b.spare
 	b.spare, b.making = nil, true
+	b.spareGen++
 	p.mu.Unlock()
 	if old != nil {
 		old.cancel()
