@@ -3,11 +3,13 @@ package browser
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -143,4 +145,48 @@ func cpuWord(n int) string {
 		return "1 CPU"
 	}
 	return fmt.Sprintf("%d CPUs", n)
+}
+
+// Operations on a page (a click, a screenshot, opening a tab) get the same
+// patience: their time limit is multiplied by how busy the machine has
+// been lately, so a renderer that is only starved of CPU on a loaded host
+// is not taken for a hung one. One sampler per process reads the runnable
+// tasks every 250 ms and keeps a moving average.
+var hostBusy struct {
+	once   sync.Once
+	factor atomic.Uint64 // math.Float64bits of the factor, 1 to maxBusyFactor
+}
+
+// busyFactor is how many times its idle-machine time a page operation may
+// take now (1 when the machine is idle or its load cannot be read).
+func busyFactor() float64 {
+	hostBusy.once.Do(func() {
+		hostBusy.factor.Store(math.Float64bits(1))
+		go sampleHostBusy(&hostBusy.factor, readHostLoad, 250*time.Millisecond, nil)
+	})
+	return math.Float64frombits(hostBusy.factor.Load())
+}
+
+// sampleHostBusy stores the factor (as math.Float64bits) in dst from load
+// every interval, until stop (nil: for ever).
+func sampleHostBusy(dst *atomic.Uint64, load func() hostLoad, every time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	avg := 0.0
+	for {
+		if h := load(); h.readable {
+			avg = 0.75*avg + 0.25*float64(h.running)/float64(max(h.cpus, 1))
+			dst.Store(math.Float64bits(min(max(avg, 1), maxBusyFactor)))
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// patient is d stretched by the machine's recent load.
+func patient(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * busyFactor())
 }

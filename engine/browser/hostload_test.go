@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,4 +83,41 @@ func TestPatientStart(t *testing.T) {
 			t.Error("the parent's cancel did not end the start")
 		}
 	})
+}
+
+// The page operations' patience follows the runnable tasks per CPU: it
+// rises to the cap under a sustained load of 4 tasks per CPU and more, and
+// falls back to 1 when the machine is idle; an unreadable load changes
+// nothing.
+func TestBusyFactorFollowsTheLoad(t *testing.T) {
+	var factor atomic.Uint64
+	factor.Store(math.Float64bits(1))
+	var running atomic.Int64
+	readable := atomic.Bool{}
+	readable.Store(true)
+	load := func() hostLoad { return hostLoad{running: int(running.Load()), cpus: 2, readable: readable.Load()} }
+	stop := make(chan struct{})
+	defer close(stop)
+	go sampleHostBusy(&factor, load, time.Millisecond, stop)
+	waitFactor := func(want func(float64) bool, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if want(math.Float64frombits(factor.Load())) {
+				return
+			}
+		}
+		t.Fatalf("the factor never became %s (it is %v)", what, math.Float64frombits(factor.Load()))
+	}
+	running.Store(20) // 10 tasks per CPU
+	waitFactor(func(f float64) bool { return f == maxBusyFactor }, "the cap")
+	readable.Store(false)
+	time.Sleep(20 * time.Millisecond)
+	if f := math.Float64frombits(factor.Load()); f != maxBusyFactor {
+		t.Errorf("an unreadable load moved the factor to %v", f)
+	}
+	readable.Store(true)
+	running.Store(0)
+	waitFactor(func(f float64) bool { return f == 1 }, "1")
+	running.Store(5) // 2.5 per CPU
+	waitFactor(func(f float64) bool { return f > 2.4 && f < 2.6 }, "about 2.5")
 }

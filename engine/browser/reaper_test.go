@@ -65,8 +65,12 @@ func TestKilledOwnerLeavesNothing(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		killed := time.Now()
 		cmd.Wait()
+		// 1.5 s on an idle machine; the reaper, a process that must be
+		// scheduled to kill and remove, gets the page operations' patience
+		// on a busy one (hostload.go).
+		within := patient(1500 * time.Millisecond)
 		var left []string
-		for time.Since(killed) < 1500*time.Millisecond {
+		for time.Since(killed) < within {
 			left = procsWith(dir)
 			if xpid > 0 && alive(xpid) {
 				left = append(left, fmt.Sprintf("Xvfb %d", xpid))
@@ -80,7 +84,7 @@ func TestKilledOwnerLeavesNothing(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if len(left) > 0 {
-			t.Fatalf("trial %d: 1.5 s after the kill these remain: %v", trial, left)
+			t.Fatalf("trial %d: %v after the kill these remain: %v", trial, within.Round(100*time.Millisecond), left)
 		}
 		t.Logf("trial %d: everything gone %v after the kill", trial, time.Since(killed).Round(time.Millisecond))
 	}

@@ -57,6 +57,7 @@ func newTabContext(ctx, parent context.Context, rules string, limit time.Duratio
 		tc.relay.fn.Store(&listen)
 	}
 	tc.ctx, tc.cancel = chromedp.NewContext(parent, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tc.relay.listen))
+	limit = patient(limit) // hostload.go: more on a busy machine
 	sctx, scancel := context.WithTimeout(ctx, limit)
 	defer scancel()
 	stop := context.AfterFunc(sctx, tc.cancel)

@@ -252,13 +252,14 @@ var (
 	errTimedOut = errors.New(string(action.ErrRendererTimeout))
 )
 
-// do runs fn on the tab with a timeout; it gives up at once when the tab's
-// renderer crashes.
+// do runs fn on the tab with a timeout (d, stretched on a busy machine:
+// patient in hostload.go); it gives up at once when the tab's renderer
+// crashes.
 func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Context) error) error {
 	if t.isCrashed() {
 		return errCrashed
 	}
-	tctx, cancel := context.WithTimeout(t.ctx, d)
+	tctx, cancel := context.WithTimeout(t.ctx, patient(d)) // hostload.go: more on a busy machine
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel) // the caller's ctx ends the op too
 	defer stop()
