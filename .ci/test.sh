@@ -94,11 +94,11 @@ if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 	exit 1
 fi
 lane1() {
-	built race && gotest -race -skip "$STALE" "${RACE_LANE1[@]}" && gotest -race "${RACE_LANE3[@]}" &&
+	built race && gotest -race -skip "$STALE" "${RACE_LANE1[@]}" &&
 		gotest -race "${uirace[@]}" && gotest -race -run "$REVIEW_RACE" ./ui/review
 }
 lane2() { built race && gotest -race "${RACE_LANE2[@]}" && built plain && gotest ./ui/review "${practice[@]}"; }
-lane3() { gotest -race -run "$STALE" ./engine/browser && built plain && gotest "${rest[@]}"; }
+lane3() { gotest -race -run "$STALE" ./engine/browser && built race && gotest -race "${RACE_LANE3[@]}" && built plain && gotest "${rest[@]}"; }
 practice=(); rest=()
 for p in "${plain[@]}"; do
 	if [ "$p" = waymark/assets/practice ]; then practice+=("$p"); else rest+=("$p"); fi

@@ -17,19 +17,12 @@ import (
 func (e *Engine) Observe(ctx context.Context) (action.Observation, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return action.Observation{}, engine.ErrClosed
-	}
-	ep := e.ep
-	if ep != nil && ep.done && ep.endedBy == action.EndBlankObservation {
-		return action.Observation{}, errBlankRefusal
-	}
-	if ep == nil || ep.done {
-		return action.Observation{}, engine.ErrResetBeforeStepping
+	ep, err := e.running() // step.go
+	if err != nil {
+		return action.Observation{}, err
 	}
 	begin := time.Now()
 	obs := action.Observation{Step: e.state.StepCount}
-	var err error
 	obs.Timings.SettledBy, err = e.settleAndFollow(ctx, ep, begin, e.set.ActionWait)
 	obs.Timings.SettleMS = time.Since(begin).Milliseconds()
 	if ep.tab.gone() {

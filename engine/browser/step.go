@@ -26,15 +26,9 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return action.Observation{}, engine.ErrClosed
-	}
-	ep := e.ep
-	if ep != nil && ep.done && ep.endedBy == action.EndBlankObservation {
-		return action.Observation{}, errBlankRefusal
-	}
-	if ep == nil || ep.done {
-		return action.Observation{}, engine.ErrResetBeforeStepping
+	ep, err := e.running()
+	if err != nil {
+		return action.Observation{}, err
 	}
 	begin := time.Now()
 	e.setState(func(s *engine.State) { s.StepCount++ })
@@ -50,7 +44,6 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	}()
 	obs.Target = e.readTarget(ctx, ep, a, x, y) // grounding.go: nil when off
 
-	var err error
 	settle := true
 	switch a.Op {
 	case action.Click, action.DoubleClick:
@@ -255,6 +248,23 @@ func isFatal(err error) bool {
 	return errors.Is(err, errCrashed) || errors.Is(err, errTimedOut) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, chromedp.ErrTargetDetached) || errors.Is(err, chromedp.ErrChannelClosed)
+}
+
+// running is the episode a step or an observation works on, or the error
+// they return: the engine is closed, the episode refuses a blank page, or
+// none runs. The caller holds e.mu.
+func (e *Engine) running() (*episode, error) {
+	if e.closed {
+		return nil, engine.ErrClosed
+	}
+	ep := e.ep
+	if ep != nil && ep.done && ep.endedBy == action.EndBlankObservation {
+		return nil, errBlankRefusal
+	}
+	if ep == nil || ep.done {
+		return nil, engine.ErrResetBeforeStepping
+	}
+	return ep, nil
 }
 
 // shortError is the observation text of a failed action.
