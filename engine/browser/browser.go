@@ -281,6 +281,13 @@ func (e *Engine) launch() error {
 	}
 	bctx, bcancel := context.WithCancel(sb.ctx)
 	e.sb, e.browserCtx, e.browserCancel = sb, bctx, bcancel
+	e.watchOpeners(bctx)
+	return nil
+}
+
+// watchOpeners passes the tabs pages open (their opener and id) to the
+// episode's sink, for as long as bctx lives.
+func (e *Engine) watchOpeners(bctx context.Context) {
 	sinkHolder := &e.openerSink
 	if err := chromedp.ListenBrowser(bctx, func(ev any) {
 		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
@@ -292,7 +299,6 @@ func (e *Engine) launch() error {
 	}); err != nil {
 		e.logf("browser: cannot watch new tabs: %v", err)
 	}
-	return nil
 }
 
 // shutdownBrowser gives the engine's Chromium back to its pool (or ends

@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -147,17 +146,7 @@ func (e *Engine) connectRemote() error {
 	if v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{}); err == nil {
 		e.version = v.Product
 	}
-	sinkHolder := &e.openerSink
-	if err := chromedp.ListenBrowser(bctx, func(ev any) {
-		if ev, ok := ev.(*target.EventTargetCreated); ok && ev.TargetInfo != nil &&
-			ev.TargetInfo.Type == "page" && ev.TargetInfo.OpenerID != "" {
-			if f := sinkHolder.Load(); f != nil {
-				(*f)(ev.TargetInfo.OpenerID, ev.TargetInfo.TargetID)
-			}
-		}
-	}); err != nil {
-		e.logf("browser: cannot watch new tabs: %v", err)
-	}
+	e.watchOpeners(bctx)
 	e.logf("browser: connected to %s (%s)", redactURL(r.WSURL), e.version)
 	return nil
 }
