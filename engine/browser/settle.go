@@ -52,6 +52,20 @@ type probe struct {
 	pending  int             // timers, frames, idle callbacks, scrolls, animations
 	lateLoad time.Time       // load end of a late-injected document, or zero
 	bg       map[string]bool // addresses a poller fetched lately
+	sent     time.Time       // the latest message posted by an action's code, in any frame
+	recv     time.Time       // the latest message received, in any frame
+}
+
+// postWait is how long a posted message with no message received after it
+// (a worker computing its answer, a frame's handler not yet run) keeps the
+// page busy: the bound of the young-timer rule.
+const postWait = time.Second
+
+// posted reports whether a message posted lately is still unanswered: no
+// frame of the page (the sender's or the receiver's, same-site or not)
+// received a message after it.
+func (p probe) posted(now time.Time) bool {
+	return !p.sent.IsZero() && p.recv.Before(p.sent) && now.Sub(p.sent) <= postWait
 }
 
 func msTime(v any) time.Time {
@@ -65,13 +79,14 @@ func msTime(v any) time.Time {
 // probe reads the page's state in one round trip; with frames it first
 // waits for two animation frames (at most 100 ms). A page script error (the
 // document is being replaced) is not an error: ok is false.
-func probeExpr(frames bool, animMax time.Duration) string {
+func probeExpr(frames bool, animMax time.Duration, since time.Time) string {
 	return `(() => { const st = window[Symbol.for('waymark.settle')];
-  return st ? st.probe(` + strconv.FormatInt(animMax.Milliseconds(), 10) + `, ` + strconv.FormatBool(frames) + `) : [document.readyState]; })()`
+  return st ? st.probe(` + strconv.FormatInt(animMax.Milliseconds(), 10) + `, ` + strconv.FormatBool(frames) + `, ` +
+		strconv.FormatInt(since.UnixMilli(), 10) + `) : [document.readyState]; })()`
 }
 
-func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration) (probe, error) {
-	expr := probeExpr(frames, animMax)
+func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration, since time.Time) (probe, error) {
+	expr := probeExpr(frames, animMax, since)
 	var raw []any
 	err := t.do(ctx, d, func(ctx context.Context) error {
 		var err error
@@ -90,7 +105,10 @@ func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax t
 	}
 	p := parseProbe(raw)
 	if p.ok {
-		t.probeFrames(ctx, &p, animMax)
+		t.probeFrames(ctx, &p, animMax, since)
+	}
+	if p.posted(time.Now()) {
+		p.pending++
 	}
 	return p, nil
 }
@@ -100,13 +118,14 @@ func parseProbe(raw []any) probe {
 	if len(raw) > 0 {
 		p.ready, _ = raw[0].(string)
 	}
-	if len(raw) == 10 {
+	if len(raw) == 12 {
 		p.last = msTime(raw[1])
 		for _, v := range raw[2:7] {
 			n, _ := v.(float64)
 			p.pending += int(n)
 		}
 		p.lateLoad = msTime(raw[8])
+		p.sent, p.recv = msTime(raw[10]), msTime(raw[11])
 		if us, ok := raw[9].([]any); ok && len(us) > 0 {
 			p.bg = map[string]bool{}
 			for _, u := range us {
@@ -122,7 +141,7 @@ func parseProbe(raw []any) probe {
 // probeFrames adds the state of the out-of-process (cross-site) frames,
 // which the main frame's recorder cannot reach, to p. A frame that does not
 // answer (gone, navigating) adds nothing; a closed one is forgotten.
-func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration) {
+func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, since time.Time) {
 	t.mu.Lock()
 	fcs := make(map[target.ID]context.Context, len(t.frameCtx))
 	for id, fc := range t.frameCtx {
@@ -133,7 +152,7 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration) 
 		fcs[id] = fc
 	}
 	t.mu.Unlock()
-	expr := probeExpr(false, animMax)
+	expr := probeExpr(false, animMax, since)
 	for _, fc := range fcs {
 		c, cancel := context.WithTimeout(fc, time.Second)
 		stop := context.AfterFunc(ctx, cancel)
@@ -153,6 +172,12 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration) 
 		}
 		if fp.lateLoad.After(p.lateLoad) {
 			p.lateLoad = fp.lateLoad
+		}
+		if fp.sent.After(p.sent) {
+			p.sent = fp.sent
+		}
+		if fp.recv.After(p.recv) {
+			p.recv = fp.recv
 		}
 		for u := range fp.bg {
 			if p.bg == nil {
@@ -176,7 +201,7 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 		if stop != nil && stop() {
 			return time.Since(start), action.SettledNavigation, nil
 		}
-		p, err := t.probe(ctx, opTimeout, frames, limit)
+		p, err := t.probe(ctx, opTimeout, frames, limit, since)
 		if err != nil {
 			return time.Since(start), "", err
 		}

@@ -1,0 +1,96 @@
+package browser
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"waymark/engine"
+	"waymark/engine/action"
+)
+
+// probeLog collects, while installed, the pending counts (timers + frames +
+// idle callbacks + scrolls + animations) of every main-frame probe.
+type probeLog struct {
+	mu      sync.Mutex
+	pending []int
+}
+
+func (l *probeLog) install(t *testing.T) {
+	settleTrace = func(format string, args ...any) {
+		if !strings.HasPrefix(format, "probe ") || len(args) < 2 {
+			return
+		}
+		raw, _ := args[1].([]any)
+		p := parseProbe(raw)
+		l.mu.Lock()
+		l.pending = append(l.pending, p.pending)
+		l.mu.Unlock()
+	}
+	t.Cleanup(func() { settleTrace = nil })
+}
+
+func (l *probeLog) reset() { l.mu.Lock(); l.pending = nil; l.mu.Unlock() }
+
+func (l *probeLog) maxPending() (int, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := 0
+	for _, n := range l.pending {
+		m = max(m, n)
+	}
+	return m, len(l.pending)
+}
+
+// TestSettleIntervalRules: an interval is the action's effect only when the
+// action created it, it is young and it still changes the page. A clock the
+// page started before the action (well within its first second) never
+// counts as pending; one the action started that ticks forever holds the
+// step and lets go once it is 1 s old (quiet, not the cap); an animation
+// driven by a 13 ms interval is observed finished; a worker's answer 300 ms
+// after the click is in the observation.
+func TestSettleIntervalRules(t *testing.T) {
+	ts := corpusServer(t)
+	e := corpusEngine(t, engine.DisplayHeadless)
+	var log probeLog
+	log.install(t)
+	ctx := context.Background()
+	click := action.ClickAt(200, 140)
+	step := func(page string) action.Observation {
+		t.Helper()
+		if obs, err := e.Reset(ctx, engine.ResetOptions{StartURL: ts.URL + "/stale/" + page}); err != nil || obs.Error != "" {
+			t.Fatalf("%s: reset: %v %q", page, err, obs.Error)
+		}
+		log.reset()
+		obs, err := e.Step(ctx, click)
+		if err != nil || obs.Error != "" {
+			t.Fatalf("%s: click: %v %q", page, err, obs.Error)
+		}
+		return obs
+	}
+
+	obs := step("nostall-interval-young.html")
+	if m, n := log.maxPending(); m != 0 || n == 0 || !strings.HasPrefix(e.lastState, "clicked 1|") {
+		t.Errorf("a clock from before the action: %d probes, at most %d pending (want 0), state %q, settled by %s",
+			n, m, e.lastState, obs.Timings.SettledBy)
+	}
+
+	obs = step("nostall-interval-started.html")
+	if m, _ := log.maxPending(); m == 0 || obs.Timings.SettledBy != action.SettledQuiet {
+		t.Errorf("a countdown the action started: at most %d pending (want it held), settled by %s after %d ms (want quiet at about 1 s)",
+			m, obs.Timings.SettledBy, obs.Timings.SettleMS)
+	}
+
+	for page, want := range map[string]string{
+		"interval-slide.html":         "open 1|",
+		"worker-roundtrip.html":       "answer 42|",
+		"sharedworker-roundtrip.html": "shared 1|",
+		"port-roundtrip.html":         "port 1|",
+	} {
+		obs := step(page)
+		if !strings.HasPrefix(e.lastState, want) {
+			t.Errorf("%s: the observation shows %q, want %q (settled by %s after %d ms)", page, e.lastState, want, obs.Timings.SettledBy, obs.Timings.SettleMS)
+		}
+	}
+}
