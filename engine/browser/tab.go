@@ -71,6 +71,15 @@ type tab struct {
 	net        *netCapture                   // the episode's network capture, nil when off
 }
 
+// inMemory reports whether a request's address is read from memory, not
+// the network.
+func inMemory(u string) bool {
+	return strings.HasPrefix(u, "blob:") || strings.HasPrefix(u, "data:")
+}
+
+// workerTypes are the targets that run a worker's script.
+var workerTypes = map[string]bool{"worker": true, "shared_worker": true, "service_worker": true}
+
 // ignoredTypes never count as in flight: they may stay open for ever.
 var ignoredTypes = map[network.ResourceType]bool{
 	network.ResourceTypeEventSource: true,
@@ -108,6 +117,9 @@ func (t *tab) listen(ev any) {
 			u := ""
 			if ev.Request != nil {
 				u = ev.Request.URL
+			}
+			if inMemory(u) {
+				return // blob: and data: are read from memory; a worker's may never say it finished
 			}
 			t.reqs[ev.RequestID] = &netReq{url: u, start: now}
 		}
@@ -147,6 +159,15 @@ func (t *tab) listen(ev any) {
 		// script (select popup, settle recorder) sent to it.
 		if ev.TargetInfo != nil && ev.TargetInfo.Type == "iframe" {
 			t.frameAttached(ev.TargetInfo.TargetID)
+		}
+		// A worker's main script is requested on the page's session but
+		// finishes on the worker's own: the worker's start is its end.
+		if ev.TargetInfo != nil && workerTypes[ev.TargetInfo.Type] {
+			for id, r := range t.reqs {
+				if r.url == ev.TargetInfo.URL {
+					t.finishReq(id, now)
+				}
+			}
 		}
 	case *inspector.EventTargetCrashed:
 		if !t.crashed {
