@@ -253,24 +253,48 @@ func (s *Store) migrate() error {
 	if mode != "wal" {
 		return fmt.Errorf("cannot switch the database to write-ahead logging (journal mode %q)", mode)
 	}
+	if v == SchemaVersion {
+		return nil
+	}
+	// A migration that rebuilds a table drops the old one, which foreign
+	// key enforcement would refuse: migrations run with it off, on the
+	// pinned connection, and the keys are checked before each commit.
+	ctx := context.Background()
+	if _, err := s.pin.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return err
+	}
+	defer s.pin.ExecContext(ctx, `PRAGMA foreign_keys = ON`)
 	for ; v < SchemaVersion; v++ {
-		tx, err := s.db.Begin()
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(migrations[v]); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
-		}
-		if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
+		if err := s.migrateOne(ctx, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// migrateOne runs migrations[v] in one transaction on the pinned connection.
+func (s *Store) migrateOne(ctx context.Context, v int) error {
+	tx, err := s.pin.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
+	}
+	rows, err := tx.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return err
+	}
+	bad := rows.Next()
+	rows.Close()
+	if bad {
+		return fmt.Errorf("migrate schema %d→%d: a foreign key no longer holds; the database was not changed", v, v+1)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // staleForeignRecording is how long an episode recorded on another host may
