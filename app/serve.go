@@ -326,6 +326,10 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	}
 	if cfg.Record {
 		st, err := env.OpenStore()
+		if err == nil && st.Damaged() != "" {
+			st.Close()
+			err = fmt.Errorf("--record cannot record into a damaged database: %s", st.Damaged())
+		}
 		if err != nil {
 			if sv.practice != nil {
 				sv.practice.Close()
