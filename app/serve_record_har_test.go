@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 
 	"waymark/dataset"
+	"waymark/engine"
 	"waymark/engine/har"
 )
 
@@ -218,5 +220,84 @@ func checkRedactedHAR(t *testing.T, what string, b []byte) {
 	}
 	if len(want) > 0 {
 		t.Errorf("%s: %d entries, none for %v", what, len(f.Log.Entries), want)
+	}
+}
+
+// `waymark serve --record --grounding on` stores each step's element
+// grounding as the desktop app does (the element clicked, BrowserGym's
+// observation extras) and still captures the network traffic; the agent's
+// observations carry neither.
+func TestServeRecordGrounding(t *testing.T) {
+	site := apiSite(t)
+	db := filepath.Join(t.TempDir(), "w.db")
+	base, stop := startServeBinary(t, db, "--record", "--grounding", "on", "--display", "headless")
+
+	c := dialWS(t, base)
+	replies := wsCall(t, c, fmt.Sprintf(`{"type":"reset","data":{"start_url":%q}}`, site.URL+"/")) +
+		wsCall(t, c, `{"type":"step","data":{"op":"click","x":100,"y":100}}`)
+	if strings.Contains(replies, "axtree") || strings.Contains(replies, "bbox") {
+		t.Error("an observation sent to the agent carries the grounding")
+	}
+	stop()
+
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("%d episodes (%v), want 1", len(eps), err)
+	}
+	id := eps[0].ID
+	steps, err := st.Steps(id)
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("%d steps (%v), want 2", len(steps), err)
+	}
+	if tg := steps[1].Target; tg == nil || tg.Tag != "button" || tg.Name != "orders" || tg.Bid == "" {
+		t.Errorf("the click's target: %+v, want the orders button with its bid", tg)
+	}
+	x, err := st.StepExtras(id, 1)
+	if err != nil || x == nil || len(x.AXTree) < 100 || !strings.Contains(x.AXTreeTxt, "orders") {
+		t.Errorf("step 1's extras: %v (%v), want the accessibility tree naming the button", x != nil, err)
+	}
+	log, err := st.EpisodeHAR(id)
+	if err != nil {
+		t.Fatalf("the HAR of a grounded episode: %v", err)
+	}
+	n := 0
+	for _, e := range log.Entries {
+		if strings.Contains(e.Request.URL, "/api/") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d API calls captured, want 2", n)
+	}
+}
+
+func TestServeGroundingFlag(t *testing.T) {
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+	for _, c := range []struct {
+		args []string
+		want engine.Grounding
+		err  string
+	}{
+		{nil, engine.GroundingOff, ""},
+		{[]string{"--record", "--grounding", "on"}, engine.GroundingOn, ""},
+		{[]string{"--record", "--grounding", "dom"}, engine.GroundingDOM, ""},
+		{[]string{"--grounding", "on"}, "", "--grounding needs --record"},
+		{[]string{"--record", "--grounding", "all"}, "", `unknown grounding "all"`},
+	} {
+		cfg, _, err := parseServe(env, c.args)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("serve %v: %v, want an error with %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cfg.Settings.Grounding != c.want {
+			t.Errorf("serve %v: grounding %q (%v), want %q", c.args, cfg.Settings.Grounding, err, c.want)
+		}
 	}
 }
