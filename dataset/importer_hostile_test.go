@@ -113,7 +113,7 @@ func TestImportManifestSameGoalDifferentGrader(t *testing.T) {
 	}
 }
 
-// A schema 6 store opens at schema 7 with its tasks and episodes intact,
+// A schema 6 store opens at the current schema with its tasks and episodes intact,
 // foreign keys still enforced, and a second grader of a stored manifest
 // task's page can then be imported.
 func TestMigrationToGraderKeys(t *testing.T) {
@@ -130,8 +130,8 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	defer s.Close()
 	var v int
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&v)
-	if v != SchemaVersion || SchemaVersion != 7 {
-		t.Fatalf("schema %d, want %d = 7", v, SchemaVersion)
+	if v != SchemaVersion || SchemaVersion < 7 {
+		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
 	ep, err := s.GetEpisode("e1")
 	if err != nil || ep.TaskID != "t1" {
