@@ -36,6 +36,10 @@ func (e *Env) OpenStore() (*dataset.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d := st.Damaged(); d != "" {
+		fmt.Fprintf(e.Stderr, "waymark: warning: %s\n", d)
+		return st, nil
+	}
 	if err := ensurePracticeTasks(st); err != nil {
 		fmt.Fprintf(e.Stderr, "waymark: could not add the practice tasks: %v\n", err)
 	}

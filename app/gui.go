@@ -104,6 +104,12 @@ func RunGUI(env *Env, f guiFlags) error {
 		return err
 	}
 	defer store.Close()
+	if d := store.Damaged(); d != "" {
+		// The app records: it does not run on a store it cannot write.
+		err = fmt.Errorf("cannot record into the database: %s (waymark --db %s export … reads it)", d, dbPath)
+		showFatal(a, err)
+		return err
+	}
 	srv, err := practice.Start()
 	if err != nil {
 		showFatal(a, err)

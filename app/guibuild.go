@@ -138,7 +138,7 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 	if c, ok := eng.(*openenv.Client); ok {
 		o.Lost, o.LostErr = c.Lost(), c.LostErr
 	}
-	if _, live := eng.(engine.LiveFrames); live {
+	if _, live := engine.As[engine.LiveFrames](eng); live {
 		o.Frames = rec.Frames()
 	}
 	return o, nil

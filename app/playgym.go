@@ -129,9 +129,9 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 	}
 	defer eng.Close()
 	var resolve action.Resolver
-	if el, ok := eng.(interface {
+	if el, ok := engine.As[interface {
 		Element(context.Context, string) (action.Target, error)
-	}); ok {
+	}](eng); ok {
 		resolve = func(bid string) (action.Target, error) {
 			t, err := el.Element(ctx, bid)
 			if errors.Is(err, browser.ErrNoElement) {
@@ -168,7 +168,7 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 	// step: the step counts, the episode goes on.
 	answer := func(last, lastErr string) error {
 		st.step++
-		if o, ok := eng.(engine.Observer); ok {
+		if o, ok := engine.As[engine.Observer](eng); ok {
 			again, err := o.Observe(ctx)
 			if err != nil {
 				return err

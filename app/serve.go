@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -156,6 +156,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
 	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
+	grounding := fs.String("grounding", "off", "with --record: store each step's element grounding as the desktop app does "+
+		"(on: the element the action was aimed at and BrowserGym's observation extras; dom: also the DOM snapshot, large); agents never receive it")
 	harOn := fs.Bool("har", true, "with --record: capture each episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
 	noRedact := fs.Bool("no-redact", false, "with --record: keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default; "+
 		EnvHARRedactHeaders+" and "+EnvHARRedactKeys+" (comma-separated) add header names and field names to redact")
@@ -203,6 +205,12 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		return cfg, "", err
 	}
 	cfg.Settings.RecoverObservation = *recoverObs
+	if cfg.Settings.Grounding, err = engine.ParseGrounding(*grounding); err != nil {
+		return cfg, "", fmt.Errorf("%w: --grounding: %v", errUsage, err)
+	}
+	if cfg.Settings.Grounding.On() && !cfg.Record {
+		return cfg, "", fmt.Errorf("%w: --grounding needs --record (the grounding is stored with the recorded steps, never sent to agents)", errUsage)
+	}
 	harSettings(&cfg.Settings, cfg.Record && *harOn, *noRedact, os.Getenv)
 	addr, err := listenAddr(cfg.Addr)
 	if err != nil {
@@ -308,6 +316,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		settings = engine.DefaultSettings()
 		settings.RecoverObservation = cfg.Settings.RecoverObservation
 		settings.HAR, settings.HARNoRedact = cfg.Settings.HAR, cfg.Settings.HARNoRedact
+		settings.Grounding = cfg.Settings.Grounding
 	}
 	settings.ActionSet = cfg.ActionSet
 	if cfg.Display != "" {
@@ -326,6 +335,10 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	}
 	if cfg.Record {
 		st, err := env.OpenStore()
+		if err == nil && st.Damaged() != "" {
+			st.Close()
+			err = fmt.Errorf("--record cannot record into a damaged database: %s", st.Damaged())
+		}
 		if err != nil {
 			if sv.practice != nil {
 				sv.practice.Close()

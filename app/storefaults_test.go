@@ -1,12 +1,16 @@
 package app
 
 import (
+	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
 
 	"waymark/dataset"
 )
@@ -69,5 +73,85 @@ func TestReadOnlyFolderSaysWhatToDo(t *testing.T) {
 		if strings.Contains(stderr, "no such file") || !strings.Contains(stderr, "read-only file system") || !strings.Contains(stderr, "writable folder") {
 			t.Errorf("%s: message = %s", db, stderr)
 		}
+	}
+}
+
+// A database whose integrity check fails where the commands do not look
+// (an index page) is not used as if nothing were wrong: it opens
+// read-only, every command says it is damaged and how to recover, reading
+// still works, a write is refused with the same advice, and the file is
+// not changed.
+func TestDamagedIndexOpensReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	s, err := dataset.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		if _, err := s.AddTask(dataset.Task{Goal: fmt.Sprintf("task %d", i), Category: dataset.Navigation, StartURL: "http://a.test/",
+			Source: fmt.Sprintf("source %d %s", i, strings.Repeat("s", 100))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	damageIndex(t, path, "tasks_source")
+	before, _ := os.ReadFile(path)
+
+	code, stdout, stderr := runMain("--db", path, "tasks", "list")
+	if code != 0 || !strings.Contains(stdout, "task 299") {
+		t.Fatalf("tasks list on a database with a damaged index: exit %d, %.300s %s", code, stdout, stderr)
+	}
+	for _, want := range []string{path, "damaged", "read-only", ".recover", "backup"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the warning lacks %q: %s", want, stderr)
+		}
+	}
+	if len(stderr) > 2000 {
+		t.Errorf("the warning is %d bytes", len(stderr))
+	}
+	csv := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(csv, []byte("goal,url,category\nNew task,http://a.test/n,navigation\n"), 0o600)
+	code, _, stderr = runMain("--db", path, "tasks", "import", csv)
+	if code == 0 || !strings.Contains(stderr, "damaged") || !strings.Contains(stderr, ".recover") {
+		t.Errorf("tasks import into the damaged database: exit %d, %s", code, stderr)
+	}
+	t.Log(stderr)
+	_, err = newServing(&Env{DBPath: path, Stderr: io.Discard}, serveConfig{MaxSessions: 1, Record: true, Logf: t.Logf})
+	if err == nil || !strings.Contains(err.Error(), "--record cannot record into a damaged database") {
+		t.Errorf("serve --record on the damaged database: %v", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(before) != string(after) {
+		t.Error("the damaged database file was changed")
+	}
+}
+
+// damageIndex overwrites the root page of the named index with garbage.
+func damageIndex(t *testing.T, path, index string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root, size int
+	if err := db.QueryRow(`SELECT rootpage FROM sqlite_master WHERE name=?`, index).Scan(&root); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 100; i < size; i++ {
+		b[(root-1)*size+i] = byte(i * 13)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -83,7 +83,7 @@ func runTasksCheck(env *Env, args []string) error {
 		return err
 	}
 	defer closeEngine()
-	g, ok := eng.(grader)
+	g, ok := engine.As[grader](eng)
 	if !ok {
 		return errors.New("this engine cannot run a task's scripts outside a step; use the local browser")
 	}

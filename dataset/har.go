@@ -46,7 +46,7 @@ type harRec struct {
 // harStart begins the capture bookkeeping of a new episode and stores the
 // reset's entries (step 0).
 func (r *Recorder) harStart(episodeID string, done bool) {
-	if _, ok := r.eng.(engine.NetworkCapture); !ok {
+	if _, ok := engine.As[engine.NetworkCapture](r.eng); !ok {
 		return
 	}
 	r.har.mu.Lock()
@@ -60,7 +60,7 @@ func (r *Recorder) harStart(episodeID string, done bool) {
 // A write failure keeps the entries for the next flush: the steps
 // themselves are never stopped by it.
 func (r *Recorder) harFlush(engineStep, idx int, final bool) {
-	nc, ok := r.eng.(engine.NetworkCapture)
+	nc, ok := engine.As[engine.NetworkCapture](r.eng)
 	if !ok {
 		return
 	}
@@ -287,7 +287,7 @@ func browserOf(engineJSON string) *har.Creator {
 // resume): the replay's own traffic is not a recorded step's and is left
 // out; the steps recorded next are mapped as they come.
 func (r *Recorder) harRestart(episodeID string) {
-	nc, ok := r.eng.(engine.NetworkCapture)
+	nc, ok := engine.As[engine.NetworkCapture](r.eng)
 	if !ok {
 		return
 	}

@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -266,8 +268,8 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`)
+	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
@@ -277,7 +279,7 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 	for i, t := range rep.Tasks {
 		cj, _ := checkJSON(t.Check)
 		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets,
-			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts, manifestJSON(t.Manifest))
+			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts, manifestJSON(t.Manifest), graderKey(t))
 		if err != nil {
 			return ImportReport{File: rep.File}, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 		}
@@ -341,36 +343,40 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 		return rep, missingColumn(FieldCategory, "%s has no category column (found: %s); name one %s, give --map category=COLUMN, or give a default category (--default-category information|navigation|interaction)",
 			name, listOrNone(tab.Columns), strings.Join(ColumnAliases[FieldCategory], ", "))
 	}
-	exists, err := s.db.Prepare(`SELECT archived FROM tasks WHERE goal=? AND start_url=?`)
+	exists, err := s.db.Prepare(`SELECT ` + taskColumns + ` FROM tasks t WHERE t.goal=? AND t.start_url=? ORDER BY t.archived`)
 	if err != nil {
 		return rep, err
 	}
 	defer exists.Close()
 	seen := map[string]int{}
+	same := "same goal and start URL"
+	if rep.Format == "manifest" {
+		same = "same goal, start URL, taskId, validateScript and answer"
+	}
 	for _, tr := range tab.Rows {
 		t, issue := toTask(tr)
 		if issue != "" {
 			rep.Skipped = append(rep.Skipped, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal, Reason: issue})
 			continue
 		}
-		key := t.Goal + "\x00" + t.StartURL
+		key := taskIdentity(t)
 		if first, ok := seen[key]; ok {
 			rep.Duplicates = append(rep.Duplicates, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal,
-				Reason: fmt.Sprintf("same goal and start URL as row %d", first)})
+				Reason: fmt.Sprintf("%s as row %d", same, first)})
 			continue
 		}
 		seen[key] = tr.Row
-		var archived bool
-		switch err := exists.QueryRow(t.Goal, t.StartURL).Scan(&archived); {
-		case err == nil:
+		stored, err := storedTwin(exists, t)
+		if err != nil {
+			return rep, err
+		}
+		if stored != nil {
 			reason := "already stored"
-			if archived {
+			if stored.Archived {
 				reason = "already stored (archived)"
 			}
 			rep.Duplicates = append(rep.Duplicates, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal, Reason: reason})
 			continue
-		case !errors.Is(err, sql.ErrNoRows):
-			return rep, err
 		}
 		t.ID = uuid.NewString()
 		t.Source = rep.Source
@@ -383,16 +389,72 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 	return rep, nil
 }
 
+// taskIdentity is what makes an imported task the same as another: its
+// goal and start URL, and for a manifest task its grader too (two graders
+// of one page are two tasks).
+func taskIdentity(t Task) string {
+	return t.Goal + "\x00" + t.StartURL + "\x00" + graderKey(t)
+}
+
+// graderKey is tasks.grader_key: for a manifest task a hash of its taskId,
+// validate script and answer, "" for any other task.
+func graderKey(t Task) string {
+	m := t.Manifest
+	if m == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, s := range []string{t.SourceID, m.ValidateScript, m.Answer} {
+		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	return "m:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// storedTwin returns the stored task an imported task t is the same as
+// (by taskIdentity; a plain row is the same as any task with its goal and
+// start URL), or nil. query selects the tasks with t's goal and start URL.
+func storedTwin(query *sql.Stmt, t Task) (*Task, error) {
+	rows, err := query.Query(t.Goal, t.StartURL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		o, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		if t.Manifest == nil || (o.Manifest != nil && taskIdentity(o) == taskIdentity(t)) {
+			return &o, nil
+		}
+	}
+	return nil, rows.Err()
+}
+
+// Column lists in messages show at most listedColumns names of at most
+// listedNameRunes characters each, so a file with 100,000 columns or a
+// megabyte-long header still gets a message one can read.
+const (
+	listedColumns   = 20
+	listedNameRunes = 60
+)
+
 func listOrNone(cols []string) string {
 	if len(cols) == 0 {
 		return "none"
 	}
-	shown := make([]string, len(cols))
-	for i, c := range cols {
-		shown[i] = c
-		if strings.IndexFunc(c, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-			shown[i] = strconv.Quote(c) // NUL and control characters shown, not sent to the terminal
+	shown := make([]string, 0, min(len(cols), listedColumns))
+	for _, c := range cols[:min(len(cols), listedColumns)] {
+		if r := []rune(c); len(r) > listedNameRunes {
+			c = string(r[:listedNameRunes]) + fmt.Sprintf("… (%d characters)", len(r))
 		}
+		if strings.IndexFunc(c, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			c = strconv.Quote(c) // NUL and control characters shown, not sent to the terminal
+		}
+		shown = append(shown, c)
+	}
+	if len(cols) > listedColumns {
+		return fmt.Sprintf("%s and %d more (%d columns)", strings.Join(shown, ", "), len(cols)-listedColumns, len(cols))
 	}
 	return strings.Join(shown, ", ")
 }

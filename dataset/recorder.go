@@ -522,7 +522,7 @@ func (r *Recorder) Info() engine.Info { return r.eng.Info() }
 // Frames forwards the inner engine's live frames; if it has none, the
 // channel is closed at once.
 func (r *Recorder) Frames() <-chan engine.Frame {
-	if lf, ok := r.eng.(engine.LiveFrames); ok {
+	if lf, ok := engine.As[engine.LiveFrames](r.eng); ok {
 		return lf.Frames()
 	}
 	ch := make(chan engine.Frame)

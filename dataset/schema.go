@@ -198,6 +198,40 @@ CREATE TABLE har_chunks (
 );
 CREATE INDEX har_chunks_episode ON har_chunks (episode_id, id);
 `,
+	// 6 → 7: two manifest tasks with the same goal and start page but
+	// different graders (taskId, validateScript, answer) are two tasks.
+	// grader_key tells them apart ('' for every other task, and for the
+	// tasks stored before); the table is rebuilt to change its UNIQUE
+	// constraint, columns in the same order.
+	`
+CREATE TABLE tasks_new (
+	id             TEXT PRIMARY KEY,
+	goal           TEXT NOT NULL,
+	category       TEXT NOT NULL CHECK (category IN ('information','navigation','interaction')),
+	start_url      TEXT NOT NULL,
+	source         TEXT NOT NULL DEFAULT '',
+	check_json     TEXT,
+	archived       INTEGER NOT NULL DEFAULT 0,
+	created_at     TEXT NOT NULL,
+	updated_at     TEXT NOT NULL,
+	source_id      TEXT NOT NULL DEFAULT '',
+	keep_secrets   INTEGER NOT NULL DEFAULT 0,
+	reference_time TEXT NOT NULL DEFAULT '',
+	timezone       TEXT NOT NULL DEFAULT '',
+	locale         TEXT NOT NULL DEFAULT '',
+	manifest_json  TEXT,
+	grader_key     TEXT NOT NULL DEFAULT '',   -- a manifest task's taskId, validateScript and answer, hashed; '' for other tasks
+	UNIQUE (goal, start_url, grader_key)
+);
+INSERT INTO tasks_new (id, goal, category, start_url, source, check_json, archived, created_at, updated_at,
+	source_id, keep_secrets, reference_time, timezone, locale, manifest_json)
+	SELECT id, goal, category, start_url, source, check_json, archived, created_at, updated_at,
+		source_id, keep_secrets, reference_time, timezone, locale, manifest_json FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_new RENAME TO tasks;
+CREATE INDEX tasks_category ON tasks (category, archived);
+CREATE INDEX tasks_source ON tasks (source);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

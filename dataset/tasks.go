@@ -104,9 +104,9 @@ func (s *Store) AddTask(t Task) (Task, error) {
 		return Task{}, err
 	}
 	ts := now()
-	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url) DO NOTHING`,
-		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts, manifestJSON(t.Manifest))
+	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`,
+		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts, manifestJSON(t.Manifest), graderKey(t))
 	if err != nil {
 		return Task{}, s.explainWriteError(err)
 	}
@@ -212,7 +212,7 @@ func (s *Store) GetTask(id string) (Task, error) {
 
 // FindTask returns the task with this goal and start URL, if any.
 func (s *Store) FindTask(goal, startURL string) (Task, bool, error) {
-	t, err := scanTask(s.db.QueryRow(`SELECT `+taskColumns+` FROM tasks t WHERE t.goal=? AND t.start_url=?`,
+	t, err := scanTask(s.db.QueryRow(`SELECT `+taskColumns+` FROM tasks t WHERE t.goal=? AND t.start_url=? ORDER BY t.grader_key <> '', t.created_at, t.rowid`,
 		strings.TrimSpace(goal), strings.TrimSpace(startURL)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, false, nil

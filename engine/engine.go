@@ -60,6 +60,36 @@ type NetworkCapture interface {
 	TakeHAR(final bool) har.Capture
 }
 
+// Unwrapper is implemented by an engine that wraps another one and passes
+// every call it does not change straight to it (e.g. one that only keeps
+// Close from reaching the engine). Unwrap returns that engine, so the
+// optional interfaces it implements (NetworkCapture, LiveFrames, Observer,
+// …) are found through the wrapper with As. A wrapper that changes what a
+// capability does (a recorder that stores each step) must not implement
+// Unwrapper: it implements the capabilities it keeps itself.
+type Unwrapper interface {
+	Unwrap() Engine
+}
+
+// As returns the first engine of e's Unwrap chain (e itself first) that
+// implements T, as T. Code that checks an engine for an optional
+// interface uses As rather than a type assertion, so a transparent
+// wrapper hides nothing.
+func As[T any](e Engine) (T, bool) {
+	for seen := 0; e != nil && seen < 64; seen++ {
+		if t, ok := e.(T); ok {
+			return t, true
+		}
+		u, ok := e.(Unwrapper)
+		if !ok {
+			break
+		}
+		e = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
 // Frame is one live picture of the viewport (JPEG from the screencast).
 type Frame struct {
 	JPEG []byte

@@ -139,6 +139,10 @@ func Read(data []byte, name, format string) (Table, error) {
 		line, col := firstInvalidUTF8(data)
 		return Table{}, importErr("%s is not valid UTF-8 text (first bad byte on line %d, column %d); save it as UTF-8 and import again", name, line, col)
 	}
+	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
+		// Classic Mac OS line endings (CR only): the lines are CR-separated.
+		data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
+	}
 	switch format {
 	case "jsonl", "ndjson":
 		return readJSONL(data, name)
@@ -147,8 +151,8 @@ func Read(data []byte, name, format string) (Table, error) {
 		if t[0] == '[' {
 			return readJSONArray(data, name)
 		}
-		if tab, err := readJSONObject(data, name); err == nil {
-			return tab, nil
+		if tab, err := readJSONObject(data, name); err == nil || errors.Is(err, ErrImportFile) {
+			return tab, err
 		}
 		return readJSONL(data, name)
 	case "csv":
@@ -235,6 +239,8 @@ func jsonKind(v any) string {
 	switch v.(type) {
 	case []any:
 		return "array"
+	case map[string]any:
+		return "object"
 	case string:
 		return "string"
 	case json.Number:
@@ -319,13 +325,20 @@ func readJSONObject(data []byte, name string) (Table, error) {
 		return Table{}, errors.New("not a single object")
 	}
 	for _, k := range []string{"data", "rows", "tasks", "examples", "train"} {
-		if arr, ok := v[k].([]any); ok {
+		x, present := v[k]
+		if arr, ok := x.([]any); ok {
 			b, _ := json.Marshal(arr)
 			tab, err := readJSONArray(b, name)
 			for i := range tab.Rows {
 				tab.Rows[i].Line = 0
 			}
 			return tab, err
+		}
+		// {"tasks": null} is a manifest without its list, not a task
+		// whose field is "tasks"; so is an object with only such a key.
+		if present && (k == "tasks" || len(v) == 1) {
+			return Table{}, importErr(`%s holds one JSON object whose %q is a JSON %s, not an array of tasks: write {%q: [{"taskId": "…", "goal": "…", "setupUrl": "https://…"}, …]}, or give the tasks as a JSON array`,
+				name, k, jsonKind(x), k)
 		}
 	}
 	// A single task object.

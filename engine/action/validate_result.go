@@ -55,6 +55,11 @@ func (v Validation) Hint() float64 {
 	return min(max(v.Reward, 0), 1)
 }
 
+// MaxValidationJSON bounds the JSON text of a validate script's result
+// that is read from the page (in characters): the result is stored with
+// the episode, and {reward, done, message, info} needs far less.
+const MaxValidationJSON = 1 << 20
+
 // ParseValidation reads the JSON of what a validate script returned:
 //
 //   - an object {reward, done, message, info}: reward a number, a boolean or

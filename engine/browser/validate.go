@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +59,22 @@ func scriptExpr(src string, form scriptForm) string {
 	default:
 		call = "(async () => { const v = (" + src + "\n); return typeof v === 'function' ? await v() : await v; })()"
 	}
-	return "Promise.resolve(" + call + ").then(v => JSON.stringify(v === undefined ? null : v))"
+	return "Promise.resolve(" + call + ").then(v => { const s = JSON.stringify(v === undefined ? null : v); " +
+		"return typeof s === 'string' && s.length > " + strconv.Itoa(action.MaxValidationJSON) + " ? " +
+		strconv.Quote(tooLargeMark) + " + s.length : s; })"
+}
+
+// tooLargeMark starts what scriptExpr yields instead of a result longer
+// than action.MaxValidationJSON, followed by its length; JSON never starts
+// with a NUL.
+const tooLargeMark = "\x00too large:"
+
+// resultTooLargeError is a script result too long to read.
+type resultTooLargeError struct{ chars int }
+
+func (e *resultTooLargeError) Error() string {
+	return fmt.Sprintf("its result is too large: %d characters of JSON, and at most %d (1 MiB) are read; return {reward, done, message, info} with a smaller info",
+		e.chars, action.MaxValidationJSON)
 }
 
 // formOf finds whether src parses as an expression (compiled, not run:
@@ -92,6 +108,10 @@ func (e *Engine) runScript(ctx context.Context, t *tab, src string, form scriptF
 		out, err = chromedp.Run(c, chromedp.Evaluate[string](scriptExpr(src, form), chromedp.EvalAwaitPromise))
 		return err
 	})
+	if n, ok := strings.CutPrefix(out, tooLargeMark); err == nil && ok {
+		chars, _ := strconv.Atoi(n)
+		return "", form, &resultTooLargeError{chars: chars}
+	}
 	return out, form, err
 }
 
@@ -103,6 +123,11 @@ func (e *Engine) validate(ctx context.Context, ep *episode, v *action.Validator)
 		ep.script = form
 	}
 	res := action.Validation{Step: e.state.StepCount}
+	var big *resultTooLargeError
+	if errors.As(err, &big) {
+		res.Error = "the validate script ran, but " + big.Error()
+		return res
+	}
 	if err != nil {
 		res.Error = "the validate script failed: " + oneLineErr(err)
 		return res
@@ -249,7 +274,8 @@ func (e *Engine) RunCheat(ctx context.Context, script string) error {
 	for i, st := range steps {
 		begin := time.Now()
 		_, _, err := e.runScript(ctx, ep.tab, st, formUnknown)
-		if err != nil && !navigatedAway(err) {
+		var big *resultTooLargeError
+		if err != nil && !navigatedAway(err) && !errors.As(err, &big) { // a recipe's result is not read
 			if len(steps) > 1 {
 				return fmt.Errorf("cheat step %d: %s", i+1, oneLineErr(err))
 			}

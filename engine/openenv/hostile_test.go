@@ -100,16 +100,105 @@ func TestHostileHTTPInputs(t *testing.T) {
 	for _, c := range []struct{ path, body, want string }{
 		{"/step", `{"action":{"op":"wait","metadata":{"x":1e400}}}`, `"type":"finite_number","loc":["metadata","x"]`},
 		{"/step", `{"action":{"op":"wait","metadata":{"b":"` + strings.Repeat("a", 70<<10) + `"}}}`, `at most 65536 bytes (64 KiB) are accepted`},
-		// The reference's bare 500 (pinned by the HTTP golden transcript);
-		// the WebSocket reply carries the message.
-		{"/reset", `{"url":"https://example.com/"}`, `Internal Server Error`},
+		// The WebSocket's message, where the reference answers a bare 500.
+		{"/reset", `{"url":"https://example.com/"}`, `{"detail":"unknown field url: did you mean start_url?","code":"EXECUTION_ERROR"}`},
 	} {
 		status, body := request(t, hs, "POST", c.path, "", "", "application/json", c.body)
-		if (status != http.StatusUnprocessableEntity && status != http.StatusInternalServerError) || !strings.Contains(body, c.want) {
+		if (status != http.StatusUnprocessableEntity && status != http.StatusBadRequest) || !strings.Contains(body, c.want) {
 			t.Errorf("POST %s %.80s: %d %.300s\nwant …%s…", c.path, c.body, status, body, c.want)
 		}
 	}
 	if n := f.count(); n != 0 {
 		t.Errorf("%d engines started for refused requests", n)
+	}
+}
+
+// The stateless HTTP endpoints answer what the client got wrong as the
+// WebSocket does: a JSON body with the same message and code, and a 4xx
+// status, never a bare 500.
+func TestHTTPRefusalsAreClearJSON(t *testing.T) {
+	var f countingFactory
+	_, hs := testServer(t, Options{NewEngine: f.new})
+	ws := dialRaw(t, hs)
+	for _, c := range []struct {
+		name, path, body, wsSend string
+		status                   int
+		want                     string // a part of detail
+	}{
+		{"step before a reset", "/step", `{"action":{"op":"wait"}}`, `{"type":"step","data":{"op":"wait"}}`,
+			http.StatusConflict, "reset before stepping"},
+		{"a file: URL", "/reset", `{"start_url":"file:///etc/passwd"}`, `{"type":"reset","data":{"start_url":"file:///etc/passwd"}}`,
+			http.StatusBadRequest, "HTTP(S) URL"},
+		{"no start_url", "/reset", ``, `{"type":"reset","data":{}}`,
+			http.StatusBadRequest, "start_url"},
+		{"a misspelt kwarg", "/reset", `{"url":"https://example.com/"}`, `{"type":"reset","data":{"url":"https://example.com/"}}`,
+			http.StatusBadRequest, "did you mean start_url?"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wsCode, wsMsg := errCode(t, ws.call(c.wsSend))
+			status, body := request(t, hs, "POST", c.path, "", "", "application/json", c.body)
+			var got struct{ Detail, Code string }
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatalf("POST %s %s: %d, the body is not JSON: %.200s", c.path, c.body, status, body)
+			}
+			if status != c.status || !strings.Contains(got.Detail, c.want) || !strings.Contains(got.Detail, wsMsg) || got.Code != wsCode {
+				t.Errorf("POST %s %s: %d %s\nwant %d, detail with %q and the WebSocket's %q, code %s", c.path, c.body, status, body, c.status, c.want, wsMsg, wsCode)
+			}
+		})
+	}
+	if n := f.count(); n != 1 {
+		t.Errorf("%d engines started, want 1 (the WebSocket session's): a refused request starts no browser", n)
+	}
+}
+
+// A body over the 16 MiB limit is refused as too large (413), not read as
+// truncated JSON; JSON nested beyond the decoder's depth says so.
+func TestHTTPOversizeAndDeepBodies(t *testing.T) {
+	var f countingFactory
+	_, hs := testServer(t, Options{NewEngine: f.new})
+	big := `{"start_url":"https://example.com/","x":"` + strings.Repeat("a", MaxInFrame) + `"}`
+	deep := `{"x":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`
+	for _, c := range []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"reset over 16 MiB", "/reset", big, http.StatusRequestEntityTooLarge, "too large"},
+		{"step over 16 MiB", "/step", big, http.StatusRequestEntityTooLarge, "too large"},
+		{"mcp over 16 MiB", "/mcp", big, http.StatusRequestEntityTooLarge, "too large"},
+		{"reset nested 100000 deep", "/reset", deep, http.StatusUnprocessableEntity, "nested too deeply"},
+		{"step nested 100000 deep", "/step", deep, http.StatusUnprocessableEntity, "nested too deeply"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, body := request(t, hs, "POST", c.path, "", "", "application/json", c.body)
+			if status != c.status || !strings.Contains(body, c.want) || len(body) > 4096 {
+				t.Errorf("%d %.400s\nwant %d …%s…", status, body, c.status, c.want)
+			}
+			if strings.Contains(body, "Expecting value") {
+				t.Errorf("the answer reads the body as cut-off JSON: %.300s", body)
+			}
+		})
+	}
+	r := dialRaw(t, hs)
+	if code, msg := errCode(t, r.call(deep)); code != CodeInvalidJSON || !strings.Contains(msg, "nested too deeply") {
+		t.Errorf("WebSocket, nested 100000 deep: %s %q", code, msg)
+	}
+}
+
+// A reset seed that is no integer a seed can be (1e400, 1.5, "7", -1) is
+// refused over the WebSocket as over HTTP, not dropped.
+func TestResetRefusesAnUnusableSeed(t *testing.T) {
+	_, hs := testServer(t, Options{NewEngine: sketchFactory(nil)})
+	r := dialRaw(t, hs)
+	for _, seed := range []string{`1e400`, `1.5`, `"7"`, `-1`, `true`} {
+		code, msg := errCode(t, r.call(`{"type":"reset","data":{"start_url":"https://example.com/","seed":`+seed+`}}`))
+		if code != CodeExecution || !strings.Contains(msg, "seed") || !strings.Contains(msg, "integer") {
+			t.Errorf("seed %s: %s %q, want EXECUTION_ERROR saying the seed must be an integer", seed, code, msg)
+		}
+	}
+	for _, seed := range []string{`null`, `0`, `7`, `9223372036854775807`} {
+		if code, msg := errCode(t, r.call(`{"type":"reset","data":{"start_url":"https://example.com/","seed":`+seed+`}}`)); code != "" {
+			t.Errorf("seed %s: %s %q", seed, code, msg)
+		}
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
-	"waymark/engine"
 	"waymark/engine/action"
 )
 
@@ -56,11 +56,35 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// internalError is FastAPI's answer to an exception inside the environment.
-func internalError(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(http.StatusInternalServerError)
-	_, _ = io.WriteString(w, "Internal Server Error")
+// httpError answers {"detail":MESSAGE,"code":CODE}: the message and code
+// the WebSocket's error frame would carry, in FastAPI's detail key.
+func httpError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, obj(field{"detail", msg}, field{"code", code}))
+}
+
+// MsgStatelessStep is what a stateless HTTP POST /step is told: it has no
+// episode to step.
+const MsgStatelessStep = action.MsgResetBeforeStepping + ": HTTP POST /step is stateless (each request gets a fresh environment " +
+	"with no episode), so it cannot step; run episodes over the WebSocket /ws (a reset message, then step messages)"
+
+// readAll reads a request body of at most MaxInFrame bytes; a longer one
+// is answered 413 (false).
+func readAll(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxInFrame+1))
+	if err != nil {
+		httpError(w, http.StatusBadRequest, CodeInvalidJSON, "the request body could not be read: "+err.Error())
+		return nil, false
+	}
+	if len(raw) > MaxInFrame {
+		writeJSON(w, http.StatusRequestEntityTooLarge, obj(field{"detail", tooLarge()}))
+		return nil, false
+	}
+	return raw, true
+}
+
+// tooLarge says a body is over the limit.
+func tooLarge() string {
+	return fmt.Sprintf("Request body too large: at most %d bytes (%d MiB) are accepted; keep large data out of requests", MaxInFrame, MaxInFrame>>20)
 }
 
 // unprocessable is FastAPI's 422 {"detail":[…]}. FastAPI leaves out "url".
@@ -76,9 +100,8 @@ func unprocessable(w http.ResponseWriter, errs []action.FieldError, keepURL bool
 // readBody decodes a JSON request body (empty means {}). A body that is not
 // JSON gets FastAPI's json_invalid 422.
 func readBody(w http.ResponseWriter, r *http.Request, emptyOK bool) (map[string]any, bool) {
-	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxInFrame))
-	if err != nil {
-		internalError(w)
+	raw, ok := readAll(w, r)
+	if !ok {
 		return nil, false
 	}
 	if len(raw) == 0 && emptyOK {
@@ -134,6 +157,11 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 		unprocessable(w, errs, false)
 		return
 	}
+	rr, err := s.parseReset(body)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, CodeExecution, err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
 	defer cancel()
 	// Each stateless reset starts a browser: run as many at once as there
@@ -142,34 +170,31 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 	case s.statelessSlots <- struct{}{}:
 		defer func() { <-s.statelessSlots }()
 	case <-ctx.Done():
-		internalError(w)
-		return
-	}
-	rr, err := s.parseReset(body)
-	if err != nil {
-		s.opts.Logf("openenv: POST /reset: %v", err)
-		internalError(w)
+		httpError(w, http.StatusServiceUnavailable, CodeCapacityReached,
+			fmt.Sprintf("every stateless reset slot (%d) stayed busy for %s; try again later", s.opts.MaxSessions, statelessTimeout))
 		return
 	}
 	eng, err := s.opts.NewEngine(ctx)
 	if err != nil {
 		s.opts.Logf("openenv: POST /reset: creating the engine: %v", err)
-		internalError(w)
+		httpError(w, http.StatusServiceUnavailable, CodeFactoryError,
+			fmt.Sprintf("Environment factory '%s' failed to create instance: %v", s.opts.Name, err))
 		return
 	}
 	defer eng.Close()
 	obs, err := eng.Reset(ctx, rr.opts)
 	if err != nil {
 		s.opts.Logf("openenv: POST /reset: %v", err)
-		internalError(w)
+		httpError(w, http.StatusInternalServerError, CodeExecution, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs), false))
 }
 
 // httpStep is the stateless POST /step: the action is validated (422 on
-// failure), then run on a brand-new engine, which has no episode, so it fails
-// with "reset before stepping" → 500, exactly as the reference.
+// failure); a valid one is refused with 409 and "reset before stepping", as
+// the WebSocket refuses a step before a reset: a stateless request has no
+// episode (the reference runs it on a brand-new environment, which fails).
 func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
 	body, ok := readBody(w, r, false)
 	if !ok {
@@ -188,41 +213,16 @@ func (s *Server) httpStep(w http.ResponseWriter, r *http.Request) {
 		unprocessable(w, errs, true)
 		return
 	}
-	a, err := action.FromValue(raw, s.opts.ActionSet)
-	if err != nil {
+	if _, err := action.FromValue(raw, s.opts.ActionSet); err != nil {
 		var ve *action.ValidationError
 		if errors.As(err, &ve) {
 			unprocessable(w, ve.Errors, true)
 			return
 		}
-		internalError(w)
+		httpError(w, http.StatusUnprocessableEntity, CodeValidation, "Invalid message: "+err.Error())
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
-	defer cancel()
-	eng, err := s.opts.NewEngine(ctx)
-	if err != nil {
-		s.opts.Logf("openenv: POST /step: creating the engine: %v", err)
-		internalError(w)
-		return
-	}
-	defer eng.Close()
-	obs, err := stepFresh(ctx, eng, a)
-	if err != nil {
-		s.opts.Logf("openenv: POST /step: %v", err)
-		internalError(w)
-		return
-	}
-	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs), false))
-}
-
-// stepFresh steps an engine that was never reset. Engines answer that with
-// an error; one that does not is refused here all the same.
-func stepFresh(ctx context.Context, eng engine.Engine, a action.Action) (engine.Observation, error) {
-	if eng.State().EpisodeID == "" {
-		return engine.Observation{}, engine.ErrResetBeforeStepping
-	}
-	return eng.Step(ctx, a)
+	httpError(w, http.StatusConflict, CodeExecution, MsgStatelessStep)
 }
 
 // httpState is GET /state of a brand-new instance.
@@ -232,7 +232,8 @@ func (s *Server) httpState(w http.ResponseWriter, r *http.Request) {
 	eng, err := s.opts.NewEngine(ctx)
 	if err != nil {
 		s.opts.Logf("openenv: GET /state: creating the engine: %v", err)
-		internalError(w)
+		httpError(w, http.StatusServiceUnavailable, CodeFactoryError,
+			fmt.Sprintf("Environment factory '%s' failed to create instance: %v", s.opts.Name, err))
 		return
 	}
 	st := eng.State()
@@ -243,9 +244,8 @@ func (s *Server) httpState(w http.ResponseWriter, r *http.Request) {
 // httpMCP answers JSON-RPC over POST /mcp, always with HTTP 200. Waymark has
 // no MCP tools, so tools/* answer "Environment does not support MCP".
 func (s *Server) httpMCP(w http.ResponseWriter, r *http.Request) {
-	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxInFrame))
-	if err != nil {
-		internalError(w)
+	raw, ok := readAll(w, r)
+	if !ok {
 		return
 	}
 	v, err := decodeJSON(raw)

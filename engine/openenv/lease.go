@@ -63,7 +63,7 @@ type leaseKeeper struct {
 // newLeaseKeeper returns the keeper of eng's lease, or nil when eng holds
 // none (a local browser: its lease is the process itself).
 func (s *Server) newLeaseKeeper(eng engine.Engine, id string) *leaseKeeper {
-	l, ok := eng.(Lease)
+	l, ok := engine.As[Lease](eng)
 	if !ok {
 		return nil
 	}
@@ -230,7 +230,7 @@ func (k *leaseKeeper) messageContext(ctx context.Context) (mctx context.Context,
 // socket is closed and the browser released after it) and marks the
 // current episode's end reason.
 func (ss *session) leaseExpired(ctx context.Context, why error) {
-	if ep, ok := ss.wrap.(episodeInterrupter); ok && ss.started && !ss.done {
+	if ep, ok := engine.As[episodeInterrupter](ss.wrap); ok && ss.started && !ss.done {
 		if err := ep.Interrupt(EndLeaseExpired); err != nil {
 			ss.srv.opts.Logf("openenv: session %s: marking the episode's end reason: %v", ss.info.ID, err)
 		}

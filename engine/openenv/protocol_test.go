@@ -229,11 +229,11 @@ func TestHTTPEndpoints(t *testing.T) {
 		{"POST", "/mcp", `{}`, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,…`},
 		{"POST", "/mcp", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"},"id":"a"}`, 200, `{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"Environment does not support MCP"}}`},
 		{"POST", "/mcp", `nope`, 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,…`},
-		{"POST", "/step", `{"action":{"op":"scroll","dy":100}}`, 500, `Internal Server Error`},
+		{"POST", "/step", `{"action":{"op":"scroll","dy":100}}`, 409, `{"detail":"reset before stepping: HTTP POST /step is stateless…`},
 		{"POST", "/step", `{"action":{"op":"scroll","dy":10000}}`, 422, `{"detail":[{"type":"less_than_equal","loc":["dy"],…`},
 		{"POST", "/step", `{}`, 422, `{"detail":[{"type":"missing","loc":["body","action"],"msg":"Field required","input":{}}]}`},
 		{"POST", "/reset", `{"seed":-1}`, 422, `{"detail":[{"type":"greater_than_equal","loc":["body","seed"],…`},
-		{"POST", "/reset", ``, 500, `Internal Server Error`}, // no start_url: the env raises
+		{"POST", "/reset", ``, 400, `{"detail":"expected an HTTP(S) URL without credentials: reset needs start_url…`}, // no start_url: the env raises
 		{"POST", "/reset", `{"start_url":"https://example.com/"}`, 200, `{"observation":{"screenshot":"iVBORw0KGgo`},
 	}
 	for _, c := range checks {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -132,10 +133,13 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 		}
 		rr.opts.EpisodeID = str
 	}
-	if seed, ok := data["seed"].(json.Number); ok {
-		if n, err := seed.Int64(); err == nil {
-			rr.opts.Seed = &n
+	if v, ok := data["seed"]; ok && v != nil {
+		seed, isNum := v.(json.Number)
+		n, err := seed.Int64()
+		if !isNum || err != nil || n < 0 {
+			return rr, fmt.Errorf("seed must be an integer from 0 to %d (or null), got %s", int64(math.MaxInt64), clip(pyRepr(v), 80))
 		}
+		rr.opts.Seed = &n
 	}
 	// The page's clock, time zone and locale (Waymark's addition); they
 	// override a task's.
@@ -164,4 +168,12 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 		rr.details, _ = md["details"].(bool)
 	}
 	return rr, nil
+}
+
+// clip shortens s to at most n bytes for a message, saying it was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -623,10 +623,15 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 }
 
 // keepOpen hands the session's engine to an episode wrapper without letting
-// the wrapper close it.
+// the wrapper close it. Everything else is the engine's: Unwrap lets the
+// wrapper find the engine's optional interfaces (network capture, live
+// frames, …) with engine.As.
 type keepOpen struct{ engine.Engine }
 
 func (keepOpen) Close() error { return nil }
+
+// Unwrap is the session's engine.
+func (k keepOpen) Unwrap() engine.Engine { return k.Engine }
 
 // remoteHost is the host of a "host:port" remote address.
 func remoteHost(addr string) string {

@@ -306,6 +306,8 @@ func decodeJSON(data []byte) (any, error) {
 			return nil, pyJSONError("Expecting ':' delimiter", data, pos)
 		case strings.Contains(msg, "after top-level value"):
 			return nil, pyJSONError("Extra data", data, pos)
+		case strings.Contains(msg, "exceeded max depth"):
+			return nil, pyJSONError(fmt.Sprintf("JSON nested too deeply (more than %d levels of arrays and objects)", maxJSONDepth), data, pos)
 		case strings.Contains(msg, "in string"):
 			return nil, pyJSONError("Invalid control character at", data, pos)
 		}
@@ -315,6 +317,9 @@ func decodeJSON(data []byte) (any, error) {
 	}
 	return nil, pyJSONError("Expecting value", data, 0)
 }
+
+// maxJSONDepth is encoding/json's nesting limit.
+const maxJSONDepth = 10000
 
 // pyJSONError formats "<msg>: line L column C (char N)" with N counted in
 // characters, as Python does.
