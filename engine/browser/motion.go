@@ -43,7 +43,8 @@ func (e *Engine) shown() (*tab, error) {
 // Each animation is sampled over its current iteration by setting its
 // currentTime and setting it back in the same task: no frame is drawn in
 // between and the animation stays in its iteration, so no event fires.
-// Animations inside frames are not seen.
+// The first 50 such animations are read; animations inside frames are not
+// seen.
 func (e *Engine) Animated(ctx context.Context) ([]engine.Region, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -3,7 +3,9 @@
 // sampled at 16 moments of its current iteration (currentTime set and set
 // back within this task, so no frame is drawn and no animation event
 // fires) and the boxes of its target and the target's first descendants
-// are joined. The page sees nothing of it.
+// are joined; the first 50 such animations are read, so a page full of
+// them stays quick (what is left shows between two captures). The page
+// sees nothing of it.
 (() => {
   const vw = innerWidth, vh = innerHeight, out = [];
   const name = (el) => {
@@ -24,12 +26,14 @@
   };
   let anims = [];
   try { anims = document.getAnimations(); } catch (e) { return []; }
+  let seen = 0;
   for (const a of anims) {
     try {
       const eff = a.effect;
       if (a.playState !== 'running' || !eff || !eff.target) continue;
       const tm = eff.getComputedTiming();
       if (tm.iterations !== Infinity || !(tm.duration > 0) || tm.currentIteration == null) continue;
+      if (++seen > 50) break;
       const el = eff.target;
       if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) continue;
       const acc = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
