@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ func init() {
 func runReplay(env *Env, args []string) error {
 	fs := newFlags(env, "replay")
 	db := fs.String("db", "", "database file (default: the global --db, $WAYMARK_DB or the default store)")
-	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
+	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else the mode the episode was recorded in, else Xvfb when installed)")
 	until := fs.Int("until", 0, "stop after step K (default: the last stored step)")
 	cont := fs.Bool("continue", false, "go on after a divergence or a secret step instead of stopping there")
 	reportPath := fs.String("report", "", "write the report as JSON to this file")
@@ -72,7 +73,15 @@ func runReplay(env *Env, args []string) error {
 		return fmt.Errorf("%w: --until %d: episode %s has %d steps after the start page", errUsage, *until, rec.Episode.ID, last)
 	}
 
-	eng, closeEngine, err := replayEngine(ctx, rec.Settings(settings))
+	set := rec.Settings(settings)
+	if settings.Display == engine.DisplayAuto && set.Display == engine.DisplayXvfb {
+		// The recorded mode, on a machine without Xvfb: headless, and the
+		// report warns that the modes differ.
+		if _, err := exec.LookPath("Xvfb"); err != nil {
+			set.Display = engine.DisplayHeadless
+		}
+	}
+	eng, closeEngine, err := replayEngine(ctx, set)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -192,4 +193,36 @@ func recordHeadless(t *testing.T, hostRules, startURL string, actions ...action.
 		}
 	}
 	return db, rec.EpisodeID()
+}
+
+// `waymark replay` with no --display and no $WAYMARK_DISPLAY replays in the
+// mode the episode was recorded in (headless here, on a machine with Xvfb,
+// which the automatic choice would take) and warns of no display change.
+func TestReplayDefaultsToTheRecordedDisplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("no Xvfb: the automatic choice is headless anyway")
+	}
+	t.Setenv(engine.EnvDisplay, "")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>start</title><body style="font:20px sans-serif"><h1>Hello</h1></body>`)
+	}))
+	defer site.Close()
+	db, id := recordHeadless(t, "", site.URL+"/", action.ScrollBy(0))
+	code, stdout, stderr := runMain("replay", id, "--db", db)
+	t.Logf("exit %d\n%s%s", code, stdout, stderr)
+	if code != 0 || strings.Contains(stdout, "replaying") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	st, err := dataset.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if runs, err := st.ReplayRuns(context.Background(), id); err != nil || len(runs) != 1 || runs[0].Display != engine.DisplayHeadless {
+		t.Fatalf("stored runs %+v %v", runs, err)
+	}
 }

@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"image"
+	"image/color"
+	"reflect"
 	"testing"
 
 	"waymark/dataset"
@@ -48,5 +51,36 @@ func TestCompareStepEachField(t *testing.T) {
 	r := compareStep(stored, same)
 	if want := `error "", stored "renderer_timeout"; done false, stored true`; r.Verdict != VerdictDiverged || r.Why != want {
 		t.Errorf("stored error and done: verdict %q, why %q; want %q", r.Verdict, r.Why, want)
+	}
+}
+
+// CompareMasked leaves the masked pixels out and counts the rest against
+// the whole image; merge keeps one of equal regions and drops those inside
+// another.
+func TestCompareMaskedAndMerge(t *testing.T) {
+	a := image.NewRGBA(image.Rect(0, 0, 100, 100))
+	b := image.NewRGBA(image.Rect(0, 0, 100, 100))
+	for y := 10; y < 20; y++ {
+		for x := 10; x < 30; x++ {
+			b.Set(x, y, color.RGBA{255, 255, 255, 255})
+		}
+	}
+	for _, c := range []struct {
+		mask []image.Rectangle
+		want int
+	}{
+		{nil, 200},
+		{[]image.Rectangle{image.Rect(10, 10, 30, 20)}, 0},
+		{[]image.Rectangle{image.Rect(10, 10, 20, 20)}, 100},
+		{[]image.Rectangle{image.Rect(50, 50, 90, 90)}, 200},
+	} {
+		s, err := CompareMasked(a, b, c.mask)
+		if err != nil || s.DiffPixels != c.want || s.Share != float64(c.want)/10000 {
+			t.Errorf("mask %v: %+v %v, want %d pixels", c.mask, s, err, c.want)
+		}
+	}
+	got := merge([]Ignored{{X: 0, Y: 50, W: 10, H: 10, Why: "a"}, {X: 0, Y: 0, W: 50, H: 50, Why: "b"}, {X: 5, Y: 5, W: 5, H: 5, Why: "c"}, {X: 0, Y: 0, W: 50, H: 50, Why: "d"}})
+	if want := []Ignored{{X: 0, Y: 0, W: 50, H: 50, Why: "b"}, {X: 0, Y: 50, W: 10, H: 10, Why: "a"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("merge: %+v, want %+v", got, want)
 	}
 }

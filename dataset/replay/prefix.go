@@ -95,7 +95,7 @@ func Prefix(ctx context.Context, eng engine.Engine, rec *Recording, k int, opts 
 	}
 	var results []StepResult
 	if opts.Start != nil {
-		r := compareStep(rec.Steps[0], *opts.Start)
+		r := compareStepIn(ctx, eng, rec, rec.Steps[0], *opts.Start)
 		r.Action = "reset"
 		results = append(results, r)
 		if r.Verdict != VerdictMatch {
@@ -125,7 +125,7 @@ func Prefix(ctx context.Context, eng engine.Engine, rec *Recording, k int, opts 
 			return last, results, &DivergedError{Step: stored.Index, Why: r.Why, Result: &results[len(results)-1]}
 		}
 		last = obs
-		r := compareStep(stored, obs)
+		r := compareStepIn(ctx, eng, rec, stored, obs)
 		r.Action = label
 		results = append(results, r)
 		if onStep != nil {

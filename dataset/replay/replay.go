@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"net/url"
 	"slices"
 	"strings"
@@ -134,15 +135,40 @@ func maxSteps(ep dataset.Episode, actions int) int {
 }
 
 // Settings returns base with the episode's action set and step limit, for
-// the engine that replays it.
+// the engine that replays it, and the display mode it was recorded in when
+// base leaves it to Waymark (engine.DisplayAuto).
 func (r *Recording) Settings(base engine.Settings) engine.Settings {
 	base.ActionSet = r.Episode.ActionSet
 	if base.ActionSet == "" {
 		base.ActionSet = action.SetDefault
 	}
 	base.MaxSteps = r.MaxSteps
+	if base.Display == engine.DisplayAuto {
+		base.Display = r.Display()
+	}
 	return base
 }
+
+// Display is the display mode the episode was recorded in (engine.DisplayXvfb
+// or engine.DisplayHeadless), "" when its engine did not say (an OpenEnv
+// server, an old recording).
+func (r *Recording) Display() string {
+	var info engine.Info
+	if json.Unmarshal([]byte(r.Episode.EngineJSON), &info) != nil {
+		return ""
+	}
+	switch info.Display {
+	case engine.DisplayXvfb, engine.DisplayHeadless:
+		return info.Display
+	}
+	return ""
+}
+
+// OtherDisplayWarning is the warning of a replay in another display mode
+// than the recording's (%[1]s the recorded mode, %[2]s the replay's).
+const OtherDisplayWarning = "recorded on %[1]s, replaying %[2]s: the two display modes may draw the same page a little differently (a hovered control's border, text antialiasing), " +
+	"and the screenshots are compared with the same measure as in the recorded mode, with no extra tolerance (one that absorbed such differences would also absorb a changed line of text), " +
+	"so a step may diverge for the display mode alone; replay with --display %[1]s to compare like with like"
 
 // Options of a replay.
 type Options struct {
@@ -181,17 +207,39 @@ type StepResult struct {
 	Score      *float64 `json:"score,omitempty"`
 	DiffPixels *int     `json:"diff_pixels,omitempty"`
 	// Why says what differed (or, for a match after a secret, that it
-	// matched); empty for a plain match.
-	Why      string `json:"why,omitempty"`
-	Stored   Seen   `json:"stored"`
-	Replayed *Seen  `json:"replayed,omitempty"`
+	// matched; for a match with regions left out, which); empty for a
+	// plain match.
+	Why string `json:"why,omitempty"`
+	// Ignored are the regions of the viewport left out of the screenshot
+	// comparison, each with why (see Motion).
+	Ignored  []Ignored `json:"ignored,omitempty"`
+	Stored   Seen      `json:"stored"`
+	Replayed *Seen     `json:"replayed,omitempty"`
+
+	// shotOnly: the screenshot is all that differed.
+	shotOnly bool
 }
+
+// Ignored is a region of the viewport left out of a screenshot comparison.
+type Ignored struct {
+	X   int    `json:"x"`
+	Y   int    `json:"y"`
+	W   int    `json:"w"`
+	H   int    `json:"h"`
+	Why string `json:"why"`
+}
+
+// Rect is the region as an image rectangle.
+func (g Ignored) Rect() image.Rectangle { return image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H) }
 
 // Measure describes the screenshot measure in the report.
 type Measure struct {
 	Name             string  `json:"name"`
 	ChannelTolerance int     `json:"channel_tolerance"`
 	MaxDiffShare     float64 `json:"max_diff_share"`
+	// Motion says what is left out of a step whose screenshot alone
+	// diverges; empty when the replaying engine cannot say what moves.
+	Motion string `json:"motion,omitempty"`
 }
 
 // Report is the result of a replay.
@@ -249,12 +297,20 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		Measure: Measure{Name: "share of pixels differing by more than the tolerance in a channel, with a 1-pixel neighbourhood",
 			ChannelTolerance: ChannelTolerance, MaxDiffShare: MaxDiffShare}}
 	defer func() { rep.ElapsedMS = time.Since(t0).Milliseconds() }()
+	if _, ok := motionOf(eng); ok {
+		rep.Measure.Motion = MotionMeasure
+	}
 	if w := rec.SiteWarning(opts.PracticeHosts); w != "" {
 		rep.Warnings = append(rep.Warnings, w)
 	}
 	if removed := rec.removedIndices(); len(removed) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the episode was edited: its removed steps (%s) are not replayed, the edited episode is",
 			strings.Join(removed, ", ")))
+	}
+	recorded, replaying := rec.Display(), eng.Info().Display
+	otherDisplay := recorded != "" && replaying != "" && recorded != replaying
+	if otherDisplay {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf(OtherDisplayWarning, recorded, replaying))
 	}
 	if ep.Status == dataset.StatusRecording {
 		rep.Warnings = append(rep.Warnings, "the episode is still being recorded: only the steps stored so far are replayed")
@@ -278,7 +334,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 			rep.FirstDivergence = &k
 		}
 	}
-	res := compareStep(rec.Steps[0], obs)
+	res := compareStepIn(ctx, eng, rec, rec.Steps[0], obs)
 	res.Action = "reset"
 	rep.add(res)
 	if res.Verdict != VerdictMatch {
@@ -348,7 +404,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 			rep.Stopped = fmt.Sprintf("the engine refused step %d", k)
 			break
 		}
-		r := compareStep(stored, obs)
+		r := compareStepIn(ctx, eng, rec, stored, obs)
 		r.Action = aj
 		if secret >= 0 {
 			r.Why = fmt.Sprintf("after step %d's secret: %s", secret, whyOrMatch(r))
@@ -440,6 +496,7 @@ func compareStep(stored dataset.Step, obs action.Observation) StepResult {
 			why = append(why, fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed)", s.DiffPixels, 100*s.Share, 100*MaxDiffShare))
 		}
 	}
+	r.shotOnly = len(why) == 1 && strings.HasPrefix(why[0], "screenshot: ") && r.DiffPixels != nil
 	if len(why) == 0 {
 		r.Verdict = VerdictMatch
 	} else {

@@ -70,21 +70,37 @@ func ComparePNG(a, b []byte) (Similarity, error) {
 }
 
 // Compare compares two images of the same size.
-func Compare(a, b image.Image) (Similarity, error) {
+func Compare(a, b image.Image) (Similarity, error) { return CompareMasked(a, b, nil) }
+
+// CompareMasked compares two images of the same size leaving out the
+// pixels inside the rectangles of mask: they count neither as differing
+// nor as compared. The share stays one of the whole image, so a mask never
+// makes the rest more tolerant.
+func CompareMasked(a, b image.Image, mask []image.Rectangle) (Similarity, error) {
 	if a.Bounds().Size() != b.Bounds().Size() {
 		return Similarity{}, fmt.Errorf("the screenshots differ in size: %v and %v", a.Bounds().Size(), b.Bounds().Size())
 	}
 	ra, rb := toRGBA(a), toRGBA(b)
 	w, h := ra.Rect.Dx(), ra.Rect.Dy()
+	var skip []bool
+	if len(mask) > 0 {
+		skip = make([]bool, w*h)
+		for _, m := range mask {
+			m = m.Intersect(image.Rect(0, 0, w, h))
+			for y := m.Min.Y; y < m.Max.Y; y++ {
+				for x := m.Min.X; x < m.Max.X; x++ {
+					skip[y*w+x] = true
+				}
+			}
+		}
+	}
 	n := 0
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			i := y*ra.Stride + x*4
-			j := y*rb.Stride + x*4
-			if close3(ra.Pix[i:i+3], rb.Pix[j:j+3]) {
+			if skip != nil && skip[y*w+x] {
 				continue
 			}
-			if !nearby(ra.Pix[i:i+3], rb, x, y) || !nearby(rb.Pix[j:j+3], ra, x, y) {
+			if differs(ra, rb, x, y) {
 				n++
 			}
 		}
@@ -96,6 +112,43 @@ func Compare(a, b image.Image) (Similarity, error) {
 	}
 	s.Score = 1 - s.Share
 	return s, nil
+}
+
+// differs reports whether pixel x,y of a differs from b under the measure.
+func differs(ra, rb *image.RGBA, x, y int) bool {
+	i := y*ra.Stride + x*4
+	j := y*rb.Stride + x*4
+	if close3(ra.Pix[i:i+3], rb.Pix[j:j+3]) {
+		return false
+	}
+	return !nearby(ra.Pix[i:i+3], rb, x, y) || !nearby(rb.Pix[j:j+3], ra, x, y)
+}
+
+// diffCells divides two images of the same size into cell×cell squares
+// and returns the squares holding at least `least` differing pixels.
+func diffCells(a, b image.Image, cell, least int) []image.Rectangle {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return nil
+	}
+	ra, rb := toRGBA(a), toRGBA(b)
+	w, h := ra.Rect.Dx(), ra.Rect.Dy()
+	var out []image.Rectangle
+	for cy := 0; cy < h; cy += cell {
+		for cx := 0; cx < w; cx += cell {
+			n := 0
+			for y := cy; y < cy+cell && y < h; y++ {
+				for x := cx; x < cx+cell && x < w; x++ {
+					if differs(ra, rb, x, y) {
+						n++
+					}
+				}
+			}
+			if n >= least {
+				out = append(out, image.Rect(cx, cy, cx+cell, cy+cell).Intersect(image.Rect(0, 0, w, h)))
+			}
+		}
+	}
+	return out
 }
 
 // toRGBA returns img as an *image.RGBA whose rectangle starts at 0,0.
