@@ -92,6 +92,9 @@ type Config struct {
 	// wrapper), its error wrapping action.ErrNoElement for a bid not in
 	// the page; nil when none does, and element actions are refused.
 	Elements Elements
+	// Observer observes the page again after a step that performed
+	// nothing; nil: the engine, when it can.
+	Observer engine.Observer
 }
 
 // Elements finds an element of the current page by its bid.
@@ -219,7 +222,11 @@ func (s *Session) Step(ctx context.Context, line string) (Obs, error) {
 func (s *Session) again(ctx context.Context, last, lastErr string) (Obs, error) {
 	s.step++
 	var obs action.Observation
-	if o, ok := s.eng.(engine.Observer); ok {
+	o := s.cfg.Observer
+	if o == nil {
+		o, _ = s.eng.(engine.Observer)
+	}
+	if o != nil {
 		again, err := o.Observe(ctx)
 		if err != nil {
 			return Obs{}, err
