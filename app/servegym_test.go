@@ -52,6 +52,24 @@ func TestServeBrowserGym(t *testing.T) {
 		sv.Close()
 		hs.Close()
 	}()
+	// /schema describes the BrowserGym wire.
+	res, err := http.Get(hs.URL + "/schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Action struct {
+			Required []string `json:"required"`
+		} `json:"action"`
+		Observation struct {
+			Title string `json:"title"`
+		} `json:"observation"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&schema)
+	res.Body.Close()
+	if err != nil || fmt.Sprint(schema.Action.Required) != "[action]" || schema.Observation.Title != "BrowserGymObservation" {
+		t.Errorf("/schema: %+v %v", schema, err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/ws", nil)

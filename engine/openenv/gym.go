@@ -100,3 +100,41 @@ func gymFrame(o gym.Obs) []byte {
 	}
 	return frame("observation", obj(field{"observation", json.RawMessage(b)}, field{"reward", pyFloat(o.Reward)}, field{"done", o.Terminated || o.Truncated}))
 }
+
+// gymActionSchema is the schema of a step's data on the BrowserGym wire.
+func gymActionSchema() json.RawMessage {
+	return obj(
+		field{"additionalProperties", false},
+		field{"properties", obj(
+			field{"metadata", metadataProp("action")},
+			field{"action", obj(field{"description", "A BrowserGym action string, e.g. click('a51') or fill('a12', 'red shoes')"},
+				field{"maxLength", MaxGymAction}, field{"title", "Action"}, field{"type", "string"})},
+		)},
+		field{"required", []string{"action"}},
+		field{"title", "BrowserGymAction"},
+		field{"type", "object"},
+	)
+}
+
+// gymObservationSchema is the schema of a BrowserGym observation (its keys;
+// their values as BrowserGym's, arrays for its numpy arrays).
+func gymObservationSchema() json.RawMessage {
+	anything := obj()
+	str := obj(field{"type", "string"})
+	arr := obj(field{"type", "array"})
+	boolean := obj(field{"type", "boolean"})
+	return obj(
+		field{"additionalProperties", false},
+		field{"properties", obj(
+			field{"chat_messages", arr}, field{"goal", str}, field{"goal_object", arr},
+			field{"open_pages_urls", arr}, field{"open_pages_titles", arr}, field{"active_page_index", arr},
+			field{"url", str}, field{"screenshot", obj(field{"description", "PNG, base64"}, field{"type", "string"})},
+			field{"dom_object", anything}, field{"axtree_object", anything}, field{"extra_element_properties", obj(field{"type", "object"})},
+			field{"focused_element_bid", str}, field{"last_action", str}, field{"last_action_error", str},
+			field{"elapsed_time", arr}, field{"terminated", boolean}, field{"truncated", boolean},
+			field{"reward", obj(field{"type", "number"})}, field{"info", obj(field{"type", "object"})},
+		)},
+		field{"title", "BrowserGymObservation"},
+		field{"type", "object"},
+	)
+}
