@@ -103,3 +103,55 @@ func TestPlaywrightKeys(t *testing.T) {
 		}
 	}
 }
+
+// The BrowserGym operations written back in BrowserGym's vocabularies
+// (exports, the timeline) read back as the same Waymark actions.
+func TestBrowserGymOpsWritten(t *testing.T) {
+	el := &Target{Bid: "a12", InputType: "date", BBox: [4]float64{0, 0, 100, 20}}
+	sel := &Target{Bid: "s1", Tag: "select", BBox: [4]float64{0, 0, 100, 20}}
+	for _, c := range []struct {
+		a             Action
+		target        *Target
+		coord, elemnt string
+	}{
+		{Action{Op: SetValue, X: Int(50), Y: Int(10), Text: "2024-01-15"}, el, "", "fill('a12', '2024-01-15')"},
+		{Action{Op: Select, X: Int(50), Y: Int(10), Values: []string{"b"}}, sel, "", "select_option('s1', 'b')"},
+		{Action{Op: Select, X: Int(50), Y: Int(10), Values: []string{"r", "b"}}, sel, "", "select_option('s1', ['r', 'b'])"},
+		{Action{Op: MouseDown, X: Int(5), Y: Int(6)}, nil, "mouse_down(5, 6)", ""},
+		{Action{Op: MouseUp, X: Int(5), Y: Int(6)}, nil, "mouse_up(5, 6)", ""},
+		{Action{Op: KeyDown, Text: "Shift"}, nil, `keyboard_down("Shift")`, "keyboard_down('Shift')"},
+		{Action{Op: KeyUp, Text: "Shift"}, nil, `keyboard_up("Shift")`, "keyboard_up('Shift')"},
+		{Action{Op: InsertText, Text: "hé"}, nil, `keyboard_insert_text("hé")`, "keyboard_insert_text('hé')"},
+		{Action{Op: Key, Text: "Control+c"}, nil, `keyboard_press("Control+c")`, ""},
+		{Action{Op: Forward}, nil, "go_forward()", "go_forward()"},
+		{Action{Op: NewTab}, nil, "new_tab()", "new_tab()"},
+		{Action{Op: TabFocus, Index: Int(1)}, nil, "tab_focus(1)", "tab_focus(1)"},
+		{Action{Op: TabClose}, nil, "tab_close()", "tab_close()"},
+	} {
+		if got := BrowserGym(c.a); got != c.coord {
+			t.Errorf("%s: BrowserGym %q, want %q", c.a, got, c.coord)
+		}
+		if got := BrowserGymElement(c.a, c.target); got != c.elemnt {
+			t.Errorf("%s: BrowserGymElement %q, want %q", c.a, got, c.elemnt)
+		}
+		for _, s := range []string{BrowserGym(c.a), BrowserGymElement(c.a, c.target)} {
+			if s == "" {
+				continue
+			}
+			call, err := ParseBrowserGym(s)
+			if err != nil {
+				t.Errorf("%s: %s does not parse: %v", c.a, s, err)
+				continue
+			}
+			acts, err := call.Waymark(func(bid string) (Target, error) {
+				if bid == "s1" {
+					return *sel, nil
+				}
+				return *el, nil
+			})
+			if err != nil || len(acts) == 0 || acts[len(acts)-1].String() != c.a.String() {
+				t.Errorf("%s: %s reads back as %v (%v)", c.a, s, acts, err)
+			}
+		}
+	}
+}
