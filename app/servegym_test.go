@@ -168,4 +168,9 @@ func TestServeBrowserGym(t *testing.T) {
 		!strings.HasPrefix(ops[1], "select ") || !strings.HasSuffix(ops[1], ` ["M"]`) || ops[2] != `finish "done"` {
 		t.Errorf("recorded steps: %q", ops)
 	}
+	// The recorded episode replays in a fresh browser, step for step.
+	code, stdout, stderr := runMain("--db", env.DBPath, "replay", "--display", "headless", ep.ID)
+	if code != 0 || !strings.Contains(stdout, "OK: all 4 steps matched") {
+		t.Errorf("replay: exit %d\n%s%s", code, stdout, stderr)
+	}
 }
