@@ -179,19 +179,27 @@ func FinishWith(ans string) Action { return Action{Op: Finish, Text: ans} }
 // shows or exports the action.
 const RedactedText = "[redacted]"
 
-// Redact returns a with the text of a type or insert_text action replaced by
-// RedactedText; other actions are returned as they are (a key action names
-// a key, never the secret's characters).
+// Redact returns a with the text of a type or insert_text action (and of
+// the browsergym set's key, key_down and key_up, whose key may be a
+// character) replaced by RedactedText; other actions are returned as they
+// are. Redact is applied only to a step whose observation says Redacted
+// (the text went into a password or payment field); a default-set key
+// names a key, never a secret's characters, and is never marked so.
 func (a Action) Redact() Action {
-	if a.Op == Type || a.Op == InsertText {
+	switch a.Op {
+	case Type, InsertText, Key, KeyDown, KeyUp:
 		a.Text = RedactedText
 	}
 	return a
 }
 
-// IsRedacted reports whether a is a type action whose text was redacted.
+// IsRedacted reports whether a is an action whose text was redacted.
 func (a Action) IsRedacted() bool {
-	return (a.Op == Type || a.Op == InsertText) && a.Text == RedactedText
+	switch a.Op {
+	case Type, InsertText, Key, KeyDown, KeyUp:
+		return a.Text == RedactedText
+	}
+	return false
 }
 
 // String renders the action the way people read it in a timeline:

@@ -50,7 +50,10 @@ func (e *Engine) gymStep(ctx context.Context, ep *episode, a action.Action, x, y
 		return true, err
 	case action.KeyDown, action.KeyUp:
 		k, _ := action.LookupPWKey(a.Text)
-		return true, t.do(ctx, op, func(c context.Context) error { return ep.pwKey(c, k, a.Op == action.KeyDown) })
+		return true, t.do(ctx, op, func(c context.Context) error {
+			guardKey(c, k, secret)
+			return ep.pwKey(c, k, a.Op == action.KeyDown)
+		})
 	case action.Key:
 		if _, named := namedKeys[a.Text]; named {
 			return false, nil
@@ -60,6 +63,7 @@ func (e *Engine) gymStep(ctx context.Context, ep *episode, a action.Action, x, y
 			return true, err
 		}
 		return true, t.do(ctx, op, func(c context.Context) error {
+			guardKey(c, keys[len(keys)-1], secret)
 			// Playwright's press: the keys before the last held, the last
 			// pressed and released, the held ones released in reverse.
 			for i, k := range keys {
@@ -103,6 +107,17 @@ func (e *Engine) gymStep(ctx context.Context, ep *episode, a action.Action, x, y
 		return true, e.closeTab(ctx, ep)
 	}
 	return false, nil
+}
+
+// guardKey marks the step secret when k types a character into a password
+// or payment field (or when that cannot be told), as typed text is
+// (secret.go): the character is then not stored.
+func guardKey(ctx context.Context, k action.PWKey, secret *bool) {
+	if k.Text == "" || k.Key == "Enter" {
+		return
+	}
+	s, err := focusedSecret(ctx)
+	*secret = *secret || s || err != nil
 }
 
 // pwKey presses (down) or releases one key of Playwright's layout with the

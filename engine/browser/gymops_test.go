@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"waymark/engine"
+	"waymark/engine/action"
 )
 
 // typedInputsPage has one input of each type whose value Playwright's fill
@@ -61,5 +62,39 @@ func TestAXTreeBidsUnique(t *testing.T) {
 	}
 	if inputs != 7 {
 		t.Errorf("%d of the 7 inputs have a bid in the tree: %v", inputs, seen)
+	}
+}
+
+// Text that the browsergym set's insert_text, key_down or a key
+// combination puts into a password field is a secret, as typed text is:
+// the observation says redacted (so the store keeps [redacted]); the same
+// actions in a plain field are not.
+func TestGymOpsRedactSecrets(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>s</title><body style="margin:0"><input id="pw" type="password" style="position:absolute;left:0;top:0;width:200px;height:30px">
+<input id="q" style="position:absolute;left:0;top:100px;width:200px;height:30px"></body>`)
+	}))
+	defer ts.Close()
+	e := newEngine(t, "headless", func(o *Options) { o.Settings.ActionSet = action.SetBrowserGym })
+	reset(t, e, ts.URL+"/")
+	for _, field := range []struct {
+		y      int
+		secret bool
+	}{{15, true}, {115, false}} {
+		step(t, e, action.ClickAt(50, field.y))
+		for _, a := range []action.Action{
+			{Op: action.InsertText, Text: "hunter2"},
+			{Op: action.KeyDown, Text: "x"},
+			{Op: action.KeyUp, Text: "x"},
+			{Op: action.Key, Text: "Shift+Y"},
+		} {
+			if obs := step(t, e, a); obs.Redacted != field.secret || obs.Error != "" {
+				t.Errorf("%s in the field at y=%d: redacted %v (want %v), error %q", a, field.y, obs.Redacted, field.secret, obs.Error)
+			}
+		}
+	}
+	if got := eval[string](t, e, `document.getElementById('pw').value + '|' + document.getElementById('q').value`); got != "hunter2xY|hunter2xY" {
+		t.Errorf("the fields hold %q", got)
 	}
 }
