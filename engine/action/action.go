@@ -180,15 +180,18 @@ func FinishWith(ans string) Action { return Action{Op: Finish, Text: ans} }
 const RedactedText = "[redacted]"
 
 // Redact returns a with the text of a type or insert_text action (and of
-// the browsergym set's key, key_down and key_up, whose key may be a
-// character) replaced by RedactedText; other actions are returned as they
-// are. Redact is applied only to a step whose observation says Redacted
-// (the text went into a password or payment field); a default-set key
-// names a key, never a secret's characters, and is never marked so.
+// the browsergym set's key_down, key_up and key combinations, whose key may
+// be a character) replaced by RedactedText; other actions are returned as
+// they are (a named key such as ENTER names a key, never a secret's
+// characters).
 func (a Action) Redact() Action {
 	switch a.Op {
-	case Type, InsertText, Key, KeyDown, KeyUp:
+	case Type, InsertText, KeyDown, KeyUp:
 		a.Text = RedactedText
+	case Key:
+		if !SetExtended.HasKey(a.Text) {
+			a.Text = RedactedText
+		}
 	}
 	return a
 }
