@@ -98,6 +98,10 @@ for (const el of document.querySelectorAll('input')) {
 	if o["last_action_error"] != "Error: Malformed value" || gymInfo(o, "title") != "range=70 after 1 input" {
 		t.Errorf("a malformed date: error %q, title %q", o["last_action_error"], gymInfo(o, "title"))
 	}
+	s.send(fmt.Sprintf("clear('%s')", bid))
+	if o = s.next(); o["last_action_error"] != "" || gymInfo(o, "title") != "date= after 2 input" {
+		t.Errorf("clear a date: error %q, title %q", o["last_action_error"], gymInfo(o, "title"))
+	}
 	s.end()
 }
 

@@ -59,7 +59,8 @@ var setValueTypes = map[string]bool{"color": true, "date": true, "time": true, "
 //	focus(bid)             click there (Waymark focuses with the pointer)
 //	fill(bid, text)        click, key CTRL+A, type text (key BACKSPACE when text is "");
 //	                       on a date, time, datetime-local, month, week, color or
-//	                       range input: set_value there (Playwright's fill)
+//	                       range input: set_value there (Playwright's fill; clear
+//	                       sets "" likewise)
 //	select_option(bid, o)  select there, o one value or label or a list of them
 //	clear(bid)             click, key CTRL+A, key BACKSPACE
 //	press(bid, key)        click, then the key (see keyboard_press)
@@ -138,8 +139,9 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 				}
 			}
 			return []Action{{Op: Select, X: x, Y: y, Values: values}}, nil
-		case "fill":
+		case "fill", "clear":
 			if setValueTypes[target.InputType] {
+				// Playwright's fill, and its clear (a fill with "").
 				return []Action{{Op: SetValue, X: x, Y: y, Text: arg("value").Str}}, nil
 			}
 		}

@@ -84,6 +84,8 @@ func TestGymToWaymark(t *testing.T) {
 		{`report_infeasible('no such item')`, `finish "no such item"`},
 		{`fill('d1', '2024-01-15')`, `set_value 50,10 "2024-01-15"`},
 		{`fill('c1', '#00ff00')`, `set_value 50,30 "#00ff00"`},
+		{`fill('d1', '')`, `set_value 50,10 ""`},
+		{`clear('d1')`, `set_value 50,10 ""`},
 		{`select_option('s1', 'Blue')`, `select 50,50 ["Blue"]`},
 		{`select_option('s1', ['red', "green"])`, `select 50,50 ["red", "green"]`},
 		{`mouse_down(1, 2)`, `mouse_down 1,2`},
