@@ -140,6 +140,16 @@ func TestServeBrowserGym(t *testing.T) {
 	if o = r.Data.Observation; !r.Data.Done || o["terminated"] != true || r.Data.Reward != 0.0 {
 		t.Errorf("answer: done %v terminated %v reward %v", r.Data.Done, o["terminated"], r.Data.Reward)
 	}
+	// multiaction, asked for at the reset: several calls in one string.
+	r = send(map[string]any{"type": "reset", "data": map[string]any{"start_url": site.URL + "/", "multiaction": true}})
+	if r.Type != "observation" || r.Data.Observation["goal"] != "" {
+		t.Fatalf("second reset: %s %+v", r.Type, r.Data)
+	}
+	o = r.Data.Observation
+	two := fmt.Sprintf("fill('%s', '2024-06-01') select_option('%s', 'L')", bidNamed(t, o, "Day"), bidNamed(t, o, "Size"))
+	if o = step(two); o["last_action_error"] != "" || gymInfo(o, "title") != "day 2024-06-01 size L" || o["last_action"] != two {
+		t.Errorf("two calls: error %q, title %v, last_action %q", o["last_action_error"], gymInfo(o, "title"), o["last_action"])
+	}
 	c.Close(websocket.StatusNormalClosure, "")
 	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
 
@@ -148,9 +158,9 @@ func TestServeBrowserGym(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
-	if err != nil || len(eps) != 1 {
-		t.Fatalf("%d episodes (%v), want 1", len(eps), err)
+	eps, err := st.ListEpisodes(dataset.EpisodeFilter{OldestFirst: true})
+	if err != nil || len(eps) != 2 {
+		t.Fatalf("%d episodes (%v), want 2", len(eps), err)
 	}
 	ep := eps[0]
 	if ep.Annotator != "agent:gym-bot" || ep.Status != dataset.StatusFinished || ep.FinalAnswer != "done" {
