@@ -56,7 +56,7 @@ func runPlay(env *Env, args []string) error {
 	shots := fs.String("shots", "", "folder to save each observation's PNG screenshot in (created if missing)")
 	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
 	maxSteps := fs.Int("max-steps", 0, "step limit, 1–200 (default: $BROWSER_MAX_STEPS or 20)")
-	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's) or extended")
+	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's), extended or browsergym (the default with --obs browsergym)")
 	server := fs.String("server", "", "play on the OpenEnv browser server at this URL (e.g. http://127.0.0.1:8000) instead of a local browser")
 	providerFlag := fs.String("browser-provider", "", browserProviderHelp)
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")

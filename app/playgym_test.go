@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"waymark/assets/practice"
-	"waymark/engine/action"
 )
 
 // lineWriter hands each complete line written to it to a channel.
@@ -160,8 +159,8 @@ func TestPlayBrowserGym(t *testing.T) {
 		t.Errorf("fill's Waymark actions: %q", ops)
 	}
 
-	send("go_forward()")
-	if o = next(); o["last_action_error"] != "NotImplementedError: go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()" ||
+	send("upload_file('" + box + "', 'cv.pdf')")
+	if o = next(); o["last_action_error"] != "NotImplementedError: upload_file is not supported: Waymark does not upload files" ||
 		o["url"] != sites.URL()+"/forms/settings/profile" || info(o, "step") != 3.0 || o["terminated"] != false {
 		t.Errorf("an action Waymark cannot do: error %v, url %v, info %v", o["last_action_error"], o["url"], o["info"])
 	}
@@ -203,32 +202,6 @@ func TestPlayBrowserGymUsage(t *testing.T) {
 // Gym's flags: terminated when the episode ends with an answer, truncated
 // when it is cut short (the engine's end, or play's BrowserGym step limit),
 // never both.
-func TestGymObserveEnds(t *testing.T) {
-	one := 1.0
-	for _, c := range []struct {
-		obs         action.Observation
-		step, limit int
-		term, trunc bool
-		reward      float64
-	}{
-		{action.Observation{}, 0, 5, false, false, 0},
-		{action.Observation{Done: true, EndReason: action.EndFinished, Reward: &one}, 2, 5, true, false, 1},
-		{action.Observation{Done: true, EndReason: action.EndStepLimit}, 2, 5, false, true, 0},
-		{action.Observation{Done: true, EndReason: action.EndCrashed}, 2, 5, false, true, 0},
-		{action.Observation{}, 5, 5, false, true, 0},
-		{action.Observation{Done: true, EndReason: action.EndFinished}, 5, 5, true, false, 0},
-	} {
-		st := gymState{step: c.step, limit: c.limit, start: time.Now()}
-		line, err := st.observe(c.obs, "noop()", "", nil)
-		if err != nil || line.Terminated != c.term || line.Truncated != c.trunc || line.Reward != c.reward {
-			t.Errorf("%+v at step %d of %d: terminated %v truncated %v reward %v (%v)", c.obs, c.step, c.limit, line.Terminated, line.Truncated, line.Reward, err)
-		}
-		if line.GoalObject == nil || len(line.OpenPagesURLs) != 1 || len(line.ActivePageIndex) != 1 || len(line.ElapsedTime) != 1 {
-			t.Errorf("shape: %+v", line)
-		}
-	}
-}
-
 // gymSession is one `waymark play --obs browsergym` run driven line by
 // line, as an agent drives it: send a line, read the next output line.
 type gymSession struct {
@@ -405,9 +378,9 @@ func TestPlayBrowserGymMalformedAction(t *testing.T) {
 		{`click('a1') click('a2')`, `ValueError: Received a multi-action, only single-actions are allowed. Found "click('a2')" after the call at column 13 (multiaction is off: one call per line).`},
 		{`click()`, `TypeError: click is missing its argument bid: write click(bid, button='left', modifiers=[])`},
 		{`click(51)`, `ValueError: click: bid must be a string, got the number 51: write click(bid, button='left', modifiers=[])`},
-		{`{"op":"click","x":1,"y":2}`, `ValueError: this looks like a Waymark JSON action; with --obs browsergym write one BrowserGym call per line, such as mouse_click(312, 188) or click('a51')`},
-		{`go_forward()`, `NotImplementedError: go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()`},
-		{`mouse_click(900, 10)`, `ValueError: mouse_click: (900, 10) is outside the 800×600 viewport: x must be 0–799 and y 0–599`},
+		{`{"op":"click","x":1,"y":2}`, `ValueError: this looks like a Waymark JSON action; with --obs browsergym send one BrowserGym call, such as mouse_click(312, 188) or click('a51')`},
+		{`upload_file('a1', 'x.pdf')`, `NotImplementedError: upload_file is not supported: Waymark does not upload files`},
+		{`mouse_move(900, 10)`, `ValueError: mouse_move: (900, 10) is outside the 800×600 viewport: x must be 0–799 and y 0–599`},
 	} {
 		s.send(c.line)
 		o = s.next()

@@ -38,7 +38,10 @@ type serveConfig struct {
 	TaskPack  bool
 	Display   string
 	ActionSet action.Set
-	Settings  engine.Settings
+	// BrowserGym: BrowserGym action strings in, BrowserGym observations
+	// out (--obs browsergym).
+	BrowserGym bool
+	Settings   engine.Settings
 	// AllowHosts and AllowOrigins are served besides the loopback names
 	// and the server's own origin (--allow-host, --allow-origin).
 	AllowHosts, AllowOrigins []string
@@ -154,7 +157,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.BoolVar(&cfg.Record, "record", false, "record every session's episodes into the store as agent:NAME (for review and export)")
 	fs.BoolVar(&cfg.TaskPack, "task-pack", false, "serve the built-in practice sites and accept reset(task_id=KEY) for their tasks (reward = the task's check)")
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
-	set := fs.String("action-set", "default", "action vocabulary: default (helium's) or extended")
+	set := fs.String("action-set", "default", "action vocabulary: default (helium's), extended or browsergym (the default with --obs browsergym)")
+	obsFmt := fs.String("obs", "waymark", "observation and action format: waymark (JSON actions, Waymark's observations) or browsergym (a step's data is {\"action\": \"<BrowserGym action string>\"}, observations are BrowserGym's; element grounding on)")
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	grounding := fs.String("grounding", "off", "with --record: store each step's element grounding as the desktop app does "+
 		"(on: the element the action was aimed at and BrowserGym's observation extras; dom: also the DOM snapshot, large); agents never receive it")
@@ -195,6 +199,18 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	}
 	if cfg.ActionSet, err = action.ParseSet(*set); err != nil {
 		return cfg, "", fmt.Errorf("%w: --action-set: %v", errUsage, err)
+	}
+	switch *obsFmt {
+	case "waymark":
+	case "browsergym":
+		cfg.BrowserGym = true
+		setGiven := false
+		fs.Visit(func(f *flag.Flag) { setGiven = setGiven || f.Name == "action-set" })
+		if !setGiven {
+			cfg.ActionSet = action.SetBrowserGym
+		}
+	default:
+		return cfg, "", fmt.Errorf("%w: --obs %q: use waymark or browsergym", errUsage, *obsFmt)
 	}
 	if cfg.Display != "" {
 		if cfg.Display, err = engine.ParseDisplay(cfg.Display); err != nil {
@@ -287,6 +303,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	opts := openenv.Options{
 		MaxSessions:  cfg.MaxSessions,
 		ActionSet:    cfg.ActionSet,
+		BrowserGym:   cfg.BrowserGym,
 		AllowHosts:   cfg.AllowHosts,
 		AllowOrigins: cfg.AllowOrigins,
 		PingInterval: cfg.PingInterval,
@@ -319,6 +336,9 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		settings.Grounding = cfg.Settings.Grounding
 	}
 	settings.ActionSet = cfg.ActionSet
+	if cfg.BrowserGym {
+		settings.Grounding = engine.GroundingOn // bids, the AXTree, element properties
+	}
 	if cfg.Display != "" {
 		settings.Display = cfg.Display
 	}

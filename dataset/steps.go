@@ -140,7 +140,7 @@ func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any
 	if st.ActionJSON != "" {
 		// Stored actions were accepted by an engine; parse leniently
 		// (any set) so a later vocabulary change still reads them.
-		a, err := action.Parse([]byte(st.ActionJSON), action.SetExtended)
+		a, err := action.Parse([]byte(st.ActionJSON), action.SetBrowserGym)
 		if err == nil {
 			st.Action = &a
 		} else {

@@ -304,8 +304,12 @@ func typedAction(a action.Action) *stepAction {
 		return i64(int64(*p))
 	}
 	switch a.Op {
-	case action.Click, action.DoubleClick, action.Move:
+	case action.Click, action.DoubleClick, action.Move, action.Select, action.MouseDown, action.MouseUp:
 		sa.X, sa.Y = pt(a.X), pt(a.Y)
+	case action.SetValue:
+		sa.X, sa.Y, sa.Text = pt(a.X), pt(a.Y), str(a.Text)
+	case action.KeyDown, action.KeyUp, action.InsertText:
+		sa.Text = str(a.Text)
 	case action.Drag:
 		sa.X, sa.Y, sa.X2, sa.Y2 = pt(a.X), pt(a.Y), pt(a.X2), pt(a.Y2)
 	case action.Type, action.Key, action.Finish:

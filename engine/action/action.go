@@ -48,6 +48,37 @@ const (
 	Drag        Op = "drag"
 )
 
+// The BrowserGym operations: what BrowserGym's actions do that a person's
+// clicks and keys do not express. Only the browsergym set has them.
+const (
+	// SetValue sets the value of the input at x,y as Playwright's fill
+	// does for date, time, datetime-local, month, week, color and range
+	// inputs (the value set, then input and change events).
+	SetValue Op = "set_value"
+	// Select selects the options of the <select> at x,y whose value or
+	// label is one of Values (several for a multiple select).
+	Select Op = "select"
+	// MouseDown moves the pointer to x,y and presses the left button;
+	// MouseUp moves it there and releases the button.
+	MouseDown Op = "mouse_down"
+	MouseUp   Op = "mouse_up"
+	// KeyDown and KeyUp press and release one key (Playwright's key name
+	// in Text) without the other half.
+	KeyDown Op = "key_down"
+	KeyUp   Op = "key_up"
+	// InsertText inserts Text in the focused element with input events
+	// only, no key events.
+	InsertText Op = "insert_text"
+	// Forward goes one entry forward in the tab's history.
+	Forward Op = "forward"
+	// NewTab opens a blank tab and makes it the active one; TabFocus makes
+	// the open tab at Index the active one; TabClose closes the active tab
+	// (the newest one left becomes active, a blank one opens when none is).
+	NewTab   Op = "new_tab"
+	TabFocus Op = "tab_focus"
+	TabClose Op = "tab_close"
+)
+
 // Set names an action set. An engine is opened with one set and refuses the others.
 type Set string
 
@@ -56,6 +87,10 @@ const (
 	SetDefault Set = "default"
 	// SetExtended adds goto, double_click, move, drag and more keys.
 	SetExtended Set = "extended"
+	// SetBrowserGym adds to the extended set the BrowserGym operations and
+	// Playwright key combinations (key "Control+c"). play and serve with
+	// --obs browsergym use it.
+	SetBrowserGym Set = "browsergym"
 )
 
 // ParseSet turns a set name into a Set ("" means the default).
@@ -65,12 +100,18 @@ func ParseSet(s string) (Set, error) {
 		return SetDefault, nil
 	case "extended":
 		return SetExtended, nil
+	case "browsergym":
+		return SetBrowserGym, nil
 	}
-	return "", fmt.Errorf("unknown action set %q: use \"default\" or \"extended\"", s)
+	return "", fmt.Errorf("unknown action set %q: use \"default\", \"extended\" or \"browsergym\"", s)
 }
 
 var defaultOps = []Op{Click, Type, Key, Scroll, Back, Wait, Finish}
 var extendedOps = []Op{Goto, DoubleClick, Move, Drag}
+var gymOps = []Op{SetValue, Select, MouseDown, MouseUp, KeyDown, KeyUp, InsertText, Forward, NewTab, TabFocus, TabClose}
+
+// extended reports whether the set has the extended operations and fields.
+func (s Set) extended() bool { return s == SetExtended || s == SetBrowserGym }
 
 // DefaultKeys are the keys of the reference environment, in its order.
 var DefaultKeys = []string{"ENTER", "TAB", "ESCAPE", "BACKSPACE", "CTRL+A", "UP", "DOWN", "LEFT", "RIGHT"}
@@ -80,15 +121,18 @@ var ExtendedKeys = []string{"PAGE_UP", "PAGE_DOWN", "HOME", "END", "DELETE", "SP
 
 // Ops lists the operations of a set.
 func (s Set) Ops() []Op {
-	if s == SetExtended {
+	switch s {
+	case SetExtended:
 		return append(slices.Clone(defaultOps), extendedOps...)
+	case SetBrowserGym:
+		return slices.Concat(defaultOps, extendedOps, gymOps)
 	}
 	return slices.Clone(defaultOps)
 }
 
 // Keys lists the key names of a set.
 func (s Set) Keys() []string {
-	if s == SetExtended {
+	if s.extended() {
 		return append(slices.Clone(DefaultKeys), ExtendedKeys...)
 	}
 	return slices.Clone(DefaultKeys)
@@ -112,6 +156,9 @@ type Action struct {
 	X2  *int   `json:"x2,omitempty"`
 	Y2  *int   `json:"y2,omitempty"`
 	URL string `json:"url,omitempty"`
+	// BrowserGym fields: the options of select and the tab of tab_focus.
+	Values []string `json:"values,omitempty"`
+	Index  *int     `json:"index,omitempty"`
 	// Metadata is accepted and ignored by the engine (the reference inherits it
 	// from OpenEnv's Action). Agents may put hints in it.
 	Metadata map[string]any `json:"metadata,omitempty"`
@@ -132,18 +179,31 @@ func FinishWith(ans string) Action { return Action{Op: Finish, Text: ans} }
 // shows or exports the action.
 const RedactedText = "[redacted]"
 
-// Redact returns a with the text of a type action replaced by
-// RedactedText; other actions are returned as they are (a key action names
-// a key, never the secret's characters).
+// Redact returns a with the text of a type or insert_text action (and of
+// the browsergym set's key_down, key_up and key combinations, whose key may
+// be a character) replaced by RedactedText; other actions are returned as
+// they are (a named key such as ENTER names a key, never a secret's
+// characters).
 func (a Action) Redact() Action {
-	if a.Op == Type {
+	switch a.Op {
+	case Type, InsertText, KeyDown, KeyUp:
 		a.Text = RedactedText
+	case Key:
+		if !SetExtended.HasKey(a.Text) {
+			a.Text = RedactedText
+		}
 	}
 	return a
 }
 
-// IsRedacted reports whether a is a type action whose text was redacted.
-func (a Action) IsRedacted() bool { return a.Op == Type && a.Text == RedactedText }
+// IsRedacted reports whether a is an action whose text was redacted.
+func (a Action) IsRedacted() bool {
+	switch a.Op {
+	case Type, InsertText, Key, KeyDown, KeyUp:
+		return a.Text == RedactedText
+	}
+	return false
+}
 
 // String renders the action the way people read it in a timeline:
 // `click 312,188`, `type "red shoes"`, `key ENTER`, `scroll 300`.
@@ -167,6 +227,22 @@ func (a Action) String() string {
 		return "scroll " + strconv.Itoa(a.DY)
 	case Goto:
 		return "goto " + a.URL
+	case SetValue:
+		return "set_value " + xy(a.X, a.Y) + " " + strconv.Quote(a.Text)
+	case Select:
+		q := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			q[i] = strconv.Quote(v)
+		}
+		return "select " + xy(a.X, a.Y) + " [" + strings.Join(q, ", ") + "]"
+	case MouseDown, MouseUp:
+		return string(a.Op) + " " + xy(a.X, a.Y)
+	case KeyDown, KeyUp:
+		return string(a.Op) + " " + a.Text
+	case InsertText:
+		return "insert_text " + strconv.Quote(a.Text)
+	case TabFocus:
+		return "tab_focus " + intOrNull(a.Index)
 	case Finish:
 		if a.Text == "" {
 			return "finish"
@@ -208,6 +284,17 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		u, _ := json.Marshal(a.URL)
 		b.WriteString(`,"url":`)
 		b.Write(u)
+	}
+	if a.Values != nil || a.Op == Select {
+		v, _ := json.Marshal(a.Values)
+		if a.Values == nil {
+			v = []byte("[]")
+		}
+		b.WriteString(`,"values":`)
+		b.Write(v)
+	}
+	if a.Index != nil {
+		b.WriteString(`,"index":` + intOrNull(a.Index))
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

@@ -170,18 +170,36 @@ func GymLastActionError(err error) string {
 // ParseBrowserGym reads one BrowserGym action call. The error says what is
 // wrong, where (a 1-based column), and what is accepted.
 func ParseBrowserGym(line string) (GymCall, error) {
+	calls, err := parseGym(line, false)
+	if err != nil {
+		return GymCall{}, err
+	}
+	return calls[0], nil
+}
+
+// ParseBrowserGymMulti reads the calls of a line with BrowserGym's
+// multiaction on: one or more calls separated by blanks, e.g.
+// fill('a12', 'red') click('a13'), optionally followed by a # comment.
+// Each call's Source is its own text.
+func ParseBrowserGymMulti(line string) ([]GymCall, error) { return parseGym(line, true) }
+
+// parseGym reads a line's call, or with multi its calls.
+func parseGym(line string, multi bool) ([]GymCall, error) {
 	src := strings.TrimSpace(line)
 	if !utf8.ValidString(src) {
-		return GymCall{}, fmt.Errorf("the action is not valid UTF-8 text: send it as UTF-8")
+		return nil, fmt.Errorf("the action is not valid UTF-8 text: send it as UTF-8")
 	}
 	if src == "" || src[0] == '#' {
-		return GymCall{}, &GymError{Type: "ValueError", Gym: GymEmptyAction,
+		return nil, &GymError{Type: "ValueError", Gym: GymEmptyAction,
 			Msg: "no action: write one BrowserGym call such as click('a51') or mouse_click(312, 188)"}
 	}
 	ps := &gymParser{s: src}
+	var calls []GymCall
+next:
+	begin := ps.i
 	name := ps.ident()
 	if name == "" {
-		return GymCall{}, fmt.Errorf("expected an action call such as click('a51') at column 1, got %s", ps.rest())
+		return nil, fmt.Errorf("expected an action call such as click('a51') at column 1, got %s", ps.rest())
 	}
 	sig := -1
 	for i, f := range gymFunctions {
@@ -190,33 +208,45 @@ func ParseBrowserGym(line string) (GymCall, error) {
 		}
 	}
 	if sig < 0 {
-		return GymCall{}, &GymError{Type: "NameError", Msg: fmt.Sprintf("unknown action %q: the BrowserGym actions are %s", name, gymNames()),
+		return nil, &GymError{Type: "NameError", Msg: fmt.Sprintf("unknown action %q: the BrowserGym actions are %s", name, gymNames()),
 			Gym: fmt.Sprintf("Invalid action type '%s'. The BrowserGym actions are %s", name, gymNames())}
 	}
 	ps.blank()
 	if !ps.eat('(') {
-		return GymCall{}, fmt.Errorf("%s at column %d: expected ( after the action's name, got %s", name, ps.i+1, ps.rest())
+		return nil, fmt.Errorf("%s at column %d: expected ( after the action's name, got %s", name, ps.i+1, ps.rest())
 	}
 	pos, kw, kwOrder, err := ps.arguments()
 	if err != nil {
-		return GymCall{}, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	end := ps.i
 	ps.blank()
 	if ps.i < len(ps.s) && ps.s[ps.i] != '#' {
 		at := ps.i + 1
-		if n := (&gymParser{s: ps.s[ps.i:]}).ident(); n != "" {
-			return GymCall{}, &GymError{Type: "ValueError",
+		if n := (&gymParser{s: ps.s[ps.i:]}).ident(); n != "" && multi {
+			c, err := bind(gymFunctions[sig].name, gymFunctions[sig].params, pos, kw, kwOrder)
+			if err != nil {
+				return nil, err
+			}
+			c.Source = src[begin:end]
+			calls = append(calls, c)
+			goto next
+		} else if n != "" {
+			return nil, &GymError{Type: "ValueError",
 				Msg: fmt.Sprintf("only one action per line (multiaction is off): found %s after the call at column %d", ps.rest(), at),
 				Gym: fmt.Sprintf("Received a multi-action, only single-actions are allowed. Found %s after the call at column %d (multiaction is off: one call per line).", ps.rest(), at)}
 		}
-		return GymCall{}, fmt.Errorf("unexpected %s after the call at column %d: write one call per line, optionally followed by a # comment", ps.rest(), at)
+		return nil, fmt.Errorf("unexpected %s after the call at column %d: write one call per line, optionally followed by a # comment", ps.rest(), at)
 	}
 	c, err := bind(gymFunctions[sig].name, gymFunctions[sig].params, pos, kw, kwOrder)
 	if err != nil {
-		return GymCall{}, err
+		return nil, err
 	}
 	c.Source = src
-	return c, nil
+	if multi {
+		c.Source = src[begin:end]
+	}
+	return append(calls, c), nil
 }
 
 // gymNames lists every function name the parser knows.

@@ -245,10 +245,10 @@ func TestGymLastActionError(t *testing.T) {
 		{`click('a1', bid='a2')`, `TypeError: click got two values for bid: ` + sig},
 		{`click(51)`, `ValueError: click: bid must be a string, got the number 51: ` + sig},
 		{`click('a51'`, `ValueError: click: missing ) at the end of the call`},
-		{`go_forward()`, `NotImplementedError: go_forward is not supported: Waymark has no forward navigation; use goto('URL') or go_back()`},
+		{`upload_file('a1', 'x.pdf')`, `NotImplementedError: upload_file is not supported: Waymark does not upload files`},
 		{`click('a1', button='right')`, `NotImplementedError: click: button='right' is not supported: Waymark clicks with the left button only`},
 		{`scroll(10, 0)`, `NotImplementedError: scroll: horizontal scrolling (delta_x=10) is not supported: give delta_x=0`},
-		{`mouse_click(900, 1)`, `ValueError: mouse_click: (900, 1) is outside the 800×600 viewport: x must be 0–799 and y 0–599`},
+		{`mouse_move(900, 1)`, `ValueError: mouse_move: (900, 1) is outside the 800×600 viewport: x must be 0–799 and y 0–599`},
 		{`click('a9')`, `ValueError: Could not find element with bid "a9"`},
 	} {
 		call, err := ParseBrowserGym(c.in)

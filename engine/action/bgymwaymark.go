@@ -33,24 +33,20 @@ type Resolver func(bid string) (Target, error)
 
 // The reasons Waymark gives for the BrowserGym functions it cannot perform.
 var gymUnsupported = map[string]string{
-	"go_forward":           "Waymark has no forward navigation; use goto('URL') or go_back()",
-	"new_tab":              "Waymark follows one tab (a tab the page opens becomes the active one)",
-	"tab_close":            "Waymark follows one tab (a tab the page opens becomes the active one)",
-	"tab_focus":            "Waymark follows one tab (a tab the page opens becomes the active one)",
-	"upload_file":          "Waymark does not upload files",
-	"mouse_upload_file":    "Waymark does not upload files",
-	"mouse_down":           "Waymark presses and releases together; use mouse_click, mouse_dblclick or mouse_drag_and_drop",
-	"mouse_up":             "Waymark presses and releases together; use mouse_click, mouse_dblclick or mouse_drag_and_drop",
-	"keyboard_down":        "Waymark presses and releases together; use keyboard_press",
-	"keyboard_up":          "Waymark presses and releases together; use keyboard_press",
-	"keyboard_insert_text": "use keyboard_type (Waymark types key by key)",
-	"select_option":        "click the <select> (click(bid)), type the option's first letters (keyboard_type('Blue')) and press Enter (keyboard_press('Enter'))",
+	"upload_file":       "Waymark does not upload files",
+	"mouse_upload_file": "Waymark does not upload files",
 }
 
 // GymAccepted lists the BrowserGym functions Waymark performs.
-var GymAccepted = []string{"click", "dblclick", "hover", "fill", "press", "focus", "clear", "drag_and_drop",
-	"scroll", "scroll_at", "mouse_click", "mouse_dblclick", "mouse_move", "mouse_drag_and_drop",
-	"keyboard_type", "keyboard_press", "goto", "go_back", "noop", "send_msg_to_user", "report_infeasible"}
+var GymAccepted = []string{"click", "dblclick", "hover", "fill", "select_option", "press", "focus", "clear", "drag_and_drop",
+	"scroll", "scroll_at", "mouse_click", "mouse_dblclick", "mouse_move", "mouse_down", "mouse_up", "mouse_drag_and_drop",
+	"keyboard_type", "keyboard_press", "keyboard_down", "keyboard_up", "keyboard_insert_text",
+	"goto", "go_back", "go_forward", "new_tab", "tab_focus", "tab_close", "noop", "send_msg_to_user", "report_infeasible"}
+
+// setValueTypes are the input types Playwright's fill sets the value of
+// instead of typing into.
+var setValueTypes = map[string]bool{"color": true, "date": true, "time": true, "datetime-local": true,
+	"month": true, "range": true, "week": true}
 
 // Waymark translates c into the Waymark actions that perform it, in order.
 // Element actions find their element with resolve and act at the centre of
@@ -61,14 +57,23 @@ var GymAccepted = []string{"click", "dblclick", "hover", "fill", "press", "focus
 //	click(bid)             click at the element's centre
 //	dblclick(bid)          double_click there; hover(bid): move there
 //	focus(bid)             click there (Waymark focuses with the pointer)
-//	fill(bid, text)        click, key CTRL+A, type text (key BACKSPACE when text is "")
+//	fill(bid, text)        click, key CTRL+A, type text (key BACKSPACE when text is "");
+//	                       on a date, time, datetime-local, month, week, color or
+//	                       range input: set_value there (Playwright's fill; clear
+//	                       sets "" likewise)
+//	select_option(bid, o)  select there, o one value or label or a list of them
 //	clear(bid)             click, key CTRL+A, key BACKSPACE
 //	press(bid, key)        click, then the key (see keyboard_press)
 //	drag_and_drop(a, b)    drag from a's centre to b's
 //	scroll(0, dy)          scroll dy at the pointer; scroll_at(x, y, 0, dy): move, scroll
-//	mouse_click(x, y)      click; mouse_dblclick, mouse_move, mouse_drag_and_drop likewise
-//	keyboard_type(text)    type; keyboard_press(key): key, or type for one character
-//	goto(url), go_back()   goto, back
+//	mouse_click(x, y)      click; mouse_dblclick, mouse_move, mouse_drag_and_drop,
+//	                       mouse_down, mouse_up likewise; a click, double click,
+//	                       press or release outside the viewport does nothing
+//	keyboard_type(text)    type; keyboard_press(key): key (a Playwright key
+//	                       combination such as Control+c too), or type for one character
+//	keyboard_down(key)     key_down; keyboard_up: key_up; keyboard_insert_text: insert_text
+//	goto(url), go_back()   goto, back; go_forward(): forward
+//	new_tab(), tab_focus(i), tab_close()  new_tab, tab_focus, tab_close
 //	noop(ms)               wait (the engine's explicit wait, whatever ms)
 //	send_msg_to_user(text) finish with text; report_infeasible(reason) too
 func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
@@ -88,6 +93,7 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 		}
 	}
 	// at resolves a bid to the point Waymark acts at.
+	var target Target // the element of the bid argument
 	at := func(n string) (*int, *int, error) {
 		if resolve == nil {
 			return nil, nil, fmt.Errorf("%s needs the page's elements (bids), which this engine does not give: use the coordinate actions (mouse_click(x, y), ...)", c.Name)
@@ -100,6 +106,7 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 		if err != nil {
 			return nil, nil, &ElementError{Bid: bid, Msg: fmt.Sprintf("Error: could not find element with bid %s: %v", strconv.Quote(bid), err)}
 		}
+		target = t
 		x, y, err := centre(bid, t.BBox)
 		return Int(x), Int(y), err
 	}
@@ -112,7 +119,7 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 	}
 	var pre []Action // the click that focuses an element
 	switch c.Name {
-	case "click", "dblclick", "hover", "focus", "fill", "clear", "press":
+	case "click", "dblclick", "hover", "focus", "fill", "clear", "press", "select_option":
 		x, y, err := at("bid")
 		if err != nil {
 			return nil, err
@@ -122,6 +129,21 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 			return []Action{{Op: DoubleClick, X: x, Y: y}}, nil
 		case "hover":
 			return []Action{{Op: Move, X: x, Y: y}}, nil
+		case "select_option":
+			o := arg("options")
+			values := []string{o.Str}
+			if o.Kind == GymList {
+				values = make([]string, len(o.List))
+				for i, v := range o.List {
+					values[i] = v.Str
+				}
+			}
+			return []Action{{Op: Select, X: x, Y: y, Values: values}}, nil
+		case "fill", "clear":
+			if setValueTypes[target.InputType] {
+				// Playwright's fill, and its clear (a fill with "").
+				return []Action{{Op: SetValue, X: x, Y: y, Text: arg("value").Str}}, nil
+			}
 		}
 		pre = []Action{{Op: Click, X: x, Y: y}}
 	}
@@ -176,10 +198,42 @@ func (c GymCall) Waymark(resolve Resolver) ([]Action, error) {
 			return nil, err
 		}
 		return []Action{{Op: Move, X: Int(x), Y: Int(y)}, s}, nil
-	case "mouse_click", "mouse_dblclick", "mouse_move":
+	case "mouse_click", "mouse_dblclick", "mouse_move", "mouse_down", "mouse_up":
 		x, y, err := gymXY(c, "x", "y")
-		op := map[string]Op{"mouse_click": Click, "mouse_dblclick": DoubleClick, "mouse_move": Move}[c.Name]
+		if err != nil && c.Name != "mouse_move" {
+			// Chromium drops a press or release outside the viewport:
+			// BrowserGym's step does nothing and reports no error.
+			return []Action{}, nil
+		}
+		op := map[string]Op{"mouse_click": Click, "mouse_dblclick": DoubleClick, "mouse_move": Move, "mouse_down": MouseDown, "mouse_up": MouseUp}[c.Name]
 		return []Action{{Op: op, X: Int(x), Y: Int(y)}}, err
+	case "keyboard_down", "keyboard_up":
+		k := arg("key").Str
+		if _, ok := LookupPWKey(k); !ok {
+			return nil, fmt.Errorf("%s: Unknown key: %s: give one of Playwright's key names (Shift, Control, Enter, ArrowLeft, KeyA, F5, ...) or one character", c.Name, strconv.Quote(k))
+		}
+		op := KeyDown
+		if c.Name == "keyboard_up" {
+			op = KeyUp
+		}
+		return []Action{{Op: op, Text: k}}, nil
+	case "keyboard_insert_text":
+		if arg("text").Str == "" {
+			return []Action{}, nil // inserts nothing
+		}
+		return []Action{{Op: InsertText, Text: arg("text").Str}}, nil
+	case "go_forward":
+		return []Action{{Op: Forward}}, nil
+	case "new_tab":
+		return []Action{{Op: NewTab}}, nil
+	case "tab_close":
+		return []Action{{Op: TabClose}}, nil
+	case "tab_focus":
+		i := arg("index").Num
+		if i != math.Trunc(i) || i < 0 || i >= 1000 {
+			return nil, fmt.Errorf("tab_focus: index=%s must be the index of an open tab (0, 1, ...), as open_pages_urls lists them", arg("index").python())
+		}
+		return []Action{{Op: TabFocus, Index: Int(int(i))}}, nil
 	case "mouse_drag_and_drop":
 		x, y, err := gymXY(c, "from_x", "from_y")
 		if err != nil {
@@ -264,12 +318,15 @@ func gymKey(fn, key string) (Action, error) {
 	if r, n := utf8.DecodeRuneInString(key); n == len(key) && n > 0 && unicode.IsPrint(r) {
 		return TypeText(key), nil
 	}
+	if _, err := SplitKeyCombo(key); err == nil {
+		return PressKey(key), nil // a Playwright key or combination (the browsergym set)
+	}
 	hint := ""
 	for _, pw := range names {
 		if strings.EqualFold(pw, key) {
 			hint = fmt.Sprintf(" (did you mean %s? key names are case-sensitive)", strconv.Quote(pw))
 		}
 	}
-	return Action{}, fmt.Errorf("%s: unsupported key %s%s: Waymark presses %s, or types one character such as 'a'",
+	return Action{}, fmt.Errorf("%s: Unknown key: %s%s: give a Playwright key or combination (%s, Control+c, Meta+a, F5, ...) or one character such as 'a'",
 		fn, strconv.Quote(key), hint, strings.Join(names, ", "))
 }

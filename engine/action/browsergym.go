@@ -72,6 +72,10 @@ func BrowserGym(a Action) string {
 			k = a.Text
 		}
 		return "keyboard_press(" + pyString(k) + ")"
+	case MouseDown, MouseUp:
+		if p, ok := xy(a.X, a.Y); ok {
+			return string(a.Op) + "(" + p + ")"
+		}
 	}
 	s, _ := browserGymNav(a, pyString)
 	return s
@@ -80,7 +84,9 @@ func BrowserGym(a Action) string {
 // browserGymNav writes the actions that aim at no element or coordinate,
 // the same in both of BrowserGym's vocabularies but for how strings are
 // quoted (quote): scroll(0, 300), go_back(), noop(3000), goto(…),
-// send_msg_to_user(…). ok is false for any other operation.
+// send_msg_to_user(…), go_forward(), the tab actions and the keyboard's
+// keyboard_down, keyboard_up and keyboard_insert_text. ok is false for any
+// other operation.
 func browserGymNav(a Action, quote func(string) string) (s string, ok bool) {
 	switch a.Op {
 	case Scroll:
@@ -93,6 +99,22 @@ func browserGymNav(a Action, quote func(string) string) (s string, ok bool) {
 		return "goto(" + quote(a.URL) + ")", true
 	case Finish:
 		return "send_msg_to_user(" + quote(a.Text) + ")", true
+	case Forward:
+		return "go_forward()", true
+	case NewTab:
+		return "new_tab()", true
+	case TabClose:
+		return "tab_close()", true
+	case TabFocus:
+		if a.Index != nil {
+			return fmt.Sprintf("tab_focus(%d)", *a.Index), true
+		}
+	case KeyDown:
+		return "keyboard_down(" + quote(a.Text) + ")", true
+	case KeyUp:
+		return "keyboard_up(" + quote(a.Text) + ")", true
+	case InsertText:
+		return "keyboard_insert_text(" + quote(a.Text) + ")", true
 	}
 	return "", false
 }

@@ -50,6 +50,17 @@ func BrowserGymElement(a Action, t *Target) string {
 			k = a.Text
 		}
 		return "press(" + b + ", " + pyQuoteSingle(k) + ")"
+	case SetValue:
+		return "fill(" + b + ", " + pyQuoteSingle(a.Text) + ")"
+	case Select:
+		if len(a.Values) == 1 {
+			return "select_option(" + b + ", " + pyQuoteSingle(a.Values[0]) + ")"
+		}
+		q := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			q[i] = pyQuoteSingle(v)
+		}
+		return "select_option(" + b + ", [" + strings.Join(q, ", ") + "])"
 	}
 	return ""
 }

@@ -18,6 +18,9 @@ type Target struct {
 	// Selector is a CSS selector that finds the element again in the same
 	// page state (frames joined by " >>> ").
 	Selector string `json:"selector"`
+	// InputType is an <input>'s type ("" for other elements), for the
+	// actions that depend on it; it is not stored.
+	InputType string `json:"-"`
 }
 
 // ElementProps are BrowserGym's extra properties of one marked element.

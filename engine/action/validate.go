@@ -144,8 +144,11 @@ func FromValue(raw any, set Set) (Action, error) {
 	var a Action
 	var errs []FieldError
 	allowed := map[string]bool{"metadata": true, "op": true, "x": true, "y": true, "text": true, "dy": true}
-	if set == SetExtended {
+	if set.extended() {
 		allowed["x2"], allowed["y2"], allowed["url"] = true, true, true
+	}
+	if set == SetBrowserGym {
+		allowed["values"], allowed["index"] = true, true
 	}
 	ops := set.Ops()
 
@@ -176,9 +179,26 @@ func FromValue(raw any, set Set) (Action, error) {
 	}
 	a.X = intField("x", 0, ViewportWidth, true, true)
 	a.Y = intField("y", 0, ViewportHeight, true, true)
-	if set == SetExtended {
+	if set.extended() {
 		a.X2 = intField("x2", 0, ViewportWidth, true, true)
 		a.Y2 = intField("y2", 0, ViewportHeight, true, true)
+	}
+	if set == SetBrowserGym {
+		a.Index = intField("index", 0, 1000, true, true)
+		if v, present := obj["values"]; present {
+			l, ok := v.([]any)
+			if !ok {
+				errs = append(errs, NewFieldError("list_type", []any{"values"}, "Input should be a valid list", PlainJSON(v), nil))
+			}
+			a.Values = []string{}
+			for i, e := range l {
+				if s, ok := e.(string); !ok || !utf8.ValidString(s) {
+					errs = append(errs, NewFieldError("string_type", []any{"values", i}, "Input should be a valid string", PlainJSON(e), nil))
+				} else {
+					a.Values = append(a.Values, s)
+				}
+			}
+		}
 	}
 	if v, present := obj["text"]; present {
 		if s, ok := v.(string); !ok {
@@ -197,7 +217,7 @@ func FromValue(raw any, set Set) (Action, error) {
 			a.DY = *p
 		}
 	}
-	if v, present := obj["url"]; present && set == SetExtended {
+	if v, present := obj["url"]; present && set.extended() {
 		if s, ok := v.(string); !ok {
 			errs = append(errs, NewFieldError("string_type", []any{"url"}, "Input should be a valid string", PlainJSON(v), nil))
 		} else if !utf8.ValidString(s) {
@@ -222,6 +242,8 @@ func FromValue(raw any, set Set) (Action, error) {
 		ve := &ValidationError{Errors: errs}
 		if op, ok := obj["op"].(string); ok && set == SetDefault && SetExtended.HasOp(Op(op)) && !SetDefault.HasOp(Op(op)) {
 			ve.Hint = fmt.Sprintf("%q is an extended action; this episode uses the default action set", op)
+		} else if ok && set != SetBrowserGym && SetBrowserGym.HasOp(Op(op)) && !SetExtended.HasOp(Op(op)) {
+			ve.Hint = fmt.Sprintf("%q is a BrowserGym action; this episode uses the %s action set", op, set)
 		}
 		return Action{}, ve
 	}
@@ -259,8 +281,24 @@ func crossField(a Action, set Set, input any) (FieldError, bool) {
 			return valueErr(MsgTypeNeedsText, input), true
 		}
 	case Key:
-		if !set.HasKey(a.Text) {
-			return valueErr(MsgUnsupportedKey, input), true
+		if set.HasKey(a.Text) {
+			break
+		}
+		if _, err := SplitKeyCombo(a.Text); set == SetBrowserGym && err == nil {
+			break
+		}
+		return valueErr(MsgUnsupportedKey, input), true
+	case KeyDown, KeyUp:
+		if _, ok := LookupPWKey(a.Text); !ok {
+			return valueErr(string(a.Op)+" needs one of Playwright's key names, e.g. Shift or a", input), true
+		}
+	case SetValue, Select, MouseDown, MouseUp:
+		if a.X == nil || a.Y == nil {
+			return valueErr(string(a.Op)+" needs x and y", input), true
+		}
+	case TabFocus:
+		if a.Index == nil {
+			return valueErr("tab_focus needs index", input), true
 		}
 	case DoubleClick, Move:
 		if a.X == nil || a.Y == nil {

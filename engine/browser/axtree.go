@@ -166,6 +166,7 @@ func (e *Engine) readAXTree(ctx context.Context, t *tab) (*axTree, error) {
 				n.ChildIDs = []string{} // BrowserGym's readers expect the list
 			}
 		}
+		dropInheritedBids(nodes)
 		merged.Nodes = append(merged.Nodes, dropInlineTextBoxes(nodes)...)
 	}
 	for _, n := range merged.Nodes {
@@ -206,6 +207,31 @@ func dropInlineTextBoxes(nodes []*axNode) []*axNode {
 		n.ChildIDs = kept
 	}
 	return out
+}
+
+// dropInheritedBids takes the bid off a node whose nearest ancestor with a
+// bid has the same one: the parts Chromium draws inside an element (the
+// month, day and year fields and the picker button of a date input) are
+// nodes of their own and inherit the element's aria-description, so they
+// would carry its bid; only the element does.
+func dropInheritedBids(nodes []*axNode) {
+	byID := make(map[string]*axNode, len(nodes))
+	for _, n := range nodes {
+		byID[n.NodeID] = n
+	}
+	for _, n := range nodes {
+		if n.BrowsergymID == nil {
+			continue
+		}
+		for p, hops := byID[n.ParentID], 0; p != nil && hops < len(nodes); p, hops = byID[p.ParentID], hops+1 {
+			if p.BrowsergymID != nil {
+				if *p.BrowsergymID == *n.BrowsergymID {
+					n.BrowsergymID = nil
+				}
+				break
+			}
+		}
+	}
 }
 
 // takeBid moves the bid from the node's roledescription property (else its

@@ -116,6 +116,8 @@ type episode struct {
 	script  scriptForm        // how valid.Script runs (found at its first run)
 	answer  string
 	px, py  float64 // the pointer's last position
+	buttons int64   // the mouse buttons held (mouse_down): 1 the left one
+	mods    int64   // the modifier keys held (key_down): Alt 1, Control 2, Meta 4, Shift 8
 	lastURL string
 	env     pageEnv   // every tab's clock, time zone and locale
 	g       grounding // element grounding state (grounding.go)

@@ -31,25 +31,28 @@ var marksScript string
 
 // markOpts are marks.js's options.
 type markOpts struct {
-	Op     string  `json:"op"`
-	Full   bool    `json:"full,omitempty"`
-	Aria   bool    `json:"aria,omitempty"`
-	Live   bool    `json:"live,omitempty"`
-	Bid    string  `json:"bid,omitempty"`
-	Scroll bool    `json:"scroll,omitempty"`
-	Focus  bool    `json:"focus,omitempty"`
-	X      float64 `json:"x"`
-	Y      float64 `json:"y"`
+	Op     string   `json:"op"`
+	Full   bool     `json:"full,omitempty"`
+	Aria   bool     `json:"aria,omitempty"`
+	Live   bool     `json:"live,omitempty"`
+	Bid    string   `json:"bid,omitempty"`
+	Scroll bool     `json:"scroll,omitempty"`
+	Focus  bool     `json:"focus,omitempty"`
+	X      float64  `json:"x"`
+	Y      float64  `json:"y"`
+	Value  string   `json:"value"`  // setvalue
+	Values []string `json:"values"` // select
 }
 
 // jsTarget is a target as marks.js returns it.
 type jsTarget struct {
-	Bid      string     `json:"bid"`
-	Tag      string     `json:"tag"`
-	Role     string     `json:"role"`
-	Name     string     `json:"name"`
-	BBox     [4]float64 `json:"bbox"`
-	Selector string     `json:"selector"`
+	Bid       string     `json:"bid"`
+	Tag       string     `json:"tag"`
+	Role      string     `json:"role"`
+	Name      string     `json:"name"`
+	BBox      [4]float64 `json:"bbox"`
+	Selector  string     `json:"selector"`
+	InputType string     `json:"input_type"`
 }
 
 func (j *jsTarget) target() *action.Target {
@@ -74,7 +77,9 @@ type marksResult struct {
 	Secrets  []string           `json:"secrets"` // mark with full: bids of the secret fields
 	Focused  string             `json:"focused"` // mark: focused_element_bid (the body's bid when nothing has the focus)
 	Target   *jsTarget          `json:"target"`
-	Shown    bool               `json:"shown"` // find: the element has a box
+	Shown    bool               `json:"shown"`  // find: the element has a box
+	Error    string             `json:"error"`  // setvalue, select: why nothing was done
+	Values   []string           `json:"values"` // setvalue, select: the value(s) now
 	Warnings []string           `json:"warnings"`
 }
 
@@ -100,12 +105,19 @@ func (e *Engine) runMarks(ctx context.Context, t *tab, o markOpts) (marksResult,
 // groundingOn reports whether steps read targets and extras.
 func (e *Engine) groundingOn() bool { return e.set.Grounding.On() }
 
-// Element's errors (kinds, for errors.Is): a bid not in the page, and an
-// element that is in the page but not displayed (no box to act on).
+// Element's errors (kinds, for errors.Is): a bid not in the page (it is
+// action.ErrNoElement too), and an element that is in the page but not
+// displayed (no box to act on).
 var (
-	ErrNoElement    = errors.New("no element with that bid in the page")
-	ErrNotDisplayed = errors.New("the element is not displayed")
+	ErrNoElement    error = noElement{}
+	ErrNotDisplayed       = errors.New("the element is not displayed")
 )
+
+// noElement is ErrNoElement: it is action.ErrNoElement too, for errors.Is.
+type noElement struct{}
+
+func (noElement) Error() string        { return "no element with that bid in the page" }
+func (noElement) Is(target error) bool { return target == action.ErrNoElement }
 
 // Element returns the element with BrowserGym id bid in the current page of
 // the active tab, scrolled into view first when its centre is off-screen:
@@ -188,11 +200,11 @@ func (e *Engine) readTarget(ctx context.Context, ep *episode, a action.Action, x
 	}
 	var o markOpts
 	switch a.Op {
-	case action.Click, action.DoubleClick, action.Move, action.Drag:
+	case action.Click, action.DoubleClick, action.Move, action.Drag, action.SetValue, action.Select, action.MouseDown, action.MouseUp:
 		o = markOpts{Op: "point", X: x, Y: y}
 	case action.Scroll:
 		o = markOpts{Op: "point", X: ep.px, Y: ep.py}
-	case action.Type, action.Key:
+	case action.Type, action.Key, action.KeyDown, action.KeyUp, action.InsertText:
 		o = markOpts{Op: "focused"}
 	default:
 		return nil

@@ -292,7 +292,8 @@
       n = root && root.host ? root.host : null;
     }
     return { bid: el.getAttribute('bid') || '', tag: tag(el), role, name: nameOf(el, role),
-      bbox: [r.left + ox, r.top + oy, r.width, r.height], selector: outer.concat(chain).join(' >>> ') };
+      bbox: [r.left + ox, r.top + oy, r.width, r.height], selector: outer.concat(chain).join(' >>> '),
+      input_type: tag(el) === 'input' ? (el.type || 'text').toLowerCase() : '' };
   };
   // marked is the nearest element with a bid, el itself or a composed ancestor.
   const marked = (el) => { for (let n = el; n; n = composedParent(n)) { if (n.hasAttribute && n.hasAttribute('bid')) return n; } return el; };
@@ -359,6 +360,28 @@
     return null;
   };
   const top = [0, 0, window.innerWidth, window.innerHeight];
+  // elementAt is the element under a viewport point, through open shadow
+  // roots and same-origin frames.
+  const elementAt = (doc, win, x, y) => {
+    const hit = deepHit(doc, x, y);
+    if (hit && isFrame(hit)) {
+      const d = childDoc(hit);
+      if (d) {
+        const [fx, fy] = frameOrigin(hit, win);
+        const inner = elementAt(d, hit.contentWindow, x - fx, y - fy);
+        if (inner) return inner;
+      }
+    }
+    return hit;
+  };
+  // control is the form control a label stands for, the <select> of an
+  // option (a list box shows its options at the point), else el.
+  const control = (el) => {
+    if (el && tag(el) === 'label' && el.control) return el.control;
+    if (el && (tag(el) === 'option' || tag(el) === 'optgroup') && el.closest('select')) return el.closest('select');
+    return el;
+  };
+  const SET_VALUE = new Set(['color', 'date', 'time', 'datetime-local', 'month', 'range', 'week']);
 
   switch (opts.op) {
     case 'mark': {
@@ -379,6 +402,40 @@
       return { target: pointAt(document, window, opts.x, opts.y, 0, 0, []), warnings };
     case 'focused':
       return { target: focusedIn(document, window, 0, 0, []), warnings };
+    case 'setvalue': {
+      // Playwright's fill for the inputs whose value is set, not typed.
+      const el = control(elementAt(document, window, opts.x, opts.y));
+      if (!el || tag(el) !== 'input' || !SET_VALUE.has((el.type || '').toLowerCase())) {
+        return { error: 'Error: the element at (' + opts.x + ', ' + opts.y + ') is ' + (el ? 'a <' + tag(el) + (tag(el) === 'input' ? ' type=' + el.type : '') + '>' : 'nothing') + ', not an input of type ' + [...SET_VALUE].join(', '), warnings };
+      }
+      const value = opts.value.trim();
+      el.focus();
+      el.value = value;
+      if (el.value !== value) return { error: 'Error: Malformed value', warnings };
+      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { values: [el.value], warnings };
+    }
+    case 'select': {
+      // Playwright's selectOption: each option by value or label.
+      const el = control(elementAt(document, window, opts.x, opts.y));
+      if (!el || tag(el) !== 'select') return { error: 'Error: Element is not a <select> element', warnings };
+      let want = opts.values.slice();
+      const picked = [];
+      for (const o of el.options) {
+        const match = (v) => v === o.value || v === o.label;
+        if (!want.some(match)) continue;
+        picked.push(o);
+        if (el.multiple) want = want.filter((v) => !match(v));
+        else { want = []; break; }
+      }
+      if (want.length) return { error: 'Error: no option of the <select> has the value or label ' + want.map((v) => JSON.stringify(v)).join(', '), warnings };
+      el.value = undefined;
+      for (const o of picked) o.selected = true;
+      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { values: picked.map((o) => o.value), warnings };
+    }
     case 'find': {
       markFrame(document, window, '', 0, 0, top);
       let got = findIn(document, window, opts.bid, 0, 0, []);

@@ -45,7 +45,15 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	obs.Target = e.readTarget(ctx, ep, a, x, y) // grounding.go: nil when off
 
 	settle := true
-	switch a.Op {
+	gym := false
+	if e.set.ActionSet == action.SetBrowserGym {
+		gym, err = e.gymStep(ctx, ep, a, x, y, &obs.Redacted) // gymops.go
+	}
+	todo := a.Op
+	if gym {
+		todo = "" // performed
+	}
+	switch todo {
 	case action.Click, action.DoubleClick:
 		n := 1
 		if a.Op == action.DoubleClick {

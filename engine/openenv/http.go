@@ -34,11 +34,11 @@ func (s *Server) routes() {
 		))
 	})
 	s.mux.HandleFunc("GET /schema", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, obj(
-			field{"action", actionSchema(s.opts.ActionSet)},
-			field{"observation", observationSchema()},
-			field{"state", stateSchema()},
-		))
+		act, ob := actionSchema(s.opts.ActionSet), observationSchema()
+		if s.opts.BrowserGym {
+			act, ob = gymActionSchema(), gymObservationSchema() // gym.go
+		}
+		writeJSON(w, http.StatusOK, obj(field{"action", act}, field{"observation", ob}, field{"state", stateSchema()}))
 	})
 	s.mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, openAPI(s.opts.ActionSet))

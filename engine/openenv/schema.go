@@ -32,7 +32,8 @@ func metadataProp(of string) json.RawMessage {
 }
 
 // actionSchema is BrowserAction's schema (plus the extended fields when the
-// server runs the extended set).
+// server runs the extended set, and the BrowserGym fields with the
+// browsergym set).
 func actionSchema(set action.Set) json.RawMessage {
 	props := []field{
 		{"metadata", metadataProp("action")},
@@ -43,11 +44,17 @@ func actionSchema(set action.Set) json.RawMessage {
 		{"dy", obj(field{"default", 0}, field{"maximum", action.MaxScroll}, field{"minimum", -action.MaxScroll},
 			field{"title", "Dy"}, field{"type", "integer"})},
 	}
-	if set == action.SetExtended {
+	if set == action.SetExtended || set == action.SetBrowserGym {
 		props = append(props,
 			field{"x2", nullableInt("X2", action.ViewportWidth)},
 			field{"y2", nullableInt("Y2", action.ViewportHeight)},
 			field{"url", obj(field{"default", ""}, field{"title", "Url"}, field{"type", "string"})},
+		)
+	}
+	if set == action.SetBrowserGym {
+		props = append(props,
+			field{"values", obj(field{"default", []string{}}, field{"items", obj(field{"type", "string"})}, field{"title", "Values"}, field{"type", "array"})},
+			field{"index", nullableInt("Index", 1000)},
 		)
 	}
 	return obj(

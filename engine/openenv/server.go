@@ -18,6 +18,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/gym"
 )
 
 // Frame size limits: what the Python server accepts in (uvicorn's 16 MiB)
@@ -81,6 +82,9 @@ type Options struct {
 	MaxSessions int
 	// ActionSet is the vocabulary accepted from agents (default: helium's).
 	ActionSet action.Set
+	// BrowserGym: steps carry BrowserGym action strings and observations
+	// are BrowserGym's (gym.go); the engines need element grounding.
+	BrowserGym bool
 	// PingInterval is how often the server pings each client (default 20 s,
 	// as uvicorn); a client that does not answer within PongTimeout (default
 	// 20 s) loses its session. Tests shorten both.
@@ -230,6 +234,7 @@ type session struct {
 	details bool   // the reset asked for titles and timings (metadata.details)
 
 	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
+	gym   *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
 }
 
 // inbound is one frame from the client.
@@ -585,10 +590,16 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		return errorFrame(CodeExecution, err.Error())
 	}
 	ss.started, ss.done = true, obs.Done
+	if ss.srv.opts.BrowserGym {
+		return ss.gymReset(data, rr, obs) // gym.go
+	}
 	return frame("observation", observationData(obs, wsReward(obs), ss.details))
 }
 
 func (ss *session) step(ctx context.Context, data map[string]any) []byte {
+	if ss.srv.opts.BrowserGym {
+		return ss.gymStep(ctx, data) // gym.go
+	}
 	if errs := checkMetadata(data); len(errs) > 0 {
 		return validationFrame(errs)
 	}

@@ -294,7 +294,7 @@ func buildMarks(a *action.Action, pointer *image.Point) []mark {
 		px, py = float32(pointer.X), float32(pointer.Y)
 	}
 	switch a.Op {
-	case action.Click, action.DoubleClick, action.Move:
+	case action.Click, action.DoubleClick, action.Move, action.SetValue, action.Select, action.MouseDown, action.MouseUp:
 		x, y, ok := xy(a.X, a.Y)
 		if !ok {
 			return []mark{badge(string(a.Op)+" (no point)", 8, 8, Accent)}
