@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -287,7 +288,8 @@ func (e *stepEdits) askRemoveOrRestore() {
 		return
 	}
 	e.askReason(fmt.Sprintf("Remove step %d?", k),
-		fmt.Sprintf("Step %d (%s) is left out of the edited episode and its exports. It stays stored, and you can restore it.", k, actionText(st.Action)),
+		fmt.Sprintf("Step %d (%s) is left out of the edited episode and its exports. It stays stored, and you can restore it.", k, actionText(st.Action))+
+			e.reviewsTouching([]int{st.Index}),
 		"Remove step", fmt.Sprintf("Step %d was not removed", k),
 		func(why string) error {
 			return p.t.store.RemoveStep(p.t.life, p.ep.ID, st.Index, p.t.reviewer(), why)
@@ -302,13 +304,84 @@ func (e *stepEdits) askTrim() {
 	}
 	k := p.cur
 	n := e.keptAfter(k)
+	var cut []int
+	for _, st := range p.steps[k+1:] {
+		if !st.Removed {
+			cut = append(cut, st.Index)
+		}
+	}
 	e.askReason(fmt.Sprintf("Trim after step %d?", k),
 		fmt.Sprintf("The %s after step %d %s left out of the edited episode and its exports, which then end at step %d. They stay stored, and you can restore them one by one.",
-			ui.Plural(n, "step"), k, map[bool]string{true: "is", false: "are"}[n == 1], k),
+			ui.Plural(n, "step"), k, map[bool]string{true: "is", false: "are"}[n == 1], k)+e.reviewsTouching(cut),
 		"Trim", fmt.Sprintf("The steps after step %d were not trimmed", k),
 		func(why string) error {
 			return p.t.store.TrimAfter(p.t.life, p.ep.ID, p.steps[k].Index, p.t.reviewer(), why)
 		}, fmt.Sprintf("Trimmed the %s after step %d.", ui.Plural(n, "step"), k))
+}
+
+// reviewsTouching says which current reviews of the open episode name one
+// of the steps (stored indices) as the first failing step or flag it, and
+// what an edit leaving them out does to those labels; "" when none does
+// (or the reviews cannot be read: the edit itself is harmless to them).
+func (e *stepEdits) reviewsTouching(steps []int) string {
+	p := e.p
+	revs, err := p.t.store.CurrentReviews(p.ep.ID)
+	if err != nil {
+		return ""
+	}
+	in := map[int]bool{}
+	for _, k := range steps {
+		in[k] = true
+	}
+	var lines []string
+	failure := false
+	for _, r := range revs {
+		var what []string
+		if r.FailureStep != nil && in[*r.FailureStep] {
+			what = append(what, fmt.Sprintf("names step %d as the first failing step (%s)", *r.FailureStep, failureTypeName(r.FailureType)))
+			failure = true
+		}
+		var flagged []int
+		for k := range r.StepFlags {
+			if in[k] && len(r.StepFlags[k]) > 0 {
+				flagged = append(flagged, k)
+			}
+		}
+		slices.Sort(flagged)
+		for _, k := range flagged {
+			var names []string
+			for _, f := range r.StepFlags[k] {
+				names = append(names, flagName(f))
+			}
+			what = append(what, fmt.Sprintf("flags step %d as %s", k, strings.Join(names, " and ")))
+		}
+		if len(what) == 0 {
+			continue
+		}
+		who := r.Reviewer + "'s review"
+		if r.Settles {
+			who = r.Reviewer + "'s settling label"
+		}
+		lines = append(lines, "• "+who+" "+strings.Join(what, "; "))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	s := "\n\nReviews that label these steps:\n" + strings.Join(lines, "\n")
+	if failure {
+		s += "\nThe export then leaves that failure step and type empty (the outcome is kept), and drops the flags of the steps left out. Ask the reviewer to review the episode again, or restore the step."
+	} else {
+		s += "\nThe export then drops the flags of the steps left out."
+	}
+	return s
+}
+
+// flagName is a step flag in words.
+func flagName(f string) string {
+	if f == dataset.FlagMistake {
+		return "a mistake"
+	}
+	return f
 }
 
 // askReason asks why (required; Enter confirms, Escape cancels), then
