@@ -115,6 +115,9 @@ type Client struct {
 	readErr error
 	state   engine.State
 	closed  bool
+	// discarded: the episode was discarded; Close says so to the server
+	// (the close frame's reason), so its store agrees.
+	discarded bool
 }
 
 // Dial waits for the server's /health, opens /ws and checks that the server
@@ -610,8 +613,24 @@ func (c *Client) Info() engine.Info {
 	return engine.Info{Kind: "openenv", Server: c.base, ActionSet: c.opts.ActionSet, MaxSteps: c.opts.MaxSteps}
 }
 
-// Close sends {"type":"close"} (best effort) and closes the socket. It is
-// safe to call more than once.
+// EndDiscardedReason is the WebSocket close frame's reason a client gives
+// when its episode was discarded: a Waymark server then stores the episode
+// as discarded, not interrupted. Other OpenEnv servers ignore close
+// reasons, so the message protocol is unchanged.
+const EndDiscardedReason = string(action.EndDiscarded)
+
+// Discard marks the episode discarded: Close tells the server so, in the
+// close frame's reason, instead of sending {"type":"close"}.
+func (c *Client) Discard() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.discarded = true
+	return nil
+}
+
+// Close sends {"type":"close"} (best effort) and closes the socket; after
+// Discard it closes the socket with the reason EndDiscardedReason instead.
+// It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -620,8 +639,20 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	alive := c.readErr == nil
+	discarded := c.discarded
 	c.mu.Unlock()
-	if alive {
+	if alive && discarded {
+		done := make(chan struct{})
+		go func() {
+			_ = c.conn.Close(websocket.StatusNormalClosure, EndDiscardedReason)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			_ = c.conn.CloseNow()
+		}
+	} else if alive {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = c.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"close"}`))
 		cancel()
