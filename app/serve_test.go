@@ -407,3 +407,30 @@ func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
 		}
 	}
 }
+
+// A practice-site page asked of a server started without --task-pack says
+// that those hosts need --task-pack, not a bare ERR_NAME_NOT_RESOLVED.
+func TestServeWithoutTaskPackExplainsPracticeHosts(t *testing.T) {
+	set := engine.DefaultSettings()
+	sv, err := newServing(&Env{DBPath: filepath.Join(t.TempDir(), "server.db")}, serveConfig{MaxSessions: 1,
+		ActionSet: action.SetDefault, Settings: set, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() { sv.Close(); hs.Close() }()
+	ctx := context.Background()
+	c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	obs, err := c.Reset(ctx, engine.ResetOptions{StartURL: "http://shop.waymark.test/"})
+	msg := string(obs.Error)
+	if err != nil {
+		msg = err.Error()
+	}
+	if !strings.Contains(msg, "--task-pack") || !strings.Contains(msg, "shop.waymark.test") {
+		t.Fatalf("reset of a practice page without --task-pack: %q", msg)
+	}
+}

@@ -522,6 +522,7 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 		return o, err
 	}
 	o.Step = 0
+	o.Error = practiceHint(opts.StartURL, o.Error)
 	if o.Timings.TotalMS == 0 { // the server did not say (no details)
 		o.Timings.TotalMS = time.Since(start).Milliseconds()
 	}
@@ -532,6 +533,21 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 		o.EndReason = endReason(o, action.Action{}, 0, c.opts.MaxSteps)
 	}
 	return o, nil
+}
+
+// practiceHint adds, to a start page's unresolved host name that is one of
+// the built-in practice sites (*.waymark.test), that the server serves
+// those only with --task-pack.
+func practiceHint(startURL string, code action.Code) action.Code {
+	if !strings.Contains(string(code), "ERR_NAME_NOT_RESOLVED") {
+		return code
+	}
+	u, err := url.Parse(startURL)
+	if err != nil || !strings.HasSuffix(strings.ToLower(u.Hostname()), ".waymark.test") {
+		return code
+	}
+	return action.Code(fmt.Sprintf("%s: %s is a built-in practice site, and this OpenEnv server does not serve them; start it with 'waymark serve --task-pack' (or choose a task whose page is on the web)",
+		code, u.Hostname()))
 }
 
 // Step validates the action locally (the reference server drops the session
