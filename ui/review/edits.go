@@ -47,8 +47,10 @@ func (e *stepEdits) init(p *player) {
 	e.removeBtn = widget.NewButtonWithIcon("Remove step", theme.DeleteIcon(), func() { p.t.unfocus(); e.askRemoveOrRestore() })
 	e.trimBtn = widget.NewButtonWithIcon("Trim after this step", theme.ContentCutIcon(), func() { p.t.unfocus(); e.askTrim() })
 	e.contBtn = widget.NewButtonWithIcon("Continue from step 0", theme.MediaRecordIcon(), func() { p.t.unfocus(); e.continueFrom() })
+	// One line (the header keeps a row for it, so the picture does not
+	// move); a window too narrow for it ends it with an ellipsis.
 	e.branch = widget.NewLabel("")
-	e.branch.Wrapping = fyne.TextWrapWord
+	e.branch.Truncation = fyne.TextTruncateEllipsis
 	e.parentBtn = widget.NewButton("Open the parent", func() { p.t.unfocus(); e.openParent() })
 	e.branchBox = container.NewBorder(nil, nil, nil, e.parentBtn, e.branch)
 	e.branchBox.Hide()
@@ -496,12 +498,12 @@ func (e *stepEdits) loadBranch() {
 	}
 	parent, err := e.p.t.store.GetEpisode(ep.ParentEpisodeID)
 	if err != nil {
-		e.branch.SetText(fmt.Sprintf("↳ Branch of episode %s at step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
+		e.branch.SetText(fmt.Sprintf("↳ Branch of episode %s from its step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
 		e.parentBtn.Disable()
 	} else {
 		e.parent = &parent
-		e.branch.SetText(fmt.Sprintf("↳ Branch of %s's episode of %s at step %d: its steps 1–%d were replayed, then recorded by hand.",
-			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k, k))
+		e.branch.SetText(fmt.Sprintf("↳ Branch of %s's episode of %s, continued from its step %d",
+			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k))
 		e.parentBtn.Enable()
 	}
 	e.branchBox.Show()
@@ -528,11 +530,7 @@ func (e *stepEdits) showBranches(id string) {
 	if len(at) > 0 {
 		s += " (from step " + strings.Join(at, ", ") + ")"
 	}
-	them := "them"
-	if len(kids) == 1 {
-		them = "it"
-	}
-	e.branch.SetText(s + ": the queue lists " + them + " under this episode.")
+	e.branch.SetText(s + ", listed under this episode in the queue")
 	e.parentBtn.Hide()
 	e.branchBox.Show()
 }

@@ -317,7 +317,7 @@ func TestBranchesInQueueAndPlayer(t *testing.T) {
 	q.list.Select(at)
 	p := &e.tab.player
 	if p.ep.ID != branch || !p.edits.branchBox.Visible() || !strings.Contains(p.edits.branch.Text, "Branch of ann's episode of") ||
-		!strings.Contains(p.edits.branch.Text, "at step 2") {
+		!strings.Contains(p.edits.branch.Text, "from its step 2") {
 		t.Fatalf("branch header: visible %v %q", p.edits.branchBox.Visible(), p.edits.branch.Text)
 	}
 	test.Tap(p.edits.parentBtn)
