@@ -197,3 +197,25 @@ func TestNoteAfterUndoGoesOnTheKeptStep(t *testing.T) {
 		t.Fatalf("status %q", f.tab.errLbl.Text)
 	}
 }
+
+// A note longer than the timeline shows is read whole by selecting its
+// step: the status bar shows it.
+func TestLongNoteReadWholeOnSelect(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	f.tab.act(action.Action{Op: action.Wait})
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "a step", func() bool { return len(f.tab.rows) == 2 })
+	long := "the list loaded late, then the second result moved under the pointer as I clicked"
+	f.tab.askNote(false)
+	f.tab.note.entry.SetText(long)
+	f.tab.note.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 1}] != "" })
+	if strings.Contains(strings.Join(texts(f.tab.timeline), "\n"), long) {
+		t.Fatal("the timeline shows the whole long note: this test needs a longer one")
+	}
+	f.tab.setStatus("")
+	f.tab.timeline.Select(1)
+	if !strings.Contains(f.tab.errLbl.Text, long) {
+		t.Fatalf("selecting the step shows %q, not its note", f.tab.errLbl.Text)
+	}
+}
