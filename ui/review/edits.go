@@ -361,8 +361,11 @@ func (e *stepEdits) reviewsTouching(steps []int) string {
 			continue
 		}
 		who := r.Reviewer + "'s review"
-		if r.Settles {
+		switch {
+		case r.Settles:
 			who = r.Reviewer + "'s settling label"
+		case r.Reviewer == p.t.reviewer():
+			who = "Your review"
 		}
 		lines = append(lines, "• "+who+" "+strings.Join(what, "; "))
 	}

@@ -372,10 +372,14 @@ func TestEditNamesTheReviewItTouches(t *testing.T) {
 		FailureType: "wrong_element", StepFlags: map[int][]string{2: {dataset.FlagMistake}, 3: {dataset.FlagUnnecessary}}}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+		FailureType: "gave_up"}); err != nil {
+		t.Fatal(err)
+	}
 	e.key(fyne.KeyRight) // step 2
 	e.key(fyne.KeyDelete)
 	txt := dialogText(e.w)
-	for _, want := range []string{"sam's review", "step 2 as the first failing step (wrong element)", "flags step 2 as a mistake", "failure step and type empty"} {
+	for _, want := range []string{"Your review names step 2 as the first failing step (gave up)", "sam's review", "step 2 as the first failing step (wrong element)", "flags step 2 as a mistake", "failure step and type empty"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("the remove dialog lacks %q: %q", want, txt)
 		}
