@@ -118,7 +118,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Waymark records human demonstrations of browser tasks and labels them into datasets.")
-	fmt.Fprintln(w, "\nUsage: waymark [--db FILE] [command] [options]")
+	fmt.Fprintln(w, "\nUsage: waymark [--db FILE] [command] [options]   (--db may also come after the command)")
 	fmt.Fprintln(w, "\nWith no command, the desktop app opens. Commands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
@@ -133,9 +133,18 @@ func usage(w io.Writer) {
 }
 
 // newFlags makes a flag set for a subcommand that prints to env.Stderr.
+// It takes the global options too (--db), so they may come after the
+// command's name as well as before it.
 func newFlags(env *Env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("waymark "+name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
+	fs.Func("db", "database file (default: the --db given before the command, $WAYMARK_DB or "+dataset.DefaultPath()+")", func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("give a database file, e.g. --db ~/waymark.db")
+		}
+		env.DBPath = v
+		return nil
+	})
 	return fs
 }
 

@@ -82,3 +82,39 @@ func TestGUIWithoutDisplaySaysWhatToDo(t *testing.T) {
 		t.Errorf("Windows needs no DISPLAY: %v", err)
 	}
 }
+
+// The global options go before or after the command: every subcommand
+// takes --db after its name too, and it means what it means before.
+func TestGlobalOptionsAfterTheCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "after.db")
+	for _, args := range [][]string{
+		{"gui"}, {"serve"}, {"play"}, {"replay"}, {"export"}, {"har"}, {"endpoints"}, {"endpoints", "search"},
+		{"review", "stats"}, {"tasks", "import"}, {"tasks", "list"}, {"tasks", "check"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(append(append([]string{}, args...), "--db", db, "-h"), strings.NewReader(""), &out, &errb)
+		if code != 0 || strings.Contains(errb.String(), "not defined") {
+			t.Errorf("%q --db FILE -h: exit %d, %q", args, code, errb.String())
+		}
+	}
+	for _, name := range []string{"gui", "serve", "play", "replay", "export", "har", "endpoints", "review", "tasks"} {
+		if _, ok := commands[name]; !ok {
+			t.Errorf("the test misses no command, but %q is not registered", name)
+		}
+	}
+	if len(commands) != 9 {
+		t.Errorf("%d commands registered: add the new ones to this test", len(commands))
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"tasks", "list", "--db", db}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("tasks list --db: exit %d, %q", code, errb.String())
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("tasks list --db did not use the file: %v", err)
+	}
+	errb.Reset()
+	if code := Main([]string{"review", "stats", "--db", filepath.Join(t.TempDir(), "none.db")}, strings.NewReader(""), &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "none.db") {
+		t.Errorf("review stats --db MISSING: exit %d, %q", code, errb.String())
+	}
+}

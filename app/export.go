@@ -83,6 +83,9 @@ func runExport(env *Env, args []string) error {
 	if res.BadImages > 0 {
 		fmt.Fprintf(env.Stdout, "Note: %d stored screenshots were not PNGs; their image cells are empty (the store is unchanged).\n", res.BadImages)
 	}
+	if n := res.FailureStepsRemoved; n > 0 {
+		fmt.Fprintf(env.Stdout, "Note: %d failure labels name a first failing step an edit removed after the review; their failure_step and failure_type are null. Review those episodes again to label the edited episode.\n", n)
+	}
 	if o.HAR {
 		n := 0
 		for _, f := range res.Files {

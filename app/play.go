@@ -61,7 +61,6 @@ func runPlay(env *Env, args []string) error {
 	providerFlag := fs.String("browser-provider", "", browserProviderHelp)
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
-	db := fs.String("db", "", "with --restore: the database holding the episode (default: the global --db, $WAYMARK_DB or the default store)")
 	gym := addGymFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -86,9 +85,6 @@ func runPlay(env *Env, args []string) error {
 			if given[name] {
 				return fmt.Errorf("%w: --%s cannot go with --restore: the restored episode gives its start page and action set, and is replayed in a local browser", errUsage, name)
 			}
-		}
-		if *db != "" {
-			env.DBPath = *db
 		}
 	case given["db"]:
 		return fmt.Errorf("%w: --db is only for --restore", errUsage)

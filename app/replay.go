@@ -27,7 +27,6 @@ func init() {
 
 func runReplay(env *Env, args []string) error {
 	fs := newFlags(env, "replay")
-	db := fs.String("db", "", "database file (default: the global --db, $WAYMARK_DB or the default store)")
 	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else the mode the episode was recorded in, else Xvfb when installed)")
 	until := fs.Int("until", 0, "stop after step K (default: the last stored step)")
 	cont := fs.Bool("continue", false, "go on after a divergence or a secret step instead of stopping there")
@@ -58,9 +57,6 @@ func runReplay(env *Env, args []string) error {
 		if settings.Display, err = engine.ParseDisplay(*display); err != nil {
 			return fmt.Errorf("%w: --display: %v", errUsage, err)
 		}
-	}
-	if *db != "" {
-		env.DBPath = *db
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -335,3 +335,102 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Errorf("the server's store has no title or timings: %q %+v", sb[0].Title, sb[1].Timings)
 	}
 }
+
+// An episode the app discards on a server is discarded in the server's
+// store too (the client says so as it closes), and one it leaves open is
+// interrupted in both.
+func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>p</title><body style="margin:0"><a href="/next" style="display:block;height:300px">next</a></body>`)
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	set := engine.DefaultSettings()
+	set.ActionWait = 300 * time.Millisecond
+	sv, err := newServing(&Env{DBPath: filepath.Join(dir, "server.db")}, serveConfig{MaxSessions: 1, Record: true,
+		ActionSet: action.SetDefault, Settings: set, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() { sv.Close(); hs.Close() }()
+	mine, err := dataset.Open(filepath.Join(dir, "app.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	task, err := mine.AddTask(dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := dataset.Open(filepath.Join(dir, "server.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer theirs.Close()
+	ctx := context.Background()
+	for _, discard := range []bool{true, false} {
+		c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{StepDetails: true,
+			ResetExtra: openenv.FactsMetadata(openenv.EpisodeFacts{Goal: task.Goal, Category: task.Category, Annotator: "Ada"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := dataset.NewRecorder(mine, c, dataset.RecorderOptions{TaskID: task.ID, Annotator: "Ada"})
+		if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rec.Step(ctx, action.ClickAt(100, 100)); err != nil {
+			t.Fatal(err)
+		}
+		if discard {
+			if err := rec.Discard(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec.Close()
+		waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
+		a, err := mine.GetEpisode(rec.EpisodeID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := theirs.GetEpisode(rec.EpisodeID())
+		if err != nil {
+			t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
+		}
+		want := dataset.StatusInterrupted
+		if discard {
+			want = dataset.StatusDiscarded
+		}
+		if a.Status != want || b.Status != want || b.NumSteps != a.NumSteps {
+			t.Errorf("discard %v: app %s (%d steps), server %s (%d steps); want both %s", discard, a.Status, a.NumSteps, b.Status, b.NumSteps, want)
+		}
+	}
+}
+
+// A practice-site page asked of a server started without --task-pack says
+// that those hosts need --task-pack, not a bare ERR_NAME_NOT_RESOLVED.
+func TestServeWithoutTaskPackExplainsPracticeHosts(t *testing.T) {
+	set := engine.DefaultSettings()
+	sv, err := newServing(&Env{DBPath: filepath.Join(t.TempDir(), "server.db")}, serveConfig{MaxSessions: 1,
+		ActionSet: action.SetDefault, Settings: set, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sv.srv)
+	defer func() { sv.Close(); hs.Close() }()
+	ctx := context.Background()
+	c, err := openenv.Dial(ctx, hs.URL, openenv.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	obs, err := c.Reset(ctx, engine.ResetOptions{StartURL: "http://shop.waymark.test/"})
+	msg := string(obs.Error)
+	if err != nil {
+		msg = err.Error()
+	}
+	if !strings.Contains(msg, "--task-pack") || !strings.Contains(msg, "shop.waymark.test") {
+		t.Fatalf("reset of a practice page without --task-pack: %q", msg)
+	}
+}

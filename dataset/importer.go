@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,7 +41,8 @@ import (
 //	locale      locale      a BCP 47 tag (de-DE)
 //
 // ImportOptions.Map overrides any of them (field → column; an empty column:
-// none, not even a recognised one).
+// none, not even a recognised one). A row without the column found for a
+// field (a JSON row whose keys are other synonyms) uses its own synonym.
 //
 // Category values are normalised (case, spaces, '-' and '_' ignored):
 //
@@ -332,7 +334,15 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 	if rep.Rows == 0 {
 		return rep, importErr("%s has no rows (columns found: %s)", name, listOrNone(tab.Columns))
 	}
-	toTask := func(tr taskfile.Row) (Task, string) { return rowTask(tr, rep.Mapping, def) }
+	explicit := map[string]bool{}
+	for f := range opts.Map {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "start_url" {
+			f = FieldURL
+		}
+		explicit[f] = true
+	}
+	toTask := func(tr taskfile.Row) (Task, string) { return rowTask(tr, rowMapping(tr, rep.Mapping, explicit), def) }
 	if taskfile.IsManifest(tab.Columns) && len(opts.Map) == 0 { // a BrowserGym-style manifest: see manifest.go
 		rep.Format, rep.Mapping = "manifest", manifestMapping(tab.Columns)
 		toTask = func(tr taskfile.Row) (Task, string) { return manifestTask(tr, def, opts.BaseURL) }
@@ -506,6 +516,55 @@ func resolveColumns(rep *ImportReport, columns []string, explicit map[string]str
 			listOrNone(columns), strings.Join(ColumnAliases[FieldURL], ", "))
 	}
 	return nil
+}
+
+// rowMapping is the file's mapping for one row: a field whose column was
+// found by its name (not given with --map) and that this row lacks (a JSON
+// row without that key) takes the row's own key among the field's
+// synonyms, so a file whose rows name fields differently (instruction and
+// type in one, goal and category in the next) is read as each row says.
+func rowMapping(tr taskfile.Row, mapping map[string]string, explicit map[string]bool) map[string]string {
+	var m map[string]string
+	for _, f := range ImportFields {
+		col := mapping[f]
+		if explicit[f] || col == "" {
+			continue
+		}
+		if _, has := tr.Values[col]; has {
+			continue
+		}
+		for _, alias := range ColumnAliases[f] {
+			key, ok := rowKey(tr, alias)
+			if !ok {
+				continue
+			}
+			if m == nil {
+				m = maps.Clone(mapping)
+			}
+			if slices.Contains(mappedColumns(m), key) {
+				continue
+			}
+			m[f] = key
+			break
+		}
+	}
+	if m == nil {
+		return mapping
+	}
+	return m
+}
+
+// rowKey finds the row's key named name, case-insensitively.
+func rowKey(tr taskfile.Row, name string) (string, bool) {
+	if _, ok := tr.Values[name]; ok {
+		return name, true
+	}
+	for _, k := range slices.Sorted(maps.Keys(tr.Values)) {
+		if strings.EqualFold(strings.TrimSpace(k), name) {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 func mappedColumns(m map[string]string) []string {

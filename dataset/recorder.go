@@ -510,6 +510,11 @@ func (r *Recorder) Discard() error {
 		return err
 	}
 	r.open, r.failed, r.discarded = false, nil, true
+	// An engine that records the episode elsewhere too (an OpenEnv
+	// server) is told, so both stores agree.
+	if d, ok := r.eng.(interface{ Discard() error }); ok {
+		return d.Discard()
+	}
 	return nil
 }
 

@@ -37,7 +37,7 @@ func BrowseFile(w fyne.Window, title string, exts []string, start string, onPath
 	if len(exts) > 0 {
 		fd.SetFilter(storage.NewExtensionFileFilter(exts))
 	}
-	showFileDialog(fd, title, start)
+	showFileDialog(w, fd, title, start)
 }
 
 // BrowseFolder opens Fyne's folder dialog on start (or the nearest folder
@@ -52,12 +52,14 @@ func BrowseFolder(w fyne.Window, title string, start string, onPath func(string)
 			onPath(u.Path())
 		}
 	}, w)
-	showFileDialog(fd, title, start)
+	showFileDialog(w, fd, title, start)
 }
 
 // showFileDialog titles a file or folder dialog, opens it on start's folder
-// and shows it at the kit's size.
-func showFileDialog(fd *dialog.FileDialog, title, start string) {
+// and shows it at the kit's size. It has the keys while it is up: Escape
+// closes it (not a dialog behind it), Enter does nothing (its Open button
+// chooses).
+func showFileDialog(w fyne.Window, fd *dialog.FileDialog, title, start string) {
 	if title != "" {
 		fd.SetTitleText(title)
 	}
@@ -66,6 +68,7 @@ func showFileDialog(fd *dialog.FileDialog, title, start string) {
 	}
 	fd.Resize(FileDialogSize)
 	fd.Show()
+	WithKeys(w, fd, func() {})
 }
 
 // startFolder is the folder a file dialog opens on for a path: the path

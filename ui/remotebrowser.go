@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-
-	"fyne.io/fyne/v2/widget"
 )
 
 // The Settings' "Remote browser" row: episodes run in a Chromium elsewhere
@@ -20,8 +18,8 @@ import (
 const remoteBrowserHint = "Run the browser elsewhere: a Chrome DevTools address, http://host:9222 or ws://…/devtools/browser/…; empty: Chromium on this machine; applies from the next episode"
 
 // remoteBrowserEntry is the row's entry, checked as the value is typed.
-func remoteBrowserEntry(cur string) *widget.Entry {
-	e := widget.NewEntry()
+func remoteBrowserEntry(cur string) *DialogEntry {
+	e := NewDialogEntry()
 	e.SetText(cur)
 	e.SetPlaceHolder("empty: Chromium on this machine")
 	e.Validator = validator(checkRemoteBrowser)

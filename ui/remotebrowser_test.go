@@ -41,7 +41,7 @@ func TestSettingsRemoteBrowserRow(t *testing.T) {
 	if !strings.Contains(row.HintText, "http://host:9222") {
 		t.Errorf("hint %q does not show an address", row.HintText)
 	}
-	e := row.Widget.(*widget.Entry)
+	e := row.Widget.(*DialogEntry)
 	if e.PlaceHolder != "empty: Chromium on this machine" {
 		t.Errorf("placeholder %q", e.PlaceHolder)
 	}
@@ -89,7 +89,7 @@ func TestSettingsRemoteBrowserRow(t *testing.T) {
 
 	for _, it := range items {
 		if it.Text == "OpenEnv server" {
-			it.Widget.(*widget.Entry).SetText("http://127.0.0.1:8000")
+			it.Widget.(*DialogEntry).SetText("http://127.0.0.1:8000")
 		}
 	}
 	if _, err := read(); err == nil || !strings.Contains(err.Error(), "not both") {

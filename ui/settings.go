@@ -192,7 +192,7 @@ var displayValues = []string{"", "xvfb", "headless"}
 // settingsForm builds the Settings form over w (nil: no file dialog);
 // read reads it back.
 func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read func() (Settings, error)) {
-	name := widget.NewEntry()
+	name := NewDialogEntry()
 	name.SetText(cur.Annotator)
 	name.SetPlaceHolder("e.g. Ada Lovelace")
 	disp := widget.NewSelect(displayChoices, nil)
@@ -204,13 +204,13 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 	set := widget.NewRadioGroup([]string{string(action.SetDefault), string(action.SetExtended)}, nil)
 	set.Horizontal = true
 	set.SetSelected(string(cur.ActionSet))
-	steps := widget.NewEntry()
+	steps := NewDialogEntry()
 	steps.SetText(strconv.Itoa(cur.MaxSteps))
-	aw := widget.NewEntry()
+	aw := NewDialogEntry()
 	aw.SetText(strconv.FormatFloat(cur.ActionWait.Seconds(), 'f', -1, 64))
-	ew := widget.NewEntry()
+	ew := NewDialogEntry()
 	ew.SetText(strconv.FormatFloat(cur.ExplicitWait.Seconds(), 'f', -1, 64))
-	db := widget.NewEntry()
+	db := NewDialogEntry()
 	db.SetText(cur.DBPath)
 	db.SetPlaceHolder("empty: " + dataset.DefaultPath())
 	dbHint := "Used from the next start"
@@ -236,7 +236,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		})
 		dbField = container.NewBorder(nil, nil, nil, choose, db)
 	}
-	srv := widget.NewEntry()
+	srv := NewDialogEntry()
 	srv.SetText(cur.Server)
 	srv.SetPlaceHolder("empty: the local browser")
 	srv.Validator = validator(func(s string) error {
@@ -258,7 +258,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		}
 		return nil
 	})
-	for _, e := range []*widget.Entry{aw, ew} {
+	for _, e := range []*DialogEntry{aw, ew} {
 		e.Validator = validator(func(s string) error {
 			if f, err := strconv.ParseFloat(s, 64); err != nil || f < 0 || f > engine.MaxWait.Seconds() {
 				return fmt.Errorf("seconds from 0 to %g", engine.MaxWait.Seconds())
@@ -323,7 +323,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		}
 		s.MaxSteps = n
 		for _, w := range []struct {
-			e   *widget.Entry
+			e   *DialogEntry
 			dst *time.Duration
 		}{{aw, &s.ActionWait}, {ew, &s.ExplicitWait}} {
 			f, err := strconv.ParseFloat(strings.TrimSpace(w.e.Text), 64)
@@ -373,9 +373,31 @@ func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
 		}
 		onSave(s)
 	}, w)
+	// Enter in a field saves, Escape cancels, as they do outside one.
+	for _, it := range items {
+		for _, e := range dialogEntries(it.Widget) {
+			e.OnSubmitted = func(string) { d.Submit() }
+			e.OnEscape = d.Dismiss
+		}
+	}
 	d.Resize(fyne.NewSize(560, 0))
 	d.Show()
 	WithKeys(w, d, d.Submit)
+}
+
+// dialogEntries finds the dialog fields in o (in its containers too).
+func dialogEntries(o fyne.CanvasObject) []*DialogEntry {
+	switch v := o.(type) {
+	case *DialogEntry:
+		return []*DialogEntry{v}
+	case *fyne.Container:
+		var out []*DialogEntry
+		for _, c := range v.Objects {
+			out = append(out, dialogEntries(c)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // AskAnnotator asks for the person's name (first start); onName gets it.

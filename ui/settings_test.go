@@ -71,10 +71,10 @@ func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
 			srv = it
 		}
 	}
-	if !strings.Contains(db.HintText, "/data/r/r.db") || !strings.Contains(db.HintText, "--db") || strings.Contains(db.Widget.(*widget.Entry).PlaceHolder, "default location") {
-		t.Errorf("database field: hint %q, placeholder %q", db.HintText, db.Widget.(*widget.Entry).PlaceHolder)
+	if !strings.Contains(db.HintText, "/data/r/r.db") || !strings.Contains(db.HintText, "--db") || strings.Contains(db.Widget.(*DialogEntry).PlaceHolder, "default location") {
+		t.Errorf("database field: hint %q, placeholder %q", db.HintText, db.Widget.(*DialogEntry).PlaceHolder)
 	}
-	e := srv.Widget.(*widget.Entry)
+	e := srv.Widget.(*DialogEntry)
 	e.SetText("ftp://nowhere")
 	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "OpenEnv server") {
 		t.Fatalf("a bad server address passes the field's check: %v", err)
@@ -181,6 +181,41 @@ func TestSettingsDialogKeys(t *testing.T) {
 		}
 		if saved != c.wantSaved {
 			t.Errorf("%s: saved %v, want %v", c.key, saved, c.wantSaved)
+		}
+	}
+}
+
+// Enter in a field of the Settings dialog (a server URL just typed) saves,
+// and Escape there cancels, as outside the fields.
+func TestSettingsDialogKeysInAField(t *testing.T) {
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
+	cur := DefaultSettings()
+	cur.Annotator = "Ada"
+	for _, c := range []struct {
+		key       fyne.KeyName
+		wantSaved bool
+	}{{fyne.KeyEscape, false}, {fyne.KeyReturn, true}} {
+		w := test.NewTempWindow(t, nil)
+		w.Resize(fyne.NewSize(900, 800))
+		var saved *Settings
+		ShowSettings(w, cur, func(s Settings) { saved = &s })
+		var srv *DialogEntry
+		for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
+			if e, ok := o.(*DialogEntry); ok && strings.Contains(e.PlaceHolder, "the local browser") {
+				srv = e
+			}
+		}
+		if srv == nil {
+			t.Fatal("no server field in the Settings dialog")
+		}
+		w.Canvas().Focus(srv)
+		test.Type(srv, "http://127.0.0.1:8000")
+		srv.TypedKey(&fyne.KeyEvent{Name: c.key})
+		if top := w.Canvas().Overlays().Top(); top != nil {
+			t.Errorf("%s in a field: the Settings dialog is still up", c.key)
+		}
+		if (saved != nil) != c.wantSaved || saved != nil && saved.Server != "http://127.0.0.1:8000" {
+			t.Errorf("%s in a field: saved %+v, want saved %v", c.key, saved, c.wantSaved)
 		}
 	}
 }

@@ -1,10 +1,12 @@
 package practice
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -291,5 +293,17 @@ func TestShopSearchAndFilters(t *testing.T) {
 	_, body = get(t, h, "shop.waymark.test", "/search?q=zzzz")
 	if !strings.Contains(body, "No products match") {
 		t.Error("an empty search says nothing helpful")
+	}
+}
+
+// The README gives the pack's number of tasks: it is the pack's.
+func TestReadmeCountsThePracticeTasks(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("plus %d tasks with automatic checks", len(Tasks()))
+	if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
+		t.Errorf("README.md does not say %q", want)
 	}
 }

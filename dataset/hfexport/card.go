@@ -26,16 +26,18 @@ type cardStats struct {
 	settled       int // conflicts settled by a settling label
 	unresolved    int // conflicts exported with a null outcome
 	reviewers     int
-	badImages     int     // stored screenshots that were not PNGs
-	kappa         float64 // Fleiss' kappa over multiply reviewed episodes
-	kappaOK       bool
-	reviewed      int // exported episodes with ≥ 1 review
-	interrupted   int // exported episodes whose recording was interrupted
-	edited        int // exported episodes with removed steps
-	resumed       int // exported episodes resumed after an interruption
-	branches      int // exported episodes that continue another from a step
-	har           harStats
-	grounding     groundingStats
+	badImages     int // stored screenshots that were not PNGs
+	// failures whose failing step an edit removed (step and type null)
+	failureStepsRemoved int
+	kappa               float64 // Fleiss' kappa over multiply reviewed episodes
+	kappaOK             bool
+	reviewed            int // exported episodes with ≥ 1 review
+	interrupted         int // exported episodes whose recording was interrupted
+	edited              int // exported episodes with removed steps
+	resumed             int // exported episodes resumed after an interruption
+	branches            int // exported episodes that continue another from a step
+	har                 harStats
+	grounding           groundingStats
 }
 
 func (s *cardStats) init() {
@@ -322,6 +324,12 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		b.WriteString(strings.Join(parts, ";") + ".\n\n")
 	}
 
+	if n := s.failureStepsRemoved; n > 0 {
+		fmt.Fprintf(&b, "%s first failing step was removed by an edit after it was labelled: %s `failure_step` and "+
+			"`failure_type` are null (the outcome is kept). Review %s again to label the edited episode's failing step.\n\n",
+			plural(n, "failure's", "failures'"), map[bool]string{true: "its", false: "their"}[n == 1],
+			map[bool]string{true: "it", false: "them"}[n == 1])
+	}
 	if s.badImages > 0 {
 		fmt.Fprintf(&b, "%s stored by the recorder %s not a PNG and %s left empty (null).\n\n",
 			plural(s.badImages, "screenshot", "screenshots"), map[bool]string{true: "was", false: "were"}[s.badImages == 1],
@@ -424,7 +432,7 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"same review as the outcome: the settling label of a disagreement, else the newest of the agreeing " +
 		"reviews. Without an outcome (never reviewed, or reviewers disagreeing and not settled) they are null, " +
 		"and so are the steps' `review_flags`. `failure_step` is a `step_index` of the edited episode (0 for the " +
-		"start page); it is null when the failing step was removed by an edit. `num_steps` counts the exported " +
+		"start page); when an edit removed the failing step after the review, `failure_step` and `failure_type` are both null. `num_steps` counts the exported " +
 		"actions, and each entry of `steps` has both `step_index` and `recorded_step`. " +
 		"`edited` is true when steps were left out; `num_edits` counts the undo, remove, restore and trim edits " +
 		"(a restore puts a step back); `removed_steps` lists the `recorded_step` numbers left out and `resumed_at` " +

@@ -39,6 +39,7 @@ type editedEpisode struct {
 	EpisodeID       *string `parquet:"episode_id"`
 	NumSteps        *int64  `parquet:"num_steps"`
 	FailureStep     *int64  `parquet:"failure_step"`
+	FailureType     *string `parquet:"failure_type"`
 	FinalScreenshot *struct {
 		Bytes []byte  `parquet:"bytes"`
 		Path  *string `parquet:"path"`
@@ -143,7 +144,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 	o := opts(out)
 	o.TestFraction = 0
 	res := mustExport(t, f, o)
-	if res.Steps != 4+2+2 || res.Episodes != 3 {
+	if res.Steps != 4+2+2 || res.Episodes != 3 || res.FailureStepsRemoved != 1 {
 		t.Fatalf("result %+v", res)
 	}
 	checkFolder(t, out)
@@ -210,7 +211,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 	}
 	type epGot struct {
 		numSteps            int64
-		failure             string
+		failure, ftype      string
 		final               int
 		indices, recorded   string
 		edited              bool
@@ -237,7 +238,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s not exported", id)
 		}
-		g := epGot{numSteps: *r.NumSteps, failure: orNull(r.FailureStep), final: -1, edited: *r.Edited, numEdits: *r.NumEdits,
+		g := epGot{numSteps: *r.NumSteps, failure: orNull(r.FailureStep), ftype: orNull(r.FailureType), final: -1, edited: *r.Edited, numEdits: *r.NumEdits,
 			removed: fmt.Sprint(ints(r.RemovedSteps)), resumed: fmt.Sprint(ints(r.ResumedAt)),
 			parent: orNull(r.ParentEpisodeID), branch: orNull(r.BranchStep), refTime: *r.ReferenceTime, tz: *r.Timezone, locale: *r.Locale}
 		if r.FinalScreenshot != nil {
@@ -252,10 +253,11 @@ func TestExportEditedEpisodes(t *testing.T) {
 	}
 	for id, w := range map[string]epGot{
 		// Failure at stored step 4 is the 3rd exported action.
-		"edit-a": {4, "3", 6, "[1 2 3 4]", "[1 2 4 6]", true, 2, "[3 5]", "[]", "<null>", "<null>", "2024-03-15T10:30:00+01:00", "Europe/Paris", "fr-FR"},
-		// Failure at stored step 3, which the trim removed: null.
-		"edit-b": {2, "<null>", 2, "[1 2]", "[1 2]", true, 1, "[3]", "[2]", "edit-a", "2", "", "", ""},
-		"plain":  {2, "<null>", 7, "[1 2]", "[1 2]", false, 0, "[]", "[]", "<null>", "<null>", "", "", ""},
+		"edit-a": {4, "3", "wrong_element", 6, "[1 2 3 4]", "[1 2 4 6]", true, 2, "[3 5]", "[]", "<null>", "<null>", "2024-03-15T10:30:00+01:00", "Europe/Paris", "fr-FR"},
+		// Failure at stored step 3, which the trim removed: null, and so
+		// is its type (never a failure type without its step).
+		"edit-b": {2, "<null>", "<null>", 2, "[1 2]", "[1 2]", true, 1, "[3]", "[2]", "edit-a", "2", "", "", ""},
+		"plain":  {2, "<null>", "<null>", 7, "[1 2]", "[1 2]", false, 0, "[]", "[]", "<null>", "<null>", "", "", ""},
 	} {
 		g := summarize(id)
 		if g != w {
@@ -273,6 +275,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 		"`recorded_step` is the step's number in the recording",
 		"`note` is the annotator's note on the step",
 		"`removed_steps` lists the `recorded_step` numbers left out",
+		"1 failure's first failing step was removed by an edit after it was labelled: its `failure_step` and `failure_type` are null",
 		"`reference_time` (ISO 8601 with its UTC offset)",
 	} {
 		if !strings.Contains(string(card), s) {

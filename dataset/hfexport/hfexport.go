@@ -110,6 +110,10 @@ type Result struct {
 	// BadImages counts stored screenshots that were not PNGs and were
 	// written as null images (the store is not changed).
 	BadImages int
+	// FailureStepsRemoved counts failures whose first failing step an
+	// edit removed after the review: their failure_step and failure_type
+	// are written as null.
+	FailureStepsRemoved int
 }
 
 // Errors a caller can test with errors.Is; their messages say what to do.

@@ -221,7 +221,7 @@ func (x *exporter) run() (Result, error) {
 		return Result{}, err
 	}
 	x.report(true)
-	res := Result{Splits: splits, Files: x.files, Bytes: x.bytes, BadImages: x.badImages}
+	res := Result{Splits: splits, Files: x.files, Bytes: x.bytes, BadImages: x.badImages, FailureStepsRemoved: x.stats.failureStepsRemoved}
 	for _, s := range splits {
 		res.Episodes += s.Episodes
 		res.Steps += s.Steps
@@ -498,11 +498,16 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 	}
 	if fs := e.FailureStep; fs != nil {
 		// Step 0 (the start page) keeps its number; a failing step an
-		// edit removed has none in the edited episode: null.
+		// edit removed has none in the edited episode: null, and so is
+		// the failure type, which describes that step (never a type
+		// without its step).
 		if *fs == 0 {
 			r.FailureStep = i64(0)
 		} else if n, ok := exported[*fs]; ok {
 			r.FailureStep = i64(n)
+		} else {
+			r.FailureType = nil
+			x.stats.failureStepsRemoved++
 		}
 	}
 	if e.AutoReward != nil {

@@ -115,6 +115,9 @@ type Client struct {
 	readErr error
 	state   engine.State
 	closed  bool
+	// discarded: the episode was discarded; Close says so to the server
+	// (the close frame's reason), so its store agrees.
+	discarded bool
 }
 
 // Dial waits for the server's /health, opens /ws and checks that the server
@@ -519,6 +522,7 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 		return o, err
 	}
 	o.Step = 0
+	o.Error = practiceHint(opts.StartURL, o.Error)
 	if o.Timings.TotalMS == 0 { // the server did not say (no details)
 		o.Timings.TotalMS = time.Since(start).Milliseconds()
 	}
@@ -529,6 +533,21 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 		o.EndReason = endReason(o, action.Action{}, 0, c.opts.MaxSteps)
 	}
 	return o, nil
+}
+
+// practiceHint adds, to a start page's unresolved host name that is one of
+// the built-in practice sites (*.waymark.test), that the server serves
+// those only with --task-pack.
+func practiceHint(startURL string, code action.Code) action.Code {
+	if !strings.Contains(string(code), "ERR_NAME_NOT_RESOLVED") {
+		return code
+	}
+	u, err := url.Parse(startURL)
+	if err != nil || !strings.HasSuffix(strings.ToLower(u.Hostname()), ".waymark.test") {
+		return code
+	}
+	return action.Code(fmt.Sprintf("%s: %s is a built-in practice site, and this OpenEnv server does not serve them; start it with 'waymark serve --task-pack' (or choose a task whose page is on the web)",
+		code, u.Hostname()))
 }
 
 // Step validates the action locally (the reference server drops the session
@@ -610,8 +629,24 @@ func (c *Client) Info() engine.Info {
 	return engine.Info{Kind: "openenv", Server: c.base, ActionSet: c.opts.ActionSet, MaxSteps: c.opts.MaxSteps}
 }
 
-// Close sends {"type":"close"} (best effort) and closes the socket. It is
-// safe to call more than once.
+// EndDiscardedReason is the WebSocket close frame's reason a client gives
+// when its episode was discarded: a Waymark server then stores the episode
+// as discarded, not interrupted. Other OpenEnv servers ignore close
+// reasons, so the message protocol is unchanged.
+const EndDiscardedReason = string(action.EndDiscarded)
+
+// Discard marks the episode discarded: Close tells the server so, in the
+// close frame's reason, instead of sending {"type":"close"}.
+func (c *Client) Discard() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.discarded = true
+	return nil
+}
+
+// Close sends {"type":"close"} (best effort) and closes the socket; after
+// Discard it closes the socket with the reason EndDiscardedReason instead.
+// It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -620,8 +655,20 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	alive := c.readErr == nil
+	discarded := c.discarded
 	c.mu.Unlock()
-	if alive {
+	if alive && discarded {
+		done := make(chan struct{})
+		go func() {
+			_ = c.conn.Close(websocket.StatusNormalClosure, EndDiscardedReason)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			_ = c.conn.CloseNow()
+		}
+	} else if alive {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = c.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"close"}`))
 		cancel()

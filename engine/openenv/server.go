@@ -232,6 +232,9 @@ type session struct {
 	agent   string // the agent's name from a metadata hint
 	epAgent string // the current episode's agent name
 	details bool   // the reset asked for titles and timings (metadata.details)
+	// discarded: the client closed with EndDiscardedReason; the episode is
+	// discarded, not interrupted, when the session ends
+	discarded bool
 
 	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
 	gym   *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
@@ -297,6 +300,16 @@ func (s *Server) writeAndClose(c *websocket.Conn, msg []byte) {
 		c.CloseRead(ctx) // a reader lets the close handshake complete
 		_ = c.Close(websocket.StatusNormalClosure, "")
 	}()
+}
+
+// closeReason is the reason of the close frame that ended a read ("" when
+// none came).
+func closeReason(err error) string {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		return ce.Reason
+	}
+	return ""
 }
 
 // closeConn closes politely but never waits long for a silent peer.
@@ -371,6 +384,9 @@ loop:
 				switch {
 				case rerr != nil && websocket.CloseStatus(rerr) == -1:
 					reason = "connection lost: " + rerr.Error()
+				case rerr != nil && closeReason(rerr) == EndDiscardedReason:
+					reason = "client discarded the episode"
+					ss.discarded = true
 				case rerr == nil:
 					reason = "server stopping or client not answering pings"
 				}
@@ -452,6 +468,11 @@ func (ss *session) pinger(ctx context.Context, cancel context.CancelFunc) {
 func (ss *session) teardown() {
 	ss.lease.stop()
 	if ss.wrap != nil {
+		if d, ok := ss.wrap.(interface{ Discard() error }); ok && ss.discarded {
+			if err := d.Discard(); err != nil {
+				ss.srv.opts.Logf("openenv: session %s: discarding the episode: %v", ss.info.ID, err)
+			}
+		}
 		if err := ss.wrap.Close(); err != nil {
 			ss.srv.opts.Logf("openenv: session %s: closing the episode: %v", ss.info.ID, err)
 		}
@@ -560,6 +581,11 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		return errorFrame(CodeExecution, err.Error())
 	}
 	if ss.wrap != nil {
+		if d, ok := ss.wrap.(interface{ Discard() error }); ok && ss.discarded {
+			if err := d.Discard(); err != nil {
+				ss.srv.opts.Logf("openenv: session %s: discarding the episode: %v", ss.info.ID, err)
+			}
+		}
 		if err := ss.wrap.Close(); err != nil {
 			ss.srv.opts.Logf("openenv: session %s: closing the previous episode: %v", ss.info.ID, err)
 		}

@@ -363,6 +363,9 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 		if res.BadImages > 0 {
 			msg += fmt.Sprintf(" %s not PNG; %s empty.", ui.Plural(res.BadImages, "stored screenshot")+map[bool]string{true: " was", false: " were"}[res.BadImages == 1], map[bool]string{true: "its image cell is", false: "their image cells are"}[res.BadImages == 1])
 		}
+		if n := res.FailureStepsRemoved; n > 0 {
+			msg += fmt.Sprintf(" %s an edit removed after the review: failure step and type left empty; review again.", ui.Plural(n, "failure label")+map[bool]string{true: " names a failing step", false: " name failing steps"}[n == 1])
+		}
 		t.status.SetText(msg + " " + strings.Join(parts, "; ") + ".\nLoad it with datasets.load_dataset(\"" + res.Dir + "\").")
 		t.force.SetChecked(false)
 		t.ctx.Notifyf("Export finished", fmt.Sprintf("%s, %s in %s", ui.Plural(res.Episodes, "episode"), ui.Plural(res.Steps, "step"), filepath.Base(res.Dir)))

@@ -80,11 +80,25 @@ func (r *Tab) expectedAnswer(last action.Observation) string {
 }
 
 // connectionLost tells that the OpenEnv server went away: the episode is
-// saved as interrupted with every step, and the person chooses how to go on.
+// saved as interrupted with every step, and the person chooses how to go
+// on: resume it in the local browser (its steps replayed), or start the
+// task again on the server.
 func (r *Tab) connectionLost(t dataset.Task, err error) {
 	steps := max(0, len(r.rows)-1)
-	msg := fmt.Sprintf("%v.\n\nThe episode was saved as interrupted, with its %s. Start it again on the server once it is back, or go on in the local browser.",
-		err, ui.Plural(steps, "step"))
+	id, run := r.episodeID, r.runner
+	resumable := id != "" && r.keptSteps() > 0
+	msg := fmt.Sprintf("The connection to the OpenEnv server was lost. The episode was saved as interrupted, with its %s.", ui.Plural(steps, "step"))
+	switch {
+	case r.opts.UseLocalBrowser != nil && resumable:
+		msg += "\n\nResume it in the local browser (its steps are replayed there, then you go on), or start the task again on the server once it is back."
+	case r.opts.UseLocalBrowser != nil:
+		msg += "\n\nStart the task in the local browser, or again on the server once it is back."
+	default:
+		msg += "\n\nStart the task again on the server once it is back."
+	}
+	if err != nil {
+		msg += "\n\nDetails: " + ui.Sentence(err.Error())
+	}
 	r.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
 	w := r.ctx.Window
 	if w == nil {
@@ -98,8 +112,21 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 		r.StartTask(t)
 	}}
 	buttons := []fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { d.Hide() }}}
-	if r.opts.UseLocalBrowser != nil {
-		buttons = append(buttons, &widget.Button{Text: "Switch to the local browser", OnTapped: func() {
+	if r.opts.UseLocalBrowser != nil && resumable {
+		buttons = append(buttons, &widget.Button{Text: "Resume in the local browser", OnTapped: func() {
+			d.Hide()
+			r.opts.UseLocalBrowser()
+			// The episode is marked interrupted when the runner has
+			// closed its engine: resume after that.
+			go func() {
+				if run != nil {
+					<-run.Done()
+				}
+				r.ctx.UI().Do(func() { r.Resume(id) })
+			}()
+		}})
+	} else if r.opts.UseLocalBrowser != nil {
+		buttons = append(buttons, &widget.Button{Text: "Start in the local browser", OnTapped: func() {
 			d.Hide()
 			r.opts.UseLocalBrowser()
 			r.StartTask(t)

@@ -214,12 +214,34 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	if eps[0].Status != dataset.StatusInterrupted || eps[0].NumSteps != 1 {
 		t.Fatalf("episode after the server went away: %+v", eps[0])
 	}
+	// The message is a sentence, not a raw Go error.
+	if strings.Contains(shown, "the connection to") || !strings.Contains(shown, "The connection to the OpenEnv server") {
+		t.Errorf("dialog says %q", shown)
+	}
+	// Going on in the local browser resumes the interrupted episode (its
+	// steps replayed), not a new one.
+	pe := newPageEngine(t)
+	tapped := false
 	for _, o := range test.LaidOutObjects(f.win.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == "Switch to the local browser" {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Resume in the local browser" {
+			f.usePageEngine(pe)
 			test.Tap(b)
+			tapped = true
 		}
 	}
+	if !tapped {
+		t.Fatalf("no Resume in the local browser button: %q", shown)
+	}
 	if !switched {
-		t.Error("Switch to the local browser did nothing")
+		t.Error("Resume in the local browser did not switch to the local browser")
+	}
+	// The local engine's start page is not the server's: the resume is
+	// tried on the same episode, which stays interrupted.
+	f.loop.until(t, "the resume", func() bool {
+		return f.tab.state == stEnded && strings.Contains(f.tab.errLbl.Text, "could not be resumed") && !f.tab.runner.Busy()
+	})
+	eps, _ = f.store.ListEpisodes(dataset.EpisodeFilter{})
+	if len(eps) != 1 || eps[0].Status != dataset.StatusInterrupted {
+		t.Errorf("a new episode was started instead of resuming: %+v", eps)
 	}
 }

@@ -204,6 +204,7 @@ func (r *Tab) begin(t dataset.Task, s ui.Settings, how string, start func(e *epi
 	r.timeline.Refresh()
 	r.view.ShowLive()
 	r.view.SetHint("Starting the browser…", true)
+	r.lastURL = "Starting the browser…" // not the last episode's page
 	r.setError("")
 	r.latLbl.SetText("")
 	e := &episode{r: r, task: t, settings: s, how: how}
@@ -232,6 +233,11 @@ func (r *Tab) begin(t dataset.Task, s ui.Settings, how string, start func(e *epi
 func (r *Tab) engineOpened(e *episode, o *Opened) {
 	r.eng = o.Engine // its EpisodeID is known after Reset
 	r.engineLbl.SetText(engineText(o.Engine.Info()))
+	if r.state == stStarting && e.how == "" {
+		r.lastURL = "Opening " + e.task.StartURL + "…"
+		r.view.SetHint("Opening the page…", true)
+		r.sync()
+	}
 	if o.Frames == nil {
 		r.frameless = true
 		return

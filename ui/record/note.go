@@ -62,7 +62,8 @@ const (
 )
 
 // noteTarget is the timeline row a note goes to: the one selected, else
-// the latest; false when there is none.
+// the latest that is kept (an undone step is left out of the episode and
+// its export); false when there is none.
 func (r *Tab) noteTarget() (stepRow, bool) {
 	if r.episodeID == "" || len(r.rows) == 0 {
 		return stepRow{}, false
@@ -70,7 +71,17 @@ func (r *Tab) noteTarget() (stepRow, bool) {
 	if r.selected >= 0 && r.selected < len(r.rows) {
 		return r.rows[r.selected], true
 	}
-	return r.rows[len(r.rows)-1], true
+	return r.latestKept()
+}
+
+// latestKept is the latest timeline row that is not removed.
+func (r *Tab) latestKept() (stepRow, bool) {
+	for i := len(r.rows) - 1; i >= 0; i-- {
+		if !r.rows[i].removed {
+			return r.rows[i], true
+		}
+	}
+	return stepRow{}, false
 }
 
 // inputOnItsWay reports whether an input of the person's has not become a
@@ -99,6 +110,10 @@ func (r *Tab) askNote(fromKey bool) {
 	row, ok := r.noteTarget()
 	if !ok {
 		r.setError("No step to write a note on yet: a note goes with a recorded step. Start an episode first.")
+		return
+	}
+	if row.removed {
+		r.setError(fmt.Sprintf("No note on step %d: step %d was removed from the episode (it is kept in the store but not exported). Select a kept step, or clear the selection for the latest one.", row.idx, row.idx))
 		return
 	}
 	nf := &noteField{entry: newNoteEntry()}
@@ -206,16 +221,21 @@ func (r *Tab) notePick(nf *noteField, idx int) {
 		return
 	}
 	for _, row := range r.rows {
-		if row.idx == idx {
+		if row.idx == idx && !row.removed {
 			r.noteKnown(nf, row)
 			return
+		}
+		if row.idx == idx {
+			idx = -1 // undone meanwhile: the latest kept step
 		}
 	}
 	if nf.tries++; idx >= 0 && nf.tries < noteWaitTries {
 		r.ctx.UI().After(notePoll, func() { r.notePick(nf, idx) })
 		return
 	}
-	r.noteKnown(nf, r.rows[len(r.rows)-1])
+	if row, ok := r.latestKept(); ok {
+		r.noteKnown(nf, row)
+	}
 }
 
 // submitNote saves the note, or, while its step is still on its way,

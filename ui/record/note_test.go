@@ -154,3 +154,68 @@ func TestNoteWaitsForTheStepOnItsWay(t *testing.T) {
 		t.Fatal("the page did not get the keyboard back")
 	}
 }
+
+// A note made right after Undo goes on the latest step that is kept, not
+// on the step just undone; a removed step selected in the timeline takes
+// no note.
+func TestNoteAfterUndoGoesOnTheKeptStep(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{{Goal: "Save a note", Category: dataset.Interaction, StartURL: "http://127.0.0.1:9/", Source: "test"}})
+	pe := newPageEngine(t)
+	f.usePageEngine(pe)
+	f.tab.startChosen()
+	f.loop.until(t, "recording", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+	f.tab.mapper.SetPauses(time.Hour, time.Hour)
+	v := f.tab.View()
+	for i, p := range []fyne.Position{fyne.NewPos(10, 10), fyne.NewPos(20, 20)} {
+		click(v, p)
+		pe.let(1)
+		f.loop.until(t, "a step", func() bool { return len(f.tab.rows) == i+2 })
+	}
+	f.tab.TypedShortcut(ShortcutUndo)
+	pe.let(1) // the replay of step 1
+	f.loop.until(t, "the undo", func() bool { return f.tab.rows[2].removed && f.tab.replaying == "" })
+
+	f.tab.TypedShortcut(ShortcutNote)
+	if f.tab.note == nil {
+		t.Fatal("the note field did not open")
+	}
+	if got := f.tab.note.title.Text; !strings.Contains(got, "Note on step 1 (click 10,10)") {
+		t.Fatalf("after the undo the note field says %q", got)
+	}
+	f.tab.note.entry.SetText("after undo")
+	f.tab.note.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 1}] != "" })
+	equal(t, f.storedNotes(t), []string{"", "after undo", ""})
+
+	// The undone step selected: no note on it.
+	f.tab.timeline.Select(2)
+	f.tab.askNote(false)
+	if f.tab.note != nil && f.tab.note.pop.Visible() {
+		t.Fatalf("a note field opened on the undone step: %q", f.tab.note.title.Text)
+	}
+	if !strings.Contains(f.tab.errLbl.Text, "step 2 was removed") {
+		t.Fatalf("status %q", f.tab.errLbl.Text)
+	}
+}
+
+// A note longer than the timeline shows is read whole by selecting its
+// step: the status bar shows it.
+func TestLongNoteReadWholeOnSelect(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	f.tab.act(action.Action{Op: action.Wait})
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "a step", func() bool { return len(f.tab.rows) == 2 })
+	long := "the list loaded late, then the second result moved under the pointer as I clicked"
+	f.tab.askNote(false)
+	f.tab.note.entry.SetText(long)
+	f.tab.note.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes[noteKey{f.tab.episodeID, 1}] != "" })
+	if strings.Contains(strings.Join(texts(f.tab.timeline), "\n"), long) {
+		t.Fatal("the timeline shows the whole long note: this test needs a longer one")
+	}
+	f.tab.setStatus("")
+	f.tab.timeline.Select(1)
+	if !strings.Contains(f.tab.errLbl.Text, long) {
+		t.Fatalf("selecting the step shows %q, not its note", f.tab.errLbl.Text)
+	}
+}

@@ -113,6 +113,11 @@ func New(ctx *ui.Context, opts Options) *Tab {
 		r.queue.Select(0) // the first task not yet demonstrated: Start is one click
 	}
 	r.sync()
+	if ctx.App != nil {
+		// Settings saved (a server URL, the action set) show at once in the
+		// status bar's "Next episode: …".
+		ctx.App.Preferences().AddChangeListener(func() { ctx.UI().Do(r.sync) })
+	}
 	return r
 }
 

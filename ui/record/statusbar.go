@@ -38,7 +38,7 @@ func (r *Tab) buildStatusBar() fyne.CanvasObject {
 	r.errLbl.Wrapping = fyne.TextWrapWord
 	r.latLbl = widget.NewLabel("")
 	return container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), r.engineLbl),
-		container.NewGridWithColumns(2, r.urlLbl, r.errLbl))
+		container.NewGridWithColumns(2, r.urlLbl, container.New(twoLines{}, r.errLbl)))
 }
 
 // sync enables the buttons that can act now and updates the status bar.
@@ -161,4 +161,25 @@ func plannedEngine(s ui.Settings) string {
 		set = action.SetDefault
 	}
 	return "Next episode: " + where + " · " + string(set) + " actions"
+}
+
+// twoLines keeps room for two lines of a label: a message that wraps onto
+// a second line does not make the screen taller (in a window just tall
+// enough, the toolkit would lay that line out past the bottom edge). A
+// longer one still gets its lines.
+type twoLines struct{}
+
+func (twoLines) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (twoLines) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := fyne.NewSize(0, ui.LabelsHeight(1, 2))
+	for _, o := range objs {
+		m = m.Max(o.MinSize())
+	}
+	return m
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 
@@ -33,5 +34,38 @@ func TestStatusBarShowsLongMessagesInFull(t *testing.T) {
 	bottom := f.tab.errLbl.Position().Y + f.tab.errLbl.Size().Height
 	if h := f.win.Canvas().Size().Height; bottom > h {
 		t.Errorf("the message ends at %.0f, below the window (%.0f)", bottom, h)
+	}
+}
+
+// In a window no taller than the Record screen needs, a status message
+// that wraps onto a second line shows both: the bar keeps room for two
+// lines, so the second does not make the screen taller than the window
+// (the toolkit then lays it out past the window's bottom edge).
+func TestStatusBarSecondLineAtTheWindowsEdge(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	f.tab.setError("")
+	relayout := func() {
+		for range 2 { // a wrapped label's height follows its width
+			f.win.Resize(fyne.NewSize(1201, 800))
+			f.win.Resize(fyne.NewSize(1200, 800))
+		}
+		f.win.Canvas().Capture()
+	}
+	relayout()
+	need := f.tab.Content().MinSize().Height
+	msg := "No step to write a note on yet: a note goes with a recorded step. Start an episode first, then press Ctrl+Shift+M again to write it on the latest step."
+	f.tab.setError(msg)
+	relayout()
+	var lines []string
+	for _, o := range test.LaidOutObjects(f.tab.errLbl) {
+		if tx, ok := o.(*canvas.Text); ok && tx.Visible() && tx.Text != "" {
+			lines = append(lines, strings.TrimSpace(tx.Text))
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("the message is on %d lines, this test needs two: %q", len(lines), lines)
+	}
+	if now := f.tab.Content().MinSize().Height; now > need {
+		t.Errorf("a two-line message makes the screen need %.0f, not %.0f: in a window %.0f high its second line is past the bottom edge", now, need, need)
 	}
 }

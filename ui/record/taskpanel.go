@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"slices"
@@ -38,6 +39,7 @@ type taskWidgets struct {
 	taskBtns  *fyne.Container
 	taskPanel *fyne.Container
 	panelHead *widget.Label // "Tasks", or "Recording" while the queue is folded
+	adhoc     *adhocForm    // the open ad-hoc task dialog, or nil
 }
 
 // leftColumn is the split between the task panel and the timeline. While
@@ -251,30 +253,53 @@ func (r *Tab) nextTask() *dataset.Task {
 	return nil
 }
 
+// adhocForm is the open ad-hoc task dialog.
+type adhocForm struct {
+	d         *dialog.FormDialog
+	goal, url *ui.DialogEntry
+	cat       *widget.Select
+}
+
 // showAdhoc asks for an ad-hoc task, saves it and starts it.
-func (r *Tab) showAdhoc() {
-	if r.ctx.Store == nil || r.ctx.Window == nil {
+func (r *Tab) showAdhoc() { r.showAdhocWith("", dataset.Navigation, "") }
+
+// showAdhocWith opens the ad-hoc task dialog with what was typed before.
+// Enter saves and starts (the form refuses an empty goal and stays open),
+// Escape cancels; a task the store refuses opens the dialog again with the
+// same text under the error.
+func (r *Tab) showAdhocWith(goalText, category, urlText string) {
+	w := r.ctx.Window
+	if r.ctx.Store == nil || w == nil {
 		return
 	}
-	goal := widget.NewMultiLineEntry()
-	goal.SetPlaceHolder("What should be done, e.g. Find the price of the red kettle")
-	goal.SetMinRowsVisible(2)
-	goal.Wrapping = fyne.TextWrapWord
-	cat := widget.NewSelect(dataset.Categories, nil)
-	cat.SetSelected(dataset.Navigation)
-	url := widget.NewEntry()
-	url.SetPlaceHolder("https://…")
-	d := dialog.NewForm("Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
-		{Text: "Goal", Widget: goal},
-		{Text: "Category", Widget: cat},
-		{Text: "Start URL", Widget: url},
+	f := &adhocForm{goal: ui.NewDialogWrapEntry(2), url: ui.NewDialogEntry()}
+	f.goal.SetPlaceHolder("What should be done, e.g. Find the price of the red kettle")
+	f.goal.SetText(goalText)
+	f.goal.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("write the goal: what should be done on the page")
+		}
+		return nil
+	}
+	f.cat = widget.NewSelect(dataset.Categories, nil)
+	f.cat.SetSelected(category)
+	f.url.SetPlaceHolder("https://…")
+	f.url.SetText(urlText)
+	f.d = dialog.NewForm("Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
+		{Text: "Goal", Widget: f.goal, HintText: "Enter saves and starts; Shift+Enter starts a new line"},
+		{Text: "Category", Widget: f.cat},
+		{Text: "Start URL", Widget: f.url},
 	}, func(ok bool) {
+		if r.adhoc == f {
+			r.adhoc = nil
+		}
 		if !ok {
 			return
 		}
-		t, err := r.saveAdhoc(goal.Text, cat.Selected, url.Text)
+		t, err := r.saveAdhoc(f.goal.Text, f.cat.Selected, f.url.Text)
 		if err != nil {
-			ui.ShowError(err, r.ctx.Window)
+			r.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
+			ui.ShowError(err, w)
 			return
 		}
 		r.catSel.SetSelectedIndex(0)
@@ -282,9 +307,15 @@ func (r *Tab) showAdhoc() {
 		r.refreshQueue()
 		r.showTask(t)
 		r.start(t)
-	}, r.ctx.Window)
-	d.Resize(fyne.NewSize(520, 0))
-	d.Show()
+	}, w)
+	submit := func(string) { f.d.Submit() }
+	f.goal.OnSubmitted, f.url.OnSubmitted = submit, submit
+	f.goal.OnEscape, f.url.OnEscape = f.d.Dismiss, f.d.Dismiss
+	f.d.Resize(fyne.NewSize(520, 0))
+	r.adhoc = f
+	f.d.Show()
+	ui.WithKeys(w, f.d, f.d.Submit)
+	w.Canvas().Focus(f.goal)
 }
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).

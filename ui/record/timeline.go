@@ -170,6 +170,10 @@ func (r *Tab) preview(id int) {
 	if row.idx == 0 {
 		banner = "Step 0: the start page. Click the picture to return to the live page."
 	}
+	if n := r.notes[noteKey{ep, row.idx}]; n != "" {
+		// The timeline shows the start of a note; the status bar, whole.
+		r.setStatus(fmt.Sprintf("Note on step %d: %s", row.idx, n))
+	}
 	if r.ctx.Store == nil || ep == "" {
 		r.view.ShowStill(nil, row.act, pointer, banner)
 		return

@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -46,8 +47,10 @@ func (e *stepEdits) init(p *player) {
 	e.removeBtn = widget.NewButtonWithIcon("Remove step", theme.DeleteIcon(), func() { p.t.unfocus(); e.askRemoveOrRestore() })
 	e.trimBtn = widget.NewButtonWithIcon("Trim after this step", theme.ContentCutIcon(), func() { p.t.unfocus(); e.askTrim() })
 	e.contBtn = widget.NewButtonWithIcon("Continue from step 0", theme.MediaRecordIcon(), func() { p.t.unfocus(); e.continueFrom() })
+	// One line (the header keeps a row for it, so the picture does not
+	// move); a window too narrow for it ends it with an ellipsis.
 	e.branch = widget.NewLabel("")
-	e.branch.Wrapping = fyne.TextWrapWord
+	e.branch.Truncation = fyne.TextTruncateEllipsis
 	e.parentBtn = widget.NewButton("Open the parent", func() { p.t.unfocus(); e.openParent() })
 	e.branchBox = container.NewBorder(nil, nil, nil, e.parentBtn, e.branch)
 	e.branchBox.Hide()
@@ -287,7 +290,8 @@ func (e *stepEdits) askRemoveOrRestore() {
 		return
 	}
 	e.askReason(fmt.Sprintf("Remove step %d?", k),
-		fmt.Sprintf("Step %d (%s) is left out of the edited episode and its exports. It stays stored, and you can restore it.", k, actionText(st.Action)),
+		fmt.Sprintf("Step %d (%s) is left out of the edited episode and its exports. It stays stored, and you can restore it.", k, actionText(st.Action))+
+			e.reviewsTouching([]int{st.Index}),
 		"Remove step", fmt.Sprintf("Step %d was not removed", k),
 		func(why string) error {
 			return p.t.store.RemoveStep(p.t.life, p.ep.ID, st.Index, p.t.reviewer(), why)
@@ -302,13 +306,87 @@ func (e *stepEdits) askTrim() {
 	}
 	k := p.cur
 	n := e.keptAfter(k)
+	var cut []int
+	for _, st := range p.steps[k+1:] {
+		if !st.Removed {
+			cut = append(cut, st.Index)
+		}
+	}
 	e.askReason(fmt.Sprintf("Trim after step %d?", k),
 		fmt.Sprintf("The %s after step %d %s left out of the edited episode and its exports, which then end at step %d. They stay stored, and you can restore them one by one.",
-			ui.Plural(n, "step"), k, map[bool]string{true: "is", false: "are"}[n == 1], k),
+			ui.Plural(n, "step"), k, map[bool]string{true: "is", false: "are"}[n == 1], k)+e.reviewsTouching(cut),
 		"Trim", fmt.Sprintf("The steps after step %d were not trimmed", k),
 		func(why string) error {
 			return p.t.store.TrimAfter(p.t.life, p.ep.ID, p.steps[k].Index, p.t.reviewer(), why)
 		}, fmt.Sprintf("Trimmed the %s after step %d.", ui.Plural(n, "step"), k))
+}
+
+// reviewsTouching says which current reviews of the open episode name one
+// of the steps (stored indices) as the first failing step or flag it, and
+// what an edit leaving them out does to those labels; "" when none does
+// (or the reviews cannot be read: the edit itself is harmless to them).
+func (e *stepEdits) reviewsTouching(steps []int) string {
+	p := e.p
+	revs, err := p.t.store.CurrentReviews(p.ep.ID)
+	if err != nil {
+		return ""
+	}
+	in := map[int]bool{}
+	for _, k := range steps {
+		in[k] = true
+	}
+	var lines []string
+	failure := false
+	for _, r := range revs {
+		var what []string
+		if r.FailureStep != nil && in[*r.FailureStep] {
+			what = append(what, fmt.Sprintf("names step %d as the first failing step (%s)", *r.FailureStep, failureTypeName(r.FailureType)))
+			failure = true
+		}
+		var flagged []int
+		for k := range r.StepFlags {
+			if in[k] && len(r.StepFlags[k]) > 0 {
+				flagged = append(flagged, k)
+			}
+		}
+		slices.Sort(flagged)
+		for _, k := range flagged {
+			var names []string
+			for _, f := range r.StepFlags[k] {
+				names = append(names, flagName(f))
+			}
+			what = append(what, fmt.Sprintf("flags step %d as %s", k, strings.Join(names, " and ")))
+		}
+		if len(what) == 0 {
+			continue
+		}
+		who := r.Reviewer + "'s review"
+		switch {
+		case r.Settles:
+			who = r.Reviewer + "'s settling label"
+		case r.Reviewer == p.t.reviewer():
+			who = "Your review"
+		}
+		lines = append(lines, "• "+who+" "+strings.Join(what, "; "))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	s := "\n\nReviews that label these steps:\n" + strings.Join(lines, "\n")
+	if failure {
+		s += "\nThe export then leaves that failure step and type empty (the outcome is kept), and drops the flags of the steps left out. Ask the reviewer to review the episode again, or restore the step."
+	} else {
+		s += "\nThe export then drops the flags of the steps left out."
+	}
+	return s
+}
+
+// flagName is a step flag in words.
+func flagName(f string) string {
+	if f == dataset.FlagMistake {
+		return "a mistake"
+	}
+	return f
 }
 
 // askReason asks why (required; Enter confirms, Escape cancels), then
@@ -423,12 +501,12 @@ func (e *stepEdits) loadBranch() {
 	}
 	parent, err := e.p.t.store.GetEpisode(ep.ParentEpisodeID)
 	if err != nil {
-		e.branch.SetText(fmt.Sprintf("↳ Branch of episode %s at step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
+		e.branch.SetText(fmt.Sprintf("↳ Branch of episode %s from its step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
 		e.parentBtn.Disable()
 	} else {
 		e.parent = &parent
-		e.branch.SetText(fmt.Sprintf("↳ Branch of %s's episode of %s at step %d: its steps 1–%d were replayed, then recorded by hand.",
-			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k, k))
+		e.branch.SetText(fmt.Sprintf("↳ Branch of %s's episode of %s, continued from its step %d",
+			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k))
 		e.parentBtn.Enable()
 	}
 	e.branchBox.Show()
@@ -455,11 +533,7 @@ func (e *stepEdits) showBranches(id string) {
 	if len(at) > 0 {
 		s += " (from step " + strings.Join(at, ", ") + ")"
 	}
-	them := "them"
-	if len(kids) == 1 {
-		them = "it"
-	}
-	e.branch.SetText(s + ": the queue lists " + them + " under this episode.")
+	e.branch.SetText(s + ", listed under this episode in the queue")
 	e.parentBtn.Hide()
 	e.branchBox.Show()
 }

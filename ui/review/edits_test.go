@@ -317,7 +317,7 @@ func TestBranchesInQueueAndPlayer(t *testing.T) {
 	q.list.Select(at)
 	p := &e.tab.player
 	if p.ep.ID != branch || !p.edits.branchBox.Visible() || !strings.Contains(p.edits.branch.Text, "Branch of ann's episode of") ||
-		!strings.Contains(p.edits.branch.Text, "at step 2") {
+		!strings.Contains(p.edits.branch.Text, "from its step 2") {
 		t.Fatalf("branch header: visible %v %q", p.edits.branchBox.Visible(), p.edits.branch.Text)
 	}
 	test.Tap(p.edits.parentBtn)
@@ -355,5 +355,56 @@ func TestNestBranches(t *testing.T) {
 	got, _ = nestBranches([]dataset.QueueItem{it("p", "q"), it("q", "p")})
 	if len(got) != 2 {
 		t.Errorf("cycle: %d items", len(got))
+	}
+}
+
+// TestEditNamesTheReviewItTouches: removing or trimming a step that a
+// review names as the first failing step, or flags, says which review
+// before it is done, and what the export then leaves out.
+func TestEditNamesTheReviewItTouches(t *testing.T) {
+	e := newEnv(t)
+	e.tab.ctx.Window = e.w
+	p := &e.tab.player
+	e.key(fyne.KeyN)
+	id := p.ep.ID
+	two := 2
+	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "sam", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+		FailureType: "wrong_element", StepFlags: map[int][]string{2: {dataset.FlagMistake}, 3: {dataset.FlagUnnecessary}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+		FailureType: "gave_up"}); err != nil {
+		t.Fatal(err)
+	}
+	e.key(fyne.KeyRight) // step 2
+	e.key(fyne.KeyDelete)
+	txt := dialogText(e.w)
+	for _, want := range []string{"Your review names step 2 as the first failing step (gave up)", "sam's review", "step 2 as the first failing step (wrong element)", "flags step 2 as a mistake", "failure step and type empty"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("the remove dialog lacks %q: %q", want, txt)
+		}
+	}
+	e.reasonField().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+
+	// Trim after step 1 touches both of sam's labels.
+	e.key(fyne.KeyLeft)
+	test.Tap(p.edits.trimBtn)
+	txt = dialogText(e.w)
+	for _, want := range []string{"sam's review", "step 2 as the first failing step", "flags step 3 as unnecessary"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("the trim dialog lacks %q: %q", want, txt)
+		}
+	}
+	e.reasonField().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+
+	// A step no review names: no such words.
+	e.key(fyne.KeyEnd)
+	e.key(fyne.KeyDelete)
+	if txt := dialogText(e.w); strings.Contains(txt, "review") {
+		t.Errorf("the dialog for an unlabelled step mentions a review: %q", txt)
+	}
+	e.reasonField().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(e.removed(id)) != 0 {
+		t.Fatal("a cancelled dialog removed steps")
 	}
 }

@@ -66,3 +66,50 @@ func TestSideBySideUsesTheWholePane(t *testing.T) {
 		t.Errorf("side by side the pictures use %.0f of the %.0f pane (each %v)", used, paneW-left.X, a)
 	}
 }
+
+// A branch's header line and its "Open the parent" button show whole in
+// the default window, and the picture stays where it is for an episode
+// that is no branch.
+func TestBranchHeaderShowsWhole(t *testing.T) {
+	e := newEnv(t)
+	parent := e.eps[0]
+	ep, err := e.s.GetEpisode(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch, err := fixture.Episode(e.s, ep.TaskID, fixture.Options{Annotator: "bo", Actions: fixture.Clicks(3), Parent: parent, BranchStep: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.w.Resize(fyne.NewSize(1360, 1000))
+	p := &e.tab.player
+	d := fyne.CurrentApp().Driver()
+	layout := func() {
+		for range 2 {
+			e.w.Resize(fyne.NewSize(1361, 1000))
+			e.w.Resize(fyne.NewSize(1360, 1000))
+		}
+		e.w.Canvas().Capture()
+	}
+	e.openEpisode(e.eps[1])
+	layout()
+	y0 := d.AbsolutePositionForObject(p.view).Y
+	e.openEpisode(branch)
+	layout()
+	if y := d.AbsolutePositionForObject(p.view).Y; y != y0 {
+		t.Errorf("the picture moved from y=%v to y=%v for a branch", y0, y)
+	}
+	top := y0 // the header ends above the picture
+	for name, o := range map[string]fyne.CanvasObject{"the branch line": p.edits.branch, "Open the parent": p.edits.parentBtn} {
+		pos := d.AbsolutePositionForObject(o)
+		if !o.Visible() || pos.Y+o.Size().Height > top || o.Size().Height < o.MinSize().Height {
+			t.Errorf("%s is cut: at y=%v, %v high (needs %v), the header ends at y=%v", name, pos.Y, o.Size().Height, o.MinSize().Height, top)
+		}
+	}
+	if lbl := p.edits.branch; lbl.Size().Width < lbl.MinSize().Width || fyne.MeasureText(lbl.Text, theme.TextSize(), lbl.TextStyle).Width > lbl.Size().Width {
+		t.Errorf("the branch line %q does not fit its %v width", lbl.Text, lbl.Size().Width)
+	}
+	if !strings.Contains(p.edits.branch.Text, "Branch of ann's episode") || !strings.Contains(p.edits.branch.Text, "step 2") {
+		t.Errorf("branch line %q", p.edits.branch.Text)
+	}
+}

@@ -117,9 +117,12 @@ func (p *player) init(t *Tab) {
 
 func (p *player) build() fyne.CanvasObject {
 	// One height for every episode (the goal on two lines, the summary on
-	// three; more scrolls), so the picture does not jump from one to the next.
-	header := ui.NewFixedHeight(func() float32 { return ui.LabelsHeight(2, 5) },
-		container.NewVScroll(container.NewVBox(p.goal, p.meta, p.edits.branchBox)))
+	// three, more scrolls; then a row for the branch line, empty for an
+	// episode with no branch), so the picture does not jump from one to
+	// the next.
+	header := container.NewVBox(
+		ui.NewFixedHeight(func() float32 { return ui.LabelsHeight(2, 5) }, container.NewVScroll(container.NewVBox(p.goal, p.meta))),
+		ui.NewFixedHeight(func() float32 { return max(p.edits.parentBtn.MinSize().Height, ui.LabelsHeight(1, 1)) }, p.edits.branchBox))
 	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })

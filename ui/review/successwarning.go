@@ -27,7 +27,11 @@ func (f *form) successWarning() string {
 func successDoubts(ep dataset.Episode, task dataset.Task) string {
 	var why []string
 	if ep.Status == dataset.StatusInterrupted {
-		why = append(why, "This episode was interrupted ("+endReasonText(ep)+"): the annotator may not have reached the end of the task.")
+		how := endReasonText(ep) // "interrupted (the recording stopped early)", or why it ended
+		if !strings.HasPrefix(how, "interrupted") {
+			how = "interrupted (" + how + ")"
+		}
+		why = append(why, "This episode was "+how+": the annotator may not have reached the end of the task.")
 	}
 	if ep.AutoReward != nil && *ep.AutoReward < 1 {
 		s := "Its automatic check failed"

@@ -436,13 +436,15 @@ func (d *importDialog) show() {
 	d.detail.SetText("Select a row to read all of it.")
 }
 
-// countLine says what the import would do, e.g. "12 tasks will be
-// imported, 2 rows skipped (information 5, navigation 7)".
+// countLine says what the import would do, counted in the file's rows,
+// e.g. "Will import 12 of 15 rows as tasks (information 5, navigation 7):
+// 2 skipped, 1 duplicate."
 func countLine(rep dataset.ImportReport) string {
-	s := fmt.Sprintf("%s will be imported, %s skipped", ui.Plural(len(rep.Tasks), "task"), ui.Plural(len(rep.Skipped), "row"))
-	if n := len(rep.Duplicates); n > 0 {
-		s += fmt.Sprintf(", %s already stored", ui.Plural(n, "row"))
+	as := "as tasks"
+	if rep.Rows == 1 {
+		as = "as a task"
 	}
+	s := fmt.Sprintf("Will import %d of %s %s", len(rep.Tasks), ui.Plural(rep.Rows, "row"), as)
 	var parts []string
 	for _, c := range dataset.Categories {
 		if n := rep.ByCategory[c]; n > 0 {
@@ -452,7 +454,18 @@ func countLine(rep dataset.ImportReport) string {
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return s + "."
+	return s + ": " + restLine(rep) + "."
+}
+
+// restLine counts the rows that are not imported: "2 skipped, 1
+// duplicate" (a duplicate's goal and start URL are already stored, or
+// earlier in the file).
+func restLine(rep dataset.ImportReport) string {
+	dup := "duplicates"
+	if len(rep.Duplicates) == 1 {
+		dup = "duplicate"
+	}
+	return fmt.Sprintf("%d skipped, %d %s", len(rep.Skipped), len(rep.Duplicates), dup)
 }
 
 // remembered are the choices to preset next time: the columns used, and
@@ -485,10 +498,6 @@ func (d *importDialog) doImport() {
 	t.rememberMapping(rep.Source, d.remembered())
 	d.dlg.Hide()
 	t.Reload()
-	msg := fmt.Sprintf("Imported %s; %s skipped", ui.Plural(rep.Imported, "task"), ui.Plural(len(rep.Skipped), "row"))
-	if n := len(rep.Duplicates); n > 0 {
-		msg += fmt.Sprintf(", %s already stored", ui.Plural(n, "row"))
-	}
-	msg += "."
+	msg := fmt.Sprintf("Imported %d of %s: %s.", rep.Imported, ui.Plural(rep.Rows, "row"), restLine(rep))
 	ui.ShowInformation(t.ctx.Window, "Import done", msg)
 }

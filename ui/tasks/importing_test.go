@@ -159,7 +159,7 @@ func TestImportDialogMapsUnrecognisedColumns(t *testing.T) {
 	noDashes(t, w)
 	sels[dataset.FieldCategory].SetSelected("Kind")
 	noDashes(t, w)
-	for _, want := range []string{"2 tasks will be imported, 1 row skipped", "Find the cheapest tent", "https://shop.test/tents", "information", "unknown category \"weird\""} {
+	for _, want := range []string{"Will import 2 of 3 rows as tasks (information 1, navigation 1): 1 skipped, 0 duplicates.", "Find the cheapest tent", "https://shop.test/tents", "information", "unknown category \"weird\""} {
 		if !overlaySays(w, want) {
 			t.Errorf("the preview lacks %q: %q", want, overlayTexts(w))
 		}
@@ -194,7 +194,7 @@ func TestImportDialogMapsUnrecognisedColumns(t *testing.T) {
 			t.Errorf("%s: preset %q, want %q", f, got, want)
 		}
 	}
-	if !overlaySays(w, "1 task will be imported, 0 rows skipped") {
+	if !overlaySays(w, "Will import 1 of 1 row as a task") {
 		t.Fatalf("the reopened file previews %q", overlayTexts(w))
 	}
 }
@@ -207,7 +207,7 @@ func TestImportDialogNoneAndDefaultCategory(t *testing.T) {
 	openImport(t, tab, loop, filepath.Join(t.TempDir(), "batch.csv"),
 		"instruction,website,type\nFind the cheapest tent,http://shop.test/,info\nOpen the help page,http://shop.test/,\n")
 	noDashes(t, w)
-	if !overlaySays(w, "1 task will be imported, 1 row skipped") || !overlaySays(w, "the category is empty") {
+	if !overlaySays(w, "Will import 1 of 2 rows as tasks") || !overlaySays(w, "the category is empty") {
 		t.Fatalf("preview %q", overlayTexts(w))
 	}
 	sels := mappingSelects(t, w)
@@ -229,7 +229,7 @@ func TestImportDialogNoneAndDefaultCategory(t *testing.T) {
 		t.Fatal("no choice of a category for rows without one")
 	}
 	defCat.SetSelected(dataset.Navigation)
-	if !overlaySays(w, "2 tasks will be imported, 0 rows skipped (navigation 2).") {
+	if !overlaySays(w, "Will import 2 of 2 rows as tasks (navigation 2): 0 skipped, 0 duplicates.") {
 		t.Fatalf("with a default category: %q", overlayTexts(w))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"waymark/ui"
 )
@@ -75,5 +76,42 @@ func TestImportPathEscapeCancels(t *testing.T) {
 	f.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	if top := w.Canvas().Overlays().Top(); top != nil && top.Visible() {
 		t.Fatalf("Escape left the dialog open: %q", overlayTexts(w))
+	}
+}
+
+// Escape in the file picker opened by Browse… closes the picker only: the
+// Import dialog behind it stays, with its path.
+func TestImportPickerEscapeClosesOnlyThePicker(t *testing.T) {
+	tab, _, _, _ := newTasksFixtureLoop(t)
+	w := tab.ctx.Window
+	w.Resize(fyne.NewSize(1200, 800))
+	test.Tap(tab.importBtn)
+	e, ok := w.Canvas().Focused().(*ui.PathEntry)
+	if !ok {
+		t.Fatal("no path entry focused")
+	}
+	e.SetText(t.TempDir() + "/")
+	var browse *widget.Button
+	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Browse…" {
+			browse = b
+		}
+	}
+	if browse == nil {
+		t.Fatal("no Browse… button")
+	}
+	pathDialog := w.Canvas().Overlays().Top()
+	test.Tap(browse)
+	if n := len(w.Canvas().Overlays().List()); n != 2 {
+		t.Fatalf("Browse… left %d overlays, want the picker over the Import dialog", n)
+	}
+	w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if top := w.Canvas().Overlays().Top(); top != pathDialog || !top.Visible() {
+		t.Fatalf("after Escape in the picker: %d overlays, the Import dialog on top %v", len(w.Canvas().Overlays().List()), top == pathDialog)
+	}
+	// Escape again closes the Import dialog.
+	w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if top := w.Canvas().Overlays().Top(); top != nil && top.Visible() {
+		t.Fatal("the second Escape did not close the Import dialog")
 	}
 }

@@ -135,7 +135,7 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := countLine(rep); got != "1 task will be imported, 2 rows skipped (information 1)." {
+	if got := countLine(rep); got != "Will import 1 of 3 rows as tasks (information 1): 2 skipped, 0 duplicates." {
 		t.Errorf("count line %q", got)
 	}
 	rows := previewRows(rep)
@@ -188,7 +188,7 @@ func TestImportFileShowsThePreviewWhenRead(t *testing.T) {
 	if previewText(tab.ctx.Window) != "" || loop.Run() != 1 {
 		t.Fatal("the preview was not handed over once to the Fyne goroutine")
 	}
-	if got := previewText(tab.ctx.Window); !strings.Contains(got, "Import batch.csv") || !strings.Contains(got, "1 task will be imported, 0 rows skipped") {
+	if got := previewText(tab.ctx.Window); !strings.Contains(got, "Import batch.csv") || !strings.Contains(got, "Will import 1 of 1 row as a task") {
 		t.Fatalf("preview shows %q", got)
 	}
 	tab.ctx.Window.Canvas().Overlays().Top().Hide()

@@ -1,0 +1,42 @@
+package dataset
+
+import (
+	"strings"
+	"testing"
+)
+
+// A JSON task file whose rows name the same field with different
+// documented synonyms (one row instruction/type, the next goal/category)
+// is read row by row: each row's own key is used when it lacks the one
+// chosen for the file. A column given with --map is used as given.
+func TestImportMixedSynonymsPerRow(t *testing.T) {
+	s := wmStore(t)
+	doc := `{"instruction": "Find the tent", "url": "http://shop.waymark.test/", "type": "info", "answer": "42"}
+{"goal": "Open the returns page", "start_url": "http://shop.waymark.test/help", "category": "navigation"}
+{"task": "Book a workshop", "website": "http://forms.waymark.test/", "task_type": "form"}
+`
+	rep, err := s.PreviewImport(strings.NewReader(doc), "mixed.jsonl", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != 3 || len(rep.Skipped) != 0 {
+		t.Fatalf("imported %d, skipped %v", rep.Imported, rep.Skipped)
+	}
+	want := map[string]string{"Find the tent": Information, "Open the returns page": Navigation, "Book a workshop": Interaction}
+	for _, tk := range rep.Tasks {
+		if want[tk.Goal] != tk.Category || tk.StartURL == "" {
+			t.Errorf("task %q: category %q, start URL %q", tk.Goal, tk.Category, tk.StartURL)
+		}
+		if tk.Goal == "Find the tent" && (tk.Check == nil || tk.Check.Answer != "42") {
+			t.Errorf("the first row's answer was lost: %+v", tk.Check)
+		}
+	}
+	// An explicit column is not replaced by a row's synonym.
+	rep, err = s.PreviewImport(strings.NewReader(doc), "mixed.jsonl", ImportOptions{Map: map[string]string{FieldGoal: "instruction"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != 1 || len(rep.Skipped) != 2 || !strings.Contains(rep.Skipped[0].Reason, `column "instruction"`) {
+		t.Fatalf("with --map goal=instruction: imported %d, skipped %v", rep.Imported, rep.Skipped)
+	}
+}

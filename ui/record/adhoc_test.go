@@ -1,0 +1,70 @@
+package record
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"waymark/dataset"
+)
+
+// The ad-hoc task dialog takes Enter (save and start) and Escape (cancel)
+// in its fields; an empty goal is refused with the dialog still open and
+// what was typed kept; a task the store refuses comes back with its text.
+func TestAdhocDialogKeys(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{{Goal: "Open the page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
+	c := f.win.Canvas()
+	adhocs := func() int {
+		items, err := f.store.ListTasks(dataset.TaskFilter{Source: dataset.SourceAdhoc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(items)
+	}
+
+	// Escape in the goal cancels.
+	f.tab.showAdhoc()
+	a := f.tab.adhoc
+	if a == nil || c.Focused() != a.goal {
+		t.Fatal("the ad-hoc dialog did not open with the goal focused")
+	}
+	test.Type(a.goal, "Find the kettle")
+	a.goal.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if c.Overlays().Top() != nil || f.tab.adhoc != nil {
+		t.Fatal("Escape did not close the ad-hoc dialog")
+	}
+
+	// Enter with an empty goal: refused, the dialog and the URL stay.
+	f.tab.showAdhoc()
+	a = f.tab.adhoc
+	test.Type(a.url, "http://127.0.0.1:9/kettle")
+	a.url.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if c.Overlays().Top() == nil || f.tab.adhoc != a || a.url.Text != "http://127.0.0.1:9/kettle" || adhocs() != 0 {
+		t.Fatalf("an empty goal was not refused in place: dialog %v, url %q, %d ad-hoc tasks", c.Overlays().Top() != nil, a.url.Text, adhocs())
+	}
+
+	// A URL the store refuses: the error, then the dialog again with the text.
+	c.Focus(a.goal)
+	test.Type(a.goal, "Find the kettle")
+	a.url.SetText("not a url")
+	a.goal.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if !strings.Contains(overlayText(f), "Error") || adhocs() != 0 {
+		t.Fatalf("a bad URL was not refused: %q", overlayText(f))
+	}
+	typeKey(f, fyne.KeyReturn) // closes the error
+	b := f.tab.adhoc
+	if b == nil || b == a || b.goal.Text != "Find the kettle" || b.url.Text != "not a url" || c.Overlays().Top() == nil {
+		t.Fatalf("the refused task's text did not come back: %+v", b)
+	}
+
+	// Enter in the goal saves and starts.
+	b.url.SetText("http://127.0.0.1:9/kettle")
+	c.Focus(b.goal)
+	b.goal.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if c.Overlays().Top() != nil || adhocs() != 1 || f.tab.task == nil || f.tab.task.Goal != "Find the kettle" {
+		t.Fatalf("Enter did not save and start: %d ad-hoc tasks, task %+v", adhocs(), f.tab.task)
+	}
+	f.loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording })
+}
