@@ -198,6 +198,16 @@ CREATE TABLE har_chunks (
 );
 CREATE INDEX har_chunks_episode ON har_chunks (episode_id, id);
 `,
+	// 6 → 7: shared control. Every step says who acted: "agent:NAME" or
+	// "human:NAME". A person can take over an agent's episode and hand it
+	// back, so one episode's steps can have several actors. Steps stored
+	// before get the episode's annotator (a person's name becomes
+	// "human:NAME").
+	`
+ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT '';  -- "agent:NAME" or "human:NAME"
+UPDATE steps SET actor = (SELECT CASE WHEN substr(e.annotator, 1, 6) = 'agent:' THEN e.annotator ELSE 'human:' || e.annotator END
+	FROM episodes e WHERE e.id = steps.episode_id);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.
