@@ -230,6 +230,7 @@ type session struct {
 	details bool   // the reset asked for titles and timings (metadata.details)
 
 	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
+	ctl   *control     // shared control and watchers (sessions.go)
 }
 
 // inbound is one frame from the client.
@@ -275,6 +276,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ss := &session{srv: s, info: info, conn: c, base: base, eng: base, lease: s.newLeaseKeeper(base, info.ID)}
+	ss.ctl = newControl(ss)
 	s.mu.Lock()
 	s.sessions[info.ID] = ss
 	s.mu.Unlock()
@@ -402,7 +404,9 @@ loop:
 			break loop
 		}
 	}
+	ss.ctl.agentLeft(ss.srv.ctx) // a person in control goes on alone
 	ss.teardown()
+	ss.ctl.end(reason)
 	ss.srv.release(ss.info.ID)
 	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
 	if ctx.Err() == nil {
@@ -554,6 +558,13 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}
+	done, err := ss.holdReset(ctx)
+	if err != nil {
+		return errorFrame(CodeExecution, err.Error())
+	}
+	var obs engine.Observation
+	reset := false
+	defer func() { done(ss.agentName(rr.agent), rr.opts.StartURL, obs, reset) }()
 	if ss.wrap != nil {
 		if err := ss.wrap.Close(); err != nil {
 			ss.srv.opts.Logf("openenv: session %s: closing the previous episode: %v", ss.info.ID, err)
@@ -580,11 +591,11 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		}
 		ss.wrap, ss.eng = w, w
 	}
-	obs, err := ss.eng.Reset(ctx, rr.opts)
+	obs, err = ss.eng.Reset(ctx, rr.opts)
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}
-	ss.started, ss.done = true, obs.Done
+	ss.started, ss.done, reset = true, obs.Done, true
 	return frame("observation", observationData(obs, wsReward(obs), ss.details))
 }
 
@@ -610,7 +621,10 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 			ss.srv.opts.OnAgentName(ss.eng, ss.agent)
 		}
 	}
-	obs, err := ss.eng.Step(ctx, a)
+	obs, held, err := ss.agentStep(ctx, a)
+	if held != nil {
+		return held
+	}
 	if err != nil {
 		var ve *action.ValidationError
 		if errors.As(err, &ve) && len(ve.Errors) > 0 {
