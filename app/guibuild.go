@@ -22,6 +22,7 @@ import (
 	"waymark/ui/exporttab"
 	"waymark/ui/record"
 	"waymark/ui/review"
+	"waymark/ui/sessions"
 	"waymark/ui/tasks"
 )
 
@@ -88,7 +89,7 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 	}
 	rv := review.New(g.ctx)
 	rv.SetReplay(review.ReplayOptions{Open: g.replayEngine, PracticeHosts: practice.Hosts})
-	g.main = ui.NewMainWindow(g.ctx, g.rec, rv, g.tasks, exporttab.New(g.ctx))
+	g.main = ui.NewMainWindow(g.ctx, g.rec, rv, g.tasks, exporttab.New(g.ctx), sessions.New(g.ctx))
 	if g.debugf != nil {
 		for _, it := range g.main.Tabs.Items {
 			g.debugf("tab %s min size %v", it.Text, it.Content.MinSize())

@@ -58,6 +58,8 @@ type SessionSummary struct {
 	AgentWaiting bool      `json:"agent_waiting"`
 	Watchers     int       `json:"watchers"`
 	CreatedAt    time.Time `json:"created_at"`
+	// ActionSet is the vocabulary the session accepts (a person's actions too).
+	ActionSet action.Set `json:"action_set"`
 }
 
 // WatchStep is one step as watchers see it (the "observation" message).
@@ -108,7 +110,7 @@ func (c *control) notify() {
 func (c *control) summaryLocked() SessionSummary {
 	s := SessionSummary{ID: c.ss.info.ID, Agent: c.agent, EpisodeID: c.episodeID, StartURL: c.startURL,
 		Control: c.holder, AgentConnected: c.agentConnected, AgentWaiting: c.agentWaiting,
-		Watchers: len(c.watchers), CreatedAt: c.ss.info.CreatedAt}
+		Watchers: len(c.watchers), CreatedAt: c.ss.info.CreatedAt, ActionSet: c.ss.srv.opts.ActionSet}
 	if s.Control == "" {
 		s.Control = agentPrefix + c.agent
 	}
