@@ -290,3 +290,29 @@ func TestSharedControlSerialisesTheEngine(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// /sessions and the watch socket pass the same Host check as every
+// endpoint: a page reaching the server under its own name is refused.
+func TestSessionsAreLoopbackOnly(t *testing.T) {
+	_, base, _ := sketchServer(t, 1)
+	for _, path := range []string{"/sessions", "/sessions/x/watch"} {
+		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+		req.Host = "evil.example:80"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("GET %s with Host evil.example: HTTP %d, want 403", path, resp.StatusCode)
+		}
+	}
+	resp, err := http.Get(base + "/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET /sessions: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
