@@ -67,8 +67,9 @@ func actorSQL(col string) string {
 }
 
 // interventionsSQL counts an episode's interventions (CountInterventions
-// over its kept action steps) for the episode aliased e.
-// A step stored without an actor is the annotator's.
-var interventionsSQL = `(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0 AND s.removed = 0 AND s.actor NOT IN ('', ` + actorSQL("e.annotator") + `)
-	AND COALESCE((SELECT NULLIF(p.actor, '') FROM steps p WHERE p.episode_id = e.id AND p.idx > 0 AND p.idx < s.idx AND p.removed = 0 ORDER BY p.idx DESC LIMIT 1),
+// over its kept action steps after its branch step: a branch's replayed
+// prefix is no takeover) for the episode aliased e. A step stored without
+// an actor is the annotator's.
+var interventionsSQL = `(SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > COALESCE(e.branch_step, 0) AND s.removed = 0 AND s.actor NOT IN ('', ` + actorSQL("e.annotator") + `)
+	AND COALESCE((SELECT NULLIF(p.actor, '') FROM steps p WHERE p.episode_id = e.id AND p.idx > COALESCE(e.branch_step, 0) AND p.idx < s.idx AND p.removed = 0 ORDER BY p.idx DESC LIMIT 1),
 		` + actorSQL("e.annotator") + `) = ` + actorSQL("e.annotator") + `)`

@@ -417,9 +417,11 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				actor = own
 			}
 			r.Actor = str(actor)
-			actors = append(actors, actor)
-			if actor != own {
-				others++
+			if e.BranchStep == nil || st.Index > *e.BranchStep { // a branch's replayed prefix is no takeover
+				actors = append(actors, actor)
+				if actor != own {
+					others++
+				}
 			}
 			if e.Outcome != "" { // the label's flags; null without a label
 				r.ReviewFlags = []*string{}

@@ -117,6 +117,9 @@ type Options struct {
 	Provider string
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
+	// DefaultStartURL is the start page of a reset that names none (a
+	// serve that continues a stored episode); "" requires start_url.
+	DefaultStartURL string
 }
 
 // Server serves engines over the OpenEnv protocol. It is an http.Handler.
