@@ -221,6 +221,7 @@ func (g *gui) shutdown() {
 		// caller's goroutine, where touching the gone window panics.
 		g.ctx.UI().Close()
 		g.main.Close()
+		g.agents.stop()
 	})
 }
 

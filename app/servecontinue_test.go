@@ -117,4 +117,29 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 	if want := []string{"agent:bot", "human:ann", "human:ann", "agent:bot", "agent:bot"}; !slices.Equal(actors, want) {
 		t.Fatalf("branch actors %q, want %q", actors, want)
 	}
+
+	// The app's "Let an agent continue from here" runs the same on a free
+	// loopback port; an agent connecting there starts at step 1's page.
+	var agents agentServes
+	defer agents.stop()
+	url, err := agents.start(&Env{}, db, parent, 1, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := openenv.ListSessions(ctx, url); err != nil || len(list) != 0 {
+		t.Fatalf("the app's serve at %s: %v %v", url, list, err)
+	}
+	a2, err := openenv.Dial(ctx, url, openenv.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.Close()
+	if o, err := a2.Reset(ctx, engine.ResetOptions{}); err != nil || o.URL != site.URL+"/a" {
+		t.Fatalf("the app's serve starts the agent at %q (%v), want /a", o.URL, err)
+	}
+	a2.Close()
+	agents.stop()
+	if _, err := openenv.ListSessions(ctx, url); err == nil {
+		t.Fatalf("the app's serve still answers after stop")
+	}
 }

@@ -1,8 +1,10 @@
 package review
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -59,5 +61,40 @@ func TestInterventionsInTheQueueAndThePlayer(t *testing.T) {
 	}
 	if h := p.stepHeader(2); !strings.Contains(h, "Acted by human:ann") {
 		t.Errorf("step 2's header %q", h)
+	}
+}
+
+// "Agent from here" asks the app for a serve that continues the open
+// episode from the step shown and says where an agent connects; without
+// the app's hook the button is off.
+func TestAgentFromHere(t *testing.T) {
+	e := newEnv(t)
+	it, _ := e.findItem(e.eps[0])
+	e.tab.openItem(it)
+	p := &e.tab.player
+	if !p.edits.agentBtn.Disabled() {
+		t.Fatal("the button is on without the app's hook")
+	}
+	got := make(chan string, 1)
+	e.tab.ctx.AgentContinue = func(id string, k int) (string, error) {
+		got <- fmt.Sprintf("%s:%d", id, k)
+		return "http://127.0.0.1:4242", nil
+	}
+	e.key(fyne.KeyRight)
+	e.key(fyne.KeyRight)
+	if p.edits.agentBtn.Disabled() {
+		t.Fatal("the button is off with the hook")
+	}
+	k := p.steps[p.cur].Index
+	p.edits.agentBtn.OnTapped()
+	if g := <-got; g != fmt.Sprintf("%s:%d", e.eps[0], k) || k == 0 {
+		t.Fatalf("asked to continue %s", g)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(e.tab.form.status.Text, "ws://127.0.0.1:4242/ws") {
+		if time.Now().After(deadline) {
+			t.Fatalf("status %q", e.tab.form.status.Text)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"image/png"
 	"net/url"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -65,7 +66,13 @@ type Tab struct {
 	ended   string
 	mapper  *record.Mapper
 	sendQ   chan command // the person's actions and the hand-back, sent in order
+	polling bool         // the session list is refreshed every few seconds
+	closed  bool
 }
+
+// pollEvery is how often the session list is asked for again while
+// connected.
+const pollEvery = 2 * time.Second
 
 // command is one message to the session: an action, or the hand-back.
 type command struct {
@@ -182,6 +189,26 @@ func (t *Tab) inControl() bool {
 	return t.summary != nil && t.me() != "" && t.summary.Control == "human:"+t.me()
 }
 
+// SetServer connects to a serve at url (e.g. one the app started).
+func (t *Tab) SetServer(url string) {
+	t.server.SetText(url)
+	t.Connect()
+}
+
+// poll refreshes the session list while connected and the screen is open.
+func (t *Tab) poll() {
+	if t.polling || t.closed {
+		return
+	}
+	t.polling = true
+	t.ctx.UI().After(pollEvery, func() {
+		t.polling = false
+		if t.base != "" && !t.closed {
+			t.refresh(t.base)
+		}
+	})
+}
+
 // Connect lists the live sessions of the server in the entry.
 func (t *Tab) Connect() {
 	base, err := openenv.ServerBase(t.server.Text)
@@ -191,22 +218,34 @@ func (t *Tab) Connect() {
 	}
 	t.base = base
 	t.setStatus("Asking "+base+" for its live sessions…", false)
+	t.refresh(base)
+}
+
+// refresh asks base for its sessions and shows them; then polls again.
+func (t *Tab) refresh(base string) {
 	b := t.ctx.UI()
 	go func() {
 		list, err := openenv.ListSessions(context.Background(), base)
 		b.Do(func() {
-			if err != nil {
-				t.setStatus(err.Error(), true)
+			if base != t.base || t.closed {
 				return
 			}
+			if err != nil {
+				t.setStatus(err.Error(), true)
+				return // polling stops: Connect tries again
+			}
+			before := len(t.items)
 			t.items = list
 			t.list.Refresh()
-			if len(list) == 0 {
-				t.setStatus("No live session on "+base+": an agent's session shows here once it connects (press Connect again to refresh).", false)
-			} else {
-				t.setStatus(fmt.Sprintf("%s on %s: choose one to watch.", ui.Plural(len(list), "live session"), base), false)
+			if t.watch == nil && (before != len(list) || t.status.Text == "" || strings.HasPrefix(t.status.Text, "Asking")) {
+				if len(list) == 0 {
+					t.setStatus("No live session on "+base+" yet: an agent's session shows here once it connects.", false)
+				} else {
+					t.setStatus(fmt.Sprintf("%s on %s: choose one to watch.", ui.Plural(len(list), "live session"), base), false)
+				}
 			}
 			t.sync()
+			t.poll()
 		})
 	}()
 }
@@ -478,8 +517,11 @@ func (t *Tab) stopWatch() {
 	}
 }
 
-// Close ends the watch (the window closes).
-func (t *Tab) Close() { t.stopWatch() }
+// Close ends the watch and the polling (the window closes).
+func (t *Tab) Close() {
+	t.closed = true
+	t.stopWatch()
+}
 
 // sessionLine is one row of the session list.
 func sessionLine(s openenv.SessionSummary) string {
