@@ -90,6 +90,7 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 		g.rec.Branch(episodeID, k)
 	}
 	g.sess = sessions.New(g.ctx)
+	g.sess.Debugf = g.debugf
 	g.ctx.AgentContinue = func(episodeID string, k int) (string, error) {
 		url, err := g.agents.start(g.env, g.store.Path(), episodeID, k, g.debugf)
 		if err == nil {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -68,6 +69,13 @@ type Tab struct {
 	sendQ   chan command // the person's actions and the hand-back, sent in order
 	polling bool         // the session list is refreshed every few seconds
 	closed  bool
+	// autoWatch watches the first session listed (WatchFirst).
+	autoWatch bool
+	placed    bool // the live view's place was logged
+
+	// Debugf, when set, gets a line at each change of control and where
+	// the live view is on the screen (the end-to-end tests click there).
+	Debugf func(format string, args ...any)
 }
 
 // pollEvery is how often the session list is asked for again while
@@ -146,7 +154,7 @@ var (
 func (t *Tab) build() {
 	top := container.NewBorder(nil, nil, widget.NewLabel("Server"), t.connectBtn, t.server)
 	left := container.NewBorder(widget.NewLabelWithStyle("Live sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.list)
-	bannerBox := container.NewStack(t.banner, container.NewPadded(t.bannerTx))
+	bannerBox := container.New(bannerLayout{}, t.banner, t.bannerTx)
 	screen := container.NewVBox(bannerBox, container.NewCenter(t.view), container.NewHBox(t.takeBtn, t.backBtn), t.status)
 	right := container.NewBorder(widget.NewLabelWithStyle("Timeline", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.timeline)
 	split := container.NewHSplit(left, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(300, 600), right), screen))
@@ -195,6 +203,13 @@ func (t *Tab) SetServer(url string) {
 	t.Connect()
 }
 
+// WatchFirst connects to url and watches the first live session listed
+// (gui --watch URL).
+func (t *Tab) WatchFirst(url string) {
+	t.autoWatch = true
+	t.SetServer(url)
+}
+
 // poll refreshes the session list while connected and the screen is open.
 func (t *Tab) poll() {
 	if t.polling || t.closed {
@@ -237,6 +252,10 @@ func (t *Tab) refresh(base string) {
 			before := len(t.items)
 			t.items = list
 			t.list.Refresh()
+			if t.autoWatch && t.watch == nil && t.watchID == "" && len(list) > 0 {
+				t.autoWatch = false
+				t.list.Select(0)
+			}
 			if t.watch == nil && (before != len(list) || t.status.Text == "" || strings.HasPrefix(t.status.Text, "Asking")) {
 				if len(list) == 0 {
 					t.setStatus("No live session on "+base+" yet: an agent's session shows here once it connects.", false)
@@ -354,6 +373,7 @@ func (t *Tab) event(ev openenv.WatchEvent) {
 	case ev.Session != nil:
 		was := t.inControl()
 		t.summary = ev.Session
+		t.debugf("sessions control %s waiting=%v connected=%v", ev.Session.Control, ev.Session.AgentWaiting, ev.Session.AgentConnected)
 		for i := range t.items {
 			if t.items[i].ID == ev.Session.ID {
 				t.items[i] = *ev.Session
@@ -366,6 +386,8 @@ func (t *Tab) event(ev openenv.WatchEvent) {
 	case ev.Step != nil:
 		st := *ev.Step
 		st.Screenshot = nil
+		t.logPlace()
+		t.debugf("sessions step %d by %s", st.Step, st.Actor)
 		t.steps = append(t.steps, st)
 		t.timeline.Refresh()
 		t.timeline.ScrollToBottom()
@@ -493,6 +515,30 @@ func (t *Tab) Steps() []openenv.WatchStep { return t.steps }
 // View is the live screen.
 func (t *Tab) View() *record.LiveView { return t.view }
 
+func (t *Tab) debugf(format string, args ...any) {
+	if t.Debugf != nil {
+		t.Debugf(format, args...)
+	}
+}
+
+// logPlace logs where the live view is on the screen, once.
+func (t *Tab) logPlace() {
+	if t.placed || t.Debugf == nil {
+		return
+	}
+	app := fyne.CurrentApp()
+	if app == nil {
+		return
+	}
+	c := app.Driver().CanvasForObject(t.view)
+	if c == nil {
+		return
+	}
+	t.placed = true
+	pos := app.Driver().AbsolutePositionForObject(t.view)
+	t.debugf("sessions liveview at %g,%g size %gx%g scale %g", pos.X, pos.Y, t.view.Size().Width, t.view.Size().Height, c.Scale())
+}
+
 func (t *Tab) setStatus(msg string, bad bool) {
 	t.status.SetText(msg)
 	t.status.Importance = widget.MediumImportance
@@ -567,3 +613,22 @@ func (r readOnly) Shortcut(s fyne.Shortcut) bool {
 	return r.t.TypedShortcut(s)
 }
 func (r readOnly) Refuse(m string) { r.t.setStatus(m, true) }
+
+// bannerLayout lays the control banner's text over its colour: as wide as
+// the column, asking for no width, so a long text never moves the live
+// view.
+type bannerLayout struct{}
+
+const bannerPad = 6
+
+func (bannerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+	objs[1].Move(fyne.NewPos(bannerPad, bannerPad))
+	objs[1].Resize(fyne.NewSize(size.Width-2*bannerPad, size.Height-2*bannerPad))
+}
+
+func (bannerLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	// A whole number of units, so the live view below sits on whole pixels.
+	return fyne.NewSize(0, float32(math.Ceil(float64(objs[1].MinSize().Height)))+2*bannerPad)
+}
