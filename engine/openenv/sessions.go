@@ -73,6 +73,9 @@ type WatchStep struct {
 	Done   bool            `json:"done"`
 	// Screenshot is the PNG after the step, base64 on the wire.
 	Screenshot []byte `json:"screenshot"`
+	// Reward is the automatic check's result when the step ended the
+	// episode with one.
+	Reward *float64 `json:"reward,omitempty"`
 }
 
 // control is one session's shared-control state. The engine is used by
@@ -254,7 +257,7 @@ func (ss *session) agentStep(ctx context.Context, a engine.Action) (obs engine.O
 		aj, _ := a.MarshalJSON()
 		c.mu.Lock()
 		c.recordLocked(WatchStep{Step: obs.Step, Actor: agentPrefix + c.agent, Action: aj, URL: obs.URL, Title: obs.Title,
-			Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot})
+			Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot, Reward: obs.Reward})
 		c.mu.Unlock()
 	}
 	return obs, nil, err
@@ -280,7 +283,7 @@ func interventionData(last WatchStep, steps []WatchStep, details bool) json.RawM
 	}
 	inner := obj(field{"screenshot", base64.StdEncoding.EncodeToString(last.Screenshot)}, field{"url", last.URL},
 		field{"error", ErrorNotExecuted}, field{"metadata", obj(md...)})
-	return obj(field{"observation", inner}, field{"reward", json.RawMessage("0")}, field{"done", last.Done})
+	return obj(field{"observation", inner}, field{"reward", wsReward(engine.Observation{Reward: last.Reward})}, field{"done", last.Done})
 }
 
 // humanStep performs a person's action in the session's episode, stored
@@ -295,7 +298,7 @@ func (ss *session) humanStep(ctx context.Context, who string, a engine.Action) (
 	started, last := c.started, c.last
 	c.mu.Unlock()
 	if !started {
-		return WatchStep{}, errors.New("the agent has not started an episode yet: wait for its first reset")
+		return WatchStep{}, errors.New("the agent has not started an episode yet, and its reset waits while you hold control: hand back, then take over once it has started")
 	}
 	if last != nil && last.Done {
 		return WatchStep{}, errors.New("the episode is over: there is nothing more to do in it")
@@ -312,7 +315,7 @@ func (ss *session) humanStep(ctx context.Context, who string, a engine.Action) (
 	}
 	aj, _ := a.MarshalJSON()
 	st := WatchStep{Step: obs.Step, Actor: who, Action: aj, URL: obs.URL, Title: obs.Title, Error: string(obs.Error),
-		Done: obs.Done, Screenshot: obs.Screenshot}
+		Done: obs.Done, Screenshot: obs.Screenshot, Reward: obs.Reward}
 	c.mu.Lock()
 	c.pending = append(c.pending, st)
 	c.recordLocked(st)

@@ -316,3 +316,48 @@ func TestSessionsAreLoopbackOnly(t *testing.T) {
 		t.Fatalf("GET /sessions: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }
+
+// A person who finishes the episode while the agent's step is held: the
+// agent's step is answered done, with the intervention, and its next step
+// is refused as after any end.
+func TestPersonFinishesWhileTheAgentWaits(t *testing.T) {
+	hs, base, made := sketchServer(t, 1)
+	agent := dialRaw(t, hs)
+	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
+	eng := <-made
+	list, _ := ListSessions(bg(), base)
+	w := watch(t, base, list[0].ID)
+	if err := w.Step(bg(), action.FinishWith("42")); err != nil {
+		t.Fatal(err)
+	}
+	waitWatch(t, w, "an error", func(ev WatchEvent) bool { return ev.Error != nil })
+	if err := w.TakeOver(bg(), "ann"); err != nil {
+		t.Fatal(err)
+	}
+	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	agent.send(`{"type":"step","data":{"op":"click","x":7,"y":7}}`)
+	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	if err := w.Step(bg(), action.FinishWith("42")); err != nil {
+		t.Fatal(err)
+	}
+	waitWatch(t, w, "the person's finish", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Done && ev.Step.Actor == "human:ann" })
+	if err := w.Step(bg(), action.ClickAt(1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if ev := waitWatch(t, w, "an error", func(ev WatchEvent) bool { return ev.Error != nil }); !strings.Contains(ev.Error.Message, "the episode is over") {
+		t.Fatalf("a step after the end: %v", ev.Error)
+	}
+	if err := w.HandBack(bg()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := agent.recv(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"action_executed":false`) || !strings.Contains(string(data), `"done":true`) || eng.State().StepCount != 1 {
+		t.Fatalf("the held step after the person finished: %s (engine steps %d)", data, eng.State().StepCount)
+	}
+	if code, msg := errCode(t, agent.call(`{"type":"step","data":{"op":"wait"}}`)); code != CodeExecution || !strings.Contains(msg, "reset") {
+		t.Fatalf("a step after the end: %s %s", code, msg)
+	}
+}
