@@ -207,6 +207,9 @@ CREATE INDEX har_chunks_episode ON har_chunks (episode_id, id);
 ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT '';  -- "agent:NAME" or "human:NAME"
 UPDATE steps SET actor = (SELECT CASE WHEN substr(e.annotator, 1, 6) = 'agent:' THEN e.annotator ELSE 'human:' || e.annotator END
 	FROM episodes e WHERE e.id = steps.episode_id);
+-- Lists count interventions from this index alone: a step's row holds its
+-- screenshot, and reading a column stored after it walks the picture's pages.
+CREATE INDEX steps_actor ON steps (episode_id, idx, removed, actor);
 `,
 }
 
