@@ -70,8 +70,9 @@ type Tab struct {
 	polling bool         // the session list is refreshed every few seconds
 	closed  bool
 	// autoWatch watches the first session listed (WatchFirst).
-	autoWatch bool
-	placed    bool // the live view's place was logged
+	autoWatch  bool
+	placed     bool // the live view's place was logged
+	placeTries int
 
 	// Debugf, when set, gets a line at each change of control and where
 	// the live view is on the screen (the end-to-end tests click there).
@@ -521,9 +522,10 @@ func (t *Tab) debugf(format string, args ...any) {
 	}
 }
 
-// logPlace logs where the live view is on the screen, once.
+// logPlace logs where the live view is on the screen, once it is laid
+// out on it (until then it tries again a little later).
 func (t *Tab) logPlace() {
-	if t.placed || t.Debugf == nil {
+	if t.placed || t.Debugf == nil || t.closed {
 		return
 	}
 	app := fyne.CurrentApp()
@@ -531,7 +533,10 @@ func (t *Tab) logPlace() {
 		return
 	}
 	c := app.Driver().CanvasForObject(t.view)
-	if c == nil {
+	if c == nil || t.view.Size() != t.view.MinSize() || !t.view.Visible() {
+		if t.placeTries++; t.placeTries < 100 {
+			t.ctx.UI().After(100*time.Millisecond, t.logPlace)
+		}
 		return
 	}
 	t.placed = true
