@@ -516,6 +516,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conn.SetReadLimit(MaxInFrame)
+	defer conn.CloseNow() // after a polite close, a no-op
 	s.wg.Add(1)
 	defer s.wg.Done()
 	ctx, cancel := context.WithCancel(s.ctx)
