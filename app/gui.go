@@ -32,7 +32,7 @@ import (
 const AppID = "io.waymark.app"
 
 func init() {
-	register("gui", "gui [--start-task TASK] [--debug] [--har=false] [--no-redact]", "open the desktop app (the default)", runGUI)
+	register("gui", "gui [--start-task TASK] [--watch SERVE_URL] [--debug] [--har=false] [--no-redact]", "open the desktop app (the default)", runGUI)
 }
 
 type guiFlags struct {
@@ -43,6 +43,9 @@ type guiFlags struct {
 	// har captures each recorded episode's network traffic (--har, on by
 	// default); noRedact keeps its secrets (--no-redact).
 	har, noRedact bool
+	// watch is a serve URL the Sessions tab connects to at start, watching
+	// its first live session (--watch).
+	watch string
 }
 
 func runGUI(env *Env, args []string) error {
@@ -51,6 +54,7 @@ func runGUI(env *Env, args []string) error {
 	fs.StringVar(&f.startTask, "start-task", "", "start recording at once: a task id, a practice task key, or a start URL (an ad-hoc task)")
 	fs.StringVar(&f.goal, "goal", "", "goal of the ad-hoc task made by --start-task URL")
 	fs.StringVar(&f.category, "category", dataset.Navigation, "category of the ad-hoc task made by --start-task URL")
+	fs.StringVar(&f.watch, "watch", "", "open the Sessions tab on this waymark serve URL and watch its first live session")
 	fs.BoolVar(&f.debug, "debug", os.Getenv("WAYMARK_DEBUG") != "", "log timings (click→timeline, frames/s) to standard error; also WAYMARK_DEBUG=1")
 	fs.BoolVar(&f.har, "har", true, "capture each recorded episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
 	fs.BoolVar(&f.noRedact, "no-redact", false, "keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default; "+
@@ -216,6 +220,10 @@ func (g *gui) started() {
 	}
 	startRequested(g.rec, g.store, g.flags, g.window, g.debugf)
 	g.rec.OfferResume() // this annotator's interrupted episodes, unless an episode started
+	if g.flags.watch != "" {
+		g.main.Select(g.sess.Title())
+		g.sess.WatchFirst(g.flags.watch)
+	}
 }
 
 // shutdown stops the hand-offs to the UI thread, then closes every screen
@@ -227,6 +235,7 @@ func (g *gui) shutdown() {
 		// caller's goroutine, where touching the gone window panics.
 		g.ctx.UI().Close()
 		g.main.Close()
+		g.agents.stop()
 	})
 }
 

@@ -22,6 +22,7 @@ import (
 	"waymark/ui/exporttab"
 	"waymark/ui/record"
 	"waymark/ui/review"
+	"waymark/ui/sessions"
 	"waymark/ui/tasks"
 )
 
@@ -41,6 +42,8 @@ type gui struct {
 	tasks  *tasks.Tab
 	debugf func(string, ...any)
 	once   sync.Once
+	agents agentServes   // "Let an agent continue from here" (guiagent.go)
+	sess   *sessions.Tab // the Sessions screen
 }
 
 // buildGUI makes the window and its screens over an open store and the
@@ -86,9 +89,18 @@ func buildGUI(env *Env, f guiFlags, a fyne.App, store *dataset.Store, sites *pra
 		g.main.Select(g.rec.Title())
 		g.rec.Branch(episodeID, k)
 	}
+	g.sess = sessions.New(g.ctx)
+	g.sess.Debugf = g.debugf
+	g.ctx.AgentContinue = func(episodeID string, k int) (string, error) {
+		url, err := g.agents.start(g.env, g.store.Path(), episodeID, k, g.debugf)
+		if err == nil {
+			g.ctx.UI().Do(func() { g.sess.SetServer(url) })
+		}
+		return url, err
+	}
 	rv := review.New(g.ctx)
 	rv.SetReplay(review.ReplayOptions{Open: g.replayEngine, PracticeHosts: practice.Hosts})
-	g.main = ui.NewMainWindow(g.ctx, g.rec, rv, g.tasks, exporttab.New(g.ctx))
+	g.main = ui.NewMainWindow(g.ctx, g.rec, rv, g.tasks, exporttab.New(g.ctx), g.sess)
 	if g.debugf != nil {
 		for _, it := range g.main.Tabs.Items {
 			g.debugf("tab %s min size %v", it.Text, it.Content.MinSize())

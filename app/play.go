@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE]) [--server URL | --browser-provider VALUE] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
+	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE] | --server URL --attach SESSION_ID [--as NAME]) [--server URL | --browser-provider VALUE] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
 		"run one browser episode from action JSON lines on stdin; print one JSON line per observation. --obs browsergym reads BrowserGym action strings (click('a51'), fill('a12', 'text'), mouse_click(312, 188), ...) and prints BrowserGym observations. --restore first replays a stored episode's steps 1..K, checked like waymark replay (exit 1 on a divergence)", runPlay)
 }
 
@@ -62,6 +62,8 @@ func runPlay(env *Env, args []string) error {
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
 	gym := addGymFlags(fs)
+	attach := fs.String("attach", "", "with --server: take over this live session of a waymark serve (GET /sessions lists them) with the actions on stdin, stored as human:NAME; control goes back to the agent at the end of input")
+	as := fs.String("as", os.Getenv("USER"), "with --attach: your name for the steps you take")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +75,12 @@ func runPlay(env *Env, args []string) error {
 	gymOn, err := gym.mode(given)
 	if err != nil {
 		return err
+	}
+	if given["attach"] {
+		if !given["server"] {
+			return fmt.Errorf("%w: --attach needs --server URL, the waymark serve the session runs on", errUsage)
+		}
+		return runPlayAttach(env, *server, *attach, *as, *shots)
 	}
 	var target restoreTarget
 	switch {

@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--obs browsergym] [--restore EPISODE:K] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -51,6 +51,9 @@ type serveConfig struct {
 	// LeaseTTL is the lease each session asks the provider for (0: the
 	// provider's lease_ttl, else 900 s).
 	LeaseTTL time.Duration
+	// Restore, "EPISODE:K", starts every episode where that stored episode
+	// was after its step K (servecontinue.go).
+	Restore string
 	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
 	PingInterval, PongTimeout time.Duration
 	Logf                      func(format string, args ...any)
@@ -171,6 +174,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.Var(&origins, "allow-origin", "also accept requests from web pages of this origin (http://host:port) or host pattern (*.lan); "+
 		"repeatable or comma-separated; * for any")
 	provider := fs.String("browser-provider", "", browserProviderHelp)
+	fs.StringVar(&cfg.Restore, "restore", "", "EPISODE:K: every session's episode starts where that stored episode was after its step K (its start page, clock and steps 1..K replayed and checked as waymark replay checks them), so an agent goes on from a person's prefix; reset needs no start_url. With --record the episode is stored as a branch of it")
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "with --browser-provider: each session's browser lease, renewed on every step and every third of it "+
 		"while the client is connected; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
 	if err := fs.Parse(args); err != nil {
@@ -310,7 +314,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		PongTimeout:  cfg.PongTimeout,
 		Logf:         cfg.Logf,
 	}
-	if cfg.TaskPack {
+	if cfg.TaskPack || cfg.Restore != "" {
 		ps, err := practice.Start()
 		if err != nil {
 			return nil, err
@@ -370,9 +374,23 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 			return recordEpisode(st, base, ep)
 		}
 		opts.OnAgentName = func(eng engine.Engine, name string) {
+			if c, ok := eng.(*continued); ok && c.rec != nil {
+				eng = c.rec
+			}
 			if rec, ok := eng.(*dataset.Recorder); ok {
 				renameAgent(st, rec, name, cfg.Logf)
 			}
+		}
+	}
+	if cfg.Restore != "" {
+		if err := restoreServing(env, sv, cfg, &opts, settings); err != nil {
+			if sv.practice != nil {
+				sv.practice.Close()
+			}
+			if sv.store != nil {
+				sv.store.Close()
+			}
+			return nil, err
 		}
 	}
 	srv, err := openenv.NewServer(opts)

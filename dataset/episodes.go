@@ -69,7 +69,7 @@ func (s *Store) insertEpisode(tx *sql.Tx, e *Episode) error {
 	if err != nil {
 		return err
 	}
-	e.NumEdits, e.NumRemoved, e.Resumed = 0, 0, false
+	e.NumEdits, e.NumRemoved, e.Resumed, e.NumInterventions = 0, 0, false, 0
 	_, err = tx.Exec(`INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at, parent_episode_id, branch_step)
 		VALUES (?,?,?,?,?,?,?,?,?,?)`, e.ID, e.TaskID, e.Annotator, string(e.ActionSet), e.EngineJSON, e.Status, e.Owner, FormatTime(e.StartedAt), parent, branch)
 	if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
@@ -118,11 +118,11 @@ func checkBranch(tx *sql.Tx, e *Episode) (parent, branch any, err error) {
 // edits, so only an episode with edits counts its removed steps: the
 // stored action steps less num_steps (which counts the kept ones), read
 // from the steps' index alone.
-const episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json, e.status, e.end_reason, e.final_answer,
+var episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json, e.status, e.end_reason, e.final_answer,
 	e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at, e.owner, t.goal, t.category,
 	COALESCE(e.parent_episode_id, ''), e.branch_step, COALESCE(x.n, 0),
 	CASE WHEN x.n > 0 THEN MAX(0, (SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0) - e.num_steps) ELSE 0 END,
-	COALESCE(x.resumed, 0)`
+	COALESCE(x.resumed, 0), ` + interventionsSQL
 
 // editsJoin joins each episode's audit log summary as x: n step edits
 // (undo, remove, restore, trim) and whether it was resumed. One pass over
@@ -139,7 +139,7 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 	var branch sql.NullInt64
 	dest := append([]any{&e.ID, &e.TaskID, &e.Annotator, &set, &e.EngineJSON, &e.Status, &e.EndReason, &e.FinalAnswer,
 		&e.FinalURL, &reward, &e.NumSteps, &started, &ended, &e.Owner, &e.Goal, &e.Category,
-		&e.ParentEpisodeID, &branch, &e.NumEdits, &e.NumRemoved, &e.Resumed}, extra...)
+		&e.ParentEpisodeID, &branch, &e.NumEdits, &e.NumRemoved, &e.Resumed, &e.NumInterventions}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Episode{}, err
 	}
@@ -362,16 +362,27 @@ func (s *Store) DiscardEpisode(id string) error {
 }
 
 // SetEpisodeAnnotator renames who recorded an episode (e.g. an agent that
-// names itself in a step's metadata after the episode began).
+// names itself in a step's metadata after the episode began); the steps
+// the old annotator took get the new one as their actor, those of others
+// (a person who took over) keep theirs.
 func (s *Store) SetEpisodeAnnotator(id, annotator string) error {
-	res, err := s.db.Exec(`UPDATE episodes SET annotator=? WHERE id=?`, annotator, id)
+	tx, err := s.db.Begin()
+	if err != nil {
+		return s.explainWriteError(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE steps SET actor=? WHERE episode_id=? AND actor=(SELECT `+actorSQL("annotator")+` FROM episodes WHERE id=?)`,
+		ActorOf(annotator), id, id); err != nil {
+		return s.explainWriteError(err)
+	}
+	res, err := tx.Exec(`UPDATE episodes SET annotator=? WHERE id=?`, annotator, id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("episode %s: %w", id, ErrNotFound)
 	}
-	return nil
+	return s.explainWriteError(tx.Commit())
 }
 
 // SetEpisodeAnswer keeps the final answer of an episode whose finish could

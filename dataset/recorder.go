@@ -265,6 +265,18 @@ func endOf(obs engine.Observation) episodeEnd {
 // observation's Step is the stored step's index: the engine's count, unless
 // steps were undone or the episode was resumed past removed steps.
 func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {
+	return r.StepAs(ctx, a, "")
+}
+
+// StepAs is Step with the step stored as actor's ("agent:NAME" or
+// "human:NAME"; "" is the episode's annotator, as Step): a person who took
+// over an agent's episode acts in it as "human:NAME".
+func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (engine.Observation, error) {
+	if actor != "" {
+		if err := CheckActor(actor); err != nil {
+			return engine.Observation{}, err
+		}
+	}
 	r.op.Lock()
 	defer r.op.Unlock()
 	r.mu.Lock()
@@ -306,6 +318,7 @@ func (r *Recorder) Step(ctx context.Context, a engine.Action) (engine.Observatio
 		}
 	}
 	st := stepOf(ep, idx, &a, string(aj), obs)
+	st.Actor = actor
 	if obs.Redacted && !keep {
 		st.Extras = redactExtras(st.Extras, a)
 	}

@@ -51,10 +51,13 @@ type QueueFilter struct {
 	Annotator string // exact name, AnnotatorPeople or AnnotatorAgents
 	TaskID    string
 	Search    string // substring of the goal (case-insensitive)
-	From, To  time.Time
-	Sort      string // SortNewest (default), SortOldest, SortTask, SortAnnotator
-	Limit     int    // 0: no limit
-	Offset    int
+	// Interventions keeps only episodes in which someone other than the
+	// annotator took over (a person correcting an agent).
+	Interventions bool
+	From, To      time.Time
+	Sort          string // SortNewest (default), SortOldest, SortTask, SortAnnotator
+	Limit         int    // 0: no limit
+	Offset        int
 }
 
 // QueueItem is one episode in the review queue.
@@ -83,6 +86,9 @@ type QueueItem struct {
 	// parent's step it continued from ("" and nil when not a branch).
 	ParentEpisodeID string
 	BranchStep      *int
+	// NumInterventions counts the times someone other than the annotator
+	// took over (see CountInterventions).
+	NumInterventions int
 }
 
 // In reports whether the item is in a queue state.
@@ -200,6 +206,9 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 		where = append(where, `e.started_at < ?`)
 		args = append(args, FormatTime(f.To))
 	}
+	if f.Interventions {
+		where = append(where, interventionsSQL+` > 0`)
+	}
 	order := `e.started_at DESC, e.id`
 	switch f.Sort {
 	case SortOldest:
@@ -219,7 +228,7 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 	)
 	SELECT e.id, e.task_id, t.goal, t.category, e.annotator, e.status, e.end_reason, e.final_answer, e.num_steps, e.auto_reward, e.started_at,
 	       COALESCE(r.n, 0), COALESCE(r.outs, ''), COALESCE(r.mine, ''), st.outcome,
-	       COALESCE(e.parent_episode_id, ''), e.branch_step
+	       COALESCE(e.parent_episode_id, ''), e.branch_step, ` + interventionsSQL + `
 	FROM episodes e JOIN tasks t ON t.id = e.task_id
 	LEFT JOIN r ON r.episode_id = e.id LEFT JOIN st ON st.episode_id = e.id
 	WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order
@@ -236,7 +245,7 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 		var settled sql.NullString
 		var branch sql.NullInt64
 		if err := rows.Scan(&it.EpisodeID, &it.TaskID, &it.Goal, &it.Category, &it.Annotator, &it.Status, &it.EndReason, &it.FinalAnswer,
-			&it.NumSteps, &reward, &started, &it.NumReviews, &outs, &it.MyOutcome, &settled, &it.ParentEpisodeID, &branch); err != nil {
+			&it.NumSteps, &reward, &started, &it.NumReviews, &outs, &it.MyOutcome, &settled, &it.ParentEpisodeID, &branch, &it.NumInterventions); err != nil {
 			return nil, err
 		}
 		if branch.Valid {

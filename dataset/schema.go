@@ -232,6 +232,19 @@ ALTER TABLE tasks_new RENAME TO tasks;
 CREATE INDEX tasks_category ON tasks (category, archived);
 CREATE INDEX tasks_source ON tasks (source);
 `,
+	// 7 → 8: shared control. Every step says who acted: "agent:NAME" or
+	// "human:NAME". A person can take over an agent's episode and hand it
+	// back, so one episode's steps can have several actors. Steps stored
+	// before get the episode's annotator (a person's name becomes
+	// "human:NAME").
+	`
+ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT '';  -- "agent:NAME" or "human:NAME"
+UPDATE steps SET actor = (SELECT CASE WHEN substr(e.annotator, 1, 6) = 'agent:' THEN e.annotator ELSE 'human:' || e.annotator END
+	FROM episodes e WHERE e.id = steps.episode_id);
+-- Lists count interventions from this index alone: a step's row holds its
+-- screenshot, and reading a column stored after it walks the picture's pages.
+CREATE INDEX steps_actor ON steps (episode_id, idx, removed, actor);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

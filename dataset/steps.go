@@ -79,10 +79,18 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 	if err != nil {
 		return err
 	}
+	if st.Actor != "" {
+		if err := CheckActor(st.Actor); err != nil {
+			return err
+		}
+	}
+	// An empty actor is the episode's annotator's own (ActorOf).
 	_, err = tx.Exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
-		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, extras, target_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, extras, target_json, actor) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
+		COALESCE(NULLIF(?, ''), (SELECT `+actorSQL("annotator")+` FROM episodes WHERE id = ?), ''))`,
 		st.EpisodeID, st.Index, actionJSON, op, st.URL, st.Title, st.Error, st.Done, shot,
-		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false, extras, target)
+		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false, extras, target,
+		st.Actor, st.EpisodeID)
 	if err != nil {
 		if isPrimaryKeyViolation(err) {
 			return fmt.Errorf("%w: episode %s step %d", ErrStepExists, st.EpisodeID, st.Index)
@@ -124,14 +132,14 @@ func (s *Store) Steps(episodeID string) ([]Step, error) {
 }
 
 // stepColumns are the columns scanStep reads, screenshots left out.
-const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, COALESCE(target_json,'')`
+const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, COALESCE(target_json,''), actor`
 
 // scanStep reads stepColumns, then extra columns into extra.
 func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any) (Step, error) {
 	st := Step{EpisodeID: episodeID}
 	var created, target string
 	dest := append([]any{&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
-		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed, &target}, extra...)
+		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed, &target, &st.Actor}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Step{}, err
 	}

@@ -100,6 +100,10 @@ type Episode struct {
 	NumEdits   int
 	NumRemoved int
 	Resumed    bool
+	// NumInterventions counts the times someone other than the annotator
+	// took over (runs of kept steps by another actor; see
+	// CountInterventions). Filled by GetEpisode and ListEpisodes.
+	NumInterventions int
 }
 
 // Edited reports whether the edited episode differs from what was
@@ -128,6 +132,9 @@ type Step struct {
 	Removed bool
 	// Target is the element the action was aimed at (nil when unknown).
 	Target *action.Target
+	// Actor is who acted: "agent:NAME" or "human:NAME". Empty when
+	// appending means the episode's annotator (ActorOf).
+	Actor string
 	// Extras are the BrowserGym observation extras, stored (compressed)
 	// with the step; reads leave them nil: see Store.StepExtras.
 	Extras *action.Extras

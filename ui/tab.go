@@ -31,6 +31,11 @@ type Context struct {
 	// then the annotator goes on by hand. Nil when there is no Record screen
 	// (screens call ctx.ContinueFrom).
 	Branch func(episodeID string, k int)
+	// AgentContinue starts a serve on this machine whose sessions begin
+	// where the stored episode was after its step k, so an agent goes on
+	// from there, and returns its URL. Nil when the app cannot (screens
+	// check for nil).
+	AgentContinue func(episodeID string, k int) (string, error)
 }
 
 // ContinueFrom asks the Record screen to branch episodeID at step k; it

@@ -36,8 +36,11 @@ type cardStats struct {
 	edited              int // exported episodes with removed steps
 	resumed             int // exported episodes resumed after an interruption
 	branches            int // exported episodes that continue another from a step
-	har                 harStats
-	grounding           groundingStats
+	// intervened episodes had someone other than their annotator take
+	// over, interventions times in all, with takenSteps steps.
+	intervened, interventions, takenSteps int
+	har                                   harStats
+	grounding                             groundingStats
 }
 
 func (s *cardStats) init() {
@@ -95,6 +98,14 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time, edited, resu
 			s.unresolved++
 		}
 	}
+}
+
+func (s *cardStats) addInterventions(n, steps int) {
+	if n > 0 {
+		s.intervened++
+	}
+	s.interventions += n
+	s.takenSteps += steps
 }
 
 // loadReviewers counts the distinct reviewers of the exported episodes and
@@ -266,6 +277,12 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 	fmt.Fprintf(&b, "%d episodes (%d steps) of browser tasks, each a goal in plain words and the "+
 		"sequence of actions taken in a real Chromium to reach it, with a screenshot of what the actor saw "+
 		"before every action. %s\n\n", totalEp, totalSteps, who(humans, agents))
+	if s.intervened > 0 {
+		fmt.Fprintf(&b, "Shared control: in %s a person took over from the agent (%s in all, %s by the person), "+
+			"corrected it by hand and handed control back; each step's `actor` says who acted (`agent:<name>` or "+
+			"`human:<name>`) and `num_interventions` counts an episode's takeovers.\n\n",
+			plural(s.intervened, "episode", "episodes"), plural(s.interventions, "takeover", "takeovers"), plural(s.takenSteps, "step", "steps"))
+	}
 
 	b.WriteString("## How it was collected\n\n")
 	b.WriteString("The episodes were recorded with Waymark (a desktop recorder for browser " +
@@ -423,7 +440,8 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"`recorded_step` is the step's number in the recording, which skips the steps an edit left out (the " +
 		"screenshot's `path` uses it too). `review_flags` lists the flags the label's review put on the step " +
 		"(`mistake`, `unnecessary`): an empty list when none, null when the episode has no outcome. `note` is the " +
-		"annotator's note on the step, empty when none.\n")
+		"annotator's note on the step, empty when none. `actor` says who took the action: `agent:<name>` or " +
+		"`human:<name>` (a person who took over an agent's episode acts in it under their own name).\n")
 	b.WriteString("- **episodes**: one row per episode with its goal, category, outcome (ClassLabel: " +
 		strings.Join(dataset.Outcomes, ", ") + "; null when there is none), review figures, final answer, final " +
 		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on. `status` is " +
@@ -440,7 +458,9 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"`parent_episode_id` and `branch_step` are null unless the episode is a branch: then they name the episode " +
 		"it continues and that episode's `recorded_step` it continued from. `reference_time` (ISO 8601 with its UTC " +
 		"offset), `timezone` (IANA name) and `locale` (BCP 47) are the clock, time zone and locale the task set for " +
-		"the page; empty when the task set none (the browser's own were used).\n\n")
+		"the page; empty when the task set none (the browser's own were used). `num_interventions` counts the times " +
+		"someone other than the `annotator` took over (runs of consecutive exported steps by another actor): 0 for " +
+		"an episode one actor did alone.\n\n")
 
 	b.WriteString("## How to load\n\n```python\nfrom datasets import load_dataset\n\n")
 	b.WriteString("steps = load_dataset(\"path/or/hub-id\")               # the default config: steps\n")

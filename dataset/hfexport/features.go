@@ -63,6 +63,8 @@ type stepRow struct {
 	ReviewFlags []*string `parquet:"review_flags,optional,list"`
 	// Note is the annotator's note on the step ("" for none).
 	Note *string `parquet:"note"`
+	// Actor is who acted: "agent:NAME" or "human:NAME".
+	Actor *string `parquet:"actor"`
 }
 
 // episodeStep is the image-free summary of one step inside an episode row.
@@ -112,6 +114,9 @@ type episodeRow struct {
 	ReferenceTime *string `parquet:"reference_time"`
 	Timezone      *string `parquet:"timezone"`
 	Locale        *string `parquet:"locale"`
+	// NumInterventions counts the times someone other than the annotator
+	// took over (a person correcting an agent).
+	NumInterventions *int64 `parquet:"num_interventions"`
 }
 
 // feature describes one datasets feature; the same tree renders the JSON of
@@ -185,6 +190,7 @@ var stepsFeatures = []feature{
 	value("duration_ms", "int64"),
 	listOfValue("review_flags", "string"),
 	value("note", "string"),
+	value("actor", "string"),
 }
 
 var episodesFeatures = []feature{
@@ -228,6 +234,7 @@ var episodesFeatures = []feature{
 	value("reference_time", "string"),
 	value("timezone", "string"),
 	value("locale", "string"),
+	value("num_interventions", "int64"),
 }
 
 // featuresJSON renders the value of the `huggingface` key:

@@ -378,6 +378,9 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		written   int
 		exported  = map[int]int64{} // stored index → step_index
 		removed   = []*int64{}
+		actors    []string // of the kept action steps, in order
+		own       = dataset.ActorOf(e.Annotator)
+		others    int // kept action steps by someone other than the annotator
 	)
 	for st, err := range x.store.EpisodeSteps(x.ctx, e.ID) {
 		if err != nil {
@@ -412,6 +415,17 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				Done:         &done,
 				DurationMS:   i64(totalMS),
 				Note:         str(st.Note),
+			}
+			actor := st.Actor
+			if actor == "" { // a step stored without one: the annotator's
+				actor = own
+			}
+			r.Actor = str(actor)
+			if e.BranchStep == nil || st.Index > *e.BranchStep { // a branch's replayed prefix is no takeover
+				actors = append(actors, actor)
+				if actor != own {
+					others++
+				}
 			}
 			if e.Outcome != "" { // the label's flags; null without a label
 				r.ReviewFlags = []*string{}
@@ -481,6 +495,9 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		Timezone:      str(e.Timezone),
 		Locale:        str(e.Locale),
 	}
+	interventions := dataset.CountInterventions(own, actors)
+	r.NumInterventions = i64(int64(interventions))
+	x.stats.addInterventions(interventions, others)
 	edited := len(removed) > 0
 	r.Edited = &edited
 	if r.Steps == nil {

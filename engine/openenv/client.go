@@ -576,7 +576,11 @@ func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation,
 		return o, err
 	}
 	c.mu.Lock()
-	c.state.StepCount++
+	if n := interventionSteps(data); n > 0 {
+		c.state.StepCount += n // a person's steps; this action was not performed
+	} else {
+		c.state.StepCount++
+	}
 	o.Step = c.state.StepCount
 	c.state.Done = o.Done
 	c.mu.Unlock()

@@ -48,6 +48,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /step", s.httpStep)
 	s.mux.HandleFunc("GET /state", s.httpState)
 	s.mux.HandleFunc("GET /ws", s.serveWS)
+	s.sessionRoutes()
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

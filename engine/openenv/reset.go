@@ -119,6 +119,9 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 		rr.opts.StartURL = str
 	}
 	if strings.TrimSpace(rr.opts.StartURL) == "" {
+		rr.opts.StartURL = s.opts.DefaultStartURL
+	}
+	if strings.TrimSpace(rr.opts.StartURL) == "" {
 		// The reference's message, and what to do.
 		return rr, fmt.Errorf("%s: reset needs start_url, e.g. reset(start_url=\"https://example.com/\")", action.MsgBadURL)
 	}

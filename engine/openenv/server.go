@@ -121,6 +121,9 @@ type Options struct {
 	Provider string
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
+	// DefaultStartURL is the start page of a reset that names none (a
+	// serve that continues a stored episode); "" requires start_url.
+	DefaultStartURL string
 }
 
 // Server serves engines over the OpenEnv protocol. It is an http.Handler.
@@ -238,6 +241,7 @@ type session struct {
 
 	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
 	gym   *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
+	ctl   *control     // shared control and watchers (sessions.go)
 }
 
 // inbound is one frame from the client.
@@ -283,6 +287,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ss := &session{srv: s, info: info, conn: c, base: base, eng: base, lease: s.newLeaseKeeper(base, info.ID)}
+	ss.ctl = newControl(ss)
 	s.mu.Lock()
 	s.sessions[info.ID] = ss
 	s.mu.Unlock()
@@ -423,7 +428,9 @@ loop:
 			break loop
 		}
 	}
+	ss.ctl.agentLeft(ss.srv.ctx) // a person in control goes on alone
 	ss.teardown()
+	ss.ctl.end(reason)
 	ss.srv.release(ss.info.ID)
 	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
 	if ctx.Err() == nil {
@@ -580,6 +587,13 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}
+	done, err := ss.holdReset(ctx)
+	if err != nil {
+		return errorFrame(CodeExecution, err.Error())
+	}
+	var obs engine.Observation
+	reset := false
+	defer func() { done(ss.agentName(rr.agent), rr.opts.StartURL, obs, reset) }()
 	if ss.wrap != nil {
 		if d, ok := ss.wrap.(interface{ Discard() error }); ok && ss.discarded {
 			if err := d.Discard(); err != nil {
@@ -611,11 +625,11 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 		}
 		ss.wrap, ss.eng = w, w
 	}
-	obs, err := ss.eng.Reset(ctx, rr.opts)
+	obs, err = ss.eng.Reset(ctx, rr.opts)
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}
-	ss.started, ss.done = true, obs.Done
+	ss.started, ss.done, reset = true, obs.Done, true
 	if ss.srv.opts.BrowserGym {
 		return ss.gymReset(data, rr, obs) // gym.go
 	}
@@ -647,7 +661,10 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 			ss.srv.opts.OnAgentName(ss.eng, ss.agent)
 		}
 	}
-	obs, err := ss.eng.Step(ctx, a)
+	obs, held, err := ss.agentStep(ctx, a)
+	if held != nil {
+		return held
+	}
 	if err != nil {
 		var ve *action.ValidationError
 		if errors.As(err, &ve) && len(ve.Errors) > 0 {

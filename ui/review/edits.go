@@ -31,6 +31,7 @@ type stepEdits struct {
 	parent    *dataset.Episode // the open branch's parent, when readable
 
 	removeBtn, trimBtn, contBtn *widget.Button
+	agentBtn                    *widget.Button // let an agent continue from the step
 
 	branch    *widget.Label
 	parentBtn *widget.Button
@@ -47,6 +48,7 @@ func (e *stepEdits) init(p *player) {
 	e.removeBtn = widget.NewButtonWithIcon("Remove step", theme.DeleteIcon(), func() { p.t.unfocus(); e.askRemoveOrRestore() })
 	e.trimBtn = widget.NewButtonWithIcon("Trim after this step", theme.ContentCutIcon(), func() { p.t.unfocus(); e.askTrim() })
 	e.contBtn = widget.NewButtonWithIcon("Continue from step 0", theme.MediaRecordIcon(), func() { p.t.unfocus(); e.continueFrom() })
+	e.agentBtn = widget.NewButtonWithIcon("Agent from here", theme.ComputerIcon(), func() { p.t.unfocus(); e.agentFrom() })
 	// One line (the header keeps a row for it, so the picture does not
 	// move); a window too narrow for it ends it with an ellipsis.
 	e.branch = widget.NewLabel("")
@@ -63,7 +65,7 @@ func (e *stepEdits) init(p *player) {
 
 // bar is the row of edit buttons under the player's step buttons.
 func (e *stepEdits) bar() fyne.CanvasObject {
-	return container.NewHBox(e.removeBtn, e.trimBtn, e.contBtn)
+	return container.NewHBox(e.removeBtn, e.trimBtn, e.contBtn, e.agentBtn)
 }
 
 // panel is the side panel's Edits tab: the audit log.
@@ -258,6 +260,7 @@ func (e *stepEdits) setEnabled(k int) {
 		e.contBtn.SetText("Continue from a step")
 	}
 	ui.SetEnabled(e.contBtn, open && !removed)
+	ui.SetEnabled(e.agentBtn, open && !removed && p.t.ctx != nil && p.t.ctx.AgentContinue != nil)
 }
 
 // keptAfter counts the kept steps after step k.
@@ -481,6 +484,31 @@ func (e *stepEdits) continueFrom() {
 		return
 	}
 	p.t.form.setStatus(fmt.Sprintf("Continuing from step %d on the Record screen: steps 1–%d are replayed and checked, then you go on by hand.", k, k), false)
+}
+
+// agentFrom starts a serve whose sessions begin where the episode was after
+// the step shown, and says where an agent connects (the Sessions tab
+// watches it).
+func (e *stepEdits) agentFrom() {
+	p := e.p
+	if p.ep == nil || e.agentBtn.Disabled() || p.t.ctx == nil || p.t.ctx.AgentContinue == nil {
+		return
+	}
+	id, k := p.ep.ID, p.steps[p.cur].Index
+	start := p.t.ctx.AgentContinue
+	p.t.form.setStatus(fmt.Sprintf("Starting a serve that continues this episode from step %d…", k), false)
+	b := p.t.ctx.UI()
+	go func() {
+		url, err := start(id, k)
+		b.Do(func() {
+			if err != nil {
+				e.fail("Cannot let an agent continue from here", err)
+				return
+			}
+			p.t.form.setStatus(fmt.Sprintf("An agent can continue from step %d: connect it to %s (WebSocket %s/ws; reset needs no start_url). "+
+				"Its episode is recorded as a branch of this one; watch or take over in the Sessions tab.", k, url, "ws"+strings.TrimPrefix(url, "http")), false)
+		})
+	}()
 }
 
 // loadBranch shows, for a branch, which episode and step it continues.

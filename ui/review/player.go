@@ -401,6 +401,9 @@ func (p *player) stepHeader(k int) string {
 	if n := strings.TrimSpace(p.steps[k].Note); n != "" {
 		b.WriteString("Note: " + n + "\n")
 	}
+	if a := p.steps[k].Actor; k > 0 && a != "" {
+		b.WriteString("Acted by " + a + "\n")
+	}
 	return b.String()
 }
 
@@ -537,6 +540,14 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	title.SetText(fmt.Sprintf("%d · %s", id, actionText(st.Action)))
 	var sub []string
+	if p.ep != nil && st.Actor != "" && st.Actor != dataset.ActorOf(p.ep.Annotator) {
+		// Someone other than the annotator acted (a person who took
+		// over an agent's episode): the badge says who.
+		if !st.Removed {
+			title.Importance = widget.WarningImportance
+		}
+		sub = append(sub, "by "+st.Actor)
+	}
 	if s := p.edits.rowNote(id); s != "" {
 		sub = append(sub, s)
 	}

@@ -49,6 +49,7 @@ type queuePanel struct {
 	catSel    *widget.Select
 	annSel    *widget.Select
 	sortSel   *widget.Select
+	interv    *widget.Check // only episodes with interventions
 	search    *widget.Entry
 	from, to  *widget.Entry
 	list      *widget.List
@@ -78,6 +79,7 @@ func (q *queuePanel) init(t *Tab) {
 	}
 	q.sortSel = widget.NewSelect(sorts, func(string) { q.onFilter() })
 	q.sortSel.SetSelectedIndex(0)
+	q.interv = widget.NewCheck("With interventions (a person took over)", func(bool) { q.onFilter() })
 	q.search = widget.NewEntry()
 	q.search.SetPlaceHolder("Task goal contains…")
 	q.search.OnSubmitted = func(string) { q.onFilter(); q.t.unfocus() }
@@ -115,6 +117,7 @@ func (q *queuePanel) build() fyne.CanvasObject {
 		widget.NewLabelWithStyle("Queue", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		q.stateSel,
 		container.NewGridWithColumns(2, q.catSel, q.annSel),
+		q.interv,
 		q.search,
 		container.NewGridWithColumns(2, q.from, q.to),
 		q.sortSel,
@@ -231,6 +234,9 @@ func rowMeta(it dataset.QueueItem) string {
 	if it.Status == dataset.StatusInterrupted {
 		parts = append(parts, "interrupted")
 	}
+	if it.NumInterventions > 0 {
+		parts = append(parts, ui.Plural(it.NumInterventions, "intervention"))
+	}
 	parts = append(parts, it.StartedAt.Local().Format("Jan 2 15:04"))
 	return strings.Join(parts, " · ")
 }
@@ -255,6 +261,7 @@ func (q *queuePanel) filter() dataset.QueueFilter {
 			f.Sort = s.key
 		}
 	}
+	f.Interventions = q.interv.Checked
 	f.Search = strings.TrimSpace(q.search.Text)
 	f.From, _ = parseDay(q.from.Text)
 	if to, ok := parseDay(q.to.Text); ok {

@@ -1,0 +1,639 @@
+// Package sessions is the Sessions screen: it connects to a waymark serve,
+// lists its live sessions and shows the chosen one's live screen and
+// timeline as the agent steps. A person can take over (their clicks, keys
+// and wheel become actions in the same episode, mapped as in recording)
+// and hand back; the banner always says who is in control.
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+	"image/png"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"waymark/engine"
+	"waymark/engine/action"
+	"waymark/engine/openenv"
+	"waymark/ui"
+	"waymark/ui/record"
+)
+
+// DefaultServer is the address serve listens on by default.
+const DefaultServer = "http://127.0.0.1:8000"
+
+// Keys: Ctrl+Shift+T takes over, Ctrl+Shift+H hands back.
+var (
+	takeKey = &desktop.CustomShortcut{KeyName: fyne.KeyT, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+	backKey = &desktop.CustomShortcut{KeyName: fyne.KeyH, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+)
+
+// Tab is the Sessions screen. Its fields are touched on the Fyne
+// goroutine only; the watch goroutine hands its events over the bridge.
+type Tab struct {
+	ctx *ui.Context
+
+	server     *widget.Entry
+	connectBtn *widget.Button
+	list       *widget.List
+	items      []openenv.SessionSummary
+	view       *record.LiveView
+	pump       *record.FramePump
+	banner     *canvas.Rectangle
+	bannerTx   *canvas.Text
+	status     *widget.Label
+	timeline   *widget.List
+	steps      []openenv.WatchStep // screenshots dropped
+	takeBtn    *widget.Button
+	backBtn    *widget.Button
+	content    fyne.CanvasObject
+
+	base    string // the server connected to
+	watchID string
+	watch   *openenv.WatchConn
+	stop    context.CancelFunc
+	gen     int // bumps at every new watch: late events of an old one are dropped
+	summary *openenv.SessionSummary
+	ended   string
+	mapper  *record.Mapper
+	sendQ   chan command // the person's actions and the hand-back, sent in order
+	polling bool         // the session list is refreshed every few seconds
+	closed  bool
+	// autoWatch watches the first session listed (WatchFirst).
+	autoWatch  bool
+	placed     bool // the live view's place was logged
+	placeTries int
+
+	// Debugf, when set, gets a line at each change of control and where
+	// the live view is on the screen (the end-to-end tests click there).
+	Debugf func(format string, args ...any)
+}
+
+// pollEvery is how often the session list is asked for again while
+// connected.
+const pollEvery = 2 * time.Second
+
+// command is one message to the session: an action, or the hand-back.
+type command struct {
+	a        action.Action
+	handBack bool
+}
+
+// New makes the Sessions screen.
+func New(ctx *ui.Context) *Tab {
+	t := &Tab{ctx: ctx}
+	t.server = widget.NewEntry()
+	t.server.SetText(DefaultServer)
+	t.server.OnSubmitted = func(string) { t.Connect() }
+	t.connectBtn = widget.NewButton("Connect", t.Connect)
+	t.connectBtn.Importance = widget.HighImportance
+	t.list = &widget.List{
+		Length:     func() int { return len(t.items) },
+		CreateItem: func() fyne.CanvasObject { return widget.NewLabel("session") },
+		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(t.items) {
+				o.(*widget.Label).SetText(sessionLine(t.items[id]))
+			}
+		},
+		OnSelected: func(id widget.ListItemID) {
+			if id < len(t.items) && t.items[id].ID != t.watchID {
+				t.WatchSession(t.items[id].ID)
+			}
+		},
+	}
+	t.list.ExtendBaseWidget(t.list)
+	t.view = record.NewLiveView(readOnly{t})
+	t.view.Schedule = ctx.UI().After
+	t.view.OnShortcut = t.TypedShortcut
+	t.pump = record.NewFramePump(ctx.UI(), t.view.SetFrame)
+	t.banner = canvas.NewRectangle(bannerGrey)
+	t.bannerTx = canvas.NewText("Not connected: give the address of a waymark serve and press Connect", color.White)
+	t.bannerTx.TextStyle = fyne.TextStyle{Bold: true}
+	t.status = widget.NewLabel("")
+	t.status.Wrapping = fyne.TextWrapWord
+	t.timeline = &widget.List{
+		Length:     func() int { return len(t.steps) },
+		CreateItem: func() fyne.CanvasObject { return widget.NewLabel("step") },
+		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(t.steps) {
+				l := o.(*widget.Label)
+				st := t.steps[id]
+				l.SetText(stepLine(st))
+				l.Importance = widget.MediumImportance
+				if strings.HasPrefix(st.Actor, "human:") {
+					l.Importance = widget.WarningImportance
+				}
+				l.Refresh()
+			}
+		},
+	}
+	t.timeline.ExtendBaseWidget(t.timeline)
+	t.takeBtn = widget.NewButton("Take over (Ctrl+Shift+T)", t.TakeOver)
+	t.backBtn = widget.NewButton("Hand back (Ctrl+Shift+H)", t.HandBack)
+	t.build()
+	t.sync()
+	return t
+}
+
+var (
+	bannerGrey  = color.NRGBA{0x60, 0x60, 0x60, 0xff}
+	bannerAgent = color.NRGBA{0x2b, 0x5b, 0xb6, 0xff}
+	bannerMe    = color.NRGBA{0xc0, 0x4a, 0x10, 0xff}
+	bannerOther = color.NRGBA{0x8a, 0x3f, 0xb0, 0xff}
+)
+
+func (t *Tab) build() {
+	top := container.NewBorder(nil, nil, widget.NewLabel("Server"), t.connectBtn, t.server)
+	left := container.NewBorder(widget.NewLabelWithStyle("Live sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.list)
+	bannerBox := container.New(bannerLayout{}, t.banner, t.bannerTx)
+	screen := container.NewVBox(bannerBox, container.NewCenter(t.view), container.NewHBox(t.takeBtn, t.backBtn), t.status)
+	right := container.NewBorder(widget.NewLabelWithStyle("Timeline", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.timeline)
+	split := container.NewHSplit(left, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(300, 600), right), screen))
+	split.Offset = 0.18
+	t.content = container.NewBorder(top, nil, nil, nil, split)
+}
+
+// Title implements ui.Tab.
+func (t *Tab) Title() string { return "Sessions" }
+
+// Content implements ui.Tab.
+func (t *Tab) Content() fyne.CanvasObject { return t.content }
+
+// Shortcuts lists the keys the main window routes here.
+func (t *Tab) Shortcuts() []fyne.Shortcut { return []fyne.Shortcut{takeKey, backKey} }
+
+// TypedShortcut takes over or hands back.
+func (t *Tab) TypedShortcut(s fyne.Shortcut) bool {
+	switch s.ShortcutName() {
+	case takeKey.ShortcutName():
+		t.TakeOver()
+		return true
+	case backKey.ShortcutName():
+		t.HandBack()
+		return true
+	}
+	return false
+}
+
+// me is who the person acts as.
+func (t *Tab) me() string {
+	if t.ctx == nil || t.ctx.User == nil {
+		return ""
+	}
+	return strings.TrimSpace(t.ctx.User())
+}
+
+// inControl reports whether the person holds the watched session.
+func (t *Tab) inControl() bool {
+	return t.summary != nil && t.me() != "" && t.summary.Control == "human:"+t.me()
+}
+
+// SetServer connects to a serve at url (e.g. one the app started).
+func (t *Tab) SetServer(url string) {
+	t.server.SetText(url)
+	t.Connect()
+}
+
+// WatchFirst connects to url and watches the first live session listed
+// (gui --watch URL).
+func (t *Tab) WatchFirst(url string) {
+	t.autoWatch = true
+	t.SetServer(url)
+}
+
+// poll refreshes the session list while connected and the screen is open.
+func (t *Tab) poll() {
+	if t.polling || t.closed {
+		return
+	}
+	t.polling = true
+	t.ctx.UI().After(pollEvery, func() {
+		t.polling = false
+		if t.base != "" && !t.closed {
+			t.refresh(t.base)
+		}
+	})
+}
+
+// Connect lists the live sessions of the server in the entry.
+func (t *Tab) Connect() {
+	base, err := openenv.ServerBase(t.server.Text)
+	if err != nil {
+		t.setStatus(err.Error(), true)
+		return
+	}
+	t.base = base
+	t.setStatus("Asking "+base+" for its live sessions…", false)
+	t.refresh(base)
+}
+
+// refresh asks base for its sessions and shows them; then polls again.
+func (t *Tab) refresh(base string) {
+	b := t.ctx.UI()
+	go func() {
+		list, err := openenv.ListSessions(context.Background(), base)
+		b.Do(func() {
+			if base != t.base || t.closed {
+				return
+			}
+			if err != nil {
+				t.setStatus(err.Error(), true)
+				return // polling stops: Connect tries again
+			}
+			before := len(t.items)
+			t.items = list
+			t.list.Refresh()
+			if t.autoWatch && t.watch == nil && t.watchID == "" && len(list) > 0 {
+				t.autoWatch = false
+				t.list.Select(0)
+			}
+			if t.watch == nil && (before != len(list) || t.status.Text == "" || strings.HasPrefix(t.status.Text, "Asking")) {
+				if len(list) == 0 {
+					t.setStatus("No live session on "+base+" yet: an agent's session shows here once it connects.", false)
+				} else {
+					t.setStatus(fmt.Sprintf("%s on %s: choose one to watch.", ui.Plural(len(list), "live session"), base), false)
+				}
+			}
+			t.sync()
+			t.poll()
+		})
+	}()
+}
+
+// Sessions are the listed sessions.
+func (t *Tab) Sessions() []openenv.SessionSummary { return t.items }
+
+// WatchSession starts watching session id (ending the watch before).
+func (t *Tab) WatchSession(id string) {
+	t.stopWatch()
+	t.gen++
+	gen := t.gen
+	t.watchID, t.summary, t.ended, t.steps = id, nil, "", nil
+	t.timeline.Refresh()
+	t.setStatus("Connecting to session "+id+"…", false)
+	t.sync()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.stop = cancel
+	b := t.ctx.UI()
+	base := t.base
+	go func() {
+		w, err := openenv.Watch(ctx, base, id)
+		if err != nil {
+			b.Do(func() {
+				if gen == t.gen {
+					t.setStatus(err.Error(), true)
+				}
+			})
+			return
+		}
+		b.Do(func() {
+			if gen != t.gen {
+				_ = w.Close()
+				return
+			}
+			t.watch = w
+			t.sendQ = make(chan command, 64)
+			go sendCommands(ctx, w, t.sendQ)
+			t.setStatus("Watching session "+id+". Take over (Ctrl+Shift+T) to act on the page yourself.", false)
+		})
+		t.read(ctx, gen, w)
+	}()
+}
+
+// sendCommands sends the person's actions and the hand-back in order.
+func sendCommands(ctx context.Context, w *openenv.WatchConn, q <-chan command) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-q:
+			var err error
+			if c.handBack {
+				err = w.HandBack(ctx)
+			} else {
+				err = w.Step(ctx, c.a)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// read hands the watch's events to the Fyne goroutine until it ends.
+func (t *Tab) read(ctx context.Context, gen int, w *openenv.WatchConn) {
+	b := t.ctx.UI()
+	frames := make(chan engine.Frame, 1)
+	go t.pump.Run(ctx, frames)
+	for {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			b.Do(func() {
+				if gen == t.gen && t.ended == "" && ctx.Err() == nil {
+					t.ended = "the connection was lost"
+					t.setStatus("The watch of this session ended: "+err.Error(), true)
+					t.sync()
+				}
+			})
+			return
+		}
+		if f := ev.Frame; f != nil {
+			select { // the newest frame replaces one not decoded yet
+			case <-frames:
+			default:
+			}
+			frames <- engine.Frame{JPEG: f.JPEG, Width: f.Width, Height: f.Height, Seq: f.Seq}
+			continue
+		}
+		if st := ev.Step; st != nil && len(st.Screenshot) > 0 {
+			if img, err := png.Decode(bytes.NewReader(st.Screenshot)); err == nil {
+				t.pump.Offer(record.ToRGBA(img))
+			}
+		}
+		b.Do(func() {
+			if gen == t.gen {
+				t.event(ev)
+			}
+		})
+	}
+}
+
+// event applies one watch event (Fyne goroutine).
+func (t *Tab) event(ev openenv.WatchEvent) {
+	switch {
+	case ev.Session != nil:
+		was := t.inControl()
+		t.summary = ev.Session
+		t.debugf("sessions control %s waiting=%v connected=%v", ev.Session.Control, ev.Session.AgentWaiting, ev.Session.AgentConnected)
+		for i := range t.items {
+			if t.items[i].ID == ev.Session.ID {
+				t.items[i] = *ev.Session
+				t.list.RefreshItem(i)
+			}
+		}
+		if now := t.inControl(); now != was {
+			t.controlChanged(now)
+		}
+	case ev.Step != nil:
+		st := *ev.Step
+		st.Screenshot = nil
+		t.logPlace()
+		t.debugf("sessions step %d by %s", st.Step, st.Actor)
+		t.steps = append(t.steps, st)
+		t.timeline.Refresh()
+		t.timeline.ScrollToBottom()
+	case ev.Error != nil:
+		t.setStatus(ev.Error.Message, true)
+	case ev.Ended != "":
+		t.ended = ev.Ended
+		t.setStatus("The session ended ("+ev.Ended+").", false)
+		if t.mapper != nil {
+			t.controlChanged(false)
+		}
+	}
+	t.sync()
+}
+
+// controlChanged gives the person's input to the page, or takes it away.
+func (t *Tab) controlChanged(mine bool) {
+	if !mine {
+		if t.mapper != nil {
+			t.mapper.Drop()
+		}
+		t.mapper = nil
+		t.view.Sink = readOnly{t}
+		t.view.SetRecording(false)
+		return
+	}
+	set := action.SetDefault
+	if t.summary != nil && t.summary.ActionSet != "" {
+		set = t.summary.ActionSet
+	}
+	q, b := t.sendQ, t.ctx.UI()
+	t.mapper = record.NewMapper(set, record.MapperEvents{
+		Emit: func(a action.Action) {
+			select {
+			case q <- command{a: a}:
+			default:
+				b.Do(func() { t.setStatus("Too many actions waiting to be sent: slow down.", true) })
+			}
+		},
+		Refused: func(msg string) { b.Do(func() { t.setStatus(msg, true) }) },
+	})
+	t.view.Sink = t.mapper
+	t.view.SetRecording(true)
+	if t.ctx.Window != nil {
+		t.ctx.Window.Canvas().Focus(t.view)
+	}
+}
+
+// TakeOver asks for control of the watched session.
+func (t *Tab) TakeOver() {
+	switch {
+	case t.watch == nil:
+		t.setStatus("Choose a live session to watch first.", true)
+		return
+	case t.me() == "":
+		t.setStatus("Set your name in Settings first: your steps are stored as human:NAME.", true)
+		return
+	case t.inControl():
+		return
+	}
+	w, name, b := t.watch, t.me(), t.ctx.UI()
+	go func() {
+		if err := w.TakeOver(context.Background(), name); err != nil {
+			b.Do(func() { t.setStatus("Could not take over: "+err.Error(), true) })
+		}
+	}()
+}
+
+// HandBack returns control to the agent; typing not sent yet is sent first.
+func (t *Tab) HandBack() {
+	if t.watch == nil || !t.inControl() {
+		return
+	}
+	if t.mapper != nil {
+		t.mapper.Flush()
+	}
+	// After the actions not sent yet, in the same queue.
+	select {
+	case t.sendQ <- command{handBack: true}:
+	default:
+		t.setStatus("Too many actions waiting to be sent: hand back again in a moment.", true)
+	}
+}
+
+// sync shows who is in control and enables the buttons.
+func (t *Tab) sync() {
+	text, col := "Not watching: choose a live session", bannerGrey
+	s := t.summary
+	switch {
+	case t.ended != "":
+		text = "Session ended: " + t.ended
+	case s == nil && t.watchID != "":
+		text = "Connecting…"
+	case s == nil:
+	case t.inControl():
+		text, col = "YOU ARE IN CONTROL ("+s.Control+"): your input goes to the page — the agent waits. Hand back: Ctrl+Shift+H", bannerMe
+	case strings.HasPrefix(s.Control, "human:"):
+		text, col = s.Control+" is in control: the agent waits", bannerOther
+	default:
+		text, col = s.Control+" is in control — you are watching (read-only). Take over: Ctrl+Shift+T", bannerAgent
+	}
+	if s != nil && t.ended == "" {
+		if s.AgentWaiting {
+			text += " · the agent's next step is held"
+		}
+		if !s.AgentConnected {
+			text += " · the agent has disconnected"
+		}
+	}
+	t.bannerTx.Text = text
+	t.bannerTx.Refresh()
+	t.banner.FillColor = col
+	t.banner.Refresh()
+	live := t.watch != nil && t.ended == ""
+	ui.SetEnabled(t.takeBtn, live && !t.inControl() && (s == nil || !strings.HasPrefix(s.Control, "human:")))
+	ui.SetEnabled(t.backBtn, live && t.inControl())
+}
+
+// Banner is the control banner's text (tests read it).
+func (t *Tab) Banner() string { return t.bannerTx.Text }
+
+// Steps are the steps seen in the watched session.
+func (t *Tab) Steps() []openenv.WatchStep { return t.steps }
+
+// View is the live screen.
+func (t *Tab) View() *record.LiveView { return t.view }
+
+func (t *Tab) debugf(format string, args ...any) {
+	if t.Debugf != nil {
+		t.Debugf(format, args...)
+	}
+}
+
+// logPlace logs where the live view is on the screen, once it is laid
+// out on it (until then it tries again a little later).
+func (t *Tab) logPlace() {
+	if t.placed || t.Debugf == nil || t.closed {
+		return
+	}
+	app := fyne.CurrentApp()
+	if app == nil {
+		return
+	}
+	c := app.Driver().CanvasForObject(t.view)
+	if c == nil || t.view.Size() != t.view.MinSize() || !t.view.Visible() {
+		if t.placeTries++; t.placeTries < 100 {
+			t.ctx.UI().After(100*time.Millisecond, t.logPlace)
+		}
+		return
+	}
+	t.placed = true
+	pos := app.Driver().AbsolutePositionForObject(t.view)
+	t.debugf("sessions liveview at %g,%g size %gx%g scale %g", pos.X, pos.Y, t.view.Size().Width, t.view.Size().Height, c.Scale())
+}
+
+func (t *Tab) setStatus(msg string, bad bool) {
+	t.status.SetText(msg)
+	t.status.Importance = widget.MediumImportance
+	if bad {
+		t.status.Importance = widget.DangerImportance
+	}
+	t.status.Refresh()
+}
+
+func (t *Tab) stopWatch() {
+	if t.mapper != nil {
+		t.controlChanged(false)
+	}
+	if t.stop != nil {
+		t.stop()
+		t.stop = nil
+	}
+	if t.watch != nil {
+		w := t.watch
+		go func() { _ = w.Close() }() // a person in control hands back
+		t.watch = nil
+	}
+}
+
+// Close ends the watch and the polling (the window closes).
+func (t *Tab) Close() {
+	t.closed = true
+	t.stopWatch()
+}
+
+// sessionLine is one row of the session list.
+func sessionLine(s openenv.SessionSummary) string {
+	where := s.URL
+	if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
+		where = u.Host + u.Path
+	}
+	parts := []string{s.Control, ui.Plural(s.Steps, "step"), where}
+	if !s.AgentConnected {
+		parts = append(parts, "agent gone")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// stepLine is one row of the timeline.
+func stepLine(st openenv.WatchStep) string {
+	what := "start"
+	if len(st.Action) > 0 && string(st.Action) != "null" {
+		if a, err := action.Parse(st.Action, action.SetExtended); err == nil {
+			what = a.String()
+		}
+	}
+	line := fmt.Sprintf("%d · %s · %s", st.Step, st.Actor, what)
+	if st.Error != "" {
+		line += " · " + st.Error
+	}
+	return line
+}
+
+// readOnly refuses input while the person only watches.
+type readOnly struct{ t *Tab }
+
+func (r readOnly) msg() {
+	r.t.setStatus("Watching only: take over (Ctrl+Shift+T) to act on the page.", true)
+}
+func (r readOnly) Click(int, int)          { r.msg() }
+func (r readOnly) Drag(int, int, int, int) { r.msg() }
+func (r readOnly) Rune(rune)               { r.msg() }
+func (r readOnly) Key(fyne.KeyName, bool)  { r.msg() }
+func (r readOnly) Wheel(float32)           { r.msg() }
+func (r readOnly) Hover(int, int)          {}
+func (r readOnly) Shortcut(s fyne.Shortcut) bool {
+	return r.t.TypedShortcut(s)
+}
+func (r readOnly) Refuse(m string) { r.t.setStatus(m, true) }
+
+// bannerLayout lays the control banner's text over its colour: as wide as
+// the column, asking for no width, so a long text never moves the live
+// view.
+type bannerLayout struct{}
+
+const bannerPad = 6
+
+func (bannerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+	objs[1].Move(fyne.NewPos(bannerPad, bannerPad))
+	objs[1].Resize(fyne.NewSize(size.Width-2*bannerPad, size.Height-2*bannerPad))
+}
+
+func (bannerLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	// A whole number of units, so the live view below sits on whole pixels.
+	return fyne.NewSize(0, float32(math.Ceil(float64(objs[1].MinSize().Height)))+2*bannerPad)
+}
