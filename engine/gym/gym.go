@@ -216,6 +216,13 @@ func (s *Session) Step(ctx context.Context, line string) (Obs, error) {
 	return s.observe(*obs, last, stepErr, done)
 }
 
+// NotPerformed answers the action string line without performing it: the
+// page observed again, last_action_error saying why (e.g. a person took
+// control and acted since the agent's last observation).
+func (s *Session) NotPerformed(ctx context.Context, line, why string) (Obs, error) {
+	return s.again(ctx, strings.TrimSpace(line), why)
+}
+
 // again observes the page again after a step that performed nothing and
 // failed with lastErr ("" when it did not fail), as BrowserGym does: the
 // step counts, the episode goes on.

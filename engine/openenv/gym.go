@@ -2,6 +2,7 @@ package openenv
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -84,9 +85,40 @@ func (ss *session) gymStep(ctx context.Context, data map[string]any) []byte {
 			}
 		}
 	}
-	obs, err := ss.gym.Step(ctx, line)
+	// Shared control (sessions.go): the step waits while a person holds
+	// control; if the person acted since the agent's last observation, the
+	// action is not performed and the observation says so.
+	c := ss.control()
+	if err := c.acquireAgent(ctx); err != nil {
+		return errorFrame(CodeExecution, "the step was held while a person had control, and then: "+err.Error())
+	}
+	defer c.release()
+	c.mu.Lock()
+	if ss.epAgent != "" {
+		c.agent = ss.epAgent
+	}
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	var obs gym.Obs
+	var err error
+	if len(pending) > 0 {
+		by := pending[len(pending)-1].Actor
+		obs, err = ss.gym.NotPerformed(ctx, line, fmt.Sprintf("%s: a person (%s) took control and made %d step(s) since your last observation; your action was not performed. This is the page now.",
+			ErrorNotExecuted, by, len(pending)))
+	} else {
+		obs, err = ss.gym.Step(ctx, line)
+	}
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
+	}
+	if len(pending) == 0 {
+		shot, _ := base64.StdEncoding.DecodeString(obs.Screenshot)
+		aj, _ := json.Marshal(map[string]string{"browsergym": strings.TrimSpace(line)})
+		c.mu.Lock()
+		c.recordLocked(WatchStep{Step: obs.Info.EngineStep, Actor: agentPrefix + c.agent, Action: aj, URL: obs.URL,
+			Title: obs.Info.Title, Error: obs.LastActionError, Done: obs.Terminated || obs.Truncated, Screenshot: shot})
+		c.mu.Unlock()
 	}
 	ss.done = obs.Terminated || obs.Truncated
 	return gymFrame(obs)
