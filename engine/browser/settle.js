@@ -12,15 +12,15 @@
 // of at most 1 s and requestAnimationFrame / requestIdleCallback callbacks,
 // until they fire or are cleared; a scroll until its scrollend (or 250 ms
 // without a scroll event); finite running animations ending within the cap
-// (counted by probe); a message posted (to a frame, a worker, a shared
-// worker or a MessagePort) until a message is received in this document
-// after it, at most 1 s; an interval created after the action (the probe
-// says when the action began) whose last tick changed the page, while it is
-// young.
+// (counted by probe), and then until their finish event is dispatched (at
+// most 1 s); a message posted (to a frame, a worker, a shared worker or a
+// MessagePort) until a message is received in this document after it, at
+// most 1 s; an interval created after the action (the probe says when the
+// action began) whose last tick changed the page, while it is young.
 //
 // Chains: a callback scheduled from inside a tracked callback belongs to the
 // same chain. A chain's age is the time its callbacks took to come, each
-// wait counted up to what the callback asked for (its delay, or two frames)
+// wait counted up to what the callback asked for (its delay, or a frame)
 // plus a little: a renderer starved of CPU draws late frames, and its
 // animations do not grow old for it. A chain older than 1 s that has
 // scheduled more than one callback is a poller or a perpetual animation,
@@ -49,6 +49,7 @@
     late: document.readyState !== 'loading', // injected after the page's scripts started
     bg: new Map(), // address -> {at: when a background callback (a poller) requested it, t0: its chain's start}
     since: 0, // when the latest action the engine asked about began
+    anims: new Map(), // animation seen running -> when it was first seen finished (0: not yet)
   };
   const bump = () => { st.last = dnow(); };
   const opts = {subtree: true, childList: true, attributes: true, characterData: true};
@@ -261,7 +262,22 @@
         if (a.playState !== 'running' || !a.effect) continue;
         const t = a.effect.getComputedTiming();
         if (t.endTime === Infinity) continue;
-        if (t.endTime - (t.localTime || 0) <= animMax) agg[6]++;
+        if (t.endTime - (t.localTime || 0) > animMax) continue;
+        agg[6]++;
+        if (!st.anims.has(a)) {
+          // Its finish event (and a CSS transition's transitionend) comes
+          // in a later frame: until then the page's handlers have not run.
+          st.anims.set(a, 0);
+          a.addEventListener('finish', () => { st.anims.delete(a); bump(); }, {once: true});
+          a.addEventListener('cancel', () => { st.anims.delete(a); bump(); }, {once: true});
+        }
+      }
+      for (const [a, at] of st.anims) {
+        if (a.playState === 'finished') {
+          if (!at) st.anims.set(a, now);
+          if (!at || now - at <= CHAIN) agg[6]++; // finished, its finish event not yet dispatched
+          else st.anims.delete(a);
+        } else if (a.playState !== 'running') st.anims.delete(a);
       }
     } catch (e) {}
     agg[1] = Math.max(agg[1], st.last);
