@@ -62,6 +62,9 @@ func TestInterventionsInTheQueueAndThePlayer(t *testing.T) {
 	if h := p.stepHeader(2); !strings.Contains(h, "Acted by human:ann") {
 		t.Errorf("step 2's header %q", h)
 	}
+	if h := p.stepHeader(1); strings.Contains(h, "Acted by") {
+		t.Errorf("step 1 (the annotator's own) has the header %q", h)
+	}
 }
 
 // "Agent from here" asks the app for a serve that continues the open

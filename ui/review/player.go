@@ -401,7 +401,9 @@ func (p *player) stepHeader(k int) string {
 	if n := strings.TrimSpace(p.steps[k].Note); n != "" {
 		b.WriteString("Note: " + n + "\n")
 	}
-	if a := p.steps[k].Actor; k > 0 && a != "" {
+	// Only a step someone other than the annotator made (a takeover) says
+	// who: the line costs the picture its height on every other step.
+	if a := p.steps[k].Actor; k > 0 && a != "" && p.ep != nil && a != dataset.ActorOf(p.ep.Annotator) {
 		b.WriteString("Acted by " + a + "\n")
 	}
 	return b.String()
