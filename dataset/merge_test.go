@@ -66,15 +66,6 @@ func mgTotals(t *testing.T, s *Store) map[string]int {
 	return out
 }
 
-func mgMerge(t *testing.T, dst *Store, src *Store) MergeReport {
-	t.Helper()
-	rep, err := dst.Merge(context.Background(), src.Path(), MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
-}
-
 // closeForMerge closes a store so that another can merge its file (a
 // store open in this process is refused).
 func closeForMerge(t *testing.T, s *Store) string {

@@ -100,10 +100,9 @@ func key15(r, g, b uint8) uint16 { return uint16(r>>3)<<10 | uint16(g>>3)<<5 | u
 // the most used bins of the screenshots (each bin's mean colour).
 func buildPalette(frames []GIFFrame) (color.Palette, error) {
 	type bin struct {
-		n          int
-		r, g, b    int
-		key        uint16
-		fixedColor bool
+		n       int
+		r, g, b int
+		key     uint16
 	}
 	bins := map[uint16]*bin{}
 	for _, f := range frames {
