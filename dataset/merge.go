@@ -105,6 +105,9 @@ func (s *Store) Merge(ctx context.Context, path string, opts MergeOptions) (Merg
 	if err := checkMergeSource(path); err != nil {
 		return rep, err
 	}
+	if err := s.checkNoLiveRecording(); err != nil {
+		return rep, err
+	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return rep, s.explainWriteError(err)
@@ -135,6 +138,33 @@ func (s *Store) Merge(ctx context.Context, path string, opts MergeOptions) (Merg
 		return rep, fmt.Errorf("merge of %s failed, nothing was changed: %w", path, s.explainWriteError(err))
 	}
 	return rep, nil
+}
+
+// ErrMergeWhileRecording refuses a merge into a store an episode is being
+// recorded into: the merge holds the store for writing until it commits,
+// and a recorded step must never wait for that (nor fail).
+var ErrMergeWhileRecording = errors.New("an episode is being recorded into this database")
+
+// checkNoLiveRecording refuses while an episode of this store is recording
+// in a live process (this one, or another program on the file such as
+// waymark serve --record; see ownerAlive).
+func (s *Store) checkNoLiveRecording() error {
+	rows, err := s.db.Query(`SELECT owner, COALESCE((SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
+		FROM episodes WHERE status='recording'`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var owner, last string
+		if err := rows.Scan(&owner, &last); err != nil {
+			return err
+		}
+		if owner == s.owner || ownerAlive(owner, ParseTime(last)) {
+			return fmt.Errorf("cannot merge now: %w (by this Waymark or another program); finish or stop that episode, then merge", ErrMergeWhileRecording)
+		}
+	}
+	return rows.Err()
 }
 
 // checkMergeSource refuses files a merge must not read: this process's own

@@ -497,3 +497,31 @@ INSERT INTO reviews(id,episode_id,reviewer,outcome,created_at) VALUES('r1','no-s
 		t.Fatalf("a failed merge changed the store: %v → %v", before, now)
 	}
 }
+
+// A merge waits for no recording: while an episode is being recorded into
+// this store it is refused (the recording's steps must never wait for the
+// merge's transaction), and once the episode ends it goes through.
+func TestMergeRefusedWhileRecording(t *testing.T) {
+	dir := t.TempDir()
+	a := mgStorePath(t, dir, "a.db")
+	b := mgStorePath(t, dir, "b.db")
+	mgRecord(t, b, wmTask(t, b, "Theirs", Navigation, "http://shop.waymark.test/").ID, "bob", 1)
+	bPath := closeForMerge(t, b)
+	task := wmTask(t, a, "Mine", Navigation, "http://shop.waymark.test/mine")
+	rec := NewRecorder(a, newWMEngine(action.SetDefault, 0), RecorderOptions{TaskID: task.ID, Annotator: "alice"})
+	defer rec.Close()
+	ctx := context.Background()
+	if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Merge(ctx, bPath, MergeOptions{})
+	if !errors.Is(err, ErrMergeWhileRecording) || !strings.Contains(err.Error(), "finish or stop that episode, then merge") {
+		t.Fatalf("merge during a recording: %v", err)
+	}
+	if _, err := rec.Step(ctx, action.FinishWith("")); err != nil {
+		t.Fatal(err)
+	}
+	if rep := mgMerge2(t, a, bPath); rep.Added["episodes"] != 1 {
+		t.Fatalf("after the recording: added %v", rep.Added)
+	}
+}
