@@ -196,6 +196,13 @@ func TestMergeRealRecordings(t *testing.T) {
 	}
 	st.Close()
 
+	// The practice tasks have automatic checks: review stats measures them
+	// against the lead's labels of the merged episodes.
+	code, stdout, stderr = runMain("--db", lead, "review", "stats")
+	if code != 0 || !strings.Contains(stdout, "Automatic checks against people (episodes with a check result and an outcome: 3)") {
+		t.Errorf("review stats: exit %d\n%s%s", code, stdout, stderr)
+	}
+
 	out := filepath.Join(dir, "ds")
 	code, stdout, stderr = runMain("--db", lead, "export", "--out", out, "--license", "mit", "--test-fraction", "0", "--quiet")
 	if code != 0 {
