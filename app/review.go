@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register("review", "review stats", "print counts per outcome and category and the reviewers' agreement", runReview)
+	register("review", "review stats", "print counts per outcome and category, the reviewers' agreement, and the automatic checks' agreement with people", runReview)
 }
 
 func runReview(env *Env, args []string) error {
@@ -36,7 +36,12 @@ func runReview(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	ca, err := s.CheckAgreement()
+	if err != nil {
+		return err
+	}
 	writeReviewStats(env.Stdout, st, ag)
+	writeCheckAgreement(env.Stdout, ca)
 	return nil
 }
 

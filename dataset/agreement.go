@@ -241,6 +241,9 @@ func FormatFigure(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
 	}
+	if math.Abs(v) < 0.005 {
+		v = 0 // not "-0.00"
+	}
 	return fmt.Sprintf("%.2f", v)
 }
 

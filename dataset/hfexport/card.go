@@ -41,6 +41,7 @@ type cardStats struct {
 	intervened, interventions, takenSteps int
 	har                                   harStats
 	grounding                             groundingStats
+	checks                                checkStats
 }
 
 func (s *cardStats) init() {
@@ -70,6 +71,7 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time, edited, resu
 		s.outcomes[""]++
 	}
 	s.annotators[e.Annotator]++
+	s.checks.add(e)
 	s.actionSets[string(e.ActionSet)]++
 	if !start.IsZero() {
 		if s.first.IsZero() || start.Before(s.first) {
@@ -431,6 +433,7 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		fmt.Fprintf(&b, " %s whose reviewers disagree %s a null outcome.", plural(s.unresolved, "episode", "episodes"), map[bool]string{true: "has", false: "have"}[s.unresolved == 1])
 	}
 	b.WriteString(" Annotator names are kept as recorded in the `annotator` column.\n\n")
+	writeCheckCard(&b, &s.checks)
 
 	b.WriteString("## Configs\n\n")
 	b.WriteString("- **steps** (default): one row per action of the edited episode. `screenshot` and `url` are the " +

@@ -47,6 +47,7 @@ type Tab struct {
 	bar          *ui.ProgressBar
 	counts       *widget.Label
 	status       *widget.Label
+	merge        *mergePanel
 	content      fyne.CanvasObject
 
 	// life ends when the screen closes: a running export is cancelled and
@@ -118,6 +119,7 @@ func New(ctx *ui.Context) *Tab {
 		widget.NewFormItem("Test share of tasks", t.testFraction),
 		widget.NewFormItem("", t.force),
 	)
+	t.merge = newMergePanel(t)
 	t.content = container.NewVScroll(container.NewVBox(
 		widget.NewLabelWithStyle("Export a Hugging Face dataset", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		form,
@@ -126,6 +128,7 @@ func New(ctx *ui.Context) *Tab {
 		t.bar,
 		t.counts,
 		t.status,
+		t.merge.box,
 	))
 	t.refreshAnnotators()
 	return t

@@ -363,7 +363,11 @@ func (q *queuePanel) reloadAgreement() {
 		q.agreement.SetText("Cannot compute agreement: " + err.Error())
 		return
 	}
-	q.agreement.SetText(agreementText(ag))
+	text := agreementText(ag)
+	if ca, err := q.t.store.CheckAgreement(); err == nil {
+		text += "\n" + checkAgreementText(ca)
+	}
+	q.agreement.SetText(text)
 }
 
 // agreementText summarises agreement figures for the panel.
