@@ -27,7 +27,8 @@
 // not an action's effect: its callbacks no longer count as pending and
 // their synchronous DOM changes are not activity.
 //
-// Intervals: each interval is a chain of its own from its creation. Its
+// Intervals: each interval is a chain of its own from its creation, aged by
+// the clock (not by its ticks). Its
 // ticks' own DOM changes are never activity by themselves; the probe counts
 // an interval as pending only when it was created after the action, is
 // young, and its last tick changed the page (or it has not ticked yet): an
@@ -175,7 +176,7 @@
     const iv = {c: cur === PERP ? PERP : chain(), want, ticks: 0, changed: false, at: 0, done: false};
     if (iv.c !== PERP) { iv.c.links = 2; iv.c.iv = true; } // it schedules itself again
     const id = sI(function () {
-      grow(iv.c, want);
+      grow(iv.c, Infinity); // an interval ages by the clock: one that ticks forever lets go at 1 s however starved
       if (mo.takeRecords().length) bump(); // changes before the tick are someone else's
       const prev = cur;
       cur = perpetual(iv.c) ? PERP : iv.c;
