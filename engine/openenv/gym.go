@@ -88,20 +88,12 @@ func (ss *session) gymStep(ctx context.Context, data map[string]any) []byte {
 	// Shared control (sessions.go): the step waits while a person holds
 	// control; if the person acted since the agent's last observation, the
 	// action is not performed and the observation says so.
-	c := ss.control()
-	if err := c.acquireAgent(ctx); err != nil {
-		return errorFrame(CodeExecution, "the step was held while a person had control, and then: "+err.Error())
+	c, pending, _, err := ss.agentTurn(ctx) // sessions.go
+	if err != nil {
+		return errorFrame(CodeExecution, err.Error())
 	}
 	defer c.release()
-	c.mu.Lock()
-	if ss.epAgent != "" {
-		c.agent = ss.epAgent
-	}
-	pending := c.pending
-	c.pending = nil
-	c.mu.Unlock()
 	var obs gym.Obs
-	var err error
 	if len(pending) > 0 {
 		by := pending[len(pending)-1].Actor
 		obs, err = ss.gym.NotPerformed(ctx, line, fmt.Sprintf("%s: a person (%s) took control and made %d step(s) since your last observation; your action was not performed. This is the page now.",

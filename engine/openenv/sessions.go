@@ -231,23 +231,34 @@ func (ss *session) holdReset(ctx context.Context) (func(agent, startURL string, 
 	}, nil
 }
 
+// agentTurn waits for the agent's turn under shared control (while a
+// person holds control it waits) and takes the steps a person made since
+// the agent's last observation; the caller releases c.
+func (ss *session) agentTurn(ctx context.Context) (c *control, pending []WatchStep, last *WatchStep, err error) {
+	c = ss.control()
+	if err := c.acquireAgent(ctx); err != nil {
+		return nil, nil, nil, fmt.Errorf("the step was held while a person had control, and then: %w", err)
+	}
+	c.mu.Lock()
+	if ss.epAgent != "" { // a step's metadata may have renamed it
+		c.agent = ss.epAgent
+	}
+	pending, last = c.pending, c.last
+	c.pending = nil
+	c.mu.Unlock()
+	return c, pending, last, nil
+}
+
 // agentStep runs the agent's step under shared control. While a person
 // holds control it waits; if the person acted since the agent's last
 // observation, held is the reply: the page as it is now, the agent's
 // action not performed.
 func (ss *session) agentStep(ctx context.Context, a engine.Action) (obs engine.Observation, held []byte, err error) {
-	c := ss.control()
-	if err := c.acquireAgent(ctx); err != nil {
-		return obs, nil, fmt.Errorf("the step was held while a person had control, and then: %w", err)
+	c, pending, last, err := ss.agentTurn(ctx)
+	if err != nil {
+		return obs, nil, err
 	}
 	defer c.release()
-	c.mu.Lock()
-	if ss.epAgent != "" { // a step's metadata may have renamed it
-		c.agent = ss.epAgent
-	}
-	pending, last := c.pending, c.last
-	c.pending = nil
-	c.mu.Unlock()
 	if len(pending) > 0 && last != nil {
 		ss.done = last.Done
 		return obs, frame("observation", interventionData(*last, pending, ss.details)), nil
