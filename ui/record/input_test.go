@@ -50,7 +50,7 @@ func (s *sink) refusals() []string {
 
 func (s *sink) waitFor(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(hangLimit)
 	for time.Now().Before(deadline) {
 		if got := s.strings(); len(got) >= n {
 			return got
