@@ -36,6 +36,18 @@ func kbd(k string) action.Action   { return action.PressKey(k) }
 func whl(dy int) action.Action     { return action.ScrollBy(dy) }
 func fin(ans string) action.Action { return action.FinishWith(ans) }
 
+// wt waits: after a saved form the practice site shows a toast that hides
+// itself 3 s later, so a screenshot taken soon after the save shows it or not
+// depending on how busy the machine was while recording and while
+// replaying. A wait of toastGone after the save makes both take it when the
+// toast has certainly gone (only a lower bound on the time matters, and load
+// only makes steps slower).
+func wt() action.Action { return action.Action{Op: action.Wait} }
+
+// toastGone is the engine's wait in the reproducibility runs: past the
+// practice site's 3 s toast with a second to spare for a starved renderer.
+const toastGone = 4 * time.Second
+
 // practiceSolutions are the solutions of assets/practice/browser_test.go
 // (navSolutions, interactionSolutions; for the information tasks a path to
 // the page of infoSolutions and the answer) as a person gives them to the
@@ -88,12 +100,12 @@ var practiceSolutions = map[string][]action.Action{
 		clk(269, 210), txt("Jane Doe"), clk(269, 268), txt("jane@example.com"), clk(269, 326), txt("5 Fjord Street"), clk(148, 392), txt("Varnholm"), clk(390, 392), txt("10115"),
 		clk(20, 120), whl(400), clk(269, 185), clk(269, 263), clk(269, 305), txt("4242 4242 4242 4241"), clk(148, 371), txt("12/30"), clk(390, 371), txt("123"),
 		clk(84, 490), clk(269, 305), kbd("CTRL+A"), txt("4242 4242 4242 4242"), clk(20, 120), whl(300), clk(84, 490), fin("")},
-	"forms-2fa-timeout":       {clk(85, 175), clk(742, 151), clk(639, 262), clk(639, 316), clk(729, 378), fin("")},
-	"forms-name-language":     {clk(85, 143), clk(639, 151), kbd("CTRL+A"), txt("Sam Rivera"), clk(639, 319), clk(639, 373), clk(729, 524), fin("")},
-	"forms-newsletter-weekly": {clk(85, 207), clk(742, 151), clk(639, 317), clk(639, 371), clk(729, 437), fin("")},
-	"forms-birthday":          {clk(85, 143), clk(526, 262), txt("03141990"), clk(729, 524), fin("")},
-	"forms-dark-monday":       {clk(85, 239), clk(635, 144), clk(639, 251), clk(639, 305), clk(729, 369), fin("")},
-	"forms-quiet-hours":       {clk(85, 207), clk(536, 375), txt("1000P"), clk(729, 437), clk(666, 375), txt("0700A"), clk(729, 479), fin("")},
+	"forms-2fa-timeout":       {clk(85, 175), clk(742, 151), clk(639, 262), clk(639, 316), clk(729, 378), wt(), fin("")},
+	"forms-name-language":     {clk(85, 143), clk(639, 151), kbd("CTRL+A"), txt("Sam Rivera"), clk(639, 319), clk(639, 373), clk(729, 524), wt(), fin("")},
+	"forms-newsletter-weekly": {clk(85, 207), clk(742, 151), clk(639, 317), clk(639, 371), clk(729, 437), wt(), fin("")},
+	"forms-birthday":          {clk(85, 143), clk(526, 262), txt("03141990"), clk(729, 524), wt(), fin("")},
+	"forms-dark-monday":       {clk(85, 239), clk(635, 144), clk(639, 251), clk(639, 305), clk(729, 369), wt(), fin("")},
+	"forms-quiet-hours":       {clk(85, 207), clk(536, 375), txt("1000P"), clk(729, 437), clk(666, 375), txt("0700A"), clk(729, 479), wt(), fin("")},
 	"forms-book-bread": {clk(85, 301), clk(360, 212), clk(218, 516), txt("12112026"), clk(381, 515), kbd("CTRL+A"), txt("3"), clk(20, 120), whl(400), clk(715, 525),
 		clk(218, 443), txt("12122026"), clk(160, 120), whl(400), clk(715, 525), clk(376, 230), txt("Alex Kim"), clk(376, 287), txt("alex.kim@example.com"), clk(730, 451),
 		clk(555, 531), clk(730, 451), clk(216, 489), clk(675, 531), fin("")},
@@ -359,6 +371,7 @@ func TestReproducibleHandful(t *testing.T) {
 	defer sites.Close()
 	st, tasks := practiceStore(t, filepath.Join(t.TempDir(), "w.db"))
 	set := engine.DefaultSettings()
+	set.ExplicitWait = toastGone
 	eng := practiceEngine(t, engine.DisplayHeadless, set, sites)
 	keys := []string{"wiki-marrow-prize-year", "shop-highest-rated-jacket", "forms-quiet-hours"}
 	ids := map[string]string{}
@@ -409,6 +422,7 @@ func BenchmarkReproducibility(b *testing.B) {
 	shots := os.Getenv("WAYMARK_REPRO_SHOTS")
 	set := engine.DefaultSettings()
 	set.MaxSteps = 50 // the checkout's solution takes 33 actions, the default limit is 20
+	set.ExplicitWait = toastGone
 	var all tally
 	var out strings.Builder
 	tw := tabwriter.NewWriter(&out, 0, 0, 2, ' ', tabwriter.AlignRight)
