@@ -128,7 +128,7 @@ func (e *episode) progress() func(replay.PrefixProgress) {
 func (r *Tab) replayProgress(p replay.PrefixProgress) {
 	r.replaying = fmt.Sprintf("Replaying step %d of %d", p.N, p.Of)
 	r.view.SetPending("⟲ " + r.replaying + "… (" + p.Action + ")")
-	r.setStatus(r.replaying + "… each is checked against the stored one.")
+	r.status.setStatus(r.replaying + "… each is checked against the stored one.")
 }
 
 // recorderOf is the recording engine under an opened engine.
@@ -197,7 +197,7 @@ func settingsFor(ep dataset.Episode, s ui.Settings) ui.Settings {
 // refuseContinue says why a resume or branch cannot start, in the status
 // bar and, with a window, in a dialog (the status bar cuts long messages).
 func (r *Tab) refuseContinue(title, msg string) {
-	r.setError(msg)
+	r.status.setError(msg)
 	if w := r.ctx.Window; w != nil {
 		l := widget.NewLabel(msg)
 		l.Wrapping = fyne.TextWrapWord
@@ -322,9 +322,9 @@ func (r *Tab) continuedPage(obs action.Observation, err error) {
 	kept := r.keptSteps()
 	switch r.continued {
 	case continueResume:
-		r.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
+		r.status.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
 	default:
-		r.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", r.branchAt, ui.Plural(kept, "step")))
+		r.status.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", r.branchAt, ui.Plural(kept, "step")))
 	}
 	if r.task != nil {
 		r.setTitle("Recording: " + r.task.Goal)
@@ -341,7 +341,7 @@ func (r *Tab) loadRows(ep string, last action.Observation) {
 	if r.ctx.Store != nil && ep != "" {
 		steps, err := r.ctx.Store.Steps(ep)
 		if err != nil {
-			r.setError("The stored steps could not be read for the timeline: " + err.Error())
+			r.status.setError("The stored steps could not be read for the timeline: " + err.Error())
 		}
 		for _, st := range steps {
 			row := stepRow{idx: st.Index, text: "start", url: st.URL, at: st.CreatedAt, err: ui.ObservationError(action.Code(st.Error)), removed: st.Removed}

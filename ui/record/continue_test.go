@@ -265,8 +265,8 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 		t.Fatalf("state %v while replaying", f.tab.state)
 	}
 	click(f.tab.View(), fyne.NewPos(50, 50)) // refused: it would change the page being brought back
-	if !strings.Contains(f.tab.errLbl.Text, "Replaying step 1 of 2: wait until it ends") {
-		t.Fatalf("input during the replay: %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "Replaying step 1 of 2: wait until it ends") {
+		t.Fatalf("input during the replay: %q", f.tab.status.errLbl.Text)
 	}
 	if cue := f.tab.view.KeyCue(); cue == KeysToPage || cue == KeysElsewhere {
 		t.Fatalf("the key cue says %q while input is refused", cue)
@@ -275,8 +275,8 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 	f.loop.until(t, "the replay of step 2", func() bool { return strings.Contains(f.tab.view.PendingText(), "Replaying step 2 of 2") })
 	pe.let(1)
 	f.loop.until(t, "recording", func() bool { return f.tab.state == stRecording })
-	if len(f.tab.rows) != 3 || f.tab.episodeID != id || !strings.Contains(f.tab.errLbl.Text, "Resumed: 2 steps replayed and checked") {
-		t.Fatalf("rows %d episode %s status %q", len(f.tab.rows), f.tab.episodeID, f.tab.errLbl.Text)
+	if len(f.tab.rows) != 3 || f.tab.episodeID != id || !strings.Contains(f.tab.status.errLbl.Text, "Resumed: 2 steps replayed and checked") {
+		t.Fatalf("rows %d episode %s status %q", len(f.tab.rows), f.tab.episodeID, f.tab.status.errLbl.Text)
 	}
 	if m := f.tab.noteMarker(1); m == "" || f.tab.noteMarker(2) != "" {
 		t.Fatalf("the note of step 1 is not marked in the timeline (%q)", m)
@@ -322,8 +322,8 @@ func TestRecordResumeDivergedLeavesTheEpisode(t *testing.T) {
 	// Another annotator's episode is not resumed.
 	other := storeEpisode(t, f, "Someone else", action.ClickAt(1, 1))
 	f.tab.Resume(other)
-	if f.tab.state != stEnded || !strings.Contains(f.tab.errLbl.Text, "recorded by Someone else") {
-		t.Fatalf("resumed another's episode: %q", f.tab.errLbl.Text)
+	if f.tab.state != stEnded || !strings.Contains(f.tab.status.errLbl.Text, "recorded by Someone else") {
+		t.Fatalf("resumed another's episode: %q", f.tab.status.errLbl.Text)
 	}
 }
 
@@ -341,8 +341,8 @@ func TestRecordUndo(t *testing.T) {
 		t.Fatal("Undo disabled while recording")
 	}
 	test.Tap(f.tab.undoBtn)
-	if !strings.Contains(f.tab.errLbl.Text, "Nothing to undo: only the start page is recorded") || f.tab.runner.Busy() {
-		t.Fatalf("undo of the start page: %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "Nothing to undo: only the start page is recorded") || f.tab.runner.Busy() {
+		t.Fatalf("undo of the start page: %q", f.tab.status.errLbl.Text)
 	}
 	v := f.tab.View()
 	click(v, fyne.NewPos(10, 10))
@@ -352,8 +352,8 @@ func TestRecordUndo(t *testing.T) {
 	f.loop.until(t, "the typing shown", func() bool { return f.tab.typing == "oops" })
 	f.tab.TypedShortcut(ShortcutUndo)
 	f.loop.until(t, "the typing dropped", func() bool { return f.tab.typing == "" })
-	if !strings.Contains(f.tab.errLbl.Text, "never reached the page") || len(f.tab.rows) != 2 || f.tab.runner.Busy() {
-		t.Fatalf("undo of unsent typing: %q %q", f.tab.typing, f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "never reached the page") || len(f.tab.rows) != 2 || f.tab.runner.Busy() {
+		t.Fatalf("undo of unsent typing: %q %q", f.tab.typing, f.tab.status.errLbl.Text)
 	}
 	click(v, fyne.NewPos(20, 20))
 	pe.let(1)
@@ -373,8 +373,8 @@ func TestRecordUndo(t *testing.T) {
 	kb.release(fyne.KeyZ)
 	pe.let(1) // the replay of step 1
 	f.loop.until(t, "the undo", func() bool { return f.tab.rows[2].removed && f.tab.replaying == "" })
-	if !strings.Contains(f.tab.errLbl.Text, "Step 2 undone") || f.tab.keptSteps() != 1 || !strings.HasPrefix(f.tab.stepLbl.Text, "Step 1 /") {
-		t.Fatalf("after the undo: %q, %q", f.tab.errLbl.Text, f.tab.stepLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "Step 2 undone") || f.tab.keptSteps() != 1 || !strings.HasPrefix(f.tab.status.stepLbl.Text, "Step 1 /") {
+		t.Fatalf("after the undo: %q, %q", f.tab.status.errLbl.Text, f.tab.status.stepLbl.Text)
 	}
 	if got := texts(f.tab.timeline); !strings.Contains(strings.Join(got, "\n"), "2 · undone · click 20,20") {
 		t.Fatalf("timeline %q", got)
@@ -394,8 +394,8 @@ func TestRecordUndo(t *testing.T) {
 	pe.let(1) // step 1 replays, and differs
 	f.loop.until(t, "the episode to stop", func() bool { return f.tab.state == stEnded })
 	ep, _ := f.store.GetEpisode(f.tab.episodeID)
-	if ep.Status != dataset.StatusInterrupted || !strings.Contains(f.tab.errLbl.Text, "step 3 was undone") || !strings.Contains(f.tab.errLbl.Text, "step 1 did not replay as recorded") {
-		t.Fatalf("status %s, message %q", ep.Status, f.tab.errLbl.Text)
+	if ep.Status != dataset.StatusInterrupted || !strings.Contains(f.tab.status.errLbl.Text, "step 3 was undone") || !strings.Contains(f.tab.status.errLbl.Text, "step 1 did not replay as recorded") {
+		t.Fatalf("status %s, message %q", ep.Status, f.tab.status.errLbl.Text)
 	}
 }
 
@@ -421,8 +421,8 @@ func TestRecordBranch(t *testing.T) {
 		t.Fatal("Continue from a step is offered while recording")
 	}
 	f.tab.Branch(parent, 1)
-	if !strings.Contains(f.tab.errLbl.Text, "An episode is being recorded") || f.tab.episodeID != parent {
-		t.Fatalf("branch while recording: %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "An episode is being recorded") || f.tab.episodeID != parent {
+		t.Fatalf("branch while recording: %q", f.tab.status.errLbl.Text)
 	}
 	typeKey(f, fyne.KeyEscape)
 	if err := f.tab.Finish(""); err != nil {
@@ -448,8 +448,8 @@ func TestRecordBranch(t *testing.T) {
 	pe.let(2)
 	f.loop.until(t, "recording the branch", func() bool { return f.tab.state == stRecording })
 	branch := f.tab.episodeID
-	if branch == parent || len(f.tab.rows) != 3 || !strings.Contains(f.tab.errLbl.Text, "Continuing from step 2: 2 steps replayed, checked and recorded") {
-		t.Fatalf("branch %s rows %d status %q", branch, len(f.tab.rows), f.tab.errLbl.Text)
+	if branch == parent || len(f.tab.rows) != 3 || !strings.Contains(f.tab.status.errLbl.Text, "Continuing from step 2: 2 steps replayed, checked and recorded") {
+		t.Fatalf("branch %s rows %d status %q", branch, len(f.tab.rows), f.tab.status.errLbl.Text)
 	}
 	click(v, fyne.NewPos(40, 40))
 	pe.let(1)

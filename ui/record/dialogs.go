@@ -99,7 +99,7 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 	if err != nil {
 		msg += "\n\nDetails: " + ui.Sentence(err.Error())
 	}
-	r.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
+	r.status.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
 	w := r.ctx.Window
 	if w == nil {
 		return
@@ -161,7 +161,7 @@ func (r *Tab) askFinish() {
 	d := dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
 		if ok {
 			if err := r.Finish(ans.Text); err != nil {
-				r.setError(err.Error())
+				r.status.setError(err.Error())
 			}
 		}
 		r.ctx.Window.Canvas().Focus(r.view)

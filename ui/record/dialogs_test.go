@@ -238,7 +238,7 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	// The local engine's start page is not the server's: the resume is
 	// tried on the same episode, which stays interrupted.
 	f.loop.until(t, "the resume", func() bool {
-		return f.tab.state == stEnded && strings.Contains(f.tab.errLbl.Text, "could not be resumed") && !f.tab.runner.Busy()
+		return f.tab.state == stEnded && strings.Contains(f.tab.status.errLbl.Text, "could not be resumed") && !f.tab.runner.Busy()
 	})
 	eps, _ = f.store.ListEpisodes(dataset.EpisodeFilter{})
 	if len(eps) != 1 || eps[0].Status != dataset.StatusInterrupted {

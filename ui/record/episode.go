@@ -86,7 +86,7 @@ func (e *episode) open(ctx context.Context) (*Opened, error) {
 // is not sent, and the status bar says so.
 func (e *episode) emit(a action.Action) {
 	if rr := e.runner; rr != nil && !rr.Push(a) {
-		e.r.ctx.UI().Do(func() { e.r.setError("Not sent: the episode has ended (" + a.String() + ").") })
+		e.r.ctx.UI().Do(func() { e.r.status.setError("Not sent: the episode has ended (" + a.String() + ").") })
 	}
 }
 
@@ -103,7 +103,7 @@ func (e *episode) unsent(text string, dy int) {
 
 // refused explains input the action set cannot express (mapper).
 func (e *episode) refused(msg string) {
-	e.r.ctx.UI().Do(func() { e.r.setError(msg) })
+	e.r.ctx.UI().Do(func() { e.r.status.setError(msg) })
 }
 
 // opened: the engine is up (runner).
@@ -141,7 +141,7 @@ func (e *episode) closed(err error) { e.onUI(func() { e.r.runnerClosed(err) }) }
 // startChosen starts the task chosen in the queue (the Start button).
 func (r *Tab) startChosen() {
 	if r.task == nil {
-		r.setError("Choose a task first.")
+		r.status.setError("Choose a task first.")
 		return
 	}
 	r.start(*r.task)
@@ -150,7 +150,7 @@ func (r *Tab) startChosen() {
 // StartTask starts recording t (the Tasks tab and --start-task use it).
 func (r *Tab) StartTask(t dataset.Task) {
 	if r.state == stRecording || r.state == stStarting {
-		r.setError("An episode is running: finish, discard or restart it first.")
+		r.status.setError("An episode is running: finish, discard or restart it first.")
 		return
 	}
 	r.task = &t
@@ -163,7 +163,7 @@ func (r *Tab) StartTask(t dataset.Task) {
 // start records a new episode of t.
 func (r *Tab) start(t dataset.Task) {
 	if r.opts.Open == nil {
-		r.setError("Recording is not available in this build.")
+		r.status.setError("Recording is not available in this build.")
 		return
 	}
 	if r.state == stRecording || r.state == stStarting {
@@ -205,8 +205,8 @@ func (r *Tab) begin(t dataset.Task, s ui.Settings, how string, start func(e *epi
 	r.view.ShowLive()
 	r.view.SetHint("Starting the browser…", true)
 	r.lastURL = "Starting the browser…" // not the last episode's page
-	r.setError("")
-	r.latLbl.SetText("")
+	r.status.setError("")
+	r.status.setLatency("")
 	e := &episode{r: r, task: t, settings: s, how: how}
 	r.cur = e
 	r.mapper = NewMapper(s.ActionSet, e.mapperEvents())
@@ -232,7 +232,7 @@ func (r *Tab) begin(t dataset.Task, s ui.Settings, how string, start func(e *epi
 // engineOpened shows where the episode runs and starts the frame pump.
 func (r *Tab) engineOpened(e *episode, o *Opened) {
 	r.eng = o.Engine // its EpisodeID is known after Reset
-	r.engineLbl.SetText(engineText(o.Engine.Info()))
+	r.status.setEngine(engineText(o.Engine.Info()))
 	if r.state == stStarting && e.how == "" {
 		r.lastURL = "Opening " + e.task.StartURL + "…"
 		r.view.SetHint("Opening the page…", true)
@@ -278,7 +278,7 @@ func (r *Tab) logFPS(ctx context.Context, p *FramePump) {
 // startPage makes the start page step 0: the episode records from now.
 func (r *Tab) startPage(obs action.Observation, err error) {
 	if err != nil {
-		r.setError("The episode could not start: " + err.Error())
+		r.status.setError("The episode could not start: " + err.Error())
 		return
 	}
 	r.state = stRecording
@@ -298,7 +298,7 @@ func (r *Tab) startPage(obs action.Observation, err error) {
 	}
 	r.addRow(stepRow{idx: 0, text: "start", url: obs.URL, at: time.Now(), err: ui.ObservationError(obs.Error)}, obs)
 	r.lastURL = obs.URL
-	r.setError(ui.ObservationError(obs.Error))
+	r.status.setError(ui.ObservationError(obs.Error))
 	r.sync()
 }
 
@@ -309,7 +309,7 @@ func (r *Tab) stepRecorded(res StepResult) {
 	row := stepRow{idx: len(r.rows), act: &a, text: a.String(), url: res.Obs.URL, at: time.Now(), latency: res.Latency}
 	if res.Err != nil {
 		// Not performed: the timeline shows only recorded steps.
-		r.setError(ui.StepError(res.Err))
+		r.status.setError(ui.StepError(res.Err))
 		return
 	}
 	if res.Obs.Step > 0 {
@@ -325,8 +325,8 @@ func (r *Tab) stepRecorded(res StepResult) {
 		}
 	}
 	r.lastURL = res.Obs.URL
-	r.latLbl.SetText(fmt.Sprintf("%d ms", res.Latency.Milliseconds()))
-	r.setError(row.err)
+	r.status.setLatency(fmt.Sprintf("%d ms", res.Latency.Milliseconds()))
+	r.status.setError(row.err)
 	r.sync()
 }
 
@@ -351,9 +351,9 @@ func (r *Tab) episodeEnded(reason action.EndReason, last action.Observation, dro
 	if len(dropped) > 0 {
 		msg += fmt.Sprintf("\n%s made after the end %s not sent.", ui.Plural(len(dropped), "input"), map[bool]string{true: "was", false: "were"}[len(dropped) == 1])
 	}
-	r.setError("")
+	r.status.setError("")
 	if reason == action.EndDiscarded {
-		r.setStatus("Episode discarded.")
+		r.status.setStatus("Episode discarded.")
 		return
 	}
 	check := ui.CheckResult(last.Reward)
@@ -380,7 +380,7 @@ func (r *Tab) runnerClosed(err error) {
 		if errors.As(err, &ce) {
 			msg = ce.Error() // a resume or branch that did not happen, in words
 		}
-		r.setError(msg)
+		r.status.setError(msg)
 		if len(r.rows) == 0 {
 			r.view.SetHint("Could not start: see the status bar", true)
 			// The status bar cuts long messages: the whole one, in words.

@@ -109,11 +109,11 @@ func (r *Tab) askNote(fromKey bool) {
 	}
 	row, ok := r.noteTarget()
 	if !ok {
-		r.setError("No step to write a note on yet: a note goes with a recorded step. Start an episode first.")
+		r.status.setError("No step to write a note on yet: a note goes with a recorded step. Start an episode first.")
 		return
 	}
 	if row.removed {
-		r.setError(fmt.Sprintf("No note on step %d: step %d was removed from the episode (it is kept in the store but not exported). Select a kept step, or clear the selection for the latest one.", row.idx, row.idx))
+		r.status.setError(fmt.Sprintf("No note on step %d: step %d was removed from the episode (it is kept in the store but not exported). Select a kept step, or clear the selection for the latest one.", row.idx, row.idx))
 		return
 	}
 	nf := &noteField{entry: newNoteEntry()}
@@ -272,7 +272,7 @@ func (r *Tab) saveNote(nf *noteField, text string) {
 	text = strings.TrimSpace(text)
 	store := r.ctx.Store
 	if store == nil {
-		r.setError("The note cannot be saved: no database is open. Your text is kept; open a database and press Ctrl+Shift+M again.")
+		r.status.setError("The note cannot be saved: no database is open. Your text is kept; open a database and press Ctrl+Shift+M again.")
 		return
 	}
 	go func() {
@@ -291,7 +291,7 @@ func (r *Tab) noteSaved(key noteKey, text string, err error) {
 			r.drafts = map[noteKey]string{}
 		}
 		r.drafts[key] = text
-		r.setError(fmt.Sprintf("The note on step %d was not saved: %v. Your text is kept: press Ctrl+Shift+M to try again.", key.idx, err))
+		r.status.setError(fmt.Sprintf("The note on step %d was not saved: %v. Your text is kept: press Ctrl+Shift+M to try again.", key.idx, err))
 		return
 	}
 	delete(r.drafts, key)
@@ -300,10 +300,10 @@ func (r *Tab) noteSaved(key noteKey, text string, err error) {
 	}
 	if text == "" {
 		delete(r.notes, key)
-		r.setStatus(fmt.Sprintf("Note removed from step %d.", key.idx))
+		r.status.setStatus(fmt.Sprintf("Note removed from step %d.", key.idx))
 	} else {
 		r.notes[key] = text
-		r.setStatus(fmt.Sprintf("Note saved on step %d.", key.idx))
+		r.status.setStatus(fmt.Sprintf("Note saved on step %d.", key.idx))
 	}
 	if key.ep != r.episodeID {
 		return

@@ -72,8 +72,8 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	if !strings.Contains(strings.Join(texts(f.tab.timeline), "\n"), "Note: slow page") {
 		t.Fatalf("the timeline does not mark the note: %q", texts(f.tab.timeline))
 	}
-	if !strings.Contains(f.tab.errLbl.Text, "Note saved on step 2") {
-		t.Fatalf("status %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "Note saved on step 2") {
+		t.Fatalf("status %q", f.tab.status.errLbl.Text)
 	}
 
 	// The step selected in the timeline, by the Note button; Escape
@@ -102,7 +102,7 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	f.tab.askNote(false)
 	f.tab.note.entry.SetText(long)
 	f.tab.note.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.errLbl.Text, "not saved") })
+	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.status.errLbl.Text, "not saved") })
 	f.tab.askNote(false)
 	if f.tab.note.entry.Text != long {
 		t.Fatal("the refused note's text was lost")
@@ -193,8 +193,8 @@ func TestNoteAfterUndoGoesOnTheKeptStep(t *testing.T) {
 	if f.tab.note != nil && f.tab.note.pop.Visible() {
 		t.Fatalf("a note field opened on the undone step: %q", f.tab.note.title.Text)
 	}
-	if !strings.Contains(f.tab.errLbl.Text, "step 2 was removed") {
-		t.Fatalf("status %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "step 2 was removed") {
+		t.Fatalf("status %q", f.tab.status.errLbl.Text)
 	}
 }
 
@@ -213,9 +213,9 @@ func TestLongNoteReadWholeOnSelect(t *testing.T) {
 	if strings.Contains(strings.Join(texts(f.tab.timeline), "\n"), long) {
 		t.Fatal("the timeline shows the whole long note: this test needs a longer one")
 	}
-	f.tab.setStatus("")
+	f.tab.status.setStatus("")
 	f.tab.timeline.Select(1)
-	if !strings.Contains(f.tab.errLbl.Text, long) {
-		t.Fatalf("selecting the step shows %q, not its note", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, long) {
+		t.Fatalf("selecting the step shows %q, not its note", f.tab.status.errLbl.Text)
 	}
 }

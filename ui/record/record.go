@@ -79,7 +79,7 @@ type Tab struct {
 	leftColumn
 	stepList
 	toolbarWidgets
-	statusBar
+	status        statusBar
 	continueState // resume, undo and branch (continue.go)
 }
 
@@ -145,7 +145,7 @@ func (r *Tab) Shown() {
 func (r *Tab) build() {
 	left := r.buildLeftColumn(r.buildTaskPanel(), r.buildTimeline())
 	toolbar := r.buildToolbar()
-	status := r.buildStatusBar()
+	status := r.status.build()
 	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenterWithHeader(r.view, r.view.Banner(), r.view.FocusRing()...))
 	r.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), status), left, nil, center)
 }
@@ -182,7 +182,7 @@ func (s idleSink) msg() {
 	case s.r.state == stStarting:
 		m = "The browser is starting; input is accepted once the page shows."
 	}
-	s.r.setError(m)
+	s.r.status.setError(m)
 }
 func (s idleSink) Click(int, int)              { s.msg() }
 func (s idleSink) Drag(int, int, int, int)     { s.msg() }
@@ -191,4 +191,4 @@ func (s idleSink) Key(fyne.KeyName, bool)      { s.msg() }
 func (s idleSink) Wheel(float32)               { s.msg() }
 func (s idleSink) Hover(int, int)              {}
 func (s idleSink) Shortcut(fyne.Shortcut) bool { s.msg(); return true }
-func (s idleSink) Refuse(m string)             { s.r.setError(m) }
+func (s idleSink) Refuse(m string)             { s.r.status.setError(m) }

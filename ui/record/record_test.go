@@ -240,8 +240,8 @@ func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
 	want := []string{"click 120,80", `type "abc"`, "key ENTER", "scroll 200"}
 	equal(t, got, want)
 	equal(t, f.storedActions(t), want)
-	if !strings.HasPrefix(f.tab.stepLbl.Text, "Step 4 / 20") {
-		t.Fatalf("status says %q", f.tab.stepLbl.Text)
+	if !strings.HasPrefix(f.tab.status.stepLbl.Text, "Step 4 / 20") {
+		t.Fatalf("status says %q", f.tab.status.stepLbl.Text)
 	}
 	// Selecting a step shows it without disturbing the recording.
 	f.tab.timeline.Select(1)
@@ -329,7 +329,7 @@ func TestRecordTabShortcuts(t *testing.T) {
 	v.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}) // browsers' Back
 	v.TypedShortcut(ShortcutWait)
 	v.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierControl})
-	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.errLbl.Text, "Ctrl+Q not sent") })
+	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.status.errLbl.Text, "Ctrl+Q not sent") })
 	f.eng.gate <- struct{}{}
 	f.eng.gate <- struct{}{}
 	f.loop.until(t, "two steps", func() bool { return len(f.tab.rows) == 3 })
@@ -377,14 +377,14 @@ func TestRecordTabStepBannerOutsideThePicture(t *testing.T) {
 // Before Start the status bar says where the next episode will run.
 func TestRecordTabShowsTheEngineBeforeStart(t *testing.T) {
 	f := openRecordFixture(t, []dataset.Task{{Goal: "x", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
-	if got := f.tab.engineLbl.Text; !strings.Contains(got, "Next episode: local browser") || !strings.Contains(got, "default actions") {
+	if got := f.tab.status.engineLbl.Text; !strings.Contains(got, "Next episode: local browser") || !strings.Contains(got, "default actions") {
 		t.Fatalf("status bar before Start: %q", got)
 	}
 	s := ui.DefaultSettings()
 	s.Annotator, s.Server = "Ada", "http://127.0.0.1:8000"
 	f.tab.opts.Settings = func() ui.Settings { return s }
 	f.tab.sync()
-	if got := f.tab.engineLbl.Text; !strings.Contains(got, "OpenEnv server http://127.0.0.1:8000") {
+	if got := f.tab.status.engineLbl.Text; !strings.Contains(got, "OpenEnv server http://127.0.0.1:8000") {
 		t.Fatalf("status bar with a server set: %q", got)
 	}
 }

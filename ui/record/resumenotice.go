@@ -33,7 +33,7 @@ func (r *Tab) OfferResume() {
 	r.resumeOffered = true
 	eps, err := r.ctx.Store.ResumableEpisodes(name, 0)
 	if err != nil {
-		r.setError("The interrupted episodes could not be listed: " + err.Error())
+		r.status.setError("The interrupted episodes could not be listed: " + err.Error())
 		return
 	}
 	if len(eps) > 0 {

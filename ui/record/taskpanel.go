@@ -143,7 +143,7 @@ func (r *Tab) refreshQueue() {
 	}
 	tasks, err := r.ctx.Store.ListTasks(f)
 	if err != nil {
-		r.setError("Cannot read the task list: " + err.Error())
+		r.status.setError("Cannot read the task list: " + err.Error())
 		return
 	}
 	// Not yet demonstrated first; the store's order within each group.
@@ -204,7 +204,7 @@ func (r *Tab) choose(id int) {
 	if r.state == stRecording || r.state == stStarting {
 		// The running episode keeps its task; the list only browses.
 		if r.task != nil && r.tasks[id].ID != r.task.ID {
-			r.setError("An episode is running: finish, discard or restart it before choosing another task.")
+			r.status.setError("An episode is running: finish, discard or restart it before choosing another task.")
 			for i, t := range r.tasks {
 				if t.ID == r.task.ID {
 					r.queue.Select(i)

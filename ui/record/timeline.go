@@ -172,7 +172,7 @@ func (r *Tab) preview(id int) {
 	}
 	if n := r.notes[noteKey{ep, row.idx}]; n != "" {
 		// The timeline shows the start of a note; the status bar, whole.
-		r.setStatus(fmt.Sprintf("Note on step %d: %s", row.idx, n))
+		r.status.setStatus(fmt.Sprintf("Note on step %d: %s", row.idx, n))
 	}
 	if r.ctx.Store == nil || ep == "" {
 		r.view.ShowStill(nil, row.act, pointer, banner)

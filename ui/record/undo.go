@@ -25,26 +25,26 @@ var ShortcutUndo = &desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.Ke
 // queued before it.
 func (r *Tab) undo() {
 	if r.state != stRecording || r.mapper == nil || r.runner == nil || r.cur == nil {
-		r.setError("Nothing to undo: no episode is being recorded.")
+		r.status.setError("Nothing to undo: no episode is being recorded.")
 		return
 	}
 	if r.replaying != "" {
-		r.setError(r.replaying + ": wait until it ends.")
+		r.status.setError(r.replaying + ": wait until it ends.")
 		return
 	}
 	if r.typing != "" || r.scrollDY != 0 {
 		r.mapper.Drop()
-		r.setStatus("Undone: the typing or scrolling not sent yet was dropped; it never reached the page.")
+		r.status.setStatus("Undone: the typing or scrolling not sent yet was dropped; it never reached the page.")
 		r.focusView()
 		return
 	}
 	if !r.runner.Busy() && r.keptSteps() == 0 {
-		r.setError("Nothing to undo: only the start page is recorded. Discard the episode to start over.")
+		r.status.setError("Nothing to undo: only the start page is recorded. Discard the episode to start over.")
 		return
 	}
 	e, store := r.cur, r.ctx.Store
 	if store == nil {
-		r.setError("Undo needs the database, and none is open.")
+		r.status.setError("Undo needs the database, and none is open.")
 		return
 	}
 	progress := e.progress()
@@ -63,7 +63,7 @@ func (r *Tab) undo() {
 		return &obs, false
 	})
 	if !ok {
-		r.setError("Not undone: the episode has ended.")
+		r.status.setError("Not undone: the episode has ended.")
 		return
 	}
 	r.replaying = "Undoing the last step"
@@ -86,17 +86,17 @@ func (r *Tab) undone(idx int, obs action.Observation, err error, stop bool) {
 	switch {
 	case err != nil && stop:
 		msg := err.Error()
-		r.setError(msg)
+		r.status.setError(msg)
 		if w := r.ctx.Window; w != nil {
 			ui.ShowError(errors.New(msg), w)
 		}
 	case err != nil:
 		r.view.Sink = r.mapper
-		r.setError("Not undone: " + err.Error())
+		r.status.setError("Not undone: " + err.Error())
 	default:
 		r.view.Sink = r.mapper
 		r.lastURL = obs.URL
-		r.setStatus(fmt.Sprintf("Step %d undone (kept as removed); %s replayed.", idx, ui.Plural(r.keptSteps(), "step")))
+		r.status.setStatus(fmt.Sprintf("Step %d undone (kept as removed); %s replayed.", idx, ui.Plural(r.keptSteps(), "step")))
 		if r.frameless && len(obs.Screenshot) > 0 {
 			if img, err := decodePNG(obs.Screenshot); err == nil {
 				r.view.SetFrame(ToRGBA(img))
