@@ -23,7 +23,7 @@ const maxResumeListed = 8
 // an episode runs, without a name or when there are none. The app calls
 // it when the window is up and the annotator's name is known.
 func (r *Tab) OfferResume() {
-	if r.resumeOffered || r.ctx.Store == nil || r.ctx.Window == nil || r.state != stIdle || r.opts.Open == nil {
+	if r.resumeOffered || r.ctx.Store == nil || r.ctx.Window == nil || r.life.state != stIdle || r.opts.Open == nil {
 		return
 	}
 	name := strings.TrimSpace(r.opts.Settings().Annotator)

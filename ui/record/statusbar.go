@@ -2,7 +2,6 @@ package record
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -63,58 +62,6 @@ func (s *statusBar) setEngine(text string) { s.engineLbl.SetText(text) }
 // setLatency shows how long the last step took ("" clears it).
 func (s *statusBar) setLatency(text string) { s.latLbl.SetText(text) }
 
-// sync enables the buttons that can act now and updates the status bar.
-func (r *Tab) sync() {
-	rec := r.state == stRecording
-	r.foldQueue(rec || r.state == stStarting)
-	// Input made while the browser starts is queued for the page; while
-	// stored steps replay it is refused.
-	r.view.SetRecording((rec || r.state == stStarting) && r.replaying == "")
-	if !rec && r.state != stStarting && r.opts.Settings != nil {
-		// Between episodes: where the next one will run (Settings applies
-		// from the next episode).
-		r.status.setEngine(plannedEngine(r.opts.Settings()))
-	}
-	ui.SetEnabled(r.backBtn, rec)
-	ui.SetEnabled(r.waitBtn, rec)
-	ui.SetEnabled(r.finishBtn, rec)
-	_, noteable := r.noteTarget()
-	ui.SetEnabled(r.noteBtn, noteable)
-	// goto exists only in the extended set; the default set hides it.
-	if r.set.HasOp(action.Goto) || (r.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto)) {
-		r.gotoBtn.Show()
-	} else {
-		r.gotoBtn.Hide()
-	}
-	ui.SetEnabled(r.gotoBtn, rec && r.set.HasOp(action.Goto))
-	ui.SetEnabled(r.discardBtn, rec || r.state == stStarting)
-	ui.SetEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
-	ui.SetEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
-	steps := r.keptSteps()
-	if len(r.rows) > 0 {
-		r.stepsHead.SetText(stepsHeadSteps)
-	} else {
-		r.stepsHead.SetText(stepsHeadEmpty)
-	}
-	switch r.state {
-	case stIdle:
-		r.recLbl.SetText("Not recording")
-		r.recDot.FillColor = color.NRGBA{0x88, 0x88, 0x88, 0xff}
-	case stStarting:
-		r.recLbl.SetText("Starting")
-		r.recDot.FillColor = color.NRGBA{0xe0, 0xa0, 0x00, 0xff}
-	case stRecording:
-		r.recLbl.SetText("Recording")
-		r.recDot.FillColor = color.NRGBA{0xe5, 0x39, 0x35, 0xff}
-	case stEnded:
-		r.recLbl.SetText("Saved")
-		r.recDot.FillColor = color.NRGBA{0x43, 0xa0, 0x47, 0xff}
-	}
-	r.recDot.Refresh()
-	r.status.showEpisode(r.state, steps, r.maxSteps, r.lastURL)
-	r.syncContinue() // Undo and Continue from step K (continue.go)
-}
-
 // setError shows the last error (or refusal) in words; "" clears it.
 func (s *statusBar) setError(msg string) {
 	s.errLbl.Importance = widget.DangerImportance
@@ -125,21 +72,6 @@ func (s *statusBar) setError(msg string) {
 func (s *statusBar) setStatus(msg string) {
 	s.errLbl.Importance = widget.MediumImportance
 	s.errLbl.SetText(msg)
-}
-
-// setTitle shows what is being recorded in the window title.
-func (r *Tab) setTitle(what string) {
-	if r.ctx.Window == nil {
-		return
-	}
-	if rs := []rune(what); len(rs) > 70 {
-		what = string(rs[:70]) + "…"
-	}
-	if what == "" {
-		r.ctx.Window.SetTitle("Waymark")
-		return
-	}
-	r.ctx.Window.SetTitle("Waymark · " + what)
 }
 
 // engineText says where the episode runs, e.g. "Chromium 156 · Xvfb ·

@@ -23,8 +23,16 @@ import (
 // details, Start and the ad-hoc task dialog. It shares the left column
 // with the timeline.
 
-// taskWidgets are the task panel's widgets and the queue they show.
-type taskWidgets struct {
+// taskPanel is the task queue and the chosen task's details, with the
+// split of the left column between them and the timeline. While an
+// episode runs the queue folds away to the chosen task and the timeline
+// takes the room; otherwise the queue gets it. The divider offset each
+// mode last had is kept, so a person's own choice sticks.
+type taskPanel struct {
+	t *Tab
+	// task is the chosen task: the one recording while an episode runs.
+	task *dataset.Task
+
 	catSel    *widget.Select
 	queue     *widget.List
 	tasks     []dataset.TaskItem
@@ -40,13 +48,7 @@ type taskWidgets struct {
 	taskPanel *fyne.Container
 	panelHead *widget.Label // "Tasks", or "Recording" while the queue is folded
 	adhoc     *adhocForm    // the open ad-hoc task dialog, or nil
-}
 
-// leftColumn is the split between the task panel and the timeline. While
-// an episode runs the queue folds away to the chosen task and the timeline
-// takes the room; otherwise the queue gets it. The divider offset each
-// mode last had is kept, so a person's own choice sticks.
-type leftColumn struct {
 	split     *container.Split
 	recLayout bool       // the split is laid out for a running episode
 	splitSet  float64    // the offset given last (a different one: dragged)
@@ -54,11 +56,13 @@ type leftColumn struct {
 	splitOwn  [2]bool    // whether the person dragged the divider in a mode
 }
 
-// buildTaskPanel makes the task panel's widgets.
-func (r *Tab) buildTaskPanel() fyne.CanvasObject {
+func (p *taskPanel) init(t *Tab) { p.t, p.chosen = t, -1 }
+
+// build makes the task panel's widgets.
+func (r *taskPanel) build() fyne.CanvasObject {
 	r.catSel = widget.NewSelect(append([]string{"All categories"}, dataset.Categories...), nil)
 	r.catSel.SetSelectedIndex(0)
-	r.catSel.OnChanged = func(string) { r.refreshQueue() }
+	r.catSel.OnChanged = func(string) { r.refresh() }
 	r.counts = widget.NewLabel("")
 	r.counts.TextStyle = fyne.TextStyle{Italic: true}
 	r.queue = &widget.List{
@@ -107,7 +111,7 @@ func (r *Tab) buildTaskPanel() fyne.CanvasObject {
 	r.checkLbl.TextStyle = fyne.TextStyle{Italic: true}
 	r.checkLbl.SizeName = theme.SizeNameCaptionText
 	r.checkLbl.Truncation = fyne.TextTruncateEllipsis
-	r.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: r.startChosen}
+	r.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: r.t.startChosen}
 	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: r.showAdhoc}
 	r.taskBtns = container.NewGridWithColumns(2, r.startBtn, adhoc)
 	details := container.NewVBox(
@@ -122,28 +126,28 @@ func (r *Tab) buildTaskPanel() fyne.CanvasObject {
 	return r.taskPanel
 }
 
-// buildLeftColumn puts the task panel over the timeline, the queue with
-// the room until an episode starts.
-func (r *Tab) buildLeftColumn(tasks, steps fyne.CanvasObject) fyne.CanvasObject {
+// buildColumn puts the task panel over the timeline, the queue with the
+// room until an episode starts.
+func (r *taskPanel) buildColumn(tasks, steps fyne.CanvasObject) fyne.CanvasObject {
 	r.split = container.NewVSplit(tasks, steps)
 	r.split.Offset = 1 // the queue gets the room until an episode starts
 	r.splitSet = 1
 	return ui.NewFixedWidth(340, r.split)
 }
 
-// refreshQueue reads the queue again for the chosen category, not yet
+// refresh reads the queue again for the chosen category, not yet
 // demonstrated first, keeping the chosen task when it is still listed.
-func (r *Tab) refreshQueue() {
-	if r.ctx.Store == nil {
+func (r *taskPanel) refresh() {
+	if r.t.ctx.Store == nil {
 		return
 	}
 	f := dataset.TaskFilter{}
 	if i := r.catSel.SelectedIndex(); i > 0 {
 		f.Category = dataset.Categories[i-1]
 	}
-	tasks, err := r.ctx.Store.ListTasks(f)
+	tasks, err := r.t.ctx.Store.ListTasks(f)
 	if err != nil {
-		r.status.setError("Cannot read the task list: " + err.Error())
+		r.t.status.setError("Cannot read the task list: " + err.Error())
 		return
 	}
 	// Not yet demonstrated first; the store's order within each group.
@@ -176,7 +180,7 @@ func (r *Tab) refreshQueue() {
 	// Between episodes the first task of the new list becomes the choice,
 	// as when the tab opens; a running episode keeps its task.
 	r.queue.UnselectAll()
-	if r.state == stRecording || r.state == stStarting || keep == "" {
+	if r.t.life.busy() || keep == "" {
 		return
 	}
 	r.task = nil
@@ -184,7 +188,7 @@ func (r *Tab) refreshQueue() {
 		r.queue.Select(0)
 	} else {
 		r.goal.SetText("No task in this category: choose another, or start an ad-hoc one.")
-		r.sync()
+		r.t.sync()
 	}
 }
 
@@ -197,14 +201,14 @@ func boolInt(b bool) int {
 }
 
 // choose shows a task's details.
-func (r *Tab) choose(id int) {
+func (r *taskPanel) choose(id int) {
 	if id < 0 || id >= len(r.tasks) {
 		return
 	}
-	if r.state == stRecording || r.state == stStarting {
+	if r.t.life.busy() {
 		// The running episode keeps its task; the list only browses.
 		if r.task != nil && r.tasks[id].ID != r.task.ID {
-			r.status.setError("An episode is running: finish, discard or restart it before choosing another task.")
+			r.t.status.setError("An episode is running: finish, discard or restart it before choosing another task.")
 			for i, t := range r.tasks {
 				if t.ID == r.task.ID {
 					r.queue.Select(i)
@@ -216,12 +220,12 @@ func (r *Tab) choose(id int) {
 	r.chosen = id
 	t := r.tasks[id].Task
 	r.task = &t
-	r.showTask(t)
-	r.sync()
+	r.show(t)
+	r.t.sync()
 }
 
-// showTask shows a task's details under the queue.
-func (r *Tab) showTask(t dataset.Task) {
+// show shows a task's details under the queue.
+func (r *taskPanel) show(t dataset.Task) {
 	r.goal.SetText(t.Goal)
 	r.badge.Text = strings.ToUpper(t.Category)
 	r.badge.Refresh()
@@ -240,10 +244,10 @@ func (r *Tab) showTask(t dataset.Task) {
 	}
 }
 
-// nextTask is the first task of the queue not yet demonstrated, other than
+// next is the first task of the queue not yet demonstrated, other than
 // the current one.
-func (r *Tab) nextTask() *dataset.Task {
-	r.refreshQueue()
+func (r *taskPanel) next() *dataset.Task {
+	r.refresh()
 	for _, t := range r.tasks {
 		if (r.task == nil || t.ID != r.task.ID) && t.Demonstrations == 0 {
 			tt := t.Task
@@ -261,15 +265,15 @@ type adhocForm struct {
 }
 
 // showAdhoc asks for an ad-hoc task, saves it and starts it.
-func (r *Tab) showAdhoc() { r.showAdhocWith("", dataset.Navigation, "") }
+func (r *taskPanel) showAdhoc() { r.showAdhocWith("", dataset.Navigation, "") }
 
 // showAdhocWith opens the ad-hoc task dialog with what was typed before.
 // Enter saves and starts (the form refuses an empty goal and stays open),
 // Escape cancels; a task the store refuses opens the dialog again with the
 // same text under the error.
-func (r *Tab) showAdhocWith(goalText, category, urlText string) {
-	w := r.ctx.Window
-	if r.ctx.Store == nil || w == nil {
+func (r *taskPanel) showAdhocWith(goalText, category, urlText string) {
+	w := r.t.ctx.Window
+	if r.t.ctx.Store == nil || w == nil {
 		return
 	}
 	f := &adhocForm{goal: ui.NewDialogWrapEntry(2), url: ui.NewDialogEntry()}
@@ -302,11 +306,8 @@ func (r *Tab) showAdhocWith(goalText, category, urlText string) {
 			ui.ShowError(err, w)
 			return
 		}
-		r.catSel.SetSelectedIndex(0)
-		r.task = &t
-		r.refreshQueue()
-		r.showTask(t)
-		r.start(t)
+		r.pick(t)
+		r.t.life.start(t)
 	}, w)
 	submit := func(string) { f.d.Submit() }
 	f.goal.OnSubmitted, f.url.OnSubmitted = submit, submit
@@ -319,18 +320,18 @@ func (r *Tab) showAdhocWith(goalText, category, urlText string) {
 }
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).
-func (r *Tab) saveAdhoc(goal, category, url string) (dataset.Task, error) {
-	t, err := r.ctx.Store.EnsureTask(dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
+func (r *taskPanel) saveAdhoc(goal, category, url string) (dataset.Task, error) {
+	t, err := r.t.ctx.Store.EnsureTask(dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
 	if err != nil {
 		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
 	}
 	return t, nil
 }
 
-// foldQueue lays the left column out for a running episode (the queue
+// fold lays the left column out for a running episode (the queue
 // folded to the chosen task, the timeline tall) or for choosing a task
 // (the queue tall), keeping the divider offset each mode had last.
-func (r *Tab) foldQueue(running bool) {
+func (r *taskPanel) fold(running bool) {
 	if r.split == nil || running == r.recLayout {
 		return
 	}
@@ -358,8 +359,8 @@ func (r *Tab) foldQueue(running bool) {
 	r.split.Refresh()
 }
 
-// QueueRowsShown is how many whole queue rows the list has room for.
-func (r *Tab) QueueRowsShown() int {
+// rowsShown is how many whole queue rows the list has room for.
+func (r *taskPanel) rowsShown() int {
 	if !r.queue.Visible() {
 		return 0
 	}
@@ -376,12 +377,12 @@ const minQueueRows = 8
 // arranged: while recording the task's details take their minimum and the
 // timeline the rest; between episodes the queue gets the room, leaving
 // the last episode's steps what minQueueRows rows leave over.
-func (r *Tab) defaultOffset(running bool) float64 {
+func (r *taskPanel) defaultOffset(running bool) float64 {
 	if running {
 		return 0
 	}
 	h := float64(r.split.Size().Height - theme.Padding()) // less the divider
-	if len(r.rows) == 0 || h <= 0 {
+	if r.t.steps.len() == 0 || h <= 0 {
 		return 1
 	}
 	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
@@ -389,6 +390,14 @@ func (r *Tab) defaultOffset(running bool) float64 {
 	return min(1, float64(lead)/h)
 }
 
-// QueueFolded reports whether the queue is folded away for a running
-// episode.
-func (r *Tab) QueueFolded() bool { return r.recLayout }
+// pick makes t the chosen task and shows it, in the list of all
+// categories.
+func (r *taskPanel) pick(t dataset.Task) {
+	r.task = &t
+	r.catSel.SetSelectedIndex(0)
+	r.refresh()
+	r.show(t)
+}
+
+// syncStart enables Start when a task is chosen and no episode runs (idle).
+func (r *taskPanel) syncStart(idle bool) { ui.SetEnabled(r.startBtn, r.task != nil && idle) }
