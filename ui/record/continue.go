@@ -107,7 +107,7 @@ func (e *episode) progress() func(replay.PrefixProgress) {
 func (l *lifecycle) replayProgress(p replay.PrefixProgress) {
 	l.replaying = fmt.Sprintf("Replaying step %d of %d", p.N, p.Of)
 	l.t.live.view.SetPending("⟲ " + l.replaying + "… (" + p.Action + ")")
-	l.t.status.setStatus(l.replaying + "… each is checked against the stored one.")
+	l.status.setStatus(l.replaying + "… each is checked against the stored one.")
 }
 
 // recorderOf is the recording engine under an opened engine.
@@ -285,15 +285,15 @@ func (l *lifecycle) continuedPage(obs action.Observation, err error) {
 	l.openedEpisode()
 	r.live.accept()
 	r.live.view.SetHint("", false)
-	r.steps.load(l.episodeID)
+	l.steps.load(l.episodeID)
 	r.live.showShot(obs.Screenshot, l.cur.current)
 	l.lastURL = obs.URL
-	kept := r.steps.kept()
+	kept := l.steps.kept()
 	switch l.continued {
 	case continueResume:
-		r.status.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
+		l.status.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
 	default:
-		r.status.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", l.branchAt, ui.Plural(kept, "step")))
+		l.status.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", l.branchAt, ui.Plural(kept, "step")))
 	}
 	if r.panel.task != nil {
 		r.setTitle("Recording: " + r.panel.task.Goal)
@@ -308,7 +308,7 @@ func (r *Tab) askBranch() {
 	if !ok {
 		return
 	}
-	id, k := r.steps.ep, row.idx
+	id, k := r.steps.episode(), row.idx
 	goal := ""
 	if r.panel.task != nil {
 		goal = "“" + r.panel.task.Goal + "” "

@@ -85,7 +85,7 @@ func (r *Tab) expectedAnswer(last action.Observation) string {
 // task again on the server.
 func (r *Tab) connectionLost(t dataset.Task, err error) {
 	steps := max(0, r.steps.len()-1)
-	id, run := r.life.episodeID, r.life.runner
+	id, closed := r.life.episodeID, r.life.closed()
 	resumable := id != "" && r.steps.kept() > 0
 	msg := fmt.Sprintf("The connection to the OpenEnv server was lost. The episode was saved as interrupted, with its %s.", ui.Plural(steps, "step"))
 	switch {
@@ -119,9 +119,7 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 			// The episode is marked interrupted when the runner has
 			// closed its engine: resume after that.
 			go func() {
-				if run != nil {
-					<-run.Done()
-				}
+				<-closed
 				r.ctx.UI().Do(func() { r.Resume(id) })
 			}()
 		}})
@@ -193,7 +191,7 @@ func (r *Tab) askGoto() {
 
 // askDiscard asks before discarding the running episode.
 func (r *Tab) askDiscard() {
-	if r.life.runner == nil || (r.life.state != stRecording && r.life.state != stStarting) {
+	if !r.life.busy() {
 		return
 	}
 	if r.life.state == stStarting && r.life.continued != "" {
@@ -203,7 +201,7 @@ func (r *Tab) askDiscard() {
 		if r.life.continued == continueBranch {
 			what = "The new episode is discarded."
 		}
-		confirm(r.ctx.Window, "Stop the replay?", what, func() { r.life.runner.Abort() })
+		confirm(r.ctx.Window, "Stop the replay?", what, r.life.abort)
 		return
 	}
 	msg := "Its steps stay on disk, marked discarded, and are left out of exports."
@@ -230,14 +228,7 @@ func (r *Tab) askRestart() {
 	if r.life.continued == continueResume {
 		msg = "The current episode was resumed: all of it is discarded, the steps recorded before the interruption too (kept on disk, marked discarded), and a new one starts."
 	}
-	confirm(r.ctx.Window, "Restart the task?", msg, func() {
-		run := r.life.runner
-		r.life.discard()
-		go func() {
-			<-run.Done()
-			r.ctx.UI().Do(func() { r.life.start(t) })
-		}()
-	})
+	confirm(r.ctx.Window, "Restart the task?", msg, func() { r.life.restart(t) })
 }
 
 // confirm asks a yes/no question over w and calls yes on yes (at once when

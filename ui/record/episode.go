@@ -29,13 +29,14 @@ const (
 // lifecycle is the episode's life on the Record screen: start, the steps
 // as they come, undo (undo.go), resume and branch (continue.go), and the
 // end. It owns where the episode is, its runner, engine and id, and the
-// steps on their way to the page. It shows its work only through the other
-// parts' methods — the timeline's add, load and markRemoved, the status
-// bar's setError and setStatus, the live area's accept, refuse and
-// showShot — and the Tab's sync, which brings every part up to date with
-// its state.
+// steps on their way to the page. It shows its work only through narrow
+// ways into the other parts — the timeline as a stepLog, the status bar as
+// messages, the live area's methods (attach, accept, refuse, showShot…) —
+// and the Tab's sync, which brings every part up to date with its state.
 type lifecycle struct {
-	t *Tab
+	t      *Tab
+	steps  stepLog  // the timeline
+	status messages // the status bar
 
 	// The episode being recorded, or the last one; begin resets them.
 	state     recState
@@ -61,6 +62,32 @@ type lifecycle struct {
 	// refused meanwhile.
 	replaying string
 }
+
+// stepLog is what the lifecycle asks of the timeline.
+type stepLog interface {
+	reset()                                  // a new episode: no rows
+	open(ep string)                          // the episode's id is known
+	add(row stepRow, obs action.Observation) // a step was recorded
+	load(ep string)                          // list a stored episode's steps
+	markRemoved(idx int)                     // step idx was undone
+	len() int                                // rows, the start page included
+	kept() int                               // action steps not undone
+}
+
+// messages is what the lifecycle asks of the status bar.
+type messages interface {
+	setError(msg string)
+	setStatus(msg string)
+	setEngine(text string)
+	setLatency(text string)
+}
+
+var (
+	_ stepLog  = (*timeline)(nil)
+	_ messages = (*statusBar)(nil)
+)
+
+func (l *lifecycle) init(t *Tab) { l.t, l.steps, l.status = t, &t.steps, &t.status }
 
 // busy reports whether an episode is starting or recording.
 func (l *lifecycle) busy() bool { return l.state == stRecording || l.state == stStarting }
@@ -126,7 +153,7 @@ func (e *episode) open(ctx context.Context) (*Opened, error) {
 // is not sent, and the status bar says so.
 func (e *episode) emit(a action.Action) {
 	if rr := e.runner; rr != nil && !rr.Push(a) {
-		e.l.t.ctx.UI().Do(func() { e.l.t.status.setError("Not sent: the episode has ended (" + a.String() + ").") })
+		e.l.t.ctx.UI().Do(func() { e.l.status.setError("Not sent: the episode has ended (" + a.String() + ").") })
 	}
 }
 
@@ -143,7 +170,7 @@ func (e *episode) unsent(text string, dy int) {
 
 // refused explains input the action set cannot express (mapper).
 func (e *episode) refused(msg string) {
-	e.l.t.ctx.UI().Do(func() { e.l.t.status.setError(msg) })
+	e.l.t.ctx.UI().Do(func() { e.l.status.setError(msg) })
 }
 
 // opened: the engine is up (runner).
@@ -182,7 +209,7 @@ func (e *episode) closed(err error) { e.onUI(func() { e.l.runnerClosed(err) }) }
 func (l *lifecycle) start(t dataset.Task) {
 	r := l.t
 	if r.opts.Open == nil {
-		r.status.setError("Recording is not available in this build.")
+		l.status.setError("Recording is not available in this build.")
 		return
 	}
 	if l.busy() {
@@ -220,12 +247,12 @@ func (l *lifecycle) begin(t dataset.Task, s ui.Settings, how string, start func(
 	l.continued, l.replaying = how, ""
 	e := &episode{l: l, task: t, settings: s, how: how}
 	r.live.attach(s.ActionSet, e.mapperEvents())
-	r.steps.reset()
+	l.steps.reset()
 	r.live.view.ShowLive()
 	r.live.view.SetHint("Starting the browser…", true)
 	l.lastURL = "Starting the browser…" // not the last episode's page
-	r.status.setError("")
-	r.status.setLatency("")
+	l.status.setError("")
+	l.status.setLatency("")
 	l.cur = e
 	if start == nil {
 		e.runner = StartRunner(e.open, engine.ResetOptions{StartURL: t.StartURL, Check: t.Check, ReferenceTime: t.ReferenceTime, Timezone: t.Timezone, Locale: t.Locale}, e.runnerEvents())
@@ -248,7 +275,7 @@ func (l *lifecycle) begin(t dataset.Task, s ui.Settings, how string, start func(
 func (l *lifecycle) engineOpened(e *episode, o *Opened) {
 	r := l.t
 	l.eng = o.Engine // its EpisodeID is known after Reset
-	r.status.setEngine(engineText(o.Engine.Info()))
+	l.status.setEngine(engineText(o.Engine.Info()))
 	if l.state == stStarting && e.how == "" {
 		l.lastURL = "Opening " + e.task.StartURL + "…"
 		r.live.view.SetHint("Opening the page…", true)
@@ -269,7 +296,7 @@ func (l *lifecycle) openedEpisode() {
 func (l *lifecycle) startPage(obs action.Observation, err error) {
 	r := l.t
 	if err != nil {
-		r.status.setError("The episode could not start: " + err.Error())
+		l.status.setError("The episode could not start: " + err.Error())
 		return
 	}
 	l.state = stRecording
@@ -286,11 +313,11 @@ func (l *lifecycle) startPage(obs action.Observation, err error) {
 			d("liveview at %g,%g size %gx%g scale %g episode %s", pos.X, pos.Y, v.Size().Width, v.Size().Height, scale, l.episodeID)
 		}
 	}
-	r.steps.open(l.episodeID)
-	r.steps.add(stepRow{idx: 0, text: "start", url: obs.URL, at: time.Now(), err: ui.ObservationError(obs.Error)}, obs)
+	l.steps.open(l.episodeID)
+	l.steps.add(stepRow{idx: 0, text: "start", url: obs.URL, at: time.Now(), err: ui.ObservationError(obs.Error)}, obs)
 	r.live.showShot(obs.Screenshot, l.cur.current)
 	l.lastURL = obs.URL
-	r.status.setError(ui.ObservationError(obs.Error))
+	l.status.setError(ui.ObservationError(obs.Error))
 	r.sync()
 }
 
@@ -305,17 +332,17 @@ func (l *lifecycle) queueChanged(running *action.Action, q []action.Action) {
 func (l *lifecycle) stepRecorded(res StepResult) {
 	r := l.t
 	a := res.Action
-	row := stepRow{idx: r.steps.len(), act: &a, text: a.String(), url: res.Obs.URL, at: time.Now(), latency: res.Latency}
+	row := stepRow{idx: l.steps.len(), act: &a, text: a.String(), url: res.Obs.URL, at: time.Now(), latency: res.Latency}
 	if res.Err != nil {
 		// Not performed: the timeline shows only recorded steps.
-		r.status.setError(ui.StepError(res.Err))
+		l.status.setError(ui.StepError(res.Err))
 		return
 	}
 	if res.Obs.Step > 0 {
 		row.idx = res.Obs.Step
 	}
 	row.err = ui.ObservationError(res.Obs.Error)
-	r.steps.add(row, res.Obs)
+	l.steps.add(row, res.Obs)
 	r.live.showShot(res.Obs.Screenshot, l.cur.current)
 	if a.Op == action.Click && a.X != nil && a.Y != nil {
 		if r.opts.Debugf != nil {
@@ -325,8 +352,8 @@ func (l *lifecycle) stepRecorded(res StepResult) {
 		}
 	}
 	l.lastURL = res.Obs.URL
-	r.status.setLatency(fmt.Sprintf("%d ms", res.Latency.Milliseconds()))
-	r.status.setError(row.err)
+	l.status.setLatency(fmt.Sprintf("%d ms", res.Latency.Milliseconds()))
+	l.status.setError(row.err)
 	r.sync()
 }
 
@@ -344,7 +371,7 @@ func (l *lifecycle) ended(reason action.EndReason, last action.Observation, drop
 	if r.opts.Debugf != nil {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		r.opts.Debugf("episode %s ended reason=%s steps=%d heap_inuse_mb=%.1f", l.episodeID, reason, max(0, r.steps.len()-1), float64(ms.HeapInuse)/(1<<20))
+		r.opts.Debugf("episode %s ended reason=%s steps=%d heap_inuse_mb=%.1f", l.episodeID, reason, max(0, l.steps.len()-1), float64(ms.HeapInuse)/(1<<20))
 	}
 	if reason == action.EndInterrupted {
 		return // the window is closing
@@ -353,9 +380,9 @@ func (l *lifecycle) ended(reason action.EndReason, last action.Observation, drop
 	if len(dropped) > 0 {
 		msg += fmt.Sprintf("\n%s made after the end %s not sent.", ui.Plural(len(dropped), "input"), map[bool]string{true: "was", false: "were"}[len(dropped) == 1])
 	}
-	r.status.setError("")
+	l.status.setError("")
 	if reason == action.EndDiscarded {
-		r.status.setStatus("Episode discarded.")
+		l.status.setStatus("Episode discarded.")
 		return
 	}
 	check := ui.CheckResult(last.Reward)
@@ -380,15 +407,15 @@ func (l *lifecycle) runnerClosed(err error) {
 		if errors.As(err, &ce) {
 			msg = ce.Error() // a resume or branch that did not happen, in words
 		}
-		r.status.setError(msg)
-		if r.steps.len() == 0 {
+		l.status.setError(msg)
+		if l.steps.len() == 0 {
 			r.live.view.SetHint("Could not start: see the status bar", true)
 			// The status bar cuts long messages: the whole one, in words.
 			if w := r.ctx.Window; w != nil {
 				ui.ShowError(errors.New(msg), w)
 			}
 		}
-	} else if r.steps.len() == 0 {
+	} else if l.steps.len() == 0 {
 		r.live.view.SetHint("Choose a task and press Start", true) // stopped before the page opened
 	}
 	r.sync()
@@ -396,7 +423,7 @@ func (l *lifecycle) runnerClosed(err error) {
 
 // act performs a toolbar action (pending text goes first).
 func (l *lifecycle) act(a action.Action) {
-	if l.state != stRecording || l.t.live.mapper == nil {
+	if l.state != stRecording || !l.t.live.attached() {
 		return
 	}
 	l.t.live.do(a)
@@ -405,7 +432,7 @@ func (l *lifecycle) act(a action.Action) {
 
 // finish ends the episode with answer; information tasks need one.
 func (l *lifecycle) finish(answer string) error {
-	if l.state != stRecording || l.t.live.mapper == nil {
+	if l.state != stRecording || !l.t.live.attached() {
 		return errors.New("no episode is being recorded")
 	}
 	cat := ""
@@ -426,6 +453,35 @@ func (l *lifecycle) discard() {
 		l.runner.Stop(action.EndDiscarded, false)
 	}
 }
+
+// abort stops a resume or branch that still replays (the runner's start
+// is cancelled).
+func (l *lifecycle) abort() { l.runner.Abort() }
+
+// restart discards the running episode and, once its runner has closed
+// the engine, starts a new one of t.
+func (l *lifecycle) restart(t dataset.Task) {
+	closed := l.closed()
+	l.discard()
+	go func() {
+		<-closed
+		l.t.ctx.UI().Do(func() { l.start(t) })
+	}()
+}
+
+// closed is closed once the current runner has closed its engine (at once
+// when there is none).
+func (l *lifecycle) closed() <-chan struct{} {
+	if l.runner == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return l.runner.Done()
+}
+
+// stepsPending reports whether steps are running or queued.
+func (l *lifecycle) stepsPending() bool { return l.runner != nil && l.runner.Busy() }
 
 // inputOnItsWay reports whether an input of the person's has not become a
 // stored step yet. It sends typed text first.

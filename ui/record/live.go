@@ -55,6 +55,9 @@ func (l *liveArea) attach(set action.Set, ev MapperEvents) {
 	l.typing, l.scrollDY = "", 0
 }
 
+// attached reports whether an episode's mapper is attached.
+func (l *liveArea) attached() bool { return l.mapper != nil }
+
 // accept sends the person's input to the episode's mapper.
 func (l *liveArea) accept() { l.view.Sink = l.mapper }
 

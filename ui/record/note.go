@@ -149,7 +149,7 @@ func (n *noteBook) ask(fromKey bool) {
 
 // settle sets the step the open field's note goes with.
 func (n *noteBook) settle(nf *noteField, row stepRow) {
-	nf.key, nf.known = noteKey{n.t.steps.ep, row.idx}, true
+	nf.key, nf.known = noteKey{n.t.steps.episode(), row.idx}, true
 	what := row.text
 	if rs := []rune(what); len(rs) > 40 {
 		what = string(rs[:40]) + "…"
@@ -174,11 +174,11 @@ func (n *noteBook) poll(nf *noteField) {
 	if n.open != nf || nf.known || (!nf.pop.Visible() && nf.saveText == nil) {
 		return // closed; a note already submitted is still saved
 	}
-	if n.t.life.runner != nil && n.t.life.runner.Busy() {
+	if n.t.life.stepsPending() {
 		n.t.ctx.UI().After(notePoll, func() { n.poll(nf) })
 		return
 	}
-	store, ep := n.t.ctx.Store, n.t.steps.ep
+	store, ep := n.t.ctx.Store, n.t.steps.episode()
 	if store == nil {
 		n.pick(nf, -1)
 		return

@@ -93,7 +93,7 @@ func New(ctx *ui.Context, opts Options) *Tab {
 		opts.Settings = ui.DefaultSettings
 	}
 	r := &Tab{ctx: ctx, opts: opts}
-	r.life.t = r
+	r.life.init(r)
 	r.live.init(r)
 	r.steps.init(r)
 	r.panel.init(r)

@@ -131,6 +131,9 @@ func (s *timeline) reset() {
 // open names the episode the rows are of, once its id is known.
 func (s *timeline) open(ep string) { s.ep = ep }
 
+// episode is the episode the rows are of ("" until its id is known).
+func (s *timeline) episode() string { return s.ep }
+
 // add appends a row and makes its thumbnail off the Fyne goroutine.
 func (s *timeline) add(row stepRow, obs action.Observation) {
 	s.rows = append(s.rows, row)

@@ -23,27 +23,27 @@ var ShortcutUndo = &desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.Ke
 // queued before it.
 func (l *lifecycle) undo() {
 	r := l.t
-	if l.state != stRecording || r.live.mapper == nil || l.runner == nil || l.cur == nil {
-		r.status.setError("Nothing to undo: no episode is being recorded.")
+	if l.state != stRecording || !r.live.attached() || l.runner == nil || l.cur == nil {
+		l.status.setError("Nothing to undo: no episode is being recorded.")
 		return
 	}
 	if l.replaying != "" {
-		r.status.setError(l.replaying + ": wait until it ends.")
+		l.status.setError(l.replaying + ": wait until it ends.")
 		return
 	}
 	if r.live.unsent() {
 		r.live.drop()
-		r.status.setStatus("Undone: the typing or scrolling not sent yet was dropped; it never reached the page.")
+		l.status.setStatus("Undone: the typing or scrolling not sent yet was dropped; it never reached the page.")
 		r.live.focus()
 		return
 	}
-	if !l.runner.Busy() && r.steps.kept() == 0 {
-		r.status.setError("Nothing to undo: only the start page is recorded. Discard the episode to start over.")
+	if !l.runner.Busy() && l.steps.kept() == 0 {
+		l.status.setError("Nothing to undo: only the start page is recorded. Discard the episode to start over.")
 		return
 	}
 	e, store := l.cur, r.ctx.Store
 	if store == nil {
-		r.status.setError("Undo needs the database, and none is open.")
+		l.status.setError("Undo needs the database, and none is open.")
 		return
 	}
 	progress := e.progress()
@@ -62,7 +62,7 @@ func (l *lifecycle) undo() {
 		return &obs, false
 	})
 	if !ok {
-		r.status.setError("Not undone: the episode has ended.")
+		l.status.setError("Not undone: the episode has ended.")
 		return
 	}
 	l.replaying = "Undoing the last step"
@@ -77,21 +77,21 @@ func (l *lifecycle) undone(idx int, obs action.Observation, err error, stop bool
 	r := l.t
 	l.replaying = ""
 	r.live.view.SetPending("")
-	r.steps.markRemoved(idx)
+	l.steps.markRemoved(idx)
 	switch {
 	case err != nil && stop:
 		msg := err.Error()
-		r.status.setError(msg)
+		l.status.setError(msg)
 		if w := r.ctx.Window; w != nil {
 			ui.ShowError(errors.New(msg), w)
 		}
 	case err != nil:
 		r.live.accept()
-		r.status.setError("Not undone: " + err.Error())
+		l.status.setError("Not undone: " + err.Error())
 	default:
 		r.live.accept()
 		l.lastURL = obs.URL
-		r.status.setStatus(fmt.Sprintf("Step %d undone (kept as removed); %s replayed.", idx, ui.Plural(r.steps.kept(), "step")))
+		l.status.setStatus(fmt.Sprintf("Step %d undone (kept as removed); %s replayed.", idx, ui.Plural(l.steps.kept(), "step")))
 		r.live.showShot(obs.Screenshot, l.cur.current)
 		r.live.focus()
 	}
