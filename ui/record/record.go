@@ -7,7 +7,8 @@
 // set and hands each to episode.emit (episode.go); that queues it on the
 // episode's Runner (runner.go), which performs it on the engine — a
 // dataset.Recorder, which stores the step — and reports the result to
-// episode.stepDone, which adds the step to the timeline (timeline.go).
+// episode.stepDone, whence the lifecycle (lifecycle.go) adds the step to
+// the timeline (timeline.go).
 package record
 
 import (
@@ -43,9 +44,11 @@ type Options struct {
 // Tab is the Record screen. Each part of it is an owner with its own state
 // and a few methods the others use:
 //
-//   - life, the episode's lifecycle (episode.go, undo.go, continue.go):
-//     start, the steps as they come, undo, resume, branch and the end;
-//     where the episode is, its runner, engine and id, what is queued.
+//   - life, the episode's lifecycle (lifecycle.go, episode.go, undo.go,
+//     continue.go): start, the steps as they come, undo, resume, branch
+//     and the end; where the episode is, its runner, engine and id, what
+//     is queued. It sees the timeline and the status bar through small
+//     interfaces (stepLog, messages).
 //   - live, the live view with the episode's input mapper and the frame
 //     pump (live.go).
 //   - steps, the timeline of the episode's steps (timeline.go).
