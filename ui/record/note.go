@@ -56,7 +56,7 @@ type noteField struct {
 	tries    int
 }
 
-// poll is how often an open note field checks whether the step it
+// notePoll is how often an open note field checks whether the step it
 // waits for is stored; noteWaitTries bounds the wait for its row.
 const (
 	notePoll      = 100 * time.Millisecond
@@ -68,7 +68,7 @@ const (
 // export); false when there is none.
 func (n *noteBook) target() (stepRow, bool) {
 	steps := &n.t.steps
-	if steps.ep == "" || steps.len() == 0 {
+	if steps.episode() == "" || steps.len() == 0 {
 		return stepRow{}, false
 	}
 	if row, ok := steps.selectedRow(); ok {
