@@ -25,23 +25,23 @@ func TestAdhocDialogKeys(t *testing.T) {
 	}
 
 	// Escape in the goal cancels.
-	f.tab.showAdhoc()
-	a := f.tab.adhoc
+	f.tab.panel.showAdhoc()
+	a := f.tab.panel.adhoc
 	if a == nil || c.Focused() != a.goal {
 		t.Fatal("the ad-hoc dialog did not open with the goal focused")
 	}
 	test.Type(a.goal, "Find the kettle")
 	a.goal.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if c.Overlays().Top() != nil || f.tab.adhoc != nil {
+	if c.Overlays().Top() != nil || f.tab.panel.adhoc != nil {
 		t.Fatal("Escape did not close the ad-hoc dialog")
 	}
 
 	// Enter with an empty goal: refused, the dialog and the URL stay.
-	f.tab.showAdhoc()
-	a = f.tab.adhoc
+	f.tab.panel.showAdhoc()
+	a = f.tab.panel.adhoc
 	test.Type(a.url, "http://127.0.0.1:9/kettle")
 	a.url.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	if c.Overlays().Top() == nil || f.tab.adhoc != a || a.url.Text != "http://127.0.0.1:9/kettle" || adhocs() != 0 {
+	if c.Overlays().Top() == nil || f.tab.panel.adhoc != a || a.url.Text != "http://127.0.0.1:9/kettle" || adhocs() != 0 {
 		t.Fatalf("an empty goal was not refused in place: dialog %v, url %q, %d ad-hoc tasks", c.Overlays().Top() != nil, a.url.Text, adhocs())
 	}
 
@@ -54,7 +54,7 @@ func TestAdhocDialogKeys(t *testing.T) {
 		t.Fatalf("a bad URL was not refused: %q", overlayText(f))
 	}
 	typeKey(f, fyne.KeyReturn) // closes the error
-	b := f.tab.adhoc
+	b := f.tab.panel.adhoc
 	if b == nil || b == a || b.goal.Text != "Find the kettle" || b.url.Text != "not a url" || c.Overlays().Top() == nil {
 		t.Fatalf("the refused task's text did not come back: %+v", b)
 	}
@@ -63,8 +63,8 @@ func TestAdhocDialogKeys(t *testing.T) {
 	b.url.SetText("http://127.0.0.1:9/kettle")
 	c.Focus(b.goal)
 	b.goal.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	if c.Overlays().Top() != nil || adhocs() != 1 || f.tab.task == nil || f.tab.task.Goal != "Find the kettle" {
-		t.Fatalf("Enter did not save and start: %d ad-hoc tasks, task %+v", adhocs(), f.tab.task)
+	if c.Overlays().Top() != nil || adhocs() != 1 || f.tab.panel.task == nil || f.tab.panel.task.Goal != "Find the kettle" {
+		t.Fatalf("Enter did not save and start: %d ad-hoc tasks, task %+v", adhocs(), f.tab.panel.task)
 	}
-	f.loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording })
+	f.loop.until(t, "the episode to start", func() bool { return f.tab.life.state == stRecording })
 }

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -42,25 +40,6 @@ const (
 	continueResume = "resume"
 	continueBranch = "branch"
 )
-
-// continueState is the Record tab's part for continuing episodes.
-type continueState struct {
-	// continued is how the current (or last) episode continued a stored
-	// one ("" for a new episode); branchOf and branchAt name the branch's
-	// parent and step.
-	continued string
-	branchOf  string
-	branchAt  int
-	// replaying says what replays now ("" when nothing does): input is
-	// refused meanwhile.
-	replaying string
-	cur       *episode // the current (or last) episode
-
-	undoBtn       *widget.Button
-	branchBtn     *widget.Button
-	resumeOffered bool
-	resumeDialog  dialog.Dialog // the notice while it shows
-}
 
 func continueTitle(how string) string {
 	if how == continueResume {
@@ -120,15 +99,15 @@ func (e *episode) progress() func(replay.PrefixProgress) {
 		if p.Result != nil {
 			return
 		}
-		e.onUI(func() { e.r.replayProgress(p) })
+		e.onUI(func() { e.l.replayProgress(p) })
 	}
 }
 
 // replayProgress shows which stored step replays now.
-func (r *Tab) replayProgress(p replay.PrefixProgress) {
-	r.replaying = fmt.Sprintf("Replaying step %d of %d", p.N, p.Of)
-	r.view.SetPending("⟲ " + r.replaying + "… (" + p.Action + ")")
-	r.setStatus(r.replaying + "… each is checked against the stored one.")
+func (l *lifecycle) replayProgress(p replay.PrefixProgress) {
+	l.replaying = fmt.Sprintf("Replaying step %d of %d", p.N, p.Of)
+	l.t.live.view.SetPending("⟲ " + l.replaying + "… (" + p.Action + ")")
+	l.status.setStatus(l.replaying + "… each is checked against the stored one.")
 }
 
 // recorderOf is the recording engine under an opened engine.
@@ -141,7 +120,7 @@ func recorderOf(eng engine.Engine) (*dataset.Recorder, error) {
 
 // resumeStart is the start of a resumed episode (runner goroutine).
 func (e *episode) resumeStart(id string) StartFunc {
-	store, progress := e.r.ctx.Store, e.progress()
+	store, progress := e.l.t.ctx.Store, e.progress()
 	return func(ctx context.Context, eng engine.Engine) (action.Observation, error) {
 		rec, err := recorderOf(eng)
 		if err != nil {
@@ -159,7 +138,7 @@ func (e *episode) resumeStart(id string) StartFunc {
 // goroutine): a new episode whose steps 1..k are the parent's, replayed,
 // checked and recorded; discarded if they do not replay as recorded.
 func (e *episode) branchStart(parentID string, k int) StartFunc {
-	store, progress := e.r.ctx.Store, e.progress()
+	store, progress := e.l.t.ctx.Store, e.progress()
 	return func(ctx context.Context, eng engine.Engine) (action.Observation, error) {
 		rec, err := recorderOf(eng)
 		if err != nil {
@@ -197,7 +176,7 @@ func settingsFor(ep dataset.Episode, s ui.Settings) ui.Settings {
 // refuseContinue says why a resume or branch cannot start, in the status
 // bar and, with a window, in a dialog (the status bar cuts long messages).
 func (r *Tab) refuseContinue(title, msg string) {
-	r.setError(msg)
+	r.status.setError(msg)
 	if w := r.ctx.Window; w != nil {
 		l := widget.NewLabel(msg)
 		l.Wrapping = fyne.TextWrapWord
@@ -210,10 +189,11 @@ func (r *Tab) refuseContinue(title, msg string) {
 
 // prepareContinue checks what a resume or branch needs before the browser
 // starts: no episode running, a store, an annotator.
-func (r *Tab) prepareContinue(title string) (ui.Settings, bool) {
+func (l *lifecycle) prepareContinue(title string) (ui.Settings, bool) {
+	r := l.t
 	s := r.opts.Settings()
 	switch {
-	case r.state == stRecording || r.state == stStarting:
+	case l.busy():
 		r.refuseContinue(title, "An episode is being recorded: finish or discard it first, then continue the other one.")
 		return s, false
 	case r.opts.Open == nil || r.ctx.Store == nil:
@@ -226,13 +206,11 @@ func (r *Tab) prepareContinue(title string) (ui.Settings, bool) {
 	return s, true
 }
 
-// Resume goes on recording interrupted episode id: a fresh browser replays
-// its kept steps, each checked, then recording continues into the same
-// episode. If a step does not replay as recorded, the episode stays
-// interrupted as it was.
-func (r *Tab) Resume(id string) {
+// resume goes on recording interrupted episode id (Tab.Resume).
+func (l *lifecycle) resume(id string) {
+	r := l.t
 	const title = "Cannot resume the episode"
-	s, ok := r.prepareContinue(title)
+	s, ok := l.prepareContinue(title)
 	if !ok {
 		return
 	}
@@ -259,18 +237,17 @@ func (r *Tab) Resume(id string) {
 		r.refuseContinue(title, err.Error()+". The episode was left as it is.")
 		return
 	}
-	r.branchOf, r.branchAt = "", 0
-	r.chooseTask(t)
-	r.begin(t, settingsFor(ep, s), continueResume, func(e *episode) StartFunc { return e.resumeStart(id) })
+	l.branchOf, l.branchAt = "", 0
+	r.panel.pick(t)
+	l.begin(t, settingsFor(ep, s), continueResume, func(e *episode) StartFunc { return e.resumeStart(id) })
 }
 
-// Branch starts a new episode of episode id's task whose steps 1..k are
-// id's, replayed, checked and recorded; then the annotator goes on by
-// hand. If a step does not replay as recorded, the new episode is
-// discarded. The Review player asks for it through ui.Context.Branch.
-func (r *Tab) Branch(id string, k int) {
+// branch starts a new episode of episode id's task whose steps 1..k are
+// id's (Tab.Branch).
+func (l *lifecycle) branch(id string, k int) {
+	r := l.t
 	title := fmt.Sprintf("Cannot continue from step %d", k)
-	s, ok := r.prepareContinue(title)
+	s, ok := l.prepareContinue(title)
 	if !ok {
 		return
 	}
@@ -289,164 +266,52 @@ func (r *Tab) Branch(id string, k int) {
 		r.refuseContinue(title, err.Error()+".")
 		return
 	}
-	r.branchOf, r.branchAt = id, k
-	r.chooseTask(t)
-	r.begin(t, settingsFor(parent, s), continueBranch, func(e *episode) StartFunc { return e.branchStart(id, k) })
-}
-
-// chooseTask shows t as the chosen task (as StartTask does).
-func (r *Tab) chooseTask(t dataset.Task) {
-	r.task = &t
-	r.catSel.SetSelectedIndex(0)
-	r.refreshQueue()
-	r.showTask(t)
+	l.branchOf, l.branchAt = id, k
+	r.panel.pick(t)
+	l.begin(t, settingsFor(parent, s), continueBranch, func(e *episode) StartFunc { return e.branchStart(id, k) })
 }
 
 // continuedPage: the stored steps were replayed (and, for a branch,
 // recorded): the episode records from here. On an error the runner closes
 // next and runnerClosed says why.
-func (r *Tab) continuedPage(obs action.Observation, err error) {
-	r.replaying = ""
-	r.view.SetPending("")
+func (l *lifecycle) continuedPage(obs action.Observation, err error) {
+	r := l.t
+	l.replaying = ""
+	r.live.view.SetPending("")
 	if err != nil {
 		return
 	}
-	r.state = stRecording
-	if e, ok := r.eng.(interface{ EpisodeID() string }); ok {
-		r.episodeID = e.EpisodeID()
-	}
-	r.view.Sink = r.mapper
-	r.view.SetHint("", false)
-	r.loadRows(r.episodeID, obs)
-	r.lastURL = obs.URL
-	kept := r.keptSteps()
-	switch r.continued {
+	l.state = stRecording
+	l.openedEpisode()
+	r.live.accept()
+	r.live.view.SetHint("", false)
+	l.steps.load(l.episodeID)
+	r.live.showShot(obs.Screenshot, l.cur.current)
+	l.lastURL = obs.URL
+	kept := l.steps.kept()
+	switch l.continued {
 	case continueResume:
-		r.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
+		l.status.setStatus(fmt.Sprintf("Resumed: %s replayed and checked.", ui.Plural(kept, "step")))
 	default:
-		r.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", r.branchAt, ui.Plural(kept, "step")))
+		l.status.setStatus(fmt.Sprintf("Continuing from step %d: %s replayed, checked and recorded.", l.branchAt, ui.Plural(kept, "step")))
 	}
-	if r.task != nil {
-		r.setTitle("Recording: " + r.task.Goal)
+	if r.panel.task != nil {
+		r.setTitle("Recording: " + r.panel.task.Goal)
 	}
 	r.sync()
-	r.focusView()
-}
-
-// loadRows fills the timeline with the episode's stored steps (removed ones
-// shown as such), their thumbnails made off the Fyne goroutine. last is the
-// page now (shown when the engine has no live frames).
-func (r *Tab) loadRows(ep string, last action.Observation) {
-	r.rows = nil
-	if r.ctx.Store != nil && ep != "" {
-		steps, err := r.ctx.Store.Steps(ep)
-		if err != nil {
-			r.setError("The stored steps could not be read for the timeline: " + err.Error())
-		}
-		for _, st := range steps {
-			row := stepRow{idx: st.Index, text: "start", url: st.URL, at: st.CreatedAt, err: ui.ObservationError(action.Code(st.Error)), removed: st.Removed}
-			if st.Action != nil {
-				a := *st.Action
-				row.act, row.text = &a, a.String()
-			}
-			if st.Note != "" { // the notes written before, as note.go keeps them
-				if r.notes == nil {
-					r.notes = map[noteKey]string{}
-				}
-				r.notes[noteKey{ep, st.Index}] = st.Note
-			}
-			r.rows = append(r.rows, row)
-		}
-	}
-	r.timeline.Refresh()
-	r.timeline.ScrollToBottom()
-	rows := append([]stepRow(nil), r.rows...)
-	run, st, frameless, shot := r.runner, r.ctx.Store, r.frameless, last.Screenshot
-	go func() {
-		thumbs := make([]image.Image, len(rows))
-		for i, row := range rows {
-			if st != nil {
-				thumbs[i], _ = st.ThumbnailImage(ep, row.idx)
-			}
-		}
-		var full *image.RGBA
-		if frameless && len(shot) > 0 {
-			if img, err := decodePNG(shot); err == nil {
-				full = ToRGBA(img)
-			}
-		}
-		r.ctx.UI().Do(func() {
-			if run != r.runner {
-				return
-			}
-			for i, th := range thumbs {
-				if i < len(r.rows) && r.rows[i].idx == rows[i].idx {
-					r.rows[i].thumb = th
-				}
-			}
-			r.timeline.Refresh()
-			if full != nil {
-				r.view.SetFrame(full)
-			}
-		})
-	}()
-}
-
-// keptSteps counts the episode's action steps not undone.
-func (r *Tab) keptSteps() int {
-	n := 0
-	for _, row := range r.rows {
-		if row.idx > 0 && !row.removed {
-			n++
-		}
-	}
-	return n
-}
-
-// buildBranchButton makes the timeline's "Continue from step K" button.
-func (r *Tab) buildBranchButton() *widget.Button {
-	r.branchBtn = &widget.Button{Text: "Continue from a step…", Icon: theme.MediaSkipNextIcon(), OnTapped: r.askBranch}
-	r.branchBtn.Disable()
-	return r.branchBtn
-}
-
-// syncContinue enables Undo while recording and "Continue from step K" on
-// a kept step of the ended episode selected in the timeline.
-func (r *Tab) syncContinue() {
-	if r.undoBtn != nil {
-		ui.SetEnabled(r.undoBtn, r.state == stRecording && r.replaying == "")
-	}
-	if r.branchBtn == nil {
-		return
-	}
-	row, ok := r.branchRow()
-	if !ok {
-		r.branchBtn.SetText("Continue from a step…")
-		r.branchBtn.Disable()
-		return
-	}
-	r.branchBtn.SetText(fmt.Sprintf("Continue from step %d…", row.idx))
-	ui.SetEnabled(r.branchBtn, r.state == stEnded && !row.removed && !(row.act != nil && row.act.Op == action.Finish))
-}
-
-// branchRow is the timeline row selected, if any.
-func (r *Tab) branchRow() (stepRow, bool) {
-	if r.episodeID == "" || r.selected < 0 || r.selected >= len(r.rows) {
-		return stepRow{}, false
-	}
-	return r.rows[r.selected], true
+	r.live.focus()
 }
 
 // askBranch confirms "Continue from step K" on the selected step.
 func (r *Tab) askBranch() {
-	row, ok := r.branchRow()
+	row, ok := r.steps.branchRow()
 	if !ok {
 		return
 	}
-	id, k := r.episodeID, row.idx
+	id, k := r.steps.episode(), row.idx
 	goal := ""
-	if r.task != nil {
-		goal = "“" + r.task.Goal + "” "
+	if r.panel.task != nil {
+		goal = "“" + r.panel.task.Goal + "” "
 	}
 	msg := fmt.Sprintf("A new episode of %sstarts: steps 1–%d of this one are replayed in a fresh browser, each checked against the stored one, "+
 		"and recorded as its first steps. Then you go on by hand. If a step does not replay as recorded, the new episode is discarded.", goal, k)

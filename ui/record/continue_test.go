@@ -231,7 +231,7 @@ func TestRecordResumeNoticeLeaveAsIs(t *testing.T) {
 	if f.tab.resumeDialog != nil || f.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("Escape did not close the notice")
 	}
-	if f.tab.state != stIdle || f.tab.runner != nil {
+	if f.tab.life.state != stIdle || f.tab.life.runner != nil {
 		t.Fatal("Leave as is started something")
 	}
 	for id, ep := range before {
@@ -260,32 +260,32 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 		t.Fatalf("notice: %q", overlayText(f))
 	}
 	typeKey(f, fyne.KeyReturn)
-	f.loop.until(t, "the replay of step 1", func() bool { return strings.Contains(f.tab.view.PendingText(), "Replaying step 1 of 2") })
-	if f.tab.state != stStarting {
-		t.Fatalf("state %v while replaying", f.tab.state)
+	f.loop.until(t, "the replay of step 1", func() bool { return strings.Contains(f.tab.live.view.PendingText(), "Replaying step 1 of 2") })
+	if f.tab.life.state != stStarting {
+		t.Fatalf("state %v while replaying", f.tab.life.state)
 	}
 	click(f.tab.View(), fyne.NewPos(50, 50)) // refused: it would change the page being brought back
-	if !strings.Contains(f.tab.errLbl.Text, "Replaying step 1 of 2: wait until it ends") {
-		t.Fatalf("input during the replay: %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "Replaying step 1 of 2: wait until it ends") {
+		t.Fatalf("input during the replay: %q", f.tab.status.errLbl.Text)
 	}
-	if cue := f.tab.view.KeyCue(); cue == KeysToPage || cue == KeysElsewhere {
+	if cue := f.tab.live.view.KeyCue(); cue == KeysToPage || cue == KeysElsewhere {
 		t.Fatalf("the key cue says %q while input is refused", cue)
 	}
 	pe.let(1)
-	f.loop.until(t, "the replay of step 2", func() bool { return strings.Contains(f.tab.view.PendingText(), "Replaying step 2 of 2") })
+	f.loop.until(t, "the replay of step 2", func() bool { return strings.Contains(f.tab.live.view.PendingText(), "Replaying step 2 of 2") })
 	pe.let(1)
-	f.loop.until(t, "recording", func() bool { return f.tab.state == stRecording })
-	if len(f.tab.rows) != 3 || f.tab.episodeID != id || !strings.Contains(f.tab.errLbl.Text, "Resumed: 2 steps replayed and checked") {
-		t.Fatalf("rows %d episode %s status %q", len(f.tab.rows), f.tab.episodeID, f.tab.errLbl.Text)
+	f.loop.until(t, "recording", func() bool { return f.tab.life.state == stRecording })
+	if len(f.tab.steps.rows) != 3 || f.tab.life.episodeID != id || !strings.Contains(f.tab.status.errLbl.Text, "Resumed: 2 steps replayed and checked") {
+		t.Fatalf("rows %d episode %s status %q", len(f.tab.steps.rows), f.tab.life.episodeID, f.tab.status.errLbl.Text)
 	}
-	if m := f.tab.noteMarker(1); m == "" || f.tab.noteMarker(2) != "" {
+	if m := f.tab.notes.marker(noteKey{id, 1}); m == "" || f.tab.notes.marker(noteKey{id, 2}) != "" {
 		t.Fatalf("the note of step 1 is not marked in the timeline (%q)", m)
 	}
 	click(f.tab.View(), fyne.NewPos(30, 40))
 	pe.let(1)
-	f.loop.until(t, "the new step", func() bool { return len(f.tab.rows) == 4 })
-	if f.tab.rows[3].idx != 3 {
-		t.Fatalf("new step's index %d", f.tab.rows[3].idx)
+	f.loop.until(t, "the new step", func() bool { return len(f.tab.steps.rows) == 4 })
+	if f.tab.steps.rows[3].idx != 3 {
+		t.Fatalf("new step's index %d", f.tab.steps.rows[3].idx)
 	}
 	equal(t, storedSteps(t, f.store, id), []string{"start", "click 10,10", `type "tea"`, "click 30,40"})
 	ep, _ := f.store.GetEpisode(id)
@@ -305,7 +305,7 @@ func TestRecordResumeDivergedLeavesTheEpisode(t *testing.T) {
 	pe.change(2) // the page after step 2 is not what was recorded
 	f.tab.Resume(id)
 	pe.let(2)
-	f.loop.until(t, "the resume to fail", func() bool { return f.tab.state == stEnded })
+	f.loop.until(t, "the resume to fail", func() bool { return f.tab.life.state == stEnded })
 	f.loop.until(t, "the message", func() bool { return strings.Contains(overlayText(f), "could not be resumed") })
 	all := overlayText(f)
 	if !strings.Contains(all, "step 2 did not replay as recorded") || !strings.Contains(all, "screenshot") || !strings.Contains(all, "left interrupted, as it was") {
@@ -322,8 +322,8 @@ func TestRecordResumeDivergedLeavesTheEpisode(t *testing.T) {
 	// Another annotator's episode is not resumed.
 	other := storeEpisode(t, f, "Someone else", action.ClickAt(1, 1))
 	f.tab.Resume(other)
-	if f.tab.state != stEnded || !strings.Contains(f.tab.errLbl.Text, "recorded by Someone else") {
-		t.Fatalf("resumed another's episode: %q", f.tab.errLbl.Text)
+	if f.tab.life.state != stEnded || !strings.Contains(f.tab.status.errLbl.Text, "recorded by Someone else") {
+		t.Fatalf("resumed another's episode: %q", f.tab.status.errLbl.Text)
 	}
 }
 
@@ -335,29 +335,29 @@ func TestRecordUndo(t *testing.T) {
 	pe := newPageEngine(t)
 	f.usePageEngine(pe)
 	f.tab.startChosen()
-	f.loop.until(t, "recording", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
-	f.tab.mapper.SetPauses(time.Hour, time.Hour)
-	if f.tab.undoBtn.Disabled() {
+	f.loop.until(t, "recording", func() bool { return f.tab.life.state == stRecording && len(f.tab.steps.rows) == 1 })
+	f.tab.live.mapper.SetPauses(time.Hour, time.Hour)
+	if f.tab.tools.undoBtn.Disabled() {
 		t.Fatal("Undo disabled while recording")
 	}
-	test.Tap(f.tab.undoBtn)
-	if !strings.Contains(f.tab.errLbl.Text, "Nothing to undo: only the start page is recorded") || f.tab.runner.Busy() {
-		t.Fatalf("undo of the start page: %q", f.tab.errLbl.Text)
+	test.Tap(f.tab.tools.undoBtn)
+	if !strings.Contains(f.tab.status.errLbl.Text, "Nothing to undo: only the start page is recorded") || f.tab.life.runner.Busy() {
+		t.Fatalf("undo of the start page: %q", f.tab.status.errLbl.Text)
 	}
 	v := f.tab.View()
 	click(v, fyne.NewPos(10, 10))
 	pe.let(1)
-	f.loop.until(t, "step 1", func() bool { return len(f.tab.rows) == 2 })
+	f.loop.until(t, "step 1", func() bool { return len(f.tab.steps.rows) == 2 })
 	test.Type(v, "oops")
-	f.loop.until(t, "the typing shown", func() bool { return f.tab.typing == "oops" })
+	f.loop.until(t, "the typing shown", func() bool { return f.tab.live.typing == "oops" })
 	f.tab.TypedShortcut(ShortcutUndo)
-	f.loop.until(t, "the typing dropped", func() bool { return f.tab.typing == "" })
-	if !strings.Contains(f.tab.errLbl.Text, "never reached the page") || len(f.tab.rows) != 2 || f.tab.runner.Busy() {
-		t.Fatalf("undo of unsent typing: %q %q", f.tab.typing, f.tab.errLbl.Text)
+	f.loop.until(t, "the typing dropped", func() bool { return f.tab.live.typing == "" })
+	if !strings.Contains(f.tab.status.errLbl.Text, "never reached the page") || len(f.tab.steps.rows) != 2 || f.tab.life.runner.Busy() {
+		t.Fatalf("undo of unsent typing: %q %q", f.tab.live.typing, f.tab.status.errLbl.Text)
 	}
 	click(v, fyne.NewPos(20, 20))
 	pe.let(1)
-	f.loop.until(t, "step 2", func() bool { return len(f.tab.rows) == 3 })
+	f.loop.until(t, "step 2", func() bool { return len(f.tab.steps.rows) == 3 })
 
 	// Ctrl+Shift+Z held until it repeats, let go modifiers first: one
 	// undo, and no "z" typed into the page.
@@ -372,30 +372,30 @@ func TestRecordUndo(t *testing.T) {
 	kb.repeat(fyne.KeyZ, 'z')
 	kb.release(fyne.KeyZ)
 	pe.let(1) // the replay of step 1
-	f.loop.until(t, "the undo", func() bool { return f.tab.rows[2].removed && f.tab.replaying == "" })
-	if !strings.Contains(f.tab.errLbl.Text, "Step 2 undone") || f.tab.keptSteps() != 1 || !strings.HasPrefix(f.tab.stepLbl.Text, "Step 1 /") {
-		t.Fatalf("after the undo: %q, %q", f.tab.errLbl.Text, f.tab.stepLbl.Text)
+	f.loop.until(t, "the undo", func() bool { return f.tab.steps.rows[2].removed && f.tab.life.replaying == "" })
+	if !strings.Contains(f.tab.status.errLbl.Text, "Step 2 undone") || f.tab.steps.kept() != 1 || !strings.HasPrefix(f.tab.status.stepLbl.Text, "Step 1 /") {
+		t.Fatalf("after the undo: %q, %q", f.tab.status.errLbl.Text, f.tab.status.stepLbl.Text)
 	}
-	if got := texts(f.tab.timeline); !strings.Contains(strings.Join(got, "\n"), "2 · undone · click 20,20") {
+	if got := texts(f.tab.steps.list); !strings.Contains(strings.Join(got, "\n"), "2 · undone · click 20,20") {
 		t.Fatalf("timeline %q", got)
 	}
 	click(v, fyne.NewPos(30, 30))
 	pe.let(1)
-	f.loop.until(t, "step 3", func() bool { return len(f.tab.rows) == 4 })
-	if f.tab.rows[3].idx != 3 {
-		t.Fatalf("the step after the undo is %d", f.tab.rows[3].idx)
+	f.loop.until(t, "step 3", func() bool { return len(f.tab.steps.rows) == 4 })
+	if f.tab.steps.rows[3].idx != 3 {
+		t.Fatalf("the step after the undo is %d", f.tab.steps.rows[3].idx)
 	}
-	equal(t, storedSteps(t, f.store, f.tab.episodeID), []string{"start", "click 10,10", "click 20,20 (removed)", "click 30,30"})
+	equal(t, storedSteps(t, f.store, f.tab.life.episodeID), []string{"start", "click 10,10", "click 20,20 (removed)", "click 30,30"})
 	equal(t, pe.performed(), []string{"click 10,10", "click 20,20", "click 10,10", "click 30,30"})
 
 	// The page cannot be brought back: the episode stops, interrupted.
 	pe.change(1)
-	f.tab.undo()
+	f.tab.life.undo()
 	pe.let(1) // step 1 replays, and differs
-	f.loop.until(t, "the episode to stop", func() bool { return f.tab.state == stEnded })
-	ep, _ := f.store.GetEpisode(f.tab.episodeID)
-	if ep.Status != dataset.StatusInterrupted || !strings.Contains(f.tab.errLbl.Text, "step 3 was undone") || !strings.Contains(f.tab.errLbl.Text, "step 1 did not replay as recorded") {
-		t.Fatalf("status %s, message %q", ep.Status, f.tab.errLbl.Text)
+	f.loop.until(t, "the episode to stop", func() bool { return f.tab.life.state == stEnded })
+	ep, _ := f.store.GetEpisode(f.tab.life.episodeID)
+	if ep.Status != dataset.StatusInterrupted || !strings.Contains(f.tab.status.errLbl.Text, "step 3 was undone") || !strings.Contains(f.tab.status.errLbl.Text, "step 1 did not replay as recorded") {
+		t.Fatalf("status %s, message %q", ep.Status, f.tab.status.errLbl.Text)
 	}
 }
 
@@ -408,59 +408,59 @@ func TestRecordBranch(t *testing.T) {
 	pe := newPageEngine(t)
 	f.usePageEngine(pe)
 	f.tab.startChosen()
-	f.loop.until(t, "recording", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+	f.loop.until(t, "recording", func() bool { return f.tab.life.state == stRecording && len(f.tab.steps.rows) == 1 })
 	v := f.tab.View()
 	for i, p := range []fyne.Position{fyne.NewPos(10, 10), fyne.NewPos(20, 20)} {
 		click(v, p)
 		pe.let(1)
-		f.loop.until(t, "a step", func() bool { return len(f.tab.rows) == i+2 })
+		f.loop.until(t, "a step", func() bool { return len(f.tab.steps.rows) == i+2 })
 	}
-	parent := f.tab.episodeID
-	f.tab.timeline.Select(1)
-	if !f.tab.branchBtn.Disabled() {
+	parent := f.tab.life.episodeID
+	f.tab.steps.list.Select(1)
+	if !f.tab.steps.branchBtn.Disabled() {
 		t.Fatal("Continue from a step is offered while recording")
 	}
 	f.tab.Branch(parent, 1)
-	if !strings.Contains(f.tab.errLbl.Text, "An episode is being recorded") || f.tab.episodeID != parent {
-		t.Fatalf("branch while recording: %q", f.tab.errLbl.Text)
+	if !strings.Contains(f.tab.status.errLbl.Text, "An episode is being recorded") || f.tab.life.episodeID != parent {
+		t.Fatalf("branch while recording: %q", f.tab.status.errLbl.Text)
 	}
 	typeKey(f, fyne.KeyEscape)
 	if err := f.tab.Finish(""); err != nil {
 		t.Fatal(err)
 	}
 	pe.let(1)
-	f.loop.until(t, "the end", func() bool { return f.tab.state == stEnded && f.tab.endDialog != nil })
+	f.loop.until(t, "the end", func() bool { return f.tab.life.state == stEnded && f.tab.endDialog != nil })
 	f.tab.endDialog.Hide()
-	f.tab.timeline.Select(3)
-	if !f.tab.branchBtn.Disabled() {
+	f.tab.steps.list.Select(3)
+	if !f.tab.steps.branchBtn.Disabled() {
 		t.Fatal("Continue from the finish step is offered")
 	}
-	f.tab.timeline.Select(2)
-	if f.tab.branchBtn.Disabled() || f.tab.branchBtn.Text != "Continue from step 2…" {
-		t.Fatalf("branch button %q disabled %v", f.tab.branchBtn.Text, f.tab.branchBtn.Disabled())
+	f.tab.steps.list.Select(2)
+	if f.tab.steps.branchBtn.Disabled() || f.tab.steps.branchBtn.Text != "Continue from step 2…" {
+		t.Fatalf("branch button %q disabled %v", f.tab.steps.branchBtn.Text, f.tab.steps.branchBtn.Disabled())
 	}
-	test.Tap(f.tab.branchBtn)
+	test.Tap(f.tab.steps.branchBtn)
 	if !strings.Contains(overlayText(f), "steps 1–2 of this one are replayed") {
 		t.Fatalf("confirmation %q", overlayText(f))
 	}
 	typeKey(f, fyne.KeyReturn)
-	f.loop.until(t, "the replay", func() bool { return strings.Contains(f.tab.view.PendingText(), "Replaying step 1 of 2") })
+	f.loop.until(t, "the replay", func() bool { return strings.Contains(f.tab.live.view.PendingText(), "Replaying step 1 of 2") })
 	pe.let(2)
-	f.loop.until(t, "recording the branch", func() bool { return f.tab.state == stRecording })
-	branch := f.tab.episodeID
-	if branch == parent || len(f.tab.rows) != 3 || !strings.Contains(f.tab.errLbl.Text, "Continuing from step 2: 2 steps replayed, checked and recorded") {
-		t.Fatalf("branch %s rows %d status %q", branch, len(f.tab.rows), f.tab.errLbl.Text)
+	f.loop.until(t, "recording the branch", func() bool { return f.tab.life.state == stRecording })
+	branch := f.tab.life.episodeID
+	if branch == parent || len(f.tab.steps.rows) != 3 || !strings.Contains(f.tab.status.errLbl.Text, "Continuing from step 2: 2 steps replayed, checked and recorded") {
+		t.Fatalf("branch %s rows %d status %q", branch, len(f.tab.steps.rows), f.tab.status.errLbl.Text)
 	}
 	click(v, fyne.NewPos(40, 40))
 	pe.let(1)
-	f.loop.until(t, "by hand", func() bool { return len(f.tab.rows) == 4 })
+	f.loop.until(t, "by hand", func() bool { return len(f.tab.steps.rows) == 4 })
 	ep, _ := f.store.GetEpisode(branch)
 	if ep.ParentEpisodeID != parent || ep.BranchStep == nil || *ep.BranchStep != 2 || ep.Annotator != "Tester" || ep.TaskID != f.task.ID {
 		t.Fatalf("branch episode %+v", ep)
 	}
 	equal(t, storedSteps(t, f.store, branch), []string{"start", "click 10,10", "click 20,20", "click 40,40"})
-	f.tab.discard()
-	f.loop.until(t, "the discard", func() bool { return f.tab.state == stEnded })
+	f.tab.life.discard()
+	f.loop.until(t, "the discard", func() bool { return f.tab.life.state == stEnded })
 
 	// From the Review player, on a page that changed since: discarded.
 	f.tab.ctx.Branch = f.tab.Branch
@@ -470,7 +470,7 @@ func TestRecordBranch(t *testing.T) {
 	}
 	pe.let(2)
 	f.loop.until(t, "the branch to fail", func() bool {
-		return f.tab.state == stEnded && strings.Contains(overlayText(f), "Could not continue from step 2")
+		return f.tab.life.state == stEnded && strings.Contains(overlayText(f), "Could not continue from step 2")
 	})
 	if all := overlayText(f); !strings.Contains(all, "step 2 did not replay as recorded") || !strings.Contains(all, "the new episode was discarded") {
 		t.Fatalf("message:\n%s", all)

@@ -42,8 +42,8 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 			lines = append(lines, w)
 		}
 	}
-	lines = append(lines, widget.NewLabel(ui.Plural(r.keptSteps(), "step")+" saved."))
-	next := r.nextTask()
+	lines = append(lines, widget.NewLabel(ui.Plural(r.steps.kept(), "step")+" saved."))
+	next := r.panel.next()
 	var d *dialog.CustomDialog
 	buttons := []fyne.CanvasObject{&widget.Button{Text: "Stay here", OnTapped: func() { d.Hide() }}}
 	if next != nil {
@@ -70,13 +70,13 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 // when the episode's answer did not pass it ("" otherwise): the episode is
 // over, so showing them teaches without giving anything away.
 func (r *Tab) expectedAnswer(last action.Observation) string {
-	if r.task == nil || r.task.Check == nil || r.task.Check.Kind != action.CheckKindAnswer {
+	if r.panel.task == nil || r.panel.task.Check == nil || r.panel.task.Check.Kind != action.CheckKindAnswer {
 		return ""
 	}
 	if last.Reward == nil || *last.Reward >= 1 {
 		return ""
 	}
-	return ui.ExpectedAnswers(r.task.Check.Answer)
+	return ui.ExpectedAnswers(r.panel.task.Check.Answer)
 }
 
 // connectionLost tells that the OpenEnv server went away: the episode is
@@ -84,9 +84,9 @@ func (r *Tab) expectedAnswer(last action.Observation) string {
 // on: resume it in the local browser (its steps replayed), or start the
 // task again on the server.
 func (r *Tab) connectionLost(t dataset.Task, err error) {
-	steps := max(0, len(r.rows)-1)
-	id, run := r.episodeID, r.runner
-	resumable := id != "" && r.keptSteps() > 0
+	steps := max(0, r.steps.len()-1)
+	id, closed := r.life.episodeID, r.life.closed()
+	resumable := id != "" && r.steps.kept() > 0
 	msg := fmt.Sprintf("The connection to the OpenEnv server was lost. The episode was saved as interrupted, with its %s.", ui.Plural(steps, "step"))
 	switch {
 	case r.opts.UseLocalBrowser != nil && resumable:
@@ -99,7 +99,7 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 	if err != nil {
 		msg += "\n\nDetails: " + ui.Sentence(err.Error())
 	}
-	r.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
+	r.status.setError("The connection to the OpenEnv server was lost: the episode was saved as interrupted.")
 	w := r.ctx.Window
 	if w == nil {
 		return
@@ -119,9 +119,7 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 			// The episode is marked interrupted when the runner has
 			// closed its engine: resume after that.
 			go func() {
-				if run != nil {
-					<-run.Done()
-				}
+				<-closed
 				r.ctx.UI().Do(func() { r.Resume(id) })
 			}()
 		}})
@@ -143,13 +141,13 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 // askFinish asks for the answer and finishes the episode (the Finish…
 // button).
 func (r *Tab) askFinish() {
-	if r.state != stRecording || r.ctx.Window == nil {
+	if r.life.state != stRecording || r.ctx.Window == nil {
 		return
 	}
-	r.mapper.Flush()
+	r.live.flush()
 	cat := ""
-	if r.task != nil {
-		cat = r.task.Category
+	if r.panel.task != nil {
+		cat = r.panel.task.Category
 	}
 	ans := widget.NewEntry()
 	hint := "Optional: the answer, if the task asks for one"
@@ -161,10 +159,10 @@ func (r *Tab) askFinish() {
 	d := dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
 		if ok {
 			if err := r.Finish(ans.Text); err != nil {
-				r.setError(err.Error())
+				r.status.setError(err.Error())
 			}
 		}
-		r.ctx.Window.Canvas().Focus(r.view)
+		r.ctx.Window.Canvas().Focus(r.live.view)
 	}, r.ctx.Window)
 	ans.OnSubmitted = func(string) { d.Submit() } // Enter finishes (when the answer is valid)
 	d.Resize(fyne.NewSize(460, 0))
@@ -174,7 +172,7 @@ func (r *Tab) askFinish() {
 
 // askGoto asks for an address and sends goto (extended set).
 func (r *Tab) askGoto() {
-	if r.state != stRecording || !r.set.HasOp(action.Goto) || r.ctx.Window == nil {
+	if r.life.state != stRecording || !r.life.set.HasOp(action.Goto) || r.ctx.Window == nil {
 		return
 	}
 	u := widget.NewEntry()
@@ -182,7 +180,7 @@ func (r *Tab) askGoto() {
 	u.Validator = action.CheckURL
 	d := dialog.NewForm("Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
 		if ok {
-			r.act(action.Action{Op: action.Goto, URL: strings.TrimSpace(u.Text)})
+			r.life.act(action.Action{Op: action.Goto, URL: strings.TrimSpace(u.Text)})
 		}
 	}, r.ctx.Window)
 	u.OnSubmitted = func(string) { d.Submit() }
@@ -193,51 +191,44 @@ func (r *Tab) askGoto() {
 
 // askDiscard asks before discarding the running episode.
 func (r *Tab) askDiscard() {
-	if r.runner == nil || (r.state != stRecording && r.state != stStarting) {
+	if !r.life.busy() {
 		return
 	}
-	if r.state == stStarting && r.continued != "" {
+	if r.life.state == stStarting && r.life.continued != "" {
 		// Stopping a resume or branch that still replays: nothing of a
 		// resumed episode is discarded, a branch is.
 		what := "The episode is left interrupted, as it was."
-		if r.continued == continueBranch {
+		if r.life.continued == continueBranch {
 			what = "The new episode is discarded."
 		}
-		confirm(r.ctx.Window, "Stop the replay?", what, func() { r.runner.Abort() })
+		confirm(r.ctx.Window, "Stop the replay?", what, r.life.abort)
 		return
 	}
 	msg := "Its steps stay on disk, marked discarded, and are left out of exports."
-	if r.continued == continueResume {
+	if r.life.continued == continueResume {
 		msg = "This episode was resumed: discarding it discards all of it, the steps recorded before the interruption too. " + msg
 	}
 	confirm(r.ctx.Window, "Discard this episode?", msg, func() {
-		r.discard()
+		r.life.discard()
 	})
 }
 
 // askRestart starts the task again; a running episode is discarded first,
 // once the person agrees.
 func (r *Tab) askRestart() {
-	if r.task == nil || r.state == stIdle || r.state == stStarting {
+	if r.panel.task == nil || r.life.state == stIdle || r.life.state == stStarting {
 		return
 	}
-	t := *r.task
-	if r.state == stEnded {
-		r.start(t)
+	t := *r.panel.task
+	if r.life.state == stEnded {
+		r.life.start(t)
 		return
 	}
 	msg := "The current episode is discarded (kept on disk, marked discarded) and a new one starts."
-	if r.continued == continueResume {
+	if r.life.continued == continueResume {
 		msg = "The current episode was resumed: all of it is discarded, the steps recorded before the interruption too (kept on disk, marked discarded), and a new one starts."
 	}
-	confirm(r.ctx.Window, "Restart the task?", msg, func() {
-		run := r.runner
-		r.discard()
-		go func() {
-			<-run.Done()
-			r.ctx.UI().Do(func() { r.start(t) })
-		}()
-	})
+	confirm(r.ctx.Window, "Restart the task?", msg, func() { r.life.restart(t) })
 }
 
 // confirm asks a yes/no question over w and calls yes on yes (at once when
@@ -259,18 +250,18 @@ func confirm(w fyne.Window, title, msg string, yes func()) {
 // step kept); otherwise, and on Stop, it calls closeNow.
 func (r *Tab) ConfirmClose(closeNow func()) {
 	w := r.ctx.Window
-	if (r.state != stRecording && r.state != stStarting) || w == nil {
+	if (r.life.state != stRecording && r.life.state != stStarting) || w == nil {
 		closeNow()
 		return
 	}
 	msg := widget.NewLabel(fmt.Sprintf("An episode is being recorded (%s saved). Closing Waymark stops it: it is saved as interrupted, with every step kept.",
-		ui.Plural(r.keptSteps(), "step")))
+		ui.Plural(r.steps.kept(), "step")))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomConfirm("Close Waymark?", "Stop and save as interrupted", "Keep recording", msg, func(stop bool) {
 		if stop {
 			closeNow()
 		} else {
-			r.focusView()
+			r.live.focus()
 		}
 	}, w)
 	d.Resize(fyne.NewSize(520, 0))

@@ -55,7 +55,7 @@ func TestRecordTabStartFailureShowsTheWholeMessage(t *testing.T) {
 	long := "cannot reach the OpenEnv server http://127.0.0.1:1: the OpenEnv server at http://127.0.0.1:1 is not answering (waited 4s): connection refused; is it running?"
 	f.tab.opts.Open = func(context.Context, dataset.Task, ui.Settings) (*Opened, error) { return nil, errors.New(long) }
 	f.tab.startChosen()
-	f.loop.until(t, "the start to fail", func() bool { return f.tab.state == stEnded })
+	f.loop.until(t, "the start to fail", func() bool { return f.tab.life.state == stEnded })
 	var shown []string
 	f.loop.until(t, "a dialog", func() bool {
 		top := f.win.Canvas().Overlays().Top()
@@ -93,8 +93,8 @@ func TestRecordTabCloseAsksWhileRecording(t *testing.T) {
 		t.Errorf("the question does not say what is saved: %q", got)
 	}
 	tap("Keep recording")
-	if closed != 0 || f.tab.state != stRecording {
-		t.Fatalf("Keep recording: closed %d, state %v", closed, f.tab.state)
+	if closed != 0 || f.tab.life.state != stRecording {
+		t.Fatalf("Keep recording: closed %d, state %v", closed, f.tab.life.state)
 	}
 	f.tab.ConfirmClose(func() { closed++ })
 	tap("Stop and save as interrupted")
@@ -130,15 +130,15 @@ func TestRecordTabDialogsAnswerTheKeyboard(t *testing.T) {
 		t.Fatal("the page keeps the keyboard while the question is up")
 	}
 	key(fyne.KeyEscape)
-	if f.win.Canvas().Overlays().Top() != nil || f.tab.state != stRecording {
-		t.Fatalf("Escape: dialog still up %v, state %v", f.win.Canvas().Overlays().Top() != nil, f.tab.state)
+	if f.win.Canvas().Overlays().Top() != nil || f.tab.life.state != stRecording {
+		t.Fatalf("Escape: dialog still up %v, state %v", f.win.Canvas().Overlays().Top() != nil, f.tab.life.state)
 	}
 	if f.win.Canvas().Focused() != f.tab.View() {
 		t.Fatal("the live view did not get the keyboard back")
 	}
 	f.tab.TypedShortcut(ShortcutDiscard)
 	key(fyne.KeyReturn)
-	f.loop.until(t, "the discard", func() bool { return f.tab.state == stEnded })
+	f.loop.until(t, "the discard", func() bool { return f.tab.life.state == stEnded })
 
 	f = newRecordFixture(t, dataset.Navigation)
 	if err := f.tab.Finish(""); err != nil {
@@ -179,9 +179,9 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 		return &Opened{Engine: rec, Lost: c.Lost(), LostErr: c.LostErr}, nil
 	}
 	f.tab.startChosen()
-	f.loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
-	f.tab.act(action.ClickAt(10, 10))
-	f.loop.until(t, "the step", func() bool { return len(f.tab.rows) == 2 })
+	f.loop.until(t, "the episode to start", func() bool { return f.tab.life.state == stRecording && len(f.tab.steps.rows) == 1 })
+	f.tab.life.act(action.ClickAt(10, 10))
+	f.loop.until(t, "the step", func() bool { return len(f.tab.steps.rows) == 2 })
 
 	// The server goes away while the person looks at the page.
 	srv.Close()
@@ -201,10 +201,10 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	if !strings.Contains(shown, "1 step") || !strings.Contains(shown, "lost") {
 		t.Errorf("dialog says %q", shown)
 	}
-	f.loop.until(t, "the runner to close", func() bool { return f.tab.state == stEnded && !f.tab.runner.Busy() })
+	f.loop.until(t, "the runner to close", func() bool { return f.tab.life.state == stEnded && !f.tab.life.runner.Busy() })
 	// The runner reports the end before it closes the engine, which is when
 	// the recorder marks the episode interrupted.
-	if !f.tab.runner.Wait(5 * time.Second) {
+	if !f.tab.life.runner.Wait(5 * time.Second) {
 		t.Fatal("the engine was not closed")
 	}
 	eps, err := f.store.ListEpisodes(dataset.EpisodeFilter{})
@@ -238,7 +238,7 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	// The local engine's start page is not the server's: the resume is
 	// tried on the same episode, which stays interrupted.
 	f.loop.until(t, "the resume", func() bool {
-		return f.tab.state == stEnded && strings.Contains(f.tab.errLbl.Text, "could not be resumed") && !f.tab.runner.Busy()
+		return f.tab.life.state == stEnded && strings.Contains(f.tab.status.errLbl.Text, "could not be resumed") && !f.tab.life.runner.Busy()
 	})
 	eps, _ = f.store.ListEpisodes(dataset.EpisodeFilter{})
 	if len(eps) != 1 || eps[0].Status != dataset.StatusInterrupted {

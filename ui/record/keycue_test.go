@@ -25,7 +25,7 @@ func TestLiveViewShowsWhereKeysGo(t *testing.T) {
 	}
 
 	f.tab.StartTask(f.task)
-	f.loop.until(t, "the episode to record", func() bool { return f.tab.state == stRecording })
+	f.loop.until(t, "the episode to record", func() bool { return f.tab.life.state == stRecording })
 	if c.Focused() != v || v.KeyCue() != KeysToPage || !ring() {
 		t.Fatalf("recording, after Start: focused %v, cue %q, ring %v", c.Focused() == v, v.KeyCue(), ring())
 	}
@@ -36,7 +36,7 @@ func TestLiveViewShowsWhereKeysGo(t *testing.T) {
 		t.Fatalf("cue at %v size %v, picture from y %g", cp, v.keysTx.Size(), vp.Y)
 	}
 
-	c.Focus(f.tab.waitBtn) // the keyboard goes elsewhere (Tab, a button)
+	c.Focus(f.tab.tools.waitBtn) // the keyboard goes elsewhere (Tab, a button)
 	if v.KeyCue() != KeysElsewhere || ring() {
 		t.Fatalf("recording, keyboard elsewhere: cue %q, ring %v", v.KeyCue(), ring())
 	}
@@ -47,7 +47,7 @@ func TestLiveViewShowsWhereKeysGo(t *testing.T) {
 
 	// A recorded step shown in the strip's place hides the cue; back to
 	// live shows it again.
-	f.tab.preview(0)
+	f.tab.steps.preview(0)
 	f.loop.until(t, "the step shown", func() bool { return v.ShowingStill() })
 	if v.KeyCue() != "" {
 		t.Fatalf("cue %q over a step's banner", v.KeyCue())

@@ -32,12 +32,14 @@ type noteKey struct {
 	idx int
 }
 
-// noteState is the note field and the notes of the Record tab.
-type noteState struct {
-	noteBtn *widget.Button
-	note    *noteField         // the open note field, or nil
-	notes   map[noteKey]string // saved notes
-	drafts  map[noteKey]string // typed but not saved (the field was closed by a click outside it, or the store refused)
+// noteBook is the notes of the Record screen: the ones saved, the drafts
+// and the open note field. The timeline asks it for a step's note (note,
+// marker) and tells it the notes of stored steps (remember).
+type noteBook struct {
+	t      *Tab
+	open   *noteField         // the open note field, or nil
+	saved  map[noteKey]string // saved notes
+	drafts map[noteKey]string // typed but not saved (the field was closed by a click outside it, or the store refused)
 }
 
 // noteField is the open note field. Opened while an input of the person's
@@ -61,59 +63,38 @@ const (
 	noteWaitTries = 30
 )
 
-// noteTarget is the timeline row a note goes to: the one selected, else
-// the latest that is kept (an undone step is left out of the episode and
-// its export); false when there is none.
-func (r *Tab) noteTarget() (stepRow, bool) {
-	if r.episodeID == "" || len(r.rows) == 0 {
+// target is the timeline row a note goes to: the one selected, else the
+// latest that is kept (an undone step is left out of the episode and its
+// export); false when there is none.
+func (n *noteBook) target() (stepRow, bool) {
+	steps := &n.t.steps
+	if steps.episode() == "" || steps.len() == 0 {
 		return stepRow{}, false
 	}
-	if r.selected >= 0 && r.selected < len(r.rows) {
-		return r.rows[r.selected], true
+	if row, ok := steps.selectedRow(); ok {
+		return row, true
 	}
-	return r.latestKept()
+	return steps.latestKept()
 }
 
-// latestKept is the latest timeline row that is not removed.
-func (r *Tab) latestKept() (stepRow, bool) {
-	for i := len(r.rows) - 1; i >= 0; i-- {
-		if !r.rows[i].removed {
-			return r.rows[i], true
-		}
-	}
-	return stepRow{}, false
-}
-
-// inputOnItsWay reports whether an input of the person's has not become a
-// stored step yet. It sends typed text first.
-func (r *Tab) inputOnItsWay() bool {
-	if r.state != stRecording || r.runner == nil {
-		return false
-	}
-	if r.mapper != nil {
-		r.mapper.Flush()
-	}
-	return r.runner.Busy()
-}
-
-// askNote opens the note field. fromKey: it was opened by ShortcutNote,
+// ask opens the note field. fromKey: it was opened by ShortcutNote,
 // whose key is still down (its repeats must not type into the field).
-func (r *Tab) askNote(fromKey bool) {
-	w := r.ctx.Window
+func (n *noteBook) ask(fromKey bool) {
+	w := n.t.ctx.Window
 	if w == nil {
 		return
 	}
-	if r.note != nil && r.note.pop.Visible() {
-		w.Canvas().Focus(r.note.entry)
+	if n.open != nil && n.open.pop.Visible() {
+		w.Canvas().Focus(n.open.entry)
 		return
 	}
-	row, ok := r.noteTarget()
+	row, ok := n.target()
 	if !ok {
-		r.setError("No step to write a note on yet: a note goes with a recorded step. Start an episode first.")
+		n.t.status.setError("No step to write a note on yet: a note goes with a recorded step. Start an episode first.")
 		return
 	}
 	if row.removed {
-		r.setError(fmt.Sprintf("No note on step %d: step %d was removed from the episode (it is kept in the store but not exported). Select a kept step, or clear the selection for the latest one.", row.idx, row.idx))
+		n.t.status.setError(fmt.Sprintf("No note on step %d: step %d was removed from the episode (it is kept in the store but not exported). Select a kept step, or clear the selection for the latest one.", row.idx, row.idx))
 		return
 	}
 	nf := &noteField{entry: newNoteEntry()}
@@ -125,24 +106,24 @@ func (r *Tab) askNote(fromKey bool) {
 	nf.title = widget.NewLabel("")
 	nf.title.TextStyle = fyne.TextStyle{Bold: true}
 	nf.title.Truncation = fyne.TextTruncateEllipsis
-	if r.selected >= 0 || !r.inputOnItsWay() {
-		r.noteKnown(nf, row)
+	if _, sel := n.t.steps.selectedRow(); sel || !n.t.life.inputOnItsWay() {
+		n.settle(nf, row)
 	} else {
 		nf.title.SetText("Note on the step being recorded now · Enter saves, Escape cancels")
-		r.ctx.UI().After(notePoll, func() { r.notePoll(nf) })
+		n.t.ctx.UI().After(notePoll, func() { n.poll(nf) })
 	}
 	e.OnChanged = func(s string) {
 		if nf.known {
-			if r.drafts == nil {
-				r.drafts = map[noteKey]string{}
+			if n.drafts == nil {
+				n.drafts = map[noteKey]string{}
 			}
-			r.drafts[nf.key] = s
+			n.drafts[nf.key] = s
 		}
 	}
-	e.OnSubmitted = func(s string) { r.submitNote(nf, s) }
-	e.onEscape = func() { r.closeNote(nf, true) }
-	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() { r.submitNote(nf, e.Text) }}
-	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { r.closeNote(nf, true) }}
+	e.OnSubmitted = func(s string) { n.submit(nf, s) }
+	e.onEscape = func() { n.close(nf, true) }
+	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() { n.submit(nf, e.Text) }}
+	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { n.close(nf, true) }}
 	box := container.NewBorder(nf.title, nil, nil, container.NewHBox(save, cancel), e)
 
 	c := w.Canvas()
@@ -151,13 +132,13 @@ func (r *Tab) askNote(fromKey bool) {
 	// does not take it from the view on its own).
 	c.Unfocus()
 	nf.pop = widget.NewPopUp(box, c)
-	r.note = nf
-	size := fyne.NewSize(r.view.Size().Width-16, box.MinSize().Height+theme.Padding()*2)
+	n.open = nf
+	size := fyne.NewSize(n.t.live.view.Size().Width-16, box.MinSize().Height+theme.Padding()*2)
 	if size.Width < 400 {
 		size.Width = 400
 	}
-	vp := fyne.CurrentApp().Driver().AbsolutePositionForObject(r.view)
-	pos := fyne.NewPos(vp.X+8, vp.Y+r.view.Size().Height-size.Height-8)
+	vp := fyne.CurrentApp().Driver().AbsolutePositionForObject(n.t.live.view)
+	pos := fyne.NewPos(vp.X+8, vp.Y+n.t.live.view.Size().Height-size.Height-8)
 	if pos.Y < 0 {
 		pos.Y = 0
 	}
@@ -166,40 +147,40 @@ func (r *Tab) askNote(fromKey bool) {
 	c.Focus(e)
 }
 
-// noteKnown sets the step the open field's note goes with.
-func (r *Tab) noteKnown(nf *noteField, row stepRow) {
-	nf.key, nf.known = noteKey{r.episodeID, row.idx}, true
+// settle sets the step the open field's note goes with.
+func (n *noteBook) settle(nf *noteField, row stepRow) {
+	nf.key, nf.known = noteKey{n.t.steps.episode(), row.idx}, true
 	what := row.text
 	if rs := []rune(what); len(rs) > 40 {
 		what = string(rs[:40]) + "…"
 	}
 	nf.title.SetText(fmt.Sprintf("Note on step %d (%s) · Enter saves, Escape cancels", row.idx, what))
 	if nf.entry.Text == "" {
-		if d, ok := r.drafts[nf.key]; ok {
+		if d, ok := n.drafts[nf.key]; ok {
 			nf.entry.SetText(d)
 		} else {
-			nf.entry.SetText(r.notes[nf.key])
+			nf.entry.SetText(n.saved[nf.key])
 		}
 	}
 	if nf.saveText != nil {
-		r.saveNote(nf, *nf.saveText)
+		n.save(nf, *nf.saveText)
 	}
 }
 
-// notePoll waits, while the field is open, for the steps on their way to
+// poll waits, while the field is open, for the steps on their way to
 // be stored; the note then goes with the latest one (its index read from
 // the store, its row once the timeline shows it).
-func (r *Tab) notePoll(nf *noteField) {
-	if r.note != nf || nf.known || (!nf.pop.Visible() && nf.saveText == nil) {
+func (n *noteBook) poll(nf *noteField) {
+	if n.open != nf || nf.known || (!nf.pop.Visible() && nf.saveText == nil) {
 		return // closed; a note already submitted is still saved
 	}
-	if r.runner != nil && r.runner.Busy() {
-		r.ctx.UI().After(notePoll, func() { r.notePoll(nf) })
+	if n.t.life.stepsPending() {
+		n.t.ctx.UI().After(notePoll, func() { n.poll(nf) })
 		return
 	}
-	store, ep := r.ctx.Store, r.episodeID
+	store, ep := n.t.ctx.Store, n.t.steps.episode()
 	if store == nil {
-		r.notePick(nf, -1)
+		n.pick(nf, -1)
 		return
 	}
 	go func() {
@@ -209,40 +190,38 @@ func (r *Tab) notePoll(nf *noteField) {
 		if err != nil {
 			next = 0
 		}
-		r.ctx.UI().Do(func() { r.notePick(nf, next-1) })
+		n.t.ctx.UI().Do(func() { n.pick(nf, next-1) })
 	}()
 }
 
-// notePick makes step idx (the latest stored) the field's step once its
+// pick makes step idx (the latest stored) the field's step once its
 // row shows; the latest row if it does not show in time (idx < 0: not
 // known).
-func (r *Tab) notePick(nf *noteField, idx int) {
-	if r.note != nf || nf.known || len(r.rows) == 0 {
+func (n *noteBook) pick(nf *noteField, idx int) {
+	if n.open != nf || nf.known || n.t.steps.len() == 0 {
 		return
 	}
-	for _, row := range r.rows {
-		if row.idx == idx && !row.removed {
-			r.noteKnown(nf, row)
+	if row, ok := n.t.steps.row(idx); ok {
+		if !row.removed {
+			n.settle(nf, row)
 			return
 		}
-		if row.idx == idx {
-			idx = -1 // undone meanwhile: the latest kept step
-		}
+		idx = -1 // undone meanwhile: the latest kept step
 	}
 	if nf.tries++; idx >= 0 && nf.tries < noteWaitTries {
-		r.ctx.UI().After(notePoll, func() { r.notePick(nf, idx) })
+		n.t.ctx.UI().After(notePoll, func() { n.pick(nf, idx) })
 		return
 	}
-	if row, ok := r.latestKept(); ok {
-		r.noteKnown(nf, row)
+	if row, ok := n.t.steps.latestKept(); ok {
+		n.settle(nf, row)
 	}
 }
 
-// submitNote saves the note, or, while its step is still on its way,
+// submit saves the note, or, while its step is still on its way,
 // saves it as soon as the step is stored.
-func (r *Tab) submitNote(nf *noteField, text string) {
+func (n *noteBook) submit(nf *noteField, text string) {
 	if nf.known {
-		r.saveNote(nf, text)
+		n.save(nf, text)
 		return
 	}
 	nf.saveText = &text
@@ -250,82 +229,86 @@ func (r *Tab) submitNote(nf *noteField, text string) {
 	nf.title.SetText("Saving once the step being recorded is stored… · Escape cancels")
 }
 
-// closeNote closes the note field and gives the page the keyboard back;
+// close closes the note field and gives the page the keyboard back;
 // cancel forgets what was typed.
-func (r *Tab) closeNote(nf *noteField, cancel bool) {
+func (n *noteBook) close(nf *noteField, cancel bool) {
 	if cancel && nf.known {
-		delete(r.drafts, nf.key)
+		delete(n.drafts, nf.key)
 	}
 	nf.pop.Hide()
-	if r.note == nf {
-		r.note = nil
+	if n.open == nf {
+		n.open = nil
 	}
-	r.focusView()
+	n.t.live.focus()
 }
 
-// saveNote closes the field and stores the note off the Fyne goroutine;
+// save closes the field and stores the note off the Fyne goroutine;
 // the timeline shows it once it is stored. Text the store refuses is kept
 // for the next time the field opens.
-func (r *Tab) saveNote(nf *noteField, text string) {
-	r.closeNote(nf, false)
+func (n *noteBook) save(nf *noteField, text string) {
+	n.close(nf, false)
 	key := nf.key
 	text = strings.TrimSpace(text)
-	store := r.ctx.Store
+	store := n.t.ctx.Store
 	if store == nil {
-		r.setError("The note cannot be saved: no database is open. Your text is kept; open a database and press Ctrl+Shift+M again.")
+		n.t.status.setError("The note cannot be saved: no database is open. Your text is kept; open a database and press Ctrl+Shift+M again.")
 		return
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), noteSaveTimeout)
 		defer cancel()
 		err := store.SetStepNote(ctx, key.ep, key.idx, text)
-		r.ctx.UI().Do(func() { r.noteSaved(key, text, err) })
+		n.t.ctx.UI().Do(func() { n.stored(key, text, err) })
 	}()
 }
 
-// noteSaved shows the stored note in the timeline, or why it was not
+// stored shows the stored note in the timeline, or why it was not
 // stored.
-func (r *Tab) noteSaved(key noteKey, text string, err error) {
+func (n *noteBook) stored(key noteKey, text string, err error) {
 	if err != nil {
-		if r.drafts == nil {
-			r.drafts = map[noteKey]string{}
+		if n.drafts == nil {
+			n.drafts = map[noteKey]string{}
 		}
-		r.drafts[key] = text
-		r.setError(fmt.Sprintf("The note on step %d was not saved: %v. Your text is kept: press Ctrl+Shift+M to try again.", key.idx, err))
+		n.drafts[key] = text
+		n.t.status.setError(fmt.Sprintf("The note on step %d was not saved: %v. Your text is kept: press Ctrl+Shift+M to try again.", key.idx, err))
 		return
 	}
-	delete(r.drafts, key)
-	if r.notes == nil {
-		r.notes = map[noteKey]string{}
+	delete(n.drafts, key)
+	if n.saved == nil {
+		n.saved = map[noteKey]string{}
 	}
 	if text == "" {
-		delete(r.notes, key)
-		r.setStatus(fmt.Sprintf("Note removed from step %d.", key.idx))
+		delete(n.saved, key)
+		n.t.status.setStatus(fmt.Sprintf("Note removed from step %d.", key.idx))
 	} else {
-		r.notes[key] = text
-		r.setStatus(fmt.Sprintf("Note saved on step %d.", key.idx))
+		n.saved[key] = text
+		n.t.status.setStatus(fmt.Sprintf("Note saved on step %d.", key.idx))
 	}
-	if key.ep != r.episodeID {
-		return
-	}
-	for i, row := range r.rows {
-		if row.idx == key.idx {
-			r.timeline.RefreshItem(i)
-		}
-	}
+	n.t.steps.refreshStep(key.ep, key.idx)
 }
 
-// noteMarker is what the timeline adds to a step's line when it has a note
+// marker is what the timeline adds to a step's line when it has a note
 // ("" when it has none).
-func (r *Tab) noteMarker(idx int) string {
-	n, ok := r.notes[noteKey{r.episodeID, idx}]
+func (n *noteBook) marker(key noteKey) string {
+	text, ok := n.saved[key]
 	if !ok {
 		return ""
 	}
-	if rs := []rune(n); len(rs) > 24 {
-		n = string(rs[:24]) + "…"
+	if rs := []rune(text); len(rs) > 24 {
+		text = string(rs[:24]) + "…"
 	}
-	return " · Note: " + n
+	return " · Note: " + text
+}
+
+// note is the note saved on a step ("" when none).
+func (n *noteBook) note(key noteKey) string { return n.saved[key] }
+
+// remember notes a step's note read from the store.
+func (n *noteBook) remember(key noteKey, text string) {
+	if n.saved == nil {
+		n.saved = map[noteKey]string{}
+	}
+	n.saved[key] = text
 }
 
 // noteEntry is the note's one-line field: Escape cancels, and the key that

@@ -20,10 +20,10 @@ func TestPlannedEngineFollowsTheSettings(t *testing.T) {
 	s := ui.LoadSettings(prefs)
 	s.Annotator = "Tester"
 	s.Save(prefs)
-	f.loop.until(t, "the local browser", func() bool { return strings.Contains(f.tab.engineLbl.Text, "Next episode: local browser") })
+	f.loop.until(t, "the local browser", func() bool { return strings.Contains(f.tab.status.engineLbl.Text, "Next episode: local browser") })
 	s.Server = "http://127.0.0.1:8000"
 	s.Save(prefs)
 	f.loop.until(t, "the server in the status bar", func() bool {
-		return strings.Contains(f.tab.engineLbl.Text, "Next episode: OpenEnv server http://127.0.0.1:8000")
+		return strings.Contains(f.tab.status.engineLbl.Text, "Next episode: OpenEnv server http://127.0.0.1:8000")
 	})
 }

@@ -7,12 +7,12 @@
 // set and hands each to episode.emit (episode.go); that queues it on the
 // episode's Runner (runner.go), which performs it on the engine — a
 // dataset.Recorder, which stores the step — and reports the result to
-// episode.stepDone, which adds the step to the timeline (timeline.go).
+// episode.stepDone, whence the lifecycle (lifecycle.go) adds the step to
+// the timeline (timeline.go).
 package record
 
 import (
 	"context"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -20,7 +20,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
-	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/ui"
 )
@@ -42,45 +41,44 @@ type Options struct {
 	Debugf func(format string, args ...any)
 }
 
-// Tab is the Record screen: task queue, live view, toolbar, step timeline
-// and status bar. Its widgets are grouped by the part of the screen they
-// make (taskWidgets, leftColumn, stepList, toolbarWidgets, statusBar), each
-// defined beside the code that builds and updates it. All its methods run
-// on the Fyne goroutine.
+// Tab is the Record screen. Each part of it is an owner with its own state
+// and a few methods the others use:
+//
+//   - life, the episode's lifecycle (lifecycle.go, episode.go, undo.go,
+//     continue.go): start, the steps as they come, undo, resume, branch
+//     and the end; where the episode is, its runner, engine and id, what
+//     is queued. It sees the timeline and the status bar through small
+//     interfaces (stepLog, messages).
+//   - live, the live view with the episode's input mapper and the frame
+//     pump (live.go).
+//   - steps, the timeline of the episode's steps (timeline.go).
+//   - status, the status bar (statusbar.go).
+//   - panel, the task queue and the chosen task, with the left column's
+//     split (taskpanel.go).
+//   - tools, the toolbar (toolbar.go), and notes, the note per step
+//     (note.go).
+//
+// The Tab wires them: it lays the screen out, brings every part up to date
+// with the episode's state (sync) and holds the dialogs that span parts
+// (dialogs.go, resumenotice.go). All its methods run on the Fyne
+// goroutine.
 type Tab struct {
 	ctx  *ui.Context
 	opts Options
 
-	view    *LiveView
+	life   lifecycle
+	live   liveArea
+	steps  timeline
+	status statusBar
+	panel  taskPanel
+	tools  toolbar
+	notes  noteBook
+
 	content fyne.CanvasObject
 
-	// The episode being recorded, or the last one; start resets them.
-	state     recState
-	task      *dataset.Task // the chosen task, or the one recording
-	runner    *Runner
-	mapper    *Mapper
-	eng       engine.Engine
-	pumpStop  context.CancelFunc
-	pump      *FramePump
-	frameless bool // no live frames: each step's screenshot is shown instead
-	episodeID string
-	set       action.Set
-	maxSteps  int
-	lastURL   string
-	// What is on its way to the page (the line under the live view).
-	typing   string
-	scrollDY int
-	queued   []action.Action
-	running  *action.Action
-
-	endDialog dialog.Dialog
-
-	taskWidgets
-	leftColumn
-	stepList
-	toolbarWidgets
-	statusBar
-	continueState // resume, undo and branch (continue.go)
+	endDialog     dialog.Dialog // the end of the last episode, while it shows
+	resumeDialog  dialog.Dialog // the resume notice, while it shows
+	resumeOffered bool
 }
 
 var (
@@ -98,19 +96,16 @@ func New(ctx *ui.Context, opts Options) *Tab {
 		opts.Settings = ui.DefaultSettings
 	}
 	r := &Tab{ctx: ctx, opts: opts}
-	r.chosen, r.selected = -1, -1
-	r.view = NewLiveView(idleSink{r})
-	r.view.Schedule = ctx.UI().After
-	r.view.OnShortcut = r.TypedShortcut
-	r.view.OnTouched = func() {
-		if r.view.ShowingStill() {
-			r.timeline.UnselectAll()
-		}
-	}
+	r.life.init(r)
+	r.live.init(r)
+	r.steps.init(r)
+	r.panel.init(r)
+	r.tools.t = r
+	r.notes.t = r
 	r.build()
-	r.refreshQueue()
-	if r.task == nil && len(r.tasks) > 0 {
-		r.queue.Select(0) // the first task not yet demonstrated: Start is one click
+	r.panel.refresh()
+	if r.panel.task == nil && len(r.panel.tasks) > 0 {
+		r.panel.queue.Select(0) // the first task not yet demonstrated: Start is one click
 	}
 	r.sync()
 	if ctx.App != nil {
@@ -128,67 +123,120 @@ func (r *Tab) Title() string { return "Record" }
 func (r *Tab) Content() fyne.CanvasObject { return r.content }
 
 // View is the live view (for the window's focus handling and tests).
-func (r *Tab) View() *LiveView { return r.view }
+func (r *Tab) View() *LiveView { return r.live.view }
 
 // Shown refreshes the queue (tasks may have been added elsewhere).
 func (r *Tab) Shown() {
-	if r.state != stRecording && r.state != stStarting {
-		r.refreshQueue()
+	if !r.life.busy() {
+		r.panel.refresh()
 	}
 	if c := r.ctx.Window; c != nil {
-		c.Canvas().Focus(r.view)
+		c.Canvas().Focus(r.live.view)
 	}
 }
 
 // build lays the screen out: the task panel over the timeline on the left,
 // the toolbar over the live view in the middle, the status bar below.
 func (r *Tab) build() {
-	left := r.buildLeftColumn(r.buildTaskPanel(), r.buildTimeline())
-	toolbar := r.buildToolbar()
-	status := r.buildStatusBar()
-	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenterWithHeader(r.view, r.view.Banner(), r.view.FocusRing()...))
+	left := r.panel.buildColumn(r.panel.build(), r.steps.build())
+	toolbar := r.tools.build()
+	status := r.status.build()
+	v := r.live.view
+	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenterWithHeader(v, v.Banner(), v.FocusRing()...))
 	r.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), status), left, nil, center)
+}
+
+// sync brings every part up to date with the episode's state: the buttons
+// that can act now, the queue folded or not, the status bar.
+func (r *Tab) sync() {
+	l := &r.life
+	rec, busy := l.state == stRecording, l.busy()
+	r.panel.fold(busy)
+	// Input made while the browser starts is queued for the page; while
+	// stored steps replay it is refused.
+	r.live.view.SetRecording(busy && l.replaying == "")
+	if !busy && r.opts.Settings != nil {
+		// Between episodes: where the next one will run (Settings applies
+		// from the next episode).
+		r.status.setEngine(plannedEngine(r.opts.Settings()))
+	}
+	_, noteable := r.notes.target()
+	// goto exists only in the extended set; the default set hides it.
+	showGoto := l.set.HasOp(action.Goto) || (l.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto))
+	r.tools.sync(l.state, toolbarState{hasTask: r.panel.task != nil, noteable: noteable, showGoto: showGoto, canGoto: rec && l.set.HasOp(action.Goto)})
+	r.panel.syncStart(!busy)
+	r.steps.syncHead()
+	r.status.showEpisode(l.state, r.steps.kept(), l.maxSteps, l.lastURL)
+	r.syncContinue()
+}
+
+// syncContinue enables Undo while recording and "Continue from step K" on
+// a kept step of the ended episode selected in the timeline.
+func (r *Tab) syncContinue() {
+	r.tools.syncUndo(r.life.state == stRecording && r.life.replaying == "")
+	r.steps.syncBranch(r.life.state == stEnded)
+}
+
+// showPending shows what is on its way to the page under the live view.
+func (r *Tab) showPending() { r.live.showPending(r.life.running, r.life.queued) }
+
+// setTitle shows what is being recorded in the window title.
+func (r *Tab) setTitle(what string) {
+	if r.ctx.Window == nil {
+		return
+	}
+	if rs := []rune(what); len(rs) > 70 {
+		what = string(rs[:70]) + "…"
+	}
+	if what == "" {
+		r.ctx.Window.SetTitle("Waymark")
+		return
+	}
+	r.ctx.Window.SetTitle("Waymark · " + what)
 }
 
 // Close ends a running episode cleanly when the window closes: typed text
 // is sent, queued input performed, the episode saved as interrupted, and
 // the browser closed. It waits at most about 20 s.
-func (r *Tab) Close() {
-	if r.mapper != nil {
-		r.mapper.Flush()
+func (r *Tab) Close() { r.life.close() }
+
+// StartTask starts recording t (the Tasks tab and --start-task use it).
+func (r *Tab) StartTask(t dataset.Task) {
+	if r.life.busy() {
+		r.status.setError("An episode is running: finish, discard or restart it first.")
+		return
 	}
-	if r.runner != nil && r.replaying != "" && r.state == stStarting {
-		// A resume or branch still replaying: stop it at once (a resumed
-		// episode stays interrupted as it was, a branch is discarded).
-		r.runner.Abort()
-	}
-	if r.runner != nil {
-		r.runner.Stop(action.EndInterrupted, true)
-		r.runner.Wait(15 * time.Second)
-	}
-	if r.pumpStop != nil {
-		r.pumpStop()
-	}
+	r.panel.pick(t)
+	r.life.start(t)
 }
 
-// idleSink refuses input while no episode records.
-type idleSink struct{ r *Tab }
-
-func (s idleSink) msg() {
-	m := "Not recording: choose a task and press Start. Input is sent to the page only during an episode."
-	switch {
-	case s.r.replaying != "":
-		m = s.r.replaying + ": wait until it ends — input now would change the page it brings back."
-	case s.r.state == stStarting:
-		m = "The browser is starting; input is accepted once the page shows."
+// startChosen starts the task chosen in the queue (the Start button).
+func (r *Tab) startChosen() {
+	if r.panel.task == nil {
+		r.status.setError("Choose a task first.")
+		return
 	}
-	s.r.setError(m)
+	r.life.start(*r.panel.task)
 }
-func (s idleSink) Click(int, int)              { s.msg() }
-func (s idleSink) Drag(int, int, int, int)     { s.msg() }
-func (s idleSink) Rune(rune)                   { s.msg() }
-func (s idleSink) Key(fyne.KeyName, bool)      { s.msg() }
-func (s idleSink) Wheel(float32)               { s.msg() }
-func (s idleSink) Hover(int, int)              {}
-func (s idleSink) Shortcut(fyne.Shortcut) bool { s.msg(); return true }
-func (s idleSink) Refuse(m string)             { s.r.setError(m) }
+
+// Finish ends the episode with answer; information tasks need one.
+func (r *Tab) Finish(answer string) error { return r.life.finish(answer) }
+
+// Resume goes on recording interrupted episode id: a fresh browser replays
+// its kept steps, each checked, then recording continues into the same
+// episode. If a step does not replay as recorded, the episode stays
+// interrupted as it was.
+func (r *Tab) Resume(id string) { r.life.resume(id) }
+
+// Branch starts a new episode of episode id's task whose steps 1..k are
+// id's, replayed, checked and recorded; then the annotator goes on by
+// hand. If a step does not replay as recorded, the new episode is
+// discarded. The Review player asks for it through ui.Context.Branch.
+func (r *Tab) Branch(id string, k int) { r.life.branch(id, k) }
+
+// QueueRowsShown is how many whole queue rows the list has room for.
+func (r *Tab) QueueRowsShown() int { return r.panel.rowsShown() }
+
+// QueueFolded reports whether the queue is folded away for a running
+// episode.
+func (r *Tab) QueueFolded() bool { return r.panel.recLayout }

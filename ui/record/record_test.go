@@ -117,7 +117,7 @@ func newRecordFixtureWith(t *testing.T, task dataset.Task, sets ...action.Set) *
 	t.Helper()
 	f := openRecordFixture(t, []dataset.Task{task}, sets...)
 	f.tab.StartTask(f.task)
-	f.loop.until(t, "the episode to start", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+	f.loop.until(t, "the episode to start", func() bool { return f.tab.life.state == stRecording && len(f.tab.steps.rows) == 1 })
 	return f
 }
 
@@ -163,9 +163,9 @@ func openRecordFixture(t *testing.T, tasks []dataset.Task, sets ...action.Set) *
 	f.win.Resize(fyne.NewSize(1200, 800))
 	t.Cleanup(func() {
 		close(f.eng.gate)
-		if f.tab.runner != nil {
-			f.tab.runner.Stop(action.EndInterrupted, false)
-			f.tab.runner.Wait(2 * time.Second)
+		if f.tab.life.runner != nil {
+			f.tab.life.runner.Stop(action.EndInterrupted, false)
+			f.tab.life.runner.Wait(2 * time.Second)
 		}
 	})
 	return f
@@ -215,8 +215,8 @@ func texts(o fyne.CanvasObject) []string {
 func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
 	v := f.tab.View()
-	f.tab.mapper.SetPauses(time.Hour, time.Hour) // only flushes by other input
-	if f.tab.finishBtn.Disabled() || !f.tab.startBtn.Disabled() {
+	f.tab.live.mapper.SetPauses(time.Hour, time.Hour) // only flushes by other input
+	if f.tab.tools.finishBtn.Disabled() || !f.tab.panel.startBtn.Disabled() {
 		t.Fatal("while recording, Finish must be enabled and Start disabled")
 	}
 	click(v, fyne.NewPos(120, 80))
@@ -225,26 +225,26 @@ func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
 	test.Type(v, "abc")
 	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -50}})
-	f.tab.mapper.Flush()
+	f.tab.live.mapper.Flush()
 	f.loop.until(t, "the queue to show", func() bool {
 		return strings.Contains(v.PendingText(), `queued 3: type "abc", key ENTER, scroll 200`)
 	})
 	for range 4 {
 		f.eng.gate <- struct{}{}
 	}
-	f.loop.until(t, "four steps in the timeline", func() bool { return len(f.tab.rows) == 5 })
+	f.loop.until(t, "four steps in the timeline", func() bool { return len(f.tab.steps.rows) == 5 })
 	var got []string
-	for _, r := range f.tab.rows[1:] {
+	for _, r := range f.tab.steps.rows[1:] {
 		got = append(got, r.text)
 	}
 	want := []string{"click 120,80", `type "abc"`, "key ENTER", "scroll 200"}
 	equal(t, got, want)
 	equal(t, f.storedActions(t), want)
-	if !strings.HasPrefix(f.tab.stepLbl.Text, "Step 4 / 20") {
-		t.Fatalf("status says %q", f.tab.stepLbl.Text)
+	if !strings.HasPrefix(f.tab.status.stepLbl.Text, "Step 4 / 20") {
+		t.Fatalf("status says %q", f.tab.status.stepLbl.Text)
 	}
 	// Selecting a step shows it without disturbing the recording.
-	f.tab.timeline.Select(1)
+	f.tab.steps.list.Select(1)
 	f.loop.until(t, "the still picture", func() bool { return v.ShowingStill() })
 	if !strings.Contains(v.BannerText(), "click 120,80") {
 		t.Fatalf("banner %q", v.BannerText())
@@ -254,7 +254,7 @@ func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
 	}
 	f.loop.until(t, "an engine without live frames to show each step's screenshot", func() bool { return v.Frame() != nil })
 	click(v, fyne.NewPos(10, 10)) // returns to live, not sent
-	if v.ShowingStill() || f.tab.runner.Busy() {
+	if v.ShowingStill() || f.tab.life.runner.Busy() {
 		t.Fatal("a click on the still picture must only return to the live page")
 	}
 }
@@ -264,14 +264,14 @@ func TestRecordTabFinishNeedsAnswerForInformation(t *testing.T) {
 	if err := f.tab.Finish("  "); err == nil {
 		t.Fatal("an information task finished without an answer")
 	}
-	if f.tab.runner.Busy() {
+	if f.tab.life.runner.Busy() {
 		t.Fatal("a refused finish was sent")
 	}
 	if err := f.tab.Finish("42"); err != nil {
 		t.Fatal(err)
 	}
 	f.eng.gate <- struct{}{}
-	f.loop.until(t, "the episode to end", func() bool { return f.tab.state == stEnded })
+	f.loop.until(t, "the episode to end", func() bool { return f.tab.life.state == stEnded })
 	equal(t, f.storedActions(t), []string{`finish "42"`})
 	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
 	if eps[0].Status != dataset.StatusFinished || eps[0].FinalAnswer != "42" || eps[0].Annotator != "Tester" {
@@ -280,7 +280,7 @@ func TestRecordTabFinishNeedsAnswerForInformation(t *testing.T) {
 	if len(f.notes) != 1 || !strings.Contains(f.notes[0], "You finished the task.") {
 		t.Fatalf("notifications %q", f.notes)
 	}
-	if !f.tab.finishBtn.Disabled() || f.tab.restartBtn.Disabled() {
+	if !f.tab.tools.finishBtn.Disabled() || f.tab.tools.restartBtn.Disabled() {
 		t.Fatal("after the end: Finish disabled, Restart enabled")
 	}
 	// Other categories may finish without one.
@@ -310,16 +310,16 @@ func TestRecordTabCloseSavesPendingInput(t *testing.T) {
 
 func TestRecordTabGotoOnlyInTheExtendedSet(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
-	if f.tab.gotoBtn.Visible() {
+	if f.tab.tools.gotoBtn.Visible() {
 		t.Fatal("Go to… shown in the default set")
 	}
 	g := newRecordFixture(t, dataset.Navigation, action.SetExtended)
-	if !g.tab.gotoBtn.Visible() || g.tab.gotoBtn.Disabled() {
+	if !g.tab.tools.gotoBtn.Visible() || g.tab.tools.gotoBtn.Disabled() {
 		t.Fatal("Go to… must be usable in the extended set")
 	}
-	g.tab.act(action.Action{Op: action.Goto, URL: "http://127.0.0.1:9/next"})
+	g.tab.life.act(action.Action{Op: action.Goto, URL: "http://127.0.0.1:9/next"})
 	g.eng.gate <- struct{}{}
-	g.loop.until(t, "the goto step", func() bool { return len(g.tab.rows) == 2 })
+	g.loop.until(t, "the goto step", func() bool { return len(g.tab.steps.rows) == 2 })
 	equal(t, g.storedActions(t), []string{"goto http://127.0.0.1:9/next"})
 }
 
@@ -329,10 +329,10 @@ func TestRecordTabShortcuts(t *testing.T) {
 	v.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}) // browsers' Back
 	v.TypedShortcut(ShortcutWait)
 	v.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierControl})
-	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.errLbl.Text, "Ctrl+Q not sent") })
+	f.loop.until(t, "the refusal", func() bool { return strings.Contains(f.tab.status.errLbl.Text, "Ctrl+Q not sent") })
 	f.eng.gate <- struct{}{}
 	f.eng.gate <- struct{}{}
-	f.loop.until(t, "two steps", func() bool { return len(f.tab.rows) == 3 })
+	f.loop.until(t, "two steps", func() bool { return len(f.tab.steps.rows) == 3 })
 	equal(t, f.storedActions(t), []string{"back", "wait"})
 }
 
@@ -347,10 +347,10 @@ func TestRecordTabStartAndNextShortcuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.eng.gate <- struct{}{}
-	f.loop.until(t, "the end", func() bool { return f.tab.state == stEnded })
-	f.loop.until(t, "the engine to close", func() bool { return f.tab.runner.Busy() == false && f.eng.closed })
+	f.loop.until(t, "the end", func() bool { return f.tab.life.state == stEnded })
+	f.loop.until(t, "the engine to close", func() bool { return f.tab.life.runner.Busy() == false && f.eng.closed })
 	f.tab.TypedShortcut(ShortcutNext)
-	f.loop.until(t, "the next task to record", func() bool { return f.tab.state == stRecording && f.tab.task.ID == other.ID })
+	f.loop.until(t, "the next task to record", func() bool { return f.tab.life.state == stRecording && f.tab.panel.task.ID == other.ID })
 }
 
 // The banner of a recorded step lies outside the picture, just above it:
@@ -358,7 +358,7 @@ func TestRecordTabStartAndNextShortcuts(t *testing.T) {
 func TestRecordTabStepBannerOutsideThePicture(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
 	v := f.tab.View()
-	f.tab.preview(0)
+	f.tab.steps.preview(0)
 	f.loop.until(t, "the step shown", func() bool { return v.ShowingStill() })
 	b := v.Banner()
 	if b.Visible() == false || !strings.Contains(v.BannerText(), "Step 0") {
@@ -377,14 +377,14 @@ func TestRecordTabStepBannerOutsideThePicture(t *testing.T) {
 // Before Start the status bar says where the next episode will run.
 func TestRecordTabShowsTheEngineBeforeStart(t *testing.T) {
 	f := openRecordFixture(t, []dataset.Task{{Goal: "x", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
-	if got := f.tab.engineLbl.Text; !strings.Contains(got, "Next episode: local browser") || !strings.Contains(got, "default actions") {
+	if got := f.tab.status.engineLbl.Text; !strings.Contains(got, "Next episode: local browser") || !strings.Contains(got, "default actions") {
 		t.Fatalf("status bar before Start: %q", got)
 	}
 	s := ui.DefaultSettings()
 	s.Annotator, s.Server = "Ada", "http://127.0.0.1:8000"
 	f.tab.opts.Settings = func() ui.Settings { return s }
 	f.tab.sync()
-	if got := f.tab.engineLbl.Text; !strings.Contains(got, "OpenEnv server http://127.0.0.1:8000") {
+	if got := f.tab.status.engineLbl.Text; !strings.Contains(got, "OpenEnv server http://127.0.0.1:8000") {
 		t.Fatalf("status bar with a server set: %q", got)
 	}
 }

@@ -23,7 +23,7 @@ const maxResumeListed = 8
 // an episode runs, without a name or when there are none. The app calls
 // it when the window is up and the annotator's name is known.
 func (r *Tab) OfferResume() {
-	if r.resumeOffered || r.ctx.Store == nil || r.ctx.Window == nil || r.state != stIdle || r.opts.Open == nil {
+	if r.resumeOffered || r.ctx.Store == nil || r.ctx.Window == nil || r.life.state != stIdle || r.opts.Open == nil {
 		return
 	}
 	name := strings.TrimSpace(r.opts.Settings().Annotator)
@@ -33,7 +33,7 @@ func (r *Tab) OfferResume() {
 	r.resumeOffered = true
 	eps, err := r.ctx.Store.ResumableEpisodes(name, 0)
 	if err != nil {
-		r.setError("The interrupted episodes could not be listed: " + err.Error())
+		r.status.setError("The interrupted episodes could not be listed: " + err.Error())
 		return
 	}
 	if len(eps) > 0 {

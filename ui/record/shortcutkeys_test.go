@@ -118,22 +118,22 @@ func TestShortcutStartTypesNothing(t *testing.T) {
 			kb.press(desktop.KeyControlLeft, 0)
 			kb.press(desktop.KeyShiftLeft, 0)
 			kb.press(fyne.KeyS, 's') // Ctrl+Shift+S: start
-			if f.tab.state != stStarting {
-				t.Fatalf("Ctrl+Shift+S did not start the episode (state %d)", f.tab.state)
+			if f.tab.life.state != stStarting {
+				t.Fatalf("Ctrl+Shift+S did not start the episode (state %d)", f.tab.life.state)
 			}
 			kb.release(desktop.KeyShiftLeft)
 			kb.release(desktop.KeyControlLeft)
 			kb.repeat(fyne.KeyS, 's')
 			kb.repeat(fyne.KeyS, 's')
 			kb.release(fyne.KeyS)
-			f.loop.until(t, "the episode to record", func() bool { return f.tab.state == stRecording && len(f.tab.rows) == 1 })
+			f.loop.until(t, "the episode to record", func() bool { return f.tab.life.state == stRecording && len(f.tab.steps.rows) == 1 })
 			if f.win.Canvas().Focused() != v {
 				t.Fatal("the start did not give the keyboard to the live view")
 			}
 			kb.typeText("ab") // typing after the release is the page's again
-			f.tab.mapper.Flush()
+			f.tab.live.mapper.Flush()
 			f.eng.gate <- struct{}{}
-			f.loop.until(t, "the typing step", func() bool { return len(f.tab.rows) == 2 })
+			f.loop.until(t, "the typing step", func() bool { return len(f.tab.steps.rows) == 2 })
 			equal(t, f.storedActions(t), []string{`type "ab"`})
 		})
 	}
@@ -183,15 +183,15 @@ func TestShortcutKeysNeverBecomeTyping(t *testing.T) {
 		}
 		c.Focus(v)
 	}
-	f.tab.mapper.Flush()
+	f.tab.live.mapper.Flush()
 	want := []string{"back", "back", "wait"} // Ctrl+Shift+B, Alt+Left, Ctrl+Shift+W
 	go func() {
 		for range want {
 			f.eng.gate <- struct{}{}
 		}
 	}()
-	f.loop.until(t, "the shortcuts' steps", func() bool { return len(f.tab.rows) == 1+len(want) })
-	if f.tab.runner.Busy() {
+	f.loop.until(t, "the shortcuts' steps", func() bool { return len(f.tab.steps.rows) == 1+len(want) })
+	if f.tab.life.runner.Busy() {
 		t.Fatal("more input than the shortcuts' own actions was sent")
 	}
 	equal(t, f.storedActions(t), want)

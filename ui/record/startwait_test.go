@@ -31,12 +31,12 @@ func TestStatusBarSaysWhatTheStartIsDoing(t *testing.T) {
 		{Goal: "Open page b", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"},
 	})
 	f.tab.StartTask(f.task)
-	f.loop.until(t, "the first episode", func() bool { return f.tab.state == stRecording })
-	if f.tab.urlLbl.Text != "http://127.0.0.1:9/a" {
-		t.Fatalf("url %q", f.tab.urlLbl.Text)
+	f.loop.until(t, "the first episode", func() bool { return f.tab.life.state == stRecording })
+	if f.tab.status.urlLbl.Text != "http://127.0.0.1:9/a" {
+		t.Fatalf("url %q", f.tab.status.urlLbl.Text)
 	}
-	f.tab.discard()
-	f.loop.until(t, "the discard", func() bool { return f.tab.state == stEnded })
+	f.tab.life.discard()
+	f.loop.until(t, "the discard", func() bool { return f.tab.life.state == stEnded })
 
 	tasks, err := f.store.ListTasks(dataset.TaskFilter{})
 	if err != nil {
@@ -55,11 +55,13 @@ func TestStatusBarSaysWhatTheStartIsDoing(t *testing.T) {
 		return &Opened{Engine: dataset.NewRecorder(f.store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})}, nil
 	}
 	f.tab.StartTask(b)
-	if f.tab.urlLbl.Text != "Starting the browser…" {
-		t.Errorf("while the browser starts the status bar says %q", f.tab.urlLbl.Text)
+	if f.tab.status.urlLbl.Text != "Starting the browser…" {
+		t.Errorf("while the browser starts the status bar says %q", f.tab.status.urlLbl.Text)
 	}
 	close(openGate)
-	f.loop.until(t, "the page opening", func() bool { return f.tab.urlLbl.Text == "Opening http://127.0.0.1:9/b…" })
+	f.loop.until(t, "the page opening", func() bool { return f.tab.status.urlLbl.Text == "Opening http://127.0.0.1:9/b…" })
 	close(resetGate)
-	f.loop.until(t, "the page", func() bool { return f.tab.state == stRecording && f.tab.urlLbl.Text == "http://127.0.0.1:9/b" })
+	f.loop.until(t, "the page", func() bool {
+		return f.tab.life.state == stRecording && f.tab.status.urlLbl.Text == "http://127.0.0.1:9/b"
+	})
 }

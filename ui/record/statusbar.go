@@ -2,7 +2,6 @@ package record
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -23,105 +22,56 @@ type statusBar struct {
 	engineLbl                       *widget.Label
 }
 
-// buildStatusBar makes the status bar.
-func (r *Tab) buildStatusBar() fyne.CanvasObject {
-	r.engineLbl = widget.NewLabel("")
-	r.engineLbl.SizeName = theme.SizeNameCaptionText
-	r.stepLbl = widget.NewLabel("")
-	r.stepLbl.TextStyle = fyne.TextStyle{Bold: true}
-	r.urlLbl = widget.NewLabel("")
-	r.urlLbl.Truncation = fyne.TextTruncateEllipsis
-	r.urlLbl.TextStyle = fyne.TextStyle{Monospace: true}
-	r.errLbl = widget.NewLabel("")
-	r.errLbl.Importance = widget.DangerImportance
+// build makes the status bar.
+func (s *statusBar) build() fyne.CanvasObject {
+	s.engineLbl = widget.NewLabel("")
+	s.engineLbl.SizeName = theme.SizeNameCaptionText
+	s.stepLbl = widget.NewLabel("")
+	s.stepLbl.TextStyle = fyne.TextStyle{Bold: true}
+	s.urlLbl = widget.NewLabel("")
+	s.urlLbl.Truncation = fyne.TextTruncateEllipsis
+	s.urlLbl.TextStyle = fyne.TextStyle{Monospace: true}
+	s.errLbl = widget.NewLabel("")
+	s.errLbl.Importance = widget.DangerImportance
 	// A message says what to do: shown in full, on more lines if need be.
-	r.errLbl.Wrapping = fyne.TextWrapWord
-	r.latLbl = widget.NewLabel("")
-	return container.NewBorder(nil, nil, container.NewHBox(r.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), r.latLbl, widget.NewSeparator(), r.engineLbl),
-		container.NewGridWithColumns(2, r.urlLbl, container.New(twoLines{}, r.errLbl)))
+	s.errLbl.Wrapping = fyne.TextWrapWord
+	s.latLbl = widget.NewLabel("")
+	return container.NewBorder(nil, nil, container.NewHBox(s.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), s.latLbl, widget.NewSeparator(), s.engineLbl),
+		container.NewGridWithColumns(2, s.urlLbl, container.New(twoLines{}, s.errLbl)))
 }
 
-// sync enables the buttons that can act now and updates the status bar.
-func (r *Tab) sync() {
-	rec := r.state == stRecording
-	r.foldQueue(rec || r.state == stStarting)
-	// Input made while the browser starts is queued for the page; while
-	// stored steps replay it is refused.
-	r.view.SetRecording((rec || r.state == stStarting) && r.replaying == "")
-	if !rec && r.state != stStarting && r.opts.Settings != nil {
-		// Between episodes: where the next one will run (Settings applies
-		// from the next episode).
-		r.engineLbl.SetText(plannedEngine(r.opts.Settings()))
-	}
-	ui.SetEnabled(r.backBtn, rec)
-	ui.SetEnabled(r.waitBtn, rec)
-	ui.SetEnabled(r.finishBtn, rec)
-	_, noteable := r.noteTarget()
-	ui.SetEnabled(r.noteBtn, noteable)
-	// goto exists only in the extended set; the default set hides it.
-	if r.set.HasOp(action.Goto) || (r.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto)) {
-		r.gotoBtn.Show()
-	} else {
-		r.gotoBtn.Hide()
-	}
-	ui.SetEnabled(r.gotoBtn, rec && r.set.HasOp(action.Goto))
-	ui.SetEnabled(r.discardBtn, rec || r.state == stStarting)
-	ui.SetEnabled(r.restartBtn, r.task != nil && (rec || r.state == stEnded))
-	ui.SetEnabled(r.startBtn, r.task != nil && !rec && r.state != stStarting)
-	steps := r.keptSteps()
-	if len(r.rows) > 0 {
-		r.stepsHead.SetText(stepsHeadSteps)
-	} else {
-		r.stepsHead.SetText(stepsHeadEmpty)
-	}
-	switch r.state {
+// showEpisode shows where the episode is (the step count) and the page's
+// address.
+func (s *statusBar) showEpisode(st recState, steps, maxSteps int, url string) {
+	switch st {
 	case stIdle:
-		r.stepLbl.SetText("No episode")
-		r.recLbl.SetText("Not recording")
-		r.recDot.FillColor = color.NRGBA{0x88, 0x88, 0x88, 0xff}
+		s.stepLbl.SetText("No episode")
 	case stStarting:
-		r.stepLbl.SetText("Starting…")
-		r.recLbl.SetText("Starting")
-		r.recDot.FillColor = color.NRGBA{0xe0, 0xa0, 0x00, 0xff}
+		s.stepLbl.SetText("Starting…")
 	case stRecording:
-		r.stepLbl.SetText(fmt.Sprintf("Step %d / %d", steps, r.maxSteps))
-		r.recLbl.SetText("Recording")
-		r.recDot.FillColor = color.NRGBA{0xe5, 0x39, 0x35, 0xff}
+		s.stepLbl.SetText(fmt.Sprintf("Step %d / %d", steps, maxSteps))
 	case stEnded:
-		r.stepLbl.SetText(fmt.Sprintf("Ended after %d / %d", steps, r.maxSteps))
-		r.recLbl.SetText("Saved")
-		r.recDot.FillColor = color.NRGBA{0x43, 0xa0, 0x47, 0xff}
+		s.stepLbl.SetText(fmt.Sprintf("Ended after %d / %d", steps, maxSteps))
 	}
-	r.recDot.Refresh()
-	r.urlLbl.SetText(r.lastURL)
-	r.syncContinue() // Undo and Continue from step K (continue.go)
+	s.urlLbl.SetText(url)
 }
+
+// setEngine says where the episode runs, or where the next one will.
+func (s *statusBar) setEngine(text string) { s.engineLbl.SetText(text) }
+
+// setLatency shows how long the last step took ("" clears it).
+func (s *statusBar) setLatency(text string) { s.latLbl.SetText(text) }
 
 // setError shows the last error (or refusal) in words; "" clears it.
-func (r *Tab) setError(msg string) {
-	r.errLbl.Importance = widget.DangerImportance
-	r.errLbl.SetText(msg)
+func (s *statusBar) setError(msg string) {
+	s.errLbl.Importance = widget.DangerImportance
+	s.errLbl.SetText(msg)
 }
 
 // setStatus shows a neutral message where errors go.
-func (r *Tab) setStatus(msg string) {
-	r.errLbl.Importance = widget.MediumImportance
-	r.errLbl.SetText(msg)
-}
-
-// setTitle shows what is being recorded in the window title.
-func (r *Tab) setTitle(what string) {
-	if r.ctx.Window == nil {
-		return
-	}
-	if rs := []rune(what); len(rs) > 70 {
-		what = string(rs[:70]) + "…"
-	}
-	if what == "" {
-		r.ctx.Window.SetTitle("Waymark")
-		return
-	}
-	r.ctx.Window.SetTitle("Waymark · " + what)
+func (s *statusBar) setStatus(msg string) {
+	s.errLbl.Importance = widget.MediumImportance
+	s.errLbl.SetText(msg)
 }
 
 // engineText says where the episode runs, e.g. "Chromium 156 · Xvfb ·

@@ -16,14 +16,14 @@ import (
 func TestStatusBarShowsLongMessagesInFull(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
 	msg := "The step could not be saved, so recording stopped: disk I/O error (the database file is on a full disk). Free disk space or check the database, then start again."
-	f.tab.setError(msg)
+	f.tab.status.setError(msg)
 	for range 2 { // a wrapped label's height follows its width
 		f.win.Resize(f.win.Canvas().Size().AddWidthHeight(1, 0))
 		f.win.Resize(f.win.Canvas().Size().AddWidthHeight(-1, 0))
 	}
 	f.win.Canvas().Capture()
 	var lines []string
-	for _, o := range test.LaidOutObjects(f.tab.errLbl) {
+	for _, o := range test.LaidOutObjects(f.tab.status.errLbl) {
 		if tx, ok := o.(*canvas.Text); ok && tx.Visible() && tx.Text != "" {
 			lines = append(lines, strings.TrimSpace(tx.Text))
 		}
@@ -31,7 +31,7 @@ func TestStatusBarShowsLongMessagesInFull(t *testing.T) {
 	if got := strings.Join(lines, " "); got != msg {
 		t.Errorf("the status bar shows %q\nwant %q", got, msg)
 	}
-	bottom := f.tab.errLbl.Position().Y + f.tab.errLbl.Size().Height
+	bottom := f.tab.status.errLbl.Position().Y + f.tab.status.errLbl.Size().Height
 	if h := f.win.Canvas().Size().Height; bottom > h {
 		t.Errorf("the message ends at %.0f, below the window (%.0f)", bottom, h)
 	}
@@ -43,7 +43,7 @@ func TestStatusBarShowsLongMessagesInFull(t *testing.T) {
 // (the toolkit then lays it out past the window's bottom edge).
 func TestStatusBarSecondLineAtTheWindowsEdge(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
-	f.tab.setError("")
+	f.tab.status.setError("")
 	relayout := func() {
 		for range 2 { // a wrapped label's height follows its width
 			f.win.Resize(fyne.NewSize(1201, 800))
@@ -54,10 +54,10 @@ func TestStatusBarSecondLineAtTheWindowsEdge(t *testing.T) {
 	relayout()
 	need := f.tab.Content().MinSize().Height
 	msg := "No step to write a note on yet: a note goes with a recorded step. Start an episode first, then press Ctrl+Shift+M again to write it on the latest step."
-	f.tab.setError(msg)
+	f.tab.status.setError(msg)
 	relayout()
 	var lines []string
-	for _, o := range test.LaidOutObjects(f.tab.errLbl) {
+	for _, o := range test.LaidOutObjects(f.tab.status.errLbl) {
 		if tx, ok := o.(*canvas.Text); ok && tx.Visible() && tx.Text != "" {
 			lines = append(lines, strings.TrimSpace(tx.Text))
 		}

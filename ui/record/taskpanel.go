@@ -23,8 +23,16 @@ import (
 // details, Start and the ad-hoc task dialog. It shares the left column
 // with the timeline.
 
-// taskWidgets are the task panel's widgets and the queue they show.
-type taskWidgets struct {
+// taskPanel is the task queue and the chosen task's details, with the
+// split of the left column between them and the timeline. While an
+// episode runs the queue folds away to the chosen task and the timeline
+// takes the room; otherwise the queue gets it. The divider offset each
+// mode last had is kept, so a person's own choice sticks.
+type taskPanel struct {
+	t *Tab
+	// task is the chosen task: the one recording while an episode runs.
+	task *dataset.Task
+
 	catSel    *widget.Select
 	queue     *widget.List
 	tasks     []dataset.TaskItem
@@ -40,13 +48,7 @@ type taskWidgets struct {
 	taskPanel *fyne.Container
 	panelHead *widget.Label // "Tasks", or "Recording" while the queue is folded
 	adhoc     *adhocForm    // the open ad-hoc task dialog, or nil
-}
 
-// leftColumn is the split between the task panel and the timeline. While
-// an episode runs the queue folds away to the chosen task and the timeline
-// takes the room; otherwise the queue gets it. The divider offset each
-// mode last had is kept, so a person's own choice sticks.
-type leftColumn struct {
 	split     *container.Split
 	recLayout bool       // the split is laid out for a running episode
 	splitSet  float64    // the offset given last (a different one: dragged)
@@ -54,15 +56,17 @@ type leftColumn struct {
 	splitOwn  [2]bool    // whether the person dragged the divider in a mode
 }
 
-// buildTaskPanel makes the task panel's widgets.
-func (r *Tab) buildTaskPanel() fyne.CanvasObject {
-	r.catSel = widget.NewSelect(append([]string{"All categories"}, dataset.Categories...), nil)
-	r.catSel.SetSelectedIndex(0)
-	r.catSel.OnChanged = func(string) { r.refreshQueue() }
-	r.counts = widget.NewLabel("")
-	r.counts.TextStyle = fyne.TextStyle{Italic: true}
-	r.queue = &widget.List{
-		Length: func() int { return len(r.tasks) },
+func (p *taskPanel) init(t *Tab) { p.t, p.chosen = t, -1 }
+
+// build makes the task panel's widgets.
+func (p *taskPanel) build() fyne.CanvasObject {
+	p.catSel = widget.NewSelect(append([]string{"All categories"}, dataset.Categories...), nil)
+	p.catSel.SetSelectedIndex(0)
+	p.catSel.OnChanged = func(string) { p.refresh() }
+	p.counts = widget.NewLabel("")
+	p.counts.TextStyle = fyne.TextStyle{Italic: true}
+	p.queue = &widget.List{
+		Length: func() int { return len(p.tasks) },
 		CreateItem: func() fyne.CanvasObject {
 			dot := &canvas.Circle{}
 			dotBox := container.New(&ui.FixedSize{S: fyne.NewSize(10, 10)}, dot)
@@ -73,10 +77,10 @@ func (r *Tab) buildTaskPanel() fyne.CanvasObject {
 			return container.NewBorder(nil, nil, container.NewCenter(dotBox), ui.NewFixedWidth(52, n), goal)
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= len(r.tasks) {
+			if id >= len(p.tasks) {
 				return
 			}
-			t := r.tasks[id]
+			t := p.tasks[id]
 			c := o.(*fyne.Container)
 			c.Objects[0].(*widget.Label).SetText(t.Goal)
 			dot := c.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
@@ -89,61 +93,61 @@ func (r *Tab) buildTaskPanel() fyne.CanvasObject {
 				n.SetText("new")
 			}
 		},
-		OnSelected: func(id widget.ListItemID) { r.choose(id) },
+		OnSelected: func(id widget.ListItemID) { p.choose(id) },
 	}
-	r.goal = widget.NewLabel("Choose a task from the queue, or start an ad-hoc one.")
-	r.goal.Wrapping = fyne.TextWrapWord
-	r.goal.TextStyle = fyne.TextStyle{Bold: true}
-	r.badgeBG = canvas.NewRectangle(color.Transparent)
-	r.badgeBG.CornerRadius = 8
-	r.badge = canvas.NewText("", color.White)
-	r.badge.TextSize = 11
-	r.badge.TextStyle = fyne.TextStyle{Bold: true}
-	badge := container.NewStack(r.badgeBG, container.NewPadded(r.badge))
-	r.startURL = widget.NewLabel("")
-	r.startURL.Truncation = fyne.TextTruncateEllipsis
-	r.startURL.TextStyle = fyne.TextStyle{Monospace: true}
-	r.checkLbl = widget.NewLabel("")
-	r.checkLbl.TextStyle = fyne.TextStyle{Italic: true}
-	r.checkLbl.SizeName = theme.SizeNameCaptionText
-	r.checkLbl.Truncation = fyne.TextTruncateEllipsis
-	r.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: r.startChosen}
-	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: r.showAdhoc}
-	r.taskBtns = container.NewGridWithColumns(2, r.startBtn, adhoc)
+	p.goal = widget.NewLabel("Choose a task from the queue, or start an ad-hoc one.")
+	p.goal.Wrapping = fyne.TextWrapWord
+	p.goal.TextStyle = fyne.TextStyle{Bold: true}
+	p.badgeBG = canvas.NewRectangle(color.Transparent)
+	p.badgeBG.CornerRadius = 8
+	p.badge = canvas.NewText("", color.White)
+	p.badge.TextSize = 11
+	p.badge.TextStyle = fyne.TextStyle{Bold: true}
+	badge := container.NewStack(p.badgeBG, container.NewPadded(p.badge))
+	p.startURL = widget.NewLabel("")
+	p.startURL.Truncation = fyne.TextTruncateEllipsis
+	p.startURL.TextStyle = fyne.TextStyle{Monospace: true}
+	p.checkLbl = widget.NewLabel("")
+	p.checkLbl.TextStyle = fyne.TextStyle{Italic: true}
+	p.checkLbl.SizeName = theme.SizeNameCaptionText
+	p.checkLbl.Truncation = fyne.TextTruncateEllipsis
+	p.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: p.t.startChosen}
+	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: p.showAdhoc}
+	p.taskBtns = container.NewGridWithColumns(2, p.startBtn, adhoc)
 	details := container.NewVBox(
-		container.NewBorder(nil, nil, badge, nil, r.checkLbl),
-		r.goal,
-		r.startURL,
-		r.taskBtns,
+		container.NewBorder(nil, nil, badge, nil, p.checkLbl),
+		p.goal,
+		p.startURL,
+		p.taskBtns,
 	)
-	r.panelHead = widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	queueHead := container.NewBorder(nil, nil, r.panelHead, r.counts)
-	r.taskPanel = container.NewBorder(container.NewVBox(queueHead, r.catSel), details, nil, nil, r.queue)
-	return r.taskPanel
+	p.panelHead = widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	queueHead := container.NewBorder(nil, nil, p.panelHead, p.counts)
+	p.taskPanel = container.NewBorder(container.NewVBox(queueHead, p.catSel), details, nil, nil, p.queue)
+	return p.taskPanel
 }
 
-// buildLeftColumn puts the task panel over the timeline, the queue with
-// the room until an episode starts.
-func (r *Tab) buildLeftColumn(tasks, steps fyne.CanvasObject) fyne.CanvasObject {
-	r.split = container.NewVSplit(tasks, steps)
-	r.split.Offset = 1 // the queue gets the room until an episode starts
-	r.splitSet = 1
-	return ui.NewFixedWidth(340, r.split)
+// buildColumn puts the task panel over the timeline, the queue with the
+// room until an episode starts.
+func (p *taskPanel) buildColumn(tasks, steps fyne.CanvasObject) fyne.CanvasObject {
+	p.split = container.NewVSplit(tasks, steps)
+	p.split.Offset = 1 // the queue gets the room until an episode starts
+	p.splitSet = 1
+	return ui.NewFixedWidth(340, p.split)
 }
 
-// refreshQueue reads the queue again for the chosen category, not yet
+// refresh reads the queue again for the chosen category, not yet
 // demonstrated first, keeping the chosen task when it is still listed.
-func (r *Tab) refreshQueue() {
-	if r.ctx.Store == nil {
+func (p *taskPanel) refresh() {
+	if p.t.ctx.Store == nil {
 		return
 	}
 	f := dataset.TaskFilter{}
-	if i := r.catSel.SelectedIndex(); i > 0 {
+	if i := p.catSel.SelectedIndex(); i > 0 {
 		f.Category = dataset.Categories[i-1]
 	}
-	tasks, err := r.ctx.Store.ListTasks(f)
+	tasks, err := p.t.ctx.Store.ListTasks(f)
 	if err != nil {
-		r.setError("Cannot read the task list: " + err.Error())
+		p.t.status.setError("Cannot read the task list: " + err.Error())
 		return
 	}
 	// Not yet demonstrated first; the store's order within each group.
@@ -151,23 +155,23 @@ func (r *Tab) refreshQueue() {
 		return boolInt(a.Demonstrations > 0) - boolInt(b.Demonstrations > 0)
 	})
 	var keep string
-	if r.task != nil {
-		keep = r.task.ID
+	if p.task != nil {
+		keep = p.task.ID
 	}
-	r.tasks = tasks
+	p.tasks = tasks
 	nd := 0
 	for _, t := range tasks {
 		if t.Demonstrations == 0 {
 			nd++
 		}
 	}
-	r.counts.SetText(fmt.Sprintf("%d to do · %d total", nd, len(tasks)))
-	r.queue.Refresh()
-	r.chosen = -1
+	p.counts.SetText(fmt.Sprintf("%d to do · %d total", nd, len(tasks)))
+	p.queue.Refresh()
+	p.chosen = -1
 	for i, t := range tasks {
 		if t.ID == keep {
-			r.chosen = i
-			r.queue.Select(i)
+			p.chosen = i
+			p.queue.Select(i)
 			return
 		}
 	}
@@ -175,16 +179,16 @@ func (r *Tab) refreshQueue() {
 	// list must not keep highlighting a row that Start would not record.
 	// Between episodes the first task of the new list becomes the choice,
 	// as when the tab opens; a running episode keeps its task.
-	r.queue.UnselectAll()
-	if r.state == stRecording || r.state == stStarting || keep == "" {
+	p.queue.UnselectAll()
+	if p.t.life.busy() || keep == "" {
 		return
 	}
-	r.task = nil
+	p.task = nil
 	if len(tasks) > 0 {
-		r.queue.Select(0)
+		p.queue.Select(0)
 	} else {
-		r.goal.SetText("No task in this category: choose another, or start an ad-hoc one.")
-		r.sync()
+		p.goal.SetText("No task in this category: choose another, or start an ad-hoc one.")
+		p.t.sync()
 	}
 }
 
@@ -197,55 +201,55 @@ func boolInt(b bool) int {
 }
 
 // choose shows a task's details.
-func (r *Tab) choose(id int) {
-	if id < 0 || id >= len(r.tasks) {
+func (p *taskPanel) choose(id int) {
+	if id < 0 || id >= len(p.tasks) {
 		return
 	}
-	if r.state == stRecording || r.state == stStarting {
+	if p.t.life.busy() {
 		// The running episode keeps its task; the list only browses.
-		if r.task != nil && r.tasks[id].ID != r.task.ID {
-			r.setError("An episode is running: finish, discard or restart it before choosing another task.")
-			for i, t := range r.tasks {
-				if t.ID == r.task.ID {
-					r.queue.Select(i)
+		if p.task != nil && p.tasks[id].ID != p.task.ID {
+			p.t.status.setError("An episode is running: finish, discard or restart it before choosing another task.")
+			for i, t := range p.tasks {
+				if t.ID == p.task.ID {
+					p.queue.Select(i)
 				}
 			}
 		}
 		return
 	}
-	r.chosen = id
-	t := r.tasks[id].Task
-	r.task = &t
-	r.showTask(t)
-	r.sync()
+	p.chosen = id
+	t := p.tasks[id].Task
+	p.task = &t
+	p.show(t)
+	p.t.sync()
 }
 
-// showTask shows a task's details under the queue.
-func (r *Tab) showTask(t dataset.Task) {
-	r.goal.SetText(t.Goal)
-	r.badge.Text = strings.ToUpper(t.Category)
-	r.badge.Refresh()
-	r.badgeBG.FillColor = ui.CategoryColor(t.Category)
-	r.badgeBG.Refresh()
-	r.startURL.SetText(t.StartURL)
+// show shows a task's details under the queue.
+func (p *taskPanel) show(t dataset.Task) {
+	p.goal.SetText(t.Goal)
+	p.badge.Text = strings.ToUpper(t.Category)
+	p.badge.Refresh()
+	p.badgeBG.FillColor = ui.CategoryColor(t.Category)
+	p.badgeBG.Refresh()
+	p.startURL.SetText(t.StartURL)
 	switch {
 	case t.Check == nil:
-		r.checkLbl.SetText("no automatic check")
+		p.checkLbl.SetText("no automatic check")
 	case t.Check.Kind == action.CheckKindAnswer:
-		r.checkLbl.SetText("checked automatically: your answer")
+		p.checkLbl.SetText("checked automatically: your answer")
 	case t.Check.Kind == action.CheckKindURL:
-		r.checkLbl.SetText("checked automatically: the final page")
+		p.checkLbl.SetText("checked automatically: the final page")
 	default:
-		r.checkLbl.SetText("checked automatically: the page's state")
+		p.checkLbl.SetText("checked automatically: the page's state")
 	}
 }
 
-// nextTask is the first task of the queue not yet demonstrated, other than
+// next is the first task of the queue not yet demonstrated, other than
 // the current one.
-func (r *Tab) nextTask() *dataset.Task {
-	r.refreshQueue()
-	for _, t := range r.tasks {
-		if (r.task == nil || t.ID != r.task.ID) && t.Demonstrations == 0 {
+func (p *taskPanel) next() *dataset.Task {
+	p.refresh()
+	for _, t := range p.tasks {
+		if (p.task == nil || t.ID != p.task.ID) && t.Demonstrations == 0 {
 			tt := t.Task
 			return &tt
 		}
@@ -261,15 +265,15 @@ type adhocForm struct {
 }
 
 // showAdhoc asks for an ad-hoc task, saves it and starts it.
-func (r *Tab) showAdhoc() { r.showAdhocWith("", dataset.Navigation, "") }
+func (p *taskPanel) showAdhoc() { p.showAdhocWith("", dataset.Navigation, "") }
 
 // showAdhocWith opens the ad-hoc task dialog with what was typed before.
 // Enter saves and starts (the form refuses an empty goal and stays open),
 // Escape cancels; a task the store refuses opens the dialog again with the
 // same text under the error.
-func (r *Tab) showAdhocWith(goalText, category, urlText string) {
-	w := r.ctx.Window
-	if r.ctx.Store == nil || w == nil {
+func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
+	w := p.t.ctx.Window
+	if p.t.ctx.Store == nil || w == nil {
 		return
 	}
 	f := &adhocForm{goal: ui.NewDialogWrapEntry(2), url: ui.NewDialogEntry()}
@@ -290,81 +294,78 @@ func (r *Tab) showAdhocWith(goalText, category, urlText string) {
 		{Text: "Category", Widget: f.cat},
 		{Text: "Start URL", Widget: f.url},
 	}, func(ok bool) {
-		if r.adhoc == f {
-			r.adhoc = nil
+		if p.adhoc == f {
+			p.adhoc = nil
 		}
 		if !ok {
 			return
 		}
-		t, err := r.saveAdhoc(f.goal.Text, f.cat.Selected, f.url.Text)
+		t, err := p.saveAdhoc(f.goal.Text, f.cat.Selected, f.url.Text)
 		if err != nil {
-			r.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
+			p.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
 			ui.ShowError(err, w)
 			return
 		}
-		r.catSel.SetSelectedIndex(0)
-		r.task = &t
-		r.refreshQueue()
-		r.showTask(t)
-		r.start(t)
+		p.pick(t)
+		p.t.life.start(t)
 	}, w)
 	submit := func(string) { f.d.Submit() }
 	f.goal.OnSubmitted, f.url.OnSubmitted = submit, submit
 	f.goal.OnEscape, f.url.OnEscape = f.d.Dismiss, f.d.Dismiss
 	f.d.Resize(fyne.NewSize(520, 0))
-	r.adhoc = f
+	p.adhoc = f
 	f.d.Show()
 	ui.WithKeys(w, f.d, f.d.Submit)
 	w.Canvas().Focus(f.goal)
 }
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).
-func (r *Tab) saveAdhoc(goal, category, url string) (dataset.Task, error) {
-	t, err := r.ctx.Store.EnsureTask(dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
+func (p *taskPanel) saveAdhoc(goal, category, url string) (dataset.Task, error) {
+	t, err := p.t.ctx.Store.EnsureTask(dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
 	if err != nil {
 		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
 	}
 	return t, nil
 }
 
-// foldQueue lays the left column out for a running episode (the queue
+// fold lays the left column out for a running episode (the queue
 // folded to the chosen task, the timeline tall) or for choosing a task
 // (the queue tall), keeping the divider offset each mode had last.
-func (r *Tab) foldQueue(running bool) {
-	if r.split == nil || running == r.recLayout {
+func (p *taskPanel) fold(running bool) {
+	if p.split == nil || running == p.recLayout {
 		return
 	}
-	if was := boolInt(r.recLayout); r.split.Offset != r.splitSet {
-		r.splitAt[was], r.splitOwn[was] = r.split.Offset, true
+	if was := boolInt(p.recLayout); p.split.Offset != p.splitSet {
+		p.splitAt[was], p.splitOwn[was] = p.split.Offset, true
 	}
-	r.recLayout = running
+	p.recLayout = running
 	if running {
-		r.panelHead.SetText("Recording")
-		r.catSel.Hide()
-		r.queue.Hide()
-		r.taskBtns.Hide()
+		p.panelHead.SetText("Recording")
+		p.catSel.Hide()
+		p.queue.Hide()
+		p.taskBtns.Hide()
 	} else {
-		r.panelHead.SetText("Tasks")
-		r.catSel.Show()
-		r.queue.Show()
-		r.taskBtns.Show()
+		p.panelHead.SetText("Tasks")
+		p.catSel.Show()
+		p.queue.Show()
+		p.taskBtns.Show()
 	}
-	off := r.defaultOffset(running)
-	if m := boolInt(running); r.splitOwn[m] {
-		off = r.splitAt[m]
+	off := p.defaultOffset(running)
+	if m := boolInt(running); p.splitOwn[m] {
+		off = p.splitAt[m]
 	}
-	r.splitSet = off
-	r.split.SetOffset(off)
-	r.split.Refresh()
+	p.splitSet = off
+	p.split.SetOffset(off)
+	p.split.Refresh()
 }
 
-// QueueRowsShown is how many whole queue rows the list has room for.
-func (r *Tab) QueueRowsShown() int {
-	if !r.queue.Visible() {
+// rowsShown is how many whole queue rows the list has room for.
+func (p *taskPanel) rowsShown() int {
+	if !p.queue.Visible() {
 		return 0
 	}
-	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
-	return int((r.queue.Size().Height + theme.Padding()) / pitch)
+	pitch := p.queue.CreateItem().MinSize().Height + theme.Padding()
+	return int((p.queue.Size().Height + theme.Padding()) / pitch)
 }
 
 // minQueueRows is how many tasks the queue shows, at least, between
@@ -376,19 +377,27 @@ const minQueueRows = 8
 // arranged: while recording the task's details take their minimum and the
 // timeline the rest; between episodes the queue gets the room, leaving
 // the last episode's steps what minQueueRows rows leave over.
-func (r *Tab) defaultOffset(running bool) float64 {
+func (p *taskPanel) defaultOffset(running bool) float64 {
 	if running {
 		return 0
 	}
-	h := float64(r.split.Size().Height - theme.Padding()) // less the divider
-	if len(r.rows) == 0 || h <= 0 {
+	h := float64(p.split.Size().Height - theme.Padding()) // less the divider
+	if p.t.steps.len() == 0 || h <= 0 {
 		return 1
 	}
-	pitch := r.queue.CreateItem().MinSize().Height + theme.Padding()
-	lead := r.taskPanel.MinSize().Height - r.queue.MinSize().Height + minQueueRows*pitch
+	pitch := p.queue.CreateItem().MinSize().Height + theme.Padding()
+	lead := p.taskPanel.MinSize().Height - p.queue.MinSize().Height + minQueueRows*pitch
 	return min(1, float64(lead)/h)
 }
 
-// QueueFolded reports whether the queue is folded away for a running
-// episode.
-func (r *Tab) QueueFolded() bool { return r.recLayout }
+// pick makes t the chosen task and shows it, in the list of all
+// categories.
+func (p *taskPanel) pick(t dataset.Task) {
+	p.task = &t
+	p.catSel.SetSelectedIndex(0)
+	p.refresh()
+	p.show(t)
+}
+
+// syncStart enables Start when a task is chosen and no episode runs (idle).
+func (p *taskPanel) syncStart(idle bool) { ui.SetEnabled(p.startBtn, p.task != nil && idle) }

@@ -16,23 +16,23 @@ func TestTimelineKeepsTheLastStepsInViewAfterTheEnd(t *testing.T) {
 	r := f.tab
 	const steps = 12
 	for k := 1; k <= steps; k++ {
-		test.Tap(r.waitBtn)
+		test.Tap(r.tools.waitBtn)
 		f.eng.gate <- struct{}{}
-		f.loop.until(t, "the step", func() bool { return len(r.rows) == k+1 })
+		f.loop.until(t, "the step", func() bool { return len(r.steps.rows) == k+1 })
 	}
 	if err := r.Finish(""); err != nil {
 		t.Fatal(err)
 	}
 	f.eng.gate <- struct{}{}
-	f.loop.until(t, "the end", func() bool { return r.state == stEnded })
+	f.loop.until(t, "the end", func() bool { return r.life.state == stEnded })
 	if r.endDialog != nil {
 		r.endDialog.Hide()
 	}
 	f.win.Canvas().Capture()
-	rowH := r.timeline.CreateItem().MinSize().Height + theme.SeparatorThicknessSize()
-	content := float32(len(r.rows))*rowH - theme.SeparatorThicknessSize()
-	view := r.timeline.Size().Height
-	off := r.timeline.GetScrollOffset()
+	rowH := r.steps.list.CreateItem().MinSize().Height + theme.SeparatorThicknessSize()
+	content := float32(len(r.steps.rows))*rowH - theme.SeparatorThicknessSize()
+	view := r.steps.list.Size().Height
+	off := r.steps.list.GetScrollOffset()
 	if view >= content {
 		t.Fatalf("the list (%.0f) holds every row (%.0f): the test needs more steps", view, content)
 	}

@@ -30,34 +30,84 @@ var (
 // shortcutAltLeft is the browsers' Back key, accepted as well.
 var shortcutAltLeft = &desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}
 
-// toolbarWidgets are the toolbar's buttons and the recording light.
-type toolbarWidgets struct {
+// toolbar is the row over the live view: the actions, Undo, Note, Restart
+// and Discard, the recording light and the Settings button. Its buttons
+// call the Tab, which asks the part that acts.
+type toolbar struct {
+	t                                                   *Tab
 	backBtn, waitBtn, finishBtn, discardBtn, restartBtn *widget.Button
-	gotoBtn                                             *widget.Button
+	gotoBtn, undoBtn, noteBtn                           *widget.Button
 	recDot                                              *canvas.Circle
 	recLbl                                              *widget.Label
-	noteState                                           // the Note button and field (note.go)
 }
 
-// buildToolbar makes the toolbar: the actions over the live view, the
-// recording light and the Settings button.
-func (r *Tab) buildToolbar() fyne.CanvasObject {
-	r.backBtn = &widget.Button{Text: "Back", Icon: theme.NavigateBackIcon(), OnTapped: func() { r.act(action.Action{Op: action.Back}) }}
-	r.waitBtn = &widget.Button{Text: "Wait", Icon: theme.HistoryIcon(), OnTapped: func() { r.act(action.Action{Op: action.Wait}) }}
-	r.finishBtn = &widget.Button{Text: "Finish…", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: r.askFinish}
-	r.discardBtn = &widget.Button{Text: "Discard", Icon: theme.DeleteIcon(), Importance: widget.DangerImportance, OnTapped: r.askDiscard}
-	r.restartBtn = &widget.Button{Text: "Restart", Icon: theme.ViewRefreshIcon(), OnTapped: r.askRestart}
-	r.gotoBtn = &widget.Button{Text: "Go to…", Icon: theme.SearchIcon(), OnTapped: r.askGoto}
-	r.noteBtn = &widget.Button{Text: "Note…", Icon: theme.DocumentCreateIcon(), OnTapped: func() { r.askNote(false) }}
+// build makes the toolbar.
+func (b *toolbar) build() fyne.CanvasObject {
+	r := b.t
+	b.backBtn = &widget.Button{Text: "Back", Icon: theme.NavigateBackIcon(), OnTapped: func() { r.life.act(action.Action{Op: action.Back}) }}
+	b.waitBtn = &widget.Button{Text: "Wait", Icon: theme.HistoryIcon(), OnTapped: func() { r.life.act(action.Action{Op: action.Wait}) }}
+	b.finishBtn = &widget.Button{Text: "Finish…", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: r.askFinish}
+	b.discardBtn = &widget.Button{Text: "Discard", Icon: theme.DeleteIcon(), Importance: widget.DangerImportance, OnTapped: r.askDiscard}
+	b.restartBtn = &widget.Button{Text: "Restart", Icon: theme.ViewRefreshIcon(), OnTapped: r.askRestart}
+	b.gotoBtn = &widget.Button{Text: "Go to…", Icon: theme.SearchIcon(), OnTapped: r.askGoto}
+	b.undoBtn = &widget.Button{Text: "Undo", Icon: theme.ContentUndoIcon(), OnTapped: r.life.undo}
+	b.noteBtn = &widget.Button{Text: "Note…", Icon: theme.DocumentCreateIcon(), OnTapped: func() { r.notes.ask(false) }}
 	settingsBtn := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: func() {
 		if r.opts.ShowSettings != nil {
 			r.opts.ShowSettings()
 		}
 	}}
-	r.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
-	r.recLbl = widget.NewLabel("Not recording")
-	return container.NewHBox(r.backBtn, r.waitBtn, r.gotoBtn, r.finishBtn, widget.NewSeparator(), r.buildUndoButton(), r.noteBtn, r.restartBtn, r.discardBtn,
-		layout.NewSpacer(), container.NewCenter(container.New(&ui.FixedSize{S: fyne.NewSize(12, 12)}, r.recDot)), r.recLbl, settingsBtn)
+	b.recDot = &canvas.Circle{FillColor: color.NRGBA{0x88, 0x88, 0x88, 0xff}}
+	b.recLbl = widget.NewLabel("Not recording")
+	return container.NewHBox(b.backBtn, b.waitBtn, b.gotoBtn, b.finishBtn, widget.NewSeparator(), b.undoBtn, b.noteBtn, b.restartBtn, b.discardBtn,
+		layout.NewSpacer(), container.NewCenter(container.New(&ui.FixedSize{S: fyne.NewSize(12, 12)}, b.recDot)), b.recLbl, settingsBtn)
+}
+
+// toolbarState is what the toolbar shows besides the episode's state.
+type toolbarState struct {
+	hasTask  bool // a task is chosen (Restart)
+	noteable bool // a step can take a note
+	showGoto bool // the action set has goto
+	canGoto  bool
+}
+
+// sync enables the buttons that can act now and sets the recording light.
+func (b *toolbar) sync(st recState, s toolbarState) {
+	rec := st == stRecording
+	ui.SetEnabled(b.backBtn, rec)
+	ui.SetEnabled(b.waitBtn, rec)
+	ui.SetEnabled(b.finishBtn, rec)
+	ui.SetEnabled(b.noteBtn, s.noteable)
+	if s.showGoto {
+		b.gotoBtn.Show()
+	} else {
+		b.gotoBtn.Hide()
+	}
+	ui.SetEnabled(b.gotoBtn, s.canGoto)
+	ui.SetEnabled(b.discardBtn, rec || st == stStarting)
+	ui.SetEnabled(b.restartBtn, s.hasTask && (rec || st == stEnded))
+	switch st {
+	case stIdle:
+		b.recLbl.SetText("Not recording")
+		b.recDot.FillColor = color.NRGBA{0x88, 0x88, 0x88, 0xff}
+	case stStarting:
+		b.recLbl.SetText("Starting")
+		b.recDot.FillColor = color.NRGBA{0xe0, 0xa0, 0x00, 0xff}
+	case stRecording:
+		b.recLbl.SetText("Recording")
+		b.recDot.FillColor = color.NRGBA{0xe5, 0x39, 0x35, 0xff}
+	case stEnded:
+		b.recLbl.SetText("Saved")
+		b.recDot.FillColor = color.NRGBA{0x43, 0xa0, 0x47, 0xff}
+	}
+	b.recDot.Refresh()
+}
+
+// syncUndo enables Undo (while recording, nothing replaying).
+func (b *toolbar) syncUndo(ok bool) {
+	if b.undoBtn != nil {
+		ui.SetEnabled(b.undoBtn, ok)
+	}
 }
 
 // Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
@@ -71,17 +121,17 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 	if !ok {
 		return false
 	}
-	if !r.view.Focused() {
+	if !r.live.view.Focused() {
 		// The window took it (the view gets its own first when it has the
 		// keyboard): its key, still down, must not type into the page
 		// should the shortcut give the view the keyboard.
-		r.view.HoldShortcutKey(s)
+		r.live.view.HoldShortcutKey(s)
 	}
 	switch cs.ShortcutName() {
 	case ShortcutBack.ShortcutName(), shortcutAltLeft.ShortcutName():
-		r.act(action.Action{Op: action.Back})
+		r.life.act(action.Action{Op: action.Back})
 	case ShortcutWait.ShortcutName():
-		r.act(action.Action{Op: action.Wait})
+		r.life.act(action.Action{Op: action.Wait})
 	case ShortcutFinish.ShortcutName():
 		r.askFinish()
 	case ShortcutDiscard.ShortcutName():
@@ -89,16 +139,16 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 	case ShortcutRestart.ShortcutName():
 		r.askRestart()
 	case ShortcutStart.ShortcutName():
-		if r.state == stIdle || r.state == stEnded {
+		if !r.life.busy() {
 			r.startChosen()
 		}
 	case ShortcutNote.ShortcutName():
-		r.askNote(true)
+		r.notes.ask(true)
 	case ShortcutUndo.ShortcutName():
-		r.undo()
+		r.life.undo()
 	case ShortcutNext.ShortcutName():
-		if r.state == stIdle || r.state == stEnded {
-			if t := r.nextTask(); t != nil {
+		if !r.life.busy() {
+			if t := r.panel.next(); t != nil {
 				r.StartTask(*t)
 			}
 		}
@@ -106,11 +156,4 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 		return false
 	}
 	return true
-}
-
-// focusView gives the keyboard back to the page after a toolbar action.
-func (r *Tab) focusView() {
-	if r.ctx.Window != nil {
-		r.ctx.Window.Canvas().Focus(r.view)
-	}
 }
