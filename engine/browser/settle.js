@@ -51,6 +51,7 @@
     bg: new Map(), // address -> {at: when a background callback (a poller) requested it, t0: its chain's start}
     since: 0, // when the latest action the engine asked about began
     anims: new Map(), // animation seen running -> when it was first seen finished (0: not yet)
+    reqs: new Map(), // fetch or XMLHttpRequest of the page's own code still unanswered -> when it was made
   };
   const bump = () => { st.last = dnow(); };
   const opts = {subtree: true, childList: true, attributes: true, characterData: true};
@@ -220,18 +221,38 @@
   // A poller's requests (fetch or XMLHttpRequest from a perpetual callback)
   // are reported by address, so the engine leaves them out of the network
   // activity.
+  // The others are pending from the call until their answer (a fetch's
+  // response, an XMLHttpRequest's loadend): the engine also follows them on
+  // the network, but the browser reports a request some time after the
+  // call, and on a loaded machine that gap outlasted the quiet window (a
+  // cross-site frame's fetch, made on a message, was observed missing).
   const bgURL = u => {
-    if (cur !== PERP && !(cur && cur.iv)) return;
+    if (cur !== PERP && !(cur && cur.iv)) return false;
     try { st.bg.set(new URL(u, location.href).href.replace(/#.*$/, ''), {at: dnow(), t0: cur.t0}); } catch (e) {}
+    return true;
   };
+  let reqN = 0;
+  const reqStart = () => { const id = ++reqN; st.reqs.set(id, dnow()); return () => st.reqs.delete(id); };
   try {
     const f = window.fetch;
-    if (f) window.fetch = function fetch(input) { try { bgURL(input instanceof Request ? input.url : String(input)); } catch (e) {} return f.apply(this, arguments); };
+    if (f) window.fetch = function fetch(input) {
+      let bg = false;
+      try { bg = bgURL(input instanceof Request ? input.url : String(input)); } catch (e) {}
+      const p = f.apply(this, arguments);
+      if (bg) return p;
+      // The page gets a promise settled like its own, so a failure it does
+      // not handle is still reported as unhandled.
+      const done = reqStart();
+      return p.then(r => { done(); return r; }, e => { done(); throw e; });
+    };
     // (The originals must not share the wrappers' names: inside a named
     // function expression its name is the function itself.)
     const X = XMLHttpRequest.prototype, xOpen = X.open, xSend = X.send, U = Symbol();
     X.open = function open(m, u) { try { this[U] = String(u); } catch (e) {} return xOpen.apply(this, arguments); };
-    X.send = function send() { if (this[U] !== undefined) bgURL(this[U]); return xSend.apply(this, arguments); };
+    X.send = function send() {
+      if (this[U] !== undefined && !bgURL(this[U])) this.addEventListener('loadend', reqStart(), {once: true});
+      return xSend.apply(this, arguments);
+    };
   } catch (e) {}
 
   // local adds this frame's state to agg; since is when the action began.
@@ -255,6 +276,9 @@
       const next = iv.c.age + iv.want;
       if (!iv.done && (iv.changed || (iv.ticks === 0 && iv.want <= FAST)) && next <= CHAIN) agg[2]++;
     }
+    // A request the page's code made since the action began and that has
+    // no answer yet (the browser may not have reported it yet).
+    for (const at of st.reqs.values()) if (at >= since) agg[2]++;
     agg[10] = Math.max(agg[10], st.sent);
     agg[11] = Math.max(agg[11], st.recv);
     if (st.scrolling && now - st.scrollAt < 250) agg[5]++;

@@ -97,6 +97,15 @@ func TestSettleIntervalRules(t *testing.T) {
 			m, obs.Timings.SettledBy, obs.Timings.SettleMS)
 	}
 
+	// A request the action's code made is pending on the page's own count
+	// from the call (the browser reports it on the network later: under load,
+	// after the quiet window).
+	obs = step("fetch-pending.html")
+	if m, _ := log.maxPending(); m == 0 || !strings.HasPrefix(e.lastState, "fetched 1|") {
+		t.Errorf("a fetch the action made: at most %d pending on the page (want it counted), state %q, settled by %s after %d ms",
+			m, e.lastState, obs.Timings.SettledBy, obs.Timings.SettleMS)
+	}
+
 	for page, want := range map[string]string{
 		"interval-slide.html":         "open 1|",
 		"worker-roundtrip.html":       "answer 42|",
