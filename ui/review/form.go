@@ -38,8 +38,10 @@ type form struct {
 	stepTouched bool // the reviewer chose the failing step; it no longer follows the player
 	failType    string
 	flags       map[int][]string
-	dirty       bool // the form differs from what is stored
-	stored      bool // a review (or settling label) of mine is loaded
+	// labels is each step's correctness label (steplabels.go).
+	labels stepLabels
+	dirty  bool // the form differs from what is stored
+	stored bool // a review (or settling label) of mine is loaded
 	// successAcked: the reviewer confirmed a success despite the warning
 	// (for the episode open; cleared by load).
 	successAcked bool
@@ -71,6 +73,7 @@ type form struct {
 func (f *form) init(t *Tab) {
 	f.t = t
 	f.flags = map[int][]string{}
+	f.labels.init(f)
 	f.outcomeRadio = widget.NewRadioGroup(outcomeLabels, func(s string) {
 		if f.updating {
 			return
@@ -169,6 +172,7 @@ func (f *form) build() fyne.CanvasObject {
 		f.reason,
 		f.flagLabel,
 		container.NewHBox(f.mistake, f.unnecessary),
+		f.labels.build(),
 		f.othersBox,
 		f.history,
 	)
@@ -250,6 +254,7 @@ func (f *form) load(it dataset.QueueItem) {
 			f.flags[k] = slices.Clone(v)
 		}
 	}
+	f.labels.load(start)
 	f.stored, f.dirty = start != nil && start.Settles == settling, false
 	if conflict {
 		f.others.SetText(othersText(others))
@@ -281,6 +286,9 @@ func othersText(rs []dataset.Review) string {
 		}
 		if r.FailureStep != nil {
 			s += fmt.Sprintf(" at step %d (%s)", *r.FailureStep, failureTypeName(r.FailureType))
+		}
+		if l := labelsText(r.StepLabels); l != "" {
+			s += "; " + l
 		}
 		if r.Reason != "" {
 			s += " — " + r.Reason
@@ -349,6 +357,7 @@ func (f *form) stepChanged(k int) {
 		f.t.player.stepList.Refresh()
 	}
 	f.refreshFlags()
+	f.labels.refresh()
 }
 
 // cycleFailureType steps through the failure types (key T); it picks
@@ -444,6 +453,7 @@ func (f *form) review() dataset.Review {
 		FailureType: f.failType,
 		Reason:      f.reason.Text,
 		StepFlags:   map[int][]string{},
+		StepLabels:  f.labels.forReview(),
 	}
 	if f.failStep != nil {
 		v := *f.failStep

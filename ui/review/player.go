@@ -559,6 +559,9 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if v := p.replay.rowVerdict(st.Index); v != "" {
 		sub = append(sub, v)
 	}
+	if l := p.t.form.labels.rowText(id); l != "" {
+		sub = append(sub, l)
+	}
 	if fl := p.t.form.flags[id]; len(fl) > 0 {
 		sub = append(sub, "⚑ "+strings.Join(fl, ", "))
 	}

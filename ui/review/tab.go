@@ -9,6 +9,7 @@
 //
 //	←/→ step · Home/End first/last · Space before/after · B side by side
 //	1–4 outcome · T failure type · M/U flag the step
+//	C/W/X label the step correct, wrong or unnecessary (again: clear)
 //	Delete remove or restore the step (asks why)
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
@@ -160,6 +161,8 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 		t.form.toggleFlag(dataset.FlagMistake)
 	case fyne.KeyU:
 		t.form.toggleFlag(dataset.FlagUnnecessary)
+	case fyne.KeyC, fyne.KeyW, fyne.KeyX:
+		t.form.labels.toggle(stepLabelKeys[ev.Name])
 	case fyne.KeyN:
 		t.saveAndNext()
 	case fyne.KeyB:
