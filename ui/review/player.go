@@ -56,6 +56,8 @@ type player struct {
 	requests requestsPanel
 	// target draws the acted-on element's box (targetbox.go).
 	target targetBox
+	// gif saves the episode as an animated picture (gifsave.go).
+	gif gifSaver
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
 	shots    map[int]image.Image
@@ -131,7 +133,8 @@ func (p *player) build() fyne.CanvasObject {
 	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle()), p.edits.bar(), p.mode)
 	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, view, p.afterView, container.NewVBox(bar, p.info)))
 	p.requests.attach(p)
-	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
+	stepsTitle := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.gif.attach(p))
+	steps := container.NewBorder(stepsTitle, nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
 }
 
@@ -194,6 +197,7 @@ func (p *player) open(it dataset.QueueItem) error {
 	p.goal.SetText(task.Goal)
 	p.meta.SetText(episodeMeta(ep, task, steps) + "\n" + answerText(ep, task))
 	p.edits.load()
+	p.gif.opened()
 	first := 0
 	if len(steps) > 1 {
 		first = 1 // the first action, drawn on the reset screenshot
@@ -221,6 +225,7 @@ func (p *player) reloadSteps() error {
 	p.ep, p.steps = &ep, steps
 	p.meta.SetText(episodeMeta(ep, p.task, steps) + "\n" + answerText(ep, p.task))
 	p.edits.load()
+	p.gif.opened()
 	p.stepList.Refresh()
 	p.show(p.cur, p.after)
 	return nil

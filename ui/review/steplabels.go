@@ -52,7 +52,6 @@ func (s *stepLabels) init(f *form) {
 		s.set(label)
 		f.t.unfocus()
 	})
-	s.radio.Horizontal = true
 }
 
 func (s *stepLabels) build() fyne.CanvasObject {
