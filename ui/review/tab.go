@@ -66,7 +66,7 @@ func New(ctx *ui.Context) *Tab {
 	t.queue.init(t)
 	t.content = t.build()
 	t.queue.reload()
-	t.form.showGuidelines()
+	t.form.guides.show()
 	t.registerShortcuts()
 	return t
 }
@@ -158,9 +158,9 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 	case fyne.KeyT:
 		t.form.cycleFailureType()
 	case fyne.KeyM:
-		t.form.toggleFlag(dataset.FlagMistake)
+		t.form.stepFlags.toggle(dataset.FlagMistake)
 	case fyne.KeyU:
-		t.form.toggleFlag(dataset.FlagUnnecessary)
+		t.form.stepFlags.toggle(dataset.FlagUnnecessary)
 	case fyne.KeyC, fyne.KeyW, fyne.KeyX:
 		t.form.labels.toggle(stepLabelKeys[ev.Name])
 	case fyne.KeyN:
