@@ -98,7 +98,7 @@ var (
 )
 
 // mergeTables are the tables a merge copies, in this order.
-var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "step_labels", "replay_runs"}
+var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "replay_runs", "step_labels"}
 
 // Merge copies the store at path into s (see above). It never writes to the
 // file at path.
