@@ -190,7 +190,13 @@ func TestMergeRealRecordings(t *testing.T) {
 				t.Errorf("episode %s step %d has no screenshot", ep, s.Index)
 			}
 		}
-		if _, err := st.SaveReview(dataset.Review{EpisodeID: ep, Reviewer: "lead", Outcome: dataset.OutcomeSuccess}); err != nil {
+		// The lead marks each episode's first step correct, and the
+		// second step of bob's three-step one wrong.
+		labels := map[int]string{1: dataset.StepCorrect}
+		if ep == eb1 {
+			labels[2] = dataset.StepWrong
+		}
+		if _, err := st.SaveReview(dataset.Review{EpisodeID: ep, Reviewer: "lead", Outcome: dataset.OutcomeSuccess, StepLabels: labels}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -223,6 +229,15 @@ func TestMergeRealRecordings(t *testing.T) {
 	// One row per action: alice's 2, bob's 3 and 1.
 	if steps := parquetStrings(t, out, "steps", "episode_id"); len(steps) != 6 {
 		t.Errorf("%d step rows exported, want 6", len(steps))
+	}
+	// The step labels read back: three correct, one wrong, the two other
+	// rows unlabelled.
+	marks := map[string]int{}
+	for _, v := range parquetStrings(t, out, "steps", "step_label") {
+		marks[v]++
+	}
+	if marks[dataset.StepCorrect] != 3 || marks[dataset.StepWrong] != 1 || len(marks) != 3 {
+		t.Errorf("exported step labels %v, want 3 correct, 1 wrong and 2 nulls", marks)
 	}
 }
 

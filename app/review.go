@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register("review", "review stats", "print counts per outcome and category, the reviewers' agreement, and the automatic checks' agreement with people", runReview)
+	register("review", "review stats", "print counts per outcome and category, the reviewers' agreement (per episode and per step), and the automatic checks' agreement with people", runReview)
 }
 
 func runReview(env *Env, args []string) error {
@@ -36,11 +36,16 @@ func runReview(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	sa, err := s.StepAgreement()
+	if err != nil {
+		return err
+	}
 	ca, err := s.CheckAgreement()
 	if err != nil {
 		return err
 	}
 	writeReviewStats(env.Stdout, st, ag)
+	writeStepAgreement(env.Stdout, sa)
 	writeCheckAgreement(env.Stdout, ca)
 	return nil
 }
@@ -97,4 +102,25 @@ func hasUndefinedKappa(ag dataset.Agreement) bool {
 		}
 	}
 	return false
+}
+
+// writeStepAgreement prints the reviewers' agreement on step labels: the
+// steps two reviewers or more labelled, overall and per pair.
+func writeStepAgreement(w io.Writer, ag dataset.Agreement) {
+	fmt.Fprintf(w, "\nAgreement on step labels (correct, wrong, unnecessary; steps labelled by 2 or more reviewers: %d)\n", ag.Episodes)
+	if ag.Episodes == 0 {
+		fmt.Fprintln(w, "  nothing to compare yet: agreement needs two reviewers labelling the same step")
+		return
+	}
+	fmt.Fprintf(w, "  overall: %s agreement over %d pairwise comparisons; Cohen's kappa %s (mean over pairs weighted by shared steps); Fleiss' kappa %s\n",
+		dataset.FormatPercent(ag.PercentAgreement), ag.Comparisons, dataset.FormatFigure(ag.Kappa), dataset.FormatFigure(ag.FleissKappa))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  reviewer A\treviewer B\tshared steps\tagree\tagreement\tkappa")
+	for _, p := range ag.Pairs {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\n", p.A, p.B, p.N, p.Agree, dataset.FormatPercent(p.PercentAgreement), dataset.FormatFigure(p.Kappa))
+	}
+	tw.Flush()
+	if hasUndefinedKappa(ag) {
+		fmt.Fprintln(w, "  kappa n/a: both reviewers gave one and the same label every time, so chance agreement is 1")
+	}
 }

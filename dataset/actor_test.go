@@ -29,11 +29,10 @@ func click(x int) engine.Action {
 	return action.Action{Op: action.Click, X: &x, Y: &y}
 }
 
-// A store from before the actor column (the schema before the newest)
-// upgrades: every stored step gets its episode's annotator as its actor, a
+// A store from before the actor column (schema 7) upgrades: every stored step gets its episode's annotator as its actor, a
 // person's name as human:NAME.
 func TestMigrationGivesStepsTheirAnnotator(t *testing.T) {
-	path := oldStore(t, SchemaVersion-1, `
+	path := oldStore(t, 7, `
 		INSERT INTO tasks (id, goal, category, start_url, created_at, updated_at) VALUES ('t1', 'Buy socks', 'interaction', 'http://shop.waymark.test/', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
 		INSERT INTO episodes (id, task_id, annotator, action_set, status, end_reason, num_steps, started_at, ended_at) VALUES
 			('e1', 't1', 'ann', 'default', 'finished', 'finished', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z'),

@@ -36,11 +36,13 @@ import (
 //     values.
 //   - Episodes are the same by id. A new episode comes with its steps
 //     (screenshots, extras, targets, notes), HAR chunks, audit log, reviews
-//     and replay runs. An episode in both files whose row or steps differ
-//     (resumed, edited or relabelled on one machine only) keeps this store's
-//     row, steps and audit log, and the report says which fields and steps
-//     differ; the other file's reviews and replay runs of it are still added.
-//   - Reviews, replay runs are the same by id; audit-log rows and HAR chunks
+//     (with their step labels) and replay runs. An episode in both files
+//     whose row or steps differ (resumed, edited or relabelled on one
+//     machine only) keeps this store's row, steps and audit log, and the
+//     report says which fields and steps differ; the other file's reviews
+//     and replay runs of it are still added.
+//   - Reviews, replay runs are the same by id; a review's step labels by
+//     their review and step; audit-log rows and HAR chunks
 //     (numbered per file) by their content. A review edited on two machines
 //     keeps every version as history: of the versions that were current in
 //     either file, the newest (by time, then id) is current, and the report
@@ -96,7 +98,7 @@ var (
 )
 
 // mergeTables are the tables a merge copies, in this order.
-var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "replay_runs"}
+var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "replay_runs", "step_labels"}
 
 // Merge copies the store at path into s (see above). It never writes to the
 // file at path.
@@ -302,7 +304,7 @@ func (m *merger) run() error {
 			return err
 		}
 	}
-	for _, step := range []func() error{m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.replayRuns} {
+	for _, step := range []func() error{m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.stepLabels, m.replayRuns} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -797,6 +799,30 @@ func (m *merger) reviews() error {
 	return nil
 }
 
+// stepLabels copies the step labels of the other file's reviews: a
+// review's labels never change (an edit is a new review row), so a label
+// is the same row by its review and step.
+func (m *merger) stepLabels() error {
+	cols := m.cols["step_labels"]
+	if len(cols) == 0 {
+		return nil // the other file's schema predates step labels
+	}
+	n, err := m.exec(`INSERT INTO main.step_labels (` + colList(cols, "", nil, nil) + `) SELECT ` + colList(cols, "s", nil, nil) + ` FROM src.step_labels s
+		WHERE s.review_id IN (SELECT id FROM main.reviews)
+		  AND NOT EXISTS (SELECT 1 FROM main.step_labels t WHERE t.review_id = s.review_id AND t.step_idx = s.step_idx)
+		ORDER BY s.review_id, s.step_idx`)
+	if err != nil {
+		return fmt.Errorf("copy step labels: %w", err)
+	}
+	m.rep.Added["step_labels"] += int(n)
+	all, err := m.count(`SELECT COUNT(*) FROM src.step_labels`)
+	if err != nil {
+		return err
+	}
+	m.rep.Identical["step_labels"] += all - int(n)
+	return nil
+}
+
 func reviewerName(who string) string {
 	if who == "the settling label" {
 		return who
@@ -809,7 +835,7 @@ func reviewerName(who string) string {
 func (r MergeReport) Summary() string {
 	var b strings.Builder
 	names := map[string]string{"tasks": "tasks", "episodes": "episodes", "steps": "steps", "har_chunks": "network chunks",
-		"episode_edits": "edits", "reviews": "reviews", "replay_runs": "replay runs"}
+		"episode_edits": "edits", "reviews": "reviews", "step_labels": "step labels", "replay_runs": "replay runs"}
 	part := func(m map[string]int) string {
 		var p []string
 		for _, t := range mergeTables {

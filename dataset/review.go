@@ -53,7 +53,8 @@ func (s *Store) SaveReview(r Review) (Review, error) {
 }
 
 // Settle records a settling label for an episode in conflict (its current
-// reviews disagree on the outcome) or re-settles an already settled one. The
+// reviews disagree on the outcome, or on a step's label) or re-settles an
+// already settled one. The
 // settling label becomes the episode's outcome in the episode_outcomes view
 // and in the export. It replaces any earlier settling label of the episode
 // (whoever wrote it), keeping the history. The reviewers' own reviews are
@@ -89,6 +90,9 @@ func validateReview(r *Review) error {
 		r.FailureType = ""
 	}
 	r.Reason = strings.TrimSpace(r.Reason)
+	if err := validateStepLabels(r.StepLabels); err != nil {
+		return err
+	}
 	for k, fl := range r.StepFlags {
 		if k < 0 {
 			return fmt.Errorf("step flag on step %d: not a step of the episode", k)
@@ -149,6 +153,11 @@ func (s *Store) insertReview(r Review) (Review, error) {
 	if r.FailureStep != nil && *r.FailureStep > numSteps {
 		return Review{}, fmt.Errorf("failing step %d is past the episode's last step (%d)", *r.FailureStep, numSteps)
 	}
+	for k := range r.StepLabels {
+		if k > numSteps {
+			return Review{}, fmt.Errorf("step label on step %d: past the episode's last step (%d)", k, numSteps)
+		}
+	}
 	// The rows this one replaces.
 	var old []string
 	var q string
@@ -162,7 +171,11 @@ func (s *Store) insertReview(r Review) (Review, error) {
 		if err := tx.QueryRow(`SELECT COUNT(*) FROM current_reviews WHERE episode_id=? AND settles=1`, r.EpisodeID).Scan(&settled); err != nil {
 			return Review{}, fmt.Errorf("save settling label: %w", err)
 		}
-		if d < 2 && settled == 0 {
+		var stepConflicts int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM step_label_outcomes WHERE episode_id=? AND conflict`, r.EpisodeID).Scan(&stepConflicts); err != nil {
+			return Review{}, fmt.Errorf("save settling label: %w", err)
+		}
+		if d < 2 && settled == 0 && stepConflicts == 0 {
 			return Review{}, ErrNotInConflict
 		}
 		q, args = `SELECT id FROM current_reviews WHERE episode_id=? AND settles=1`, []any{r.EpisodeID}
@@ -204,6 +217,9 @@ func (s *Store) insertReview(r Review) (Review, error) {
 		VALUES(?,?,?,?,?,?,?,?,?,?)`, r.ID, r.EpisodeID, r.Reviewer, r.Outcome, fs, r.FailureType, r.Reason, encodeFlags(r.StepFlags), r.Settles, FormatTime(t)); err != nil {
 		return Review{}, fmt.Errorf("save review: %w", err)
 	}
+	if err := insertStepLabels(tx, r.ID, r.StepLabels); err != nil {
+		return Review{}, err
+	}
 	for _, id := range old {
 		if _, err := tx.Exec(`UPDATE reviews SET superseded_by=? WHERE id=?`, r.ID, id); err != nil {
 			return Review{}, fmt.Errorf("save review: %w", err)
@@ -213,6 +229,11 @@ func (s *Store) insertReview(r Review) (Review, error) {
 		return Review{}, fmt.Errorf("save review (nothing was saved; try again): %w", err)
 	}
 	r.StepFlags = decodeFlags(encodeFlags(r.StepFlags))
+	labels := map[int]string{}
+	for k, l := range r.StepLabels {
+		labels[k] = l
+	}
+	r.StepLabels = labels
 	return r, nil
 }
 
@@ -264,7 +285,11 @@ func (s *Store) ReviewHistory(episodeID, reviewer string) ([]ReviewRecord, error
 	if err != nil {
 		return nil, err
 	}
-	return scanReviews(rows)
+	recs, err := scanReviews(rows)
+	if err != nil {
+		return nil, err
+	}
+	return recs, s.attachStepLabels(recs)
 }
 
 // CurrentReviews returns the reviews in force for an episode, oldest first:
@@ -275,6 +300,9 @@ func (s *Store) CurrentReviews(episodeID string) ([]Review, error) {
 		return nil, err
 	}
 	recs, err := scanReviews(rows)
+	if err == nil {
+		err = s.attachStepLabels(recs)
+	}
 	out := make([]Review, len(recs))
 	for i, r := range recs {
 		out[i] = r.Review
@@ -291,6 +319,9 @@ func (s *Store) MyReview(episodeID, reviewer string) (*Review, error) {
 	}
 	recs, err := scanReviews(rows)
 	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	if err := s.attachStepLabels(recs[:1]); err != nil {
 		return nil, err
 	}
 	return &recs[0].Review, nil
@@ -322,11 +353,14 @@ Judge the **episode**, not the annotator: did the actions reach the task's goal 
 ## Step flags (optional)
 Mark a step as a **mistake** (wrong but recovered from) or **unnecessary** (harmless detour).
 
+## Step labels (optional)
+Mark each step **correct** (C), **wrong** (W) or **unnecessary** (X); the same key again clears it.
+
 ## Reason
 One sentence that a second reviewer could check. Required in practice for failures.
 
 ## Keys
-←/→ step · Home/End first/last · Space before/after · B side by side · 1–4 outcome · T failure type · M/U flag step · Ctrl+S save · N save and next · Q queue
+←/→ step · Home/End first/last · Space before/after · B side by side · 1–4 outcome · T failure type · M/U flag step · C/W/X label step · Ctrl+S save · N save and next · Q queue
 `
 
 // Guidelines returns the review guidelines (markdown), or DefaultGuidelines

@@ -245,6 +245,43 @@ UPDATE steps SET actor = (SELECT CASE WHEN substr(e.annotator, 1, 6) = 'agent:' 
 -- screenshot, and reading a column stored after it walks the picture's pages.
 CREATE INDEX steps_actor ON steps (episode_id, idx, removed, actor);
 `,
+	// 8 → 9: per-step correctness. A review can mark each action step
+	// correct, wrong or unnecessary; the marks belong to the review row, so
+	// an edited review keeps its old marks in the history and a merge copies
+	// them with their review. step_label_outcomes gives each step the label
+	// the export uses, settled as episode outcomes are: the current settling
+	// label's mark when it marked the step, else the mark every current
+	// review that marked the step agrees on; NULL when they disagree.
+	`
+CREATE TABLE step_labels (
+	review_id  TEXT NOT NULL REFERENCES reviews (id) ON DELETE CASCADE,
+	step_idx   INTEGER NOT NULL CHECK (step_idx >= 1),  -- an action step (0 is the start page)
+	label      TEXT NOT NULL CHECK (label IN ('correct','wrong','unnecessary')),
+	PRIMARY KEY (review_id, step_idx)
+);
+CREATE VIEW step_label_outcomes AS
+	WITH cur AS (
+		SELECT r.episode_id, r.settles, r.created_at, l.step_idx, l.label
+		FROM current_reviews r JOIN step_labels l ON l.review_id = r.id
+	),
+	settled AS (
+		SELECT c.episode_id, c.step_idx, c.label FROM cur c
+		WHERE c.settles = 1 AND c.created_at = (SELECT MAX(created_at) FROM cur d WHERE d.settles = 1 AND d.episode_id = c.episode_id AND d.step_idx = c.step_idx)
+	),
+	agg AS (
+		SELECT episode_id, step_idx, COUNT(*) AS num_labels, COUNT(DISTINCT label) AS distinct_labels, MIN(label) AS any_label
+		FROM cur WHERE settles = 0 GROUP BY episode_id, step_idx
+	),
+	steps_labelled AS (SELECT DISTINCT episode_id, step_idx FROM cur)
+	SELECT k.episode_id, k.step_idx,
+	       COALESCE(agg.num_labels, 0) AS num_labels,
+	       CASE WHEN settled.label IS NOT NULL THEN settled.label WHEN agg.distinct_labels = 1 THEN agg.any_label END AS label,
+	       settled.label IS NOT NULL AS settled,
+	       COALESCE(agg.distinct_labels, 0) > 1 AS conflict
+	FROM steps_labelled k
+	LEFT JOIN settled ON settled.episode_id = k.episode_id AND settled.step_idx = k.step_idx
+	LEFT JOIN agg ON agg.episode_id = k.episode_id AND agg.step_idx = k.step_idx;
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

@@ -151,6 +151,10 @@ type Review struct {
 	Reason      string
 	// StepFlags maps a step index to flags ("mistake", "unnecessary").
 	StepFlags map[int][]string
-	Settles   bool
-	CreatedAt time.Time
+	// StepLabels maps an action step's index (1…) to the reviewer's
+	// judgement of it: StepCorrect, StepWrong or StepUnnecessary. Steps
+	// not in the map are unlabelled.
+	StepLabels map[int]string
+	Settles    bool
+	CreatedAt  time.Time
 }

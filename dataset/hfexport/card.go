@@ -444,7 +444,9 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"screenshot's `path` uses it too). `review_flags` lists the flags the label's review put on the step " +
 		"(`mistake`, `unnecessary`): an empty list when none, null when the episode has no outcome. `note` is the " +
 		"annotator's note on the step, empty when none. `actor` says who took the action: `agent:<name>` or " +
-		"`human:<name>` (a person who took over an agent's episode acts in it under their own name).\n")
+		"`human:<name>` (a person who took over an agent's episode acts in it under their own name). " +
+		"`step_label` is the reviewers' judgement of the step: `correct`, `wrong` or `unnecessary`; where " +
+		"reviewers disagree, the settling label's (else null); null when nobody labelled the step.\n")
 	b.WriteString("- **episodes**: one row per episode with its goal, category, outcome (ClassLabel: " +
 		strings.Join(dataset.Outcomes, ", ") + "; null when there is none), review figures, final answer, final " +
 		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on. `status` is " +

@@ -65,6 +65,10 @@ type stepRow struct {
 	Note *string `parquet:"note"`
 	// Actor is who acted: "agent:NAME" or "human:NAME".
 	Actor *string `parquet:"actor"`
+	// StepLabel is the reviewers' judgement of the step ("correct",
+	// "wrong", "unnecessary"), settled as outcomes are; null when nobody
+	// labelled it or the labels disagree unsettled.
+	StepLabel *string `parquet:"step_label"`
 }
 
 // episodeStep is the image-free summary of one step inside an episode row.
@@ -191,6 +195,7 @@ var stepsFeatures = []feature{
 	listOfValue("review_flags", "string"),
 	value("note", "string"),
 	value("actor", "string"),
+	value("step_label", "string"),
 }
 
 var episodesFeatures = []feature{

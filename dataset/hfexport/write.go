@@ -366,6 +366,10 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		return err
 	}
 	g := x.grounding(e.ID)
+	stepLabels, err := x.store.SettledStepLabels(x.ctx, e.ID)
+	if err != nil {
+		return err
+	}
 	var (
 		haveSeen  bool // an observation to show with the next action
 		seenIdx   int64
@@ -432,6 +436,9 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				for _, fl := range e.StepFlags[st.Index] {
 					r.ReviewFlags = append(r.ReviewFlags, str(fl))
 				}
+			}
+			if l, ok := stepLabels[st.Index]; ok {
+				r.StepLabel = str(l)
 			}
 			if t := st.CreatedAt; !t.IsZero() {
 				r.Timestamp = &t

@@ -44,7 +44,7 @@ func TestCloseStopsTheThumbnailWorker(t *testing.T) {
 	p := &tab.player
 	tab.openItem(q.Items[0])
 	w.Canvas().Capture() // draw: the list asks for its visible rows
-	asked := len(p.pending)
+	asked := len(p.thumbs.pending)
 	if asked < 2 {
 		t.Fatalf("%d thumbnails asked for", asked)
 	}
@@ -59,7 +59,7 @@ func TestCloseStopsTheThumbnailWorker(t *testing.T) {
 	}
 	tab.Close()
 	stopped := make(chan struct{})
-	go func() { p.workers.Wait(); close(stopped) }()
+	go func() { p.thumbs.workers.Wait(); close(stopped) }()
 	select {
 	case <-stopped:
 	case <-time.After(30 * time.Second):
@@ -67,10 +67,10 @@ func TestCloseStopsTheThumbnailWorker(t *testing.T) {
 	}
 	// Rows asked for now are never served: the worker is gone.
 	for i := 200; i < 210; i++ {
-		p.requestThumb(i)
+		p.thumbs.request(i)
 	}
 	handed := loop.Run()
-	if len(p.thumbs) != 0 {
-		t.Errorf("%d thumbnails shown after Close (%d handed over)", len(p.thumbs), handed)
+	if len(p.thumbs.images) != 0 {
+		t.Errorf("%d thumbnails shown after Close (%d handed over)", len(p.thumbs.images), handed)
 	}
 }

@@ -28,14 +28,9 @@ type stepEdits struct {
 	// removedBy maps a removed step to the edit that removed it (undo,
 	// remove or trim), as the audit log tells it.
 	removedBy map[int]dataset.Edit
-	parent    *dataset.Episode // the open branch's parent, when readable
 
 	removeBtn, trimBtn, contBtn *widget.Button
 	agentBtn                    *widget.Button // let an agent continue from the step
-
-	branch    *widget.Label
-	parentBtn *widget.Button
-	branchBox *fyne.Container
 
 	logText  *widget.Label
 	logIntro *widget.Label
@@ -49,13 +44,6 @@ func (e *stepEdits) init(p *player) {
 	e.trimBtn = widget.NewButtonWithIcon("Trim after this step", theme.ContentCutIcon(), func() { p.t.unfocus(); e.askTrim() })
 	e.contBtn = widget.NewButtonWithIcon("Continue from step 0", theme.MediaRecordIcon(), func() { p.t.unfocus(); e.continueFrom() })
 	e.agentBtn = widget.NewButtonWithIcon("Agent from here", theme.ComputerIcon(), func() { p.t.unfocus(); e.agentFrom() })
-	// One line (the header keeps a row for it, so the picture does not
-	// move); a window too narrow for it ends it with an ellipsis.
-	e.branch = widget.NewLabel("")
-	e.branch.Truncation = fyne.TextTruncateEllipsis
-	e.parentBtn = widget.NewButton("Open the parent", func() { p.t.unfocus(); e.openParent() })
-	e.branchBox = container.NewBorder(nil, nil, nil, e.parentBtn, e.branch)
-	e.branchBox.Hide()
 	e.logIntro = widget.NewLabel("Open an episode to see its edits.")
 	e.logIntro.Wrapping = fyne.TextWrapWord
 	e.logText = widget.NewLabel("")
@@ -78,10 +66,10 @@ func (e *stepEdits) panel() fyne.CanvasObject {
 	return container.NewBorder(top, nil, nil, nil, container.NewVScroll(e.logText))
 }
 
-// load reads the open episode's audit log and, for a branch, its parent.
+// load reads the open episode's audit log.
 func (e *stepEdits) load() {
 	ep := e.p.ep
-	e.log, e.removedBy, e.parent = nil, map[int]dataset.Edit{}, nil
+	e.log, e.removedBy = nil, map[int]dataset.Edit{}
 	if ep == nil {
 		e.refreshLog(nil)
 		return
@@ -96,7 +84,6 @@ func (e *stepEdits) load() {
 	}
 	e.removedBy = removers(e.log, e.p.steps)
 	e.refreshLog(readErr)
-	e.loadBranch()
 }
 
 // removers replays the audit log over the steps and returns, for each
@@ -509,101 +496,4 @@ func (e *stepEdits) agentFrom() {
 				"Its episode is recorded as a branch of this one; watch or take over in the Sessions tab.", k, url, "ws"+strings.TrimPrefix(url, "http")), false)
 		})
 	}()
-}
-
-// loadBranch shows, for a branch, which episode and step it continues.
-func (e *stepEdits) loadBranch() {
-	ep := e.p.ep
-	if ep == nil {
-		e.branchBox.Hide()
-		return
-	}
-	if ep.ParentEpisodeID == "" {
-		e.showBranches(ep.ID)
-		return
-	}
-	e.parentBtn.Show()
-	k := 0
-	if ep.BranchStep != nil {
-		k = *ep.BranchStep
-	}
-	parent, err := e.p.t.store.GetEpisode(ep.ParentEpisodeID)
-	if err != nil {
-		e.branch.SetText(fmt.Sprintf("↳ Branch of episode %s from its step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
-		e.parentBtn.Disable()
-	} else {
-		e.parent = &parent
-		e.branch.SetText(fmt.Sprintf("↳ Branch of %s's episode of %s, continued from its step %d",
-			parent.Annotator, parent.StartedAt.Local().Format("2006-01-02 15:04"), k))
-		e.parentBtn.Enable()
-	}
-	e.branchBox.Show()
-}
-
-// showBranches says, for an episode that is not a branch, where it was
-// continued (its branches), or hides the line.
-func (e *stepEdits) showBranches(id string) {
-	kids, err := e.p.t.store.ListEpisodes(dataset.EpisodeFilter{ParentID: id, OldestFirst: true})
-	if err != nil || len(kids) == 0 {
-		e.branchBox.Hide()
-		return
-	}
-	var at []string
-	for _, k := range kids {
-		if k.BranchStep != nil {
-			at = append(at, fmt.Sprint(*k.BranchStep))
-		}
-	}
-	s := "Continued in 1 branch"
-	if len(kids) != 1 {
-		s = fmt.Sprintf("Continued in %d branches", len(kids)) // not ui.Plural: "branches"
-	}
-	if len(at) > 0 {
-		s += " (from step " + strings.Join(at, ", ") + ")"
-	}
-	e.branch.SetText(s + ", listed under this episode in the queue")
-	e.parentBtn.Hide()
-	e.branchBox.Show()
-}
-
-// openParent opens the open branch's parent episode.
-func (e *stepEdits) openParent() {
-	p := e.p
-	if p.ep == nil || e.parent == nil {
-		return
-	}
-	q, err := p.t.store.ReviewQueue(dataset.QueueFilter{Reviewer: p.t.reviewer(), TaskID: e.parent.TaskID})
-	if err != nil {
-		e.fail("Cannot open the parent episode", err)
-		return
-	}
-	for _, it := range q.Items {
-		if it.EpisodeID == e.parent.ID {
-			p.t.openItem(it)
-			return
-		}
-	}
-	e.fail("Cannot open the parent episode", fmt.Errorf("the parent episode is %s, so it is not in the review queue", e.parent.Status))
-}
-
-// dialogEntry is a one-line entry in a dialog: Escape closes the dialog
-// (a focused entry would otherwise swallow it).
-type dialogEntry struct {
-	widget.Entry
-	onEscape func()
-}
-
-func newDialogEntry() *dialogEntry {
-	e := &dialogEntry{}
-	e.ExtendBaseWidget(e)
-	return e
-}
-
-// TypedKey closes the dialog on Escape.
-func (e *dialogEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
-		e.onEscape()
-		return
-	}
-	e.Entry.TypedKey(ev)
 }

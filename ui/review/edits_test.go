@@ -316,22 +316,22 @@ func TestBranchesInQueueAndPlayer(t *testing.T) {
 	// Open the branch: the player says whose branch it is and opens the parent.
 	q.list.Select(at)
 	p := &e.tab.player
-	if p.ep.ID != branch || !p.edits.branchBox.Visible() || !strings.Contains(p.edits.branch.Text, "Branch of ann's episode of") ||
-		!strings.Contains(p.edits.branch.Text, "from its step 2") {
-		t.Fatalf("branch header: visible %v %q", p.edits.branchBox.Visible(), p.edits.branch.Text)
+	if p.ep.ID != branch || !p.branch.box.Visible() || !strings.Contains(p.branch.label.Text, "Branch of ann's episode of") ||
+		!strings.Contains(p.branch.label.Text, "from its step 2") {
+		t.Fatalf("branch header: visible %v %q", p.branch.box.Visible(), p.branch.label.Text)
 	}
-	test.Tap(p.edits.parentBtn)
+	test.Tap(p.branch.parentBtn)
 	if p.ep.ID != parent {
 		t.Fatalf("Open the parent opened %s", p.ep.ID)
 	}
 	// The parent says where it was continued, with no parent to open.
-	if !p.edits.branchBox.Visible() || p.edits.parentBtn.Visible() || !strings.HasPrefix(p.edits.branch.Text, "Continued in 1 branch (from step 2)") {
-		t.Errorf("parent header: visible %v, parent button %v, %q", p.edits.branchBox.Visible(), p.edits.parentBtn.Visible(), p.edits.branch.Text)
+	if !p.branch.box.Visible() || p.branch.parentBtn.Visible() || !strings.HasPrefix(p.branch.label.Text, "Continued in 1 branch (from step 2)") {
+		t.Errorf("parent header: visible %v, parent button %v, %q", p.branch.box.Visible(), p.branch.parentBtn.Visible(), p.branch.label.Text)
 	}
 	// An episode with no branch and no parent has no such line.
 	e.openEpisode(e.eps[1])
-	if p.edits.branchBox.Visible() {
-		t.Errorf("an episode without branches shows %q", p.edits.branch.Text)
+	if p.branch.box.Visible() {
+		t.Errorf("an episode without branches shows %q", p.branch.label.Text)
 	}
 }
 

@@ -16,18 +16,6 @@ import (
 	"waymark/dataset"
 )
 
-// outcomeLabels are the radio options, in dataset.Outcomes order (keys 1–4).
-var outcomeLabels = []string{"1  Success", "2  Failure", "3  Not executable", "4  Invalid task"}
-
-func outcomeName(o string) string {
-	if i := slices.Index(dataset.Outcomes, o); i >= 0 {
-		return strings.ToLower(strings.TrimSpace(outcomeLabels[i][1:]))
-	}
-	return o
-}
-
-func failureTypeName(ft string) string { return strings.ReplaceAll(ft, "_", " ") }
-
 // form is the label form, the other reviews (when settling), the status
 // line and the guidelines.
 type form struct {
@@ -37,9 +25,12 @@ type form struct {
 	failStep    *int
 	stepTouched bool // the reviewer chose the failing step; it no longer follows the player
 	failType    string
-	flags       map[int][]string
-	dirty       bool // the form differs from what is stored
-	stored      bool // a review (or settling label) of mine is loaded
+	// stepFlags are the mistake and unnecessary flags (stepflags.go).
+	stepFlags stepFlags
+	// labels is each step's correctness label (steplabels.go).
+	labels stepLabels
+	dirty  bool // the form differs from what is stored
+	stored bool // a review (or settling label) of mine is loaded
 	// successAcked: the reviewer confirmed a success despite the warning
 	// (for the episode open; cleared by load).
 	successAcked bool
@@ -50,9 +41,6 @@ type form struct {
 	failTypeSel  *widget.Select
 	failBox      *fyne.Container
 	reason       *reasonEntry
-	mistake      *widget.Check
-	unnecessary  *widget.Check
-	flagLabel    *widget.Label
 	settle       *widget.Check
 	others       *widget.Label
 	othersBox    *fyne.Container
@@ -61,16 +49,15 @@ type form struct {
 	saveBtn      *widget.Button
 	updating     bool
 
-	guide      *widget.RichText
-	guideEdit  *widget.Entry
-	guideBtn   *widget.Button
-	guideStack *fyne.Container
-	editing    bool
+	// guides are the labelling guidelines (guidelines.go).
+	guides guidelines
 }
 
 func (f *form) init(t *Tab) {
 	f.t = t
-	f.flags = map[int][]string{}
+	f.stepFlags.init(f)
+	f.labels.init(f)
+	f.guides.init(f)
 	f.outcomeRadio = widget.NewRadioGroup(outcomeLabels, func(s string) {
 		if f.updating {
 			return
@@ -117,19 +104,6 @@ func (f *form) init(t *Tab) {
 			f.dirty = true
 		}
 	}
-	f.mistake = widget.NewCheck("Mistake (M)", func(on bool) {
-		if !f.updating {
-			f.setFlag(dataset.FlagMistake, on)
-			f.t.unfocus()
-		}
-	})
-	f.unnecessary = widget.NewCheck("Unnecessary (U)", func(on bool) {
-		if !f.updating {
-			f.setFlag(dataset.FlagUnnecessary, on)
-			f.t.unfocus()
-		}
-	})
-	f.flagLabel = widget.NewLabel("Flags on the step shown:")
 	f.settle = widget.NewCheck("Record as the settling label for this conflict", func(bool) {
 		if !f.updating {
 			f.dirty = true
@@ -146,11 +120,6 @@ func (f *form) init(t *Tab) {
 	f.status.Wrapping = fyne.TextWrapWord
 	f.saveBtn = widget.NewButton("Save (Ctrl+S)", func() { f.submit(nil); f.t.unfocus() })
 	f.saveBtn.Importance = widget.HighImportance
-	f.guide = widget.NewRichTextFromMarkdown("")
-	f.guide.Wrapping = fyne.TextWrapWord
-	f.guideEdit = widget.NewMultiLineEntry()
-	f.guideEdit.Wrapping = fyne.TextWrapWord
-	f.guideBtn = widget.NewButton("Edit guidelines", f.toggleGuideEdit)
 }
 
 func (f *form) build() fyne.CanvasObject {
@@ -167,19 +136,15 @@ func (f *form) build() fyne.CanvasObject {
 		f.outcomeRadio,
 		f.failBox,
 		f.reason,
-		f.flagLabel,
-		container.NewHBox(f.mistake, f.unnecessary),
+		f.stepFlags.build(),
+		f.labels.build(),
 		f.othersBox,
 		f.history,
 	)
 	labelPanel := container.NewBorder(container.NewVBox(container.NewGridWithColumns(2, f.saveBtn, next), f.status), nil, nil, nil,
 		container.NewVScroll(fields))
 	f.refreshFailure()
-	f.guideStack = container.NewStack(container.NewVScroll(f.guide))
-	guides := container.NewBorder(
-		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Guidelines", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), f.guideBtn),
-		nil, nil, nil, f.guideStack)
-	split := container.NewVSplit(labelPanel, guides)
+	split := container.NewVSplit(labelPanel, f.guides.build())
 	split.Offset = 0.68
 	return split
 }
@@ -201,7 +166,6 @@ func (f *form) load(it dataset.QueueItem) {
 	if f.warnDlg != nil {
 		f.warnDlg.Dismiss()
 	}
-	f.flags = map[int][]string{}
 	f.updating = true
 	f.reason.SetText("")
 	f.updating = false
@@ -246,10 +210,9 @@ func (f *form) load(it dataset.QueueItem) {
 		f.updating = true
 		f.reason.SetText(start.Reason)
 		f.updating = false
-		for k, v := range start.StepFlags {
-			f.flags[k] = slices.Clone(v)
-		}
 	}
+	f.stepFlags.load(start)
+	f.labels.load(start)
 	f.stored, f.dirty = start != nil && start.Settles == settling, false
 	if conflict {
 		f.others.SetText(othersText(others))
@@ -260,7 +223,6 @@ func (f *form) load(it dataset.QueueItem) {
 	f.updateHistory()
 	f.refreshOutcome()
 	f.refreshFailure()
-	f.refreshFlags()
 	f.updateSaveText()
 	switch {
 	case start != nil && start.Settles:
@@ -270,27 +232,6 @@ func (f *form) load(it dataset.QueueItem) {
 	default:
 		f.setStatus("Pick an outcome with 1–4, then Ctrl+S (or N to save and go on).", false)
 	}
-}
-
-func othersText(rs []dataset.Review) string {
-	var lines []string
-	for _, r := range rs {
-		s := fmt.Sprintf("%s: %s", r.Reviewer, outcomeName(r.Outcome))
-		if r.Settles {
-			s = "Settling label by " + s
-		}
-		if r.FailureStep != nil {
-			s += fmt.Sprintf(" at step %d (%s)", *r.FailureStep, failureTypeName(r.FailureType))
-		}
-		if r.Reason != "" {
-			s += " — " + r.Reason
-		}
-		lines = append(lines, s)
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	return "Current reviews:\n" + strings.Join(lines, "\n")
 }
 
 func (f *form) updateHistory() {
@@ -348,7 +289,8 @@ func (f *form) stepChanged(k int) {
 		f.refreshFailure()
 		f.t.player.stepList.Refresh()
 	}
-	f.refreshFlags()
+	f.stepFlags.refresh()
+	f.labels.refresh()
 }
 
 // cycleFailureType steps through the failure types (key T); it picks
@@ -402,39 +344,6 @@ func (f *form) refreshFailure() {
 	f.failBox.Show()
 }
 
-func (f *form) refreshFlags() {
-	f.updating = true
-	defer func() { f.updating = false }()
-	k := f.t.player.cur
-	fl := f.flags[k]
-	f.mistake.SetChecked(slices.Contains(fl, dataset.FlagMistake))
-	f.unnecessary.SetChecked(slices.Contains(fl, dataset.FlagUnnecessary))
-	f.flagLabel.SetText(fmt.Sprintf("Flags on step %d:", k))
-}
-
-func (f *form) toggleFlag(flag string) {
-	if f.t.player.ep == nil {
-		return
-	}
-	f.setFlag(flag, !slices.Contains(f.flags[f.t.player.cur], flag))
-	f.refreshFlags()
-}
-
-func (f *form) setFlag(flag string, on bool) {
-	k := f.t.player.cur
-	fl := slices.DeleteFunc(slices.Clone(f.flags[k]), func(s string) bool { return s == flag })
-	if on {
-		fl = append(fl, flag)
-	}
-	f.dirty = true
-	if len(fl) == 0 {
-		delete(f.flags, k)
-	} else {
-		f.flags[k] = fl
-	}
-	f.t.player.stepList.RefreshItem(k)
-}
-
 // review is the form's content as a review.
 func (f *form) review() dataset.Review {
 	r := dataset.Review{
@@ -443,14 +352,12 @@ func (f *form) review() dataset.Review {
 		Outcome:     f.outcome,
 		FailureType: f.failType,
 		Reason:      f.reason.Text,
-		StepFlags:   map[int][]string{},
+		StepFlags:   f.stepFlags.forReview(),
+		StepLabels:  f.labels.forReview(),
 	}
 	if f.failStep != nil {
 		v := *f.failStep
 		r.FailureStep = &v
-	}
-	for k, v := range f.flags {
-		r.StepFlags[k] = slices.Clone(v)
 	}
 	return r
 }
@@ -521,38 +428,6 @@ func (f *form) store() bool {
 	f.updateHistory()
 	f.t.queue.afterSave()
 	return true
-}
-
-// --- guidelines ---
-
-func (f *form) showGuidelines() {
-	g, err := f.t.store.Guidelines()
-	if err != nil {
-		g = "Cannot read the guidelines: " + err.Error()
-	}
-	f.guide.ParseMarkdown(g)
-}
-
-func (f *form) toggleGuideEdit() {
-	if !f.editing {
-		g, _ := f.t.store.Guidelines()
-		f.guideEdit.SetText(g)
-		f.guideStack.Objects = []fyne.CanvasObject{f.guideEdit}
-		f.guideBtn.SetText("Save guidelines")
-		f.editing = true
-		f.guideStack.Refresh()
-		return
-	}
-	if err := f.t.store.SetGuidelines(f.guideEdit.Text); err != nil {
-		f.setStatus(err.Error(), true)
-		return
-	}
-	f.editing = false
-	f.showGuidelines()
-	f.guideStack.Objects = []fyne.CanvasObject{container.NewVScroll(f.guide)}
-	f.guideBtn.SetText("Edit guidelines")
-	f.guideStack.Refresh()
-	f.t.unfocus()
 }
 
 // reasonEntry is the reason field. It keeps Ctrl+S working while the

@@ -100,16 +100,16 @@ func TestBranchHeaderShowsWhole(t *testing.T) {
 		t.Errorf("the picture moved from y=%v to y=%v for a branch", y0, y)
 	}
 	top := y0 // the header ends above the picture
-	for name, o := range map[string]fyne.CanvasObject{"the branch line": p.edits.branch, "Open the parent": p.edits.parentBtn} {
+	for name, o := range map[string]fyne.CanvasObject{"the branch line": p.branch.label, "Open the parent": p.branch.parentBtn} {
 		pos := d.AbsolutePositionForObject(o)
 		if !o.Visible() || pos.Y+o.Size().Height > top || o.Size().Height < o.MinSize().Height {
 			t.Errorf("%s is cut: at y=%v, %v high (needs %v), the header ends at y=%v", name, pos.Y, o.Size().Height, o.MinSize().Height, top)
 		}
 	}
-	if lbl := p.edits.branch; lbl.Size().Width < lbl.MinSize().Width || fyne.MeasureText(lbl.Text, theme.TextSize(), lbl.TextStyle).Width > lbl.Size().Width {
+	if lbl := p.branch.label; lbl.Size().Width < lbl.MinSize().Width || fyne.MeasureText(lbl.Text, theme.TextSize(), lbl.TextStyle).Width > lbl.Size().Width {
 		t.Errorf("the branch line %q does not fit its %v width", lbl.Text, lbl.Size().Width)
 	}
-	if !strings.Contains(p.edits.branch.Text, "Branch of ann's episode") || !strings.Contains(p.edits.branch.Text, "step 2") {
-		t.Errorf("branch line %q", p.edits.branch.Text)
+	if !strings.Contains(p.branch.label.Text, "Branch of ann's episode") || !strings.Contains(p.branch.label.Text, "step 2") {
+		t.Errorf("branch line %q", p.branch.label.Text)
 	}
 }

@@ -2,13 +2,10 @@ package review
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -49,6 +46,8 @@ type player struct {
 	// edits removes, restores and trims steps, continues from one, and
 	// keeps the audit log (edits.go).
 	edits stepEdits
+	// branch is the header's line about branches (branchline.go).
+	branch branchLine
 	// replay runs the episode again and shows the verdicts
 	// (replaypanel.go).
 	replay replayPanel
@@ -56,25 +55,14 @@ type player struct {
 	requests requestsPanel
 	// target draws the acted-on element's box (targetbox.go).
 	target targetBox
+	// gif saves the episode as an animated picture (gifsave.go).
+	gif gifSaver
 
 	// decoded screenshots, newest use last (a few are kept for ←/→).
-	shots    map[int]image.Image
-	shotUse  []int
-	thumbs   map[int]image.Image
-	pending  map[int]bool
-	loadGen  int
-	liveGen  atomic.Int64 // loadGen, for the worker to skip stale jobs
-	syncLoad bool         // tests: load thumbnails inline
-
-	work chan thumbJob
-	// workers counts worker goroutines still running (tests wait on it).
-	workers sync.WaitGroup
-}
-
-type thumbJob struct {
-	gen   int
-	epID  string
-	index int
+	shots   map[int]image.Image
+	shotUse []int
+	// thumbs makes the step list's thumbnails (thumbs.go).
+	thumbs thumbLoader
 }
 
 const keepShots = 8
@@ -94,8 +82,6 @@ func (p *player) init(t *Tab) {
 	p.info = widget.NewLabel("")
 	p.info.Wrapping = fyne.TextWrapWord
 	p.shots = map[int]image.Image{}
-	p.thumbs = map[int]image.Image{}
-	p.pending = map[int]bool{}
 	p.stepList = &widget.List{
 		Length:     func() int { return len(p.steps) },
 		CreateItem: p.createStepRow,
@@ -110,9 +96,8 @@ func (p *player) init(t *Tab) {
 	}
 	p.stepList.ExtendBaseWidget(p.stepList)
 	p.edits.init(p)
-	p.work = make(chan thumbJob, 256)
-	p.workers.Add(1)
-	go p.worker(t.life)
+	p.branch.init(p)
+	p.thumbs.init(p, t.life)
 }
 
 func (p *player) build() fyne.CanvasObject {
@@ -122,7 +107,7 @@ func (p *player) build() fyne.CanvasObject {
 	// the next.
 	header := container.NewVBox(
 		ui.NewFixedHeight(func() float32 { return ui.LabelsHeight(2, 5) }, container.NewVScroll(container.NewVBox(p.goal, p.meta))),
-		ui.NewFixedHeight(func() float32 { return max(p.edits.parentBtn.MinSize().Height, ui.LabelsHeight(1, 1)) }, p.edits.branchBox))
+		ui.NewFixedHeight(func() float32 { return max(p.branch.parentBtn.MinSize().Height, ui.LabelsHeight(1, 1)) }, p.branch.box))
 	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
@@ -131,7 +116,8 @@ func (p *player) build() fyne.CanvasObject {
 	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle()), p.edits.bar(), p.mode)
 	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, view, p.afterView, container.NewVBox(bar, p.info)))
 	p.requests.attach(p)
-	steps := container.NewBorder(widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.stepList)
+	stepsTitle := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.gif.attach(p))
+	steps := container.NewBorder(stepsTitle, nil, nil, nil, p.stepList)
 	return container.NewBorder(nil, nil, nil, minWidth(steps, 205), centre)
 }
 
@@ -187,13 +173,13 @@ func (p *player) open(it dataset.QueueItem) error {
 		return fmt.Errorf("episode %s has no stored steps", ep.ID)
 	}
 	p.ep, p.task, p.item, p.steps = &ep, task, it, steps
-	p.loadGen++
-	p.liveGen.Store(int64(p.loadGen))
+	p.thumbs.reset()
 	p.shots, p.shotUse = map[int]image.Image{}, nil
-	p.thumbs, p.pending = map[int]image.Image{}, map[int]bool{}
 	p.goal.SetText(task.Goal)
 	p.meta.SetText(episodeMeta(ep, task, steps) + "\n" + answerText(ep, task))
 	p.edits.load()
+	p.branch.load()
+	p.gif.opened()
 	first := 0
 	if len(steps) > 1 {
 		first = 1 // the first action, drawn on the reset screenshot
@@ -221,69 +207,11 @@ func (p *player) reloadSteps() error {
 	p.ep, p.steps = &ep, steps
 	p.meta.SetText(episodeMeta(ep, p.task, steps) + "\n" + answerText(ep, p.task))
 	p.edits.load()
+	p.branch.load()
+	p.gif.opened()
 	p.stepList.Refresh()
 	p.show(p.cur, p.after)
 	return nil
-}
-
-// episodeMeta is the line under the goal.
-func episodeMeta(ep dataset.Episode, task dataset.Task, steps []dataset.Step) string {
-	removed := 0
-	for _, st := range steps {
-		if st.Removed {
-			removed++
-		}
-	}
-	actions := ui.Plural(len(steps)-1, "action")
-	if removed > 0 {
-		actions += fmt.Sprintf(" (%d removed: the edited episode keeps %d)", removed, len(steps)-1-removed)
-	}
-	parts := []string{
-		strings.ToUpper(task.Category[:1]) + task.Category[1:],
-		"by " + ep.Annotator,
-		actions,
-		"ended: " + endReasonText(ep),
-		ep.StartedAt.Local().Format("2006-01-02 15:04"),
-	}
-	if task.StartURL != "" {
-		parts = append(parts, task.StartURL)
-	}
-	return strings.Join(parts, " · ")
-}
-
-// endReasonText is why ep ended, in the words of ui.EndedBy.
-func endReasonText(ep dataset.Episode) string {
-	switch {
-	case ep.EndReason == "" && ep.Status == dataset.StatusInterrupted:
-		return ui.EndedBy(action.EndInterrupted)
-	case ep.EndReason == "":
-		return ep.Status
-	}
-	return ui.EndedBy(action.EndReason(ep.EndReason))
-}
-
-// answerText shows the final answer and the automatic check as a hint.
-func answerText(ep dataset.Episode, task dataset.Task) string {
-	ans := "Final answer: —"
-	if ep.FinalAnswer != "" {
-		ans = "Final answer: “" + ep.FinalAnswer + "”"
-	}
-	switch {
-	case ep.AutoReward == nil && task.Check == nil:
-		ans += "   ·   Automatic check: none for this task"
-	case ep.AutoReward == nil:
-		ans += "   ·   Automatic check: not run"
-	case *ep.AutoReward >= 1:
-		ans += "   ·   Automatic check (a hint, not a label): passed"
-	default:
-		ans += "   ·   Automatic check (a hint, not a label): failed"
-	}
-	if task.Check != nil && task.Check.Kind == action.CheckKindAnswer {
-		if want := ui.ExpectedAnswers(task.Check.Answer); want != "" {
-			ans += "   ·   expected: " + want
-		}
-	}
-	return ans
 }
 
 // step moves by d steps.
@@ -380,17 +308,6 @@ func (p *player) show(k int, after bool) {
 	p.t.form.stepChanged(k)
 }
 
-func actionText(a *action.Action) string {
-	if a == nil {
-		return "start"
-	}
-	if a.IsRedacted() {
-		// Typed into a password or payment field: the text was not stored.
-		return "type " + action.RedactedText
-	}
-	return a.String()
-}
-
 // stepHeader is what the edits say about step k: who removed it and why,
 // and the annotator's note; "" or lines ending in a newline.
 func (p *player) stepHeader(k int) string {
@@ -407,50 +324,6 @@ func (p *player) stepHeader(k int) string {
 		b.WriteString("Acted by " + a + "\n")
 	}
 	return b.String()
-}
-
-// stepInfo describes step k: its action, URLs, title, error and timings.
-func stepInfo(steps []dataset.Step, k int, after bool) string {
-	st := steps[k]
-	var b strings.Builder
-	if k > 0 {
-		prev := steps[k-1]
-		fmt.Fprintf(&b, "On: %s  %s\nResult: %s  %s", prev.URL, quoteTitle(prev.Title), st.URL, quoteTitle(st.Title))
-	} else {
-		fmt.Fprintf(&b, "Start page: %s  %s", st.URL, quoteTitle(st.Title))
-	}
-	if st.Error != "" {
-		fmt.Fprintf(&b, "\nError: %s", ui.ObservationError(action.Code(st.Error)))
-	}
-	if st.Done {
-		b.WriteString("\nThis step ended the episode.")
-	}
-	// Through an OpenEnv server that does not send timings, only the total
-	// (measured by the client) or nothing is known.
-	tm := st.Timings
-	split := tm.ActionMS+tm.SettleMS+tm.CaptureMS > 0
-	ms := func(v int64, known bool) string {
-		if !known {
-			return "—"
-		}
-		return fmt.Sprintf("%d ms", v)
-	}
-	if !split && tm.TotalMS == 0 {
-		b.WriteString("\nTimings: —")
-	} else {
-		fmt.Fprintf(&b, "\nTimings: action %s · settle %s · capture %s · total %s",
-			ms(tm.ActionMS, split), ms(tm.SettleMS, split), ms(tm.CaptureMS, split), ms(tm.TotalMS, tm.TotalMS > 0))
-	}
-	return b.String()
-}
-
-// quoteTitle quotes a page title, or says "—" when it is unknown (an OpenEnv
-// server that does not send titles) or empty.
-func quoteTitle(t string) string {
-	if t == "" {
-		return "—"
-	}
-	return "“" + t + "”"
 }
 
 // pointerBefore is where the pointer was when step k's action ran: the last
@@ -559,7 +432,10 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if v := p.replay.rowVerdict(st.Index); v != "" {
 		sub = append(sub, v)
 	}
-	if fl := p.t.form.flags[id]; len(fl) > 0 {
+	if l := p.t.form.labels.rowText(id); l != "" {
+		sub = append(sub, l)
+	}
+	if fl := p.t.form.stepFlags.byStep[id]; len(fl) > 0 {
 		sub = append(sub, "⚑ "+strings.Join(fl, ", "))
 	}
 	if p.t.form.failStep != nil && p.t.form.outcome == dataset.OutcomeFailure && *p.t.form.failStep == id {
@@ -573,11 +449,11 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 	}
 	texts.Objects[1].(*widget.Label).SetText(strings.Join(sub, " · "))
 	// The thumbnail of step k is its result screenshot.
-	if th, ok := p.thumbs[id]; ok {
+	if th, ok := p.thumbs.images[id]; ok {
 		img.Image = th
 	} else {
 		img.Image = nil
-		p.requestThumb(id)
+		p.thumbs.request(id)
 	}
 	img.Refresh()
 }
@@ -585,53 +461,4 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 func hostPath(u string) string {
 	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
 	return u
-}
-
-// requestThumb loads a thumbnail on the worker (or inline in tests).
-func (p *player) requestThumb(i int) {
-	if p.ep == nil || p.pending[i] {
-		return
-	}
-	if p.syncLoad {
-		if img, err := p.t.store.ThumbnailImage(p.ep.ID, i); err == nil {
-			p.thumbs[i] = img
-		}
-		return
-	}
-	select {
-	case p.work <- thumbJob{gen: p.loadGen, epID: p.ep.ID, index: i}:
-		p.pending[i] = true
-	default: // the worker is busy; the row asks again when it is redrawn
-	}
-}
-
-// worker makes thumbnails until ctx ends (the screen closed); from then
-// on it hands nothing over.
-func (p *player) worker(ctx context.Context) {
-	defer p.workers.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case j := <-p.work:
-			if int64(j.gen) != p.liveGen.Load() {
-				continue // another episode was opened meanwhile
-			}
-			img, err := p.t.store.ThumbnailImage(j.epID, j.index)
-			if ctx.Err() != nil {
-				return
-			}
-			p.t.ctx.UI().Do(func() {
-				if ctx.Err() != nil || j.gen != p.loadGen {
-					return // closed, or another episode is open now
-				}
-				delete(p.pending, j.index)
-				if err != nil {
-					return // the row stays without a picture
-				}
-				p.thumbs[j.index] = img
-				p.stepList.RefreshItem(j.index)
-			})
-		}
-	}
 }

@@ -364,6 +364,9 @@ func (q *queuePanel) reloadAgreement() {
 		return
 	}
 	text := agreementText(ag)
+	if sa, err := q.t.store.StepAgreement(); err == nil {
+		text += "\n" + stepAgreementText(sa)
+	}
 	if ca, err := q.t.store.CheckAgreement(); err == nil {
 		text += "\n" + checkAgreementText(ca)
 	}
@@ -386,6 +389,15 @@ func agreementText(ag dataset.Agreement) string {
 		fmt.Fprintf(&b, "\n%s–%s: %s, κ %s (n=%d)", p.A, p.B, dataset.FormatPercent(p.PercentAgreement), dataset.FormatFigure(p.Kappa), p.N)
 	}
 	return b.String()
+}
+
+// stepAgreementText summarises the agreement on step labels.
+func stepAgreementText(ag dataset.Agreement) string {
+	if ag.Episodes == 0 {
+		return "No step has two labels yet (C/W/X on a step): step agreement needs a second reviewer."
+	}
+	return fmt.Sprintf("%s with ≥2 labels: %s agree, Cohen's κ %s (Fleiss %s)",
+		ui.Plural(ag.Episodes, "step"), dataset.FormatPercent(ag.PercentAgreement), dataset.FormatFigure(ag.Kappa), dataset.FormatFigure(ag.FleissKappa))
 }
 
 // markOpen highlights the open episode in the list.

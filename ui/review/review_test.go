@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -58,7 +57,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.tab = New(&ui.Context{Store: s, User: func() string { return "rita" }})
-	e.tab.player.syncLoad = true
+	e.tab.player.thumbs.syncLoad = true
 	t.Cleanup(e.tab.Close)
 	e.w = test.NewTempWindow(t, e.tab.Content())
 	e.w.Resize(fyne.NewSize(1700, 1000))
@@ -222,8 +221,8 @@ func TestKeyboardFlow(t *testing.T) {
 	if h, _ := e.s.ReviewHistory(first, "rita"); len(h) != 1 {
 		t.Errorf("an unchanged review was saved again: %d versions", len(h))
 	}
-	if f.outcome != "" || len(f.flags) != 0 {
-		t.Errorf("form not cleared for a new episode: %q %v", f.outcome, f.flags)
+	if f.outcome != "" || len(f.stepFlags.byStep) != 0 {
+		t.Errorf("form not cleared for a new episode: %q %v", f.outcome, f.stepFlags.byStep)
 	}
 	// 1 then N: success saved, next one opened.
 	e.key(fyne.Key1)
@@ -330,88 +329,18 @@ func TestSettleAConflict(t *testing.T) {
 func TestGuidelinesEditable(t *testing.T) {
 	e := newEnv(t)
 	f := &e.tab.form
-	f.guideBtn.OnTapped()
-	if f.guideEdit.Text != dataset.DefaultGuidelines {
+	f.guides.btn.OnTapped()
+	if f.guides.edit.Text != dataset.DefaultGuidelines {
 		t.Fatal("editor does not start from the stored guidelines")
 	}
-	f.guideEdit.SetText("# House rules\nAlways give a reason.")
-	f.guideBtn.OnTapped()
+	f.guides.edit.SetText("# House rules\nAlways give a reason.")
+	f.guides.btn.OnTapped()
 	if g, _ := e.s.Guidelines(); g != "# House rules\nAlways give a reason." {
 		t.Errorf("stored guidelines = %q", g)
 	}
-	if len(f.guide.Segments) == 0 {
+	if len(f.guides.view.Segments) == 0 {
 		t.Error("guidelines not rendered")
 	}
-}
-
-// TestOpenLongEpisode opens a 300-step episode and reports how long the
-// first step takes to show; thumbnails are only requested for the rows the
-// list shows, and made off the Fyne goroutine.
-func TestOpenLongEpisode(t *testing.T) {
-	e := newEnv(t)
-	task, _ := fixture.Task(e.s, "Scroll through the catalogue", dataset.Navigation, "http://shop.test/all", nil)
-	id, err := fixture.Episode(e.s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(300), SharedShot: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	it, _ := e.findItem(id)
-	// The real path: thumbnails go to the worker. Stop it first so the
-	// requests stay queued and can be counted (and no goroutine touches
-	// widgets during the test).
-	p := &e.tab.player
-	p.syncLoad = false
-	e.tab.Close()
-	start := time.Now()
-	e.tab.openItem(it)
-	took := time.Since(start)
-	t.Logf("300-step episode: first step shown in %v", took)
-	if p.view.Image() == nil || len(p.steps) != 301 {
-		t.Fatal("first step not shown")
-	}
-	e.w.Canvas().Capture() // draw: the list asks for its visible rows
-	t.Logf("thumbnails requested after opening: %d of 301", len(p.pending))
-	if len(p.pending) == 0 || len(p.pending) > 40 {
-		t.Errorf("%d thumbnails requested: want only the visible rows", len(p.pending))
-	}
-	var made int
-	storetest.DB(t, e.s).QueryRow(`SELECT COUNT(*) FROM steps WHERE episode_id=? AND thumb IS NOT NULL`, id).Scan(&made)
-	if made != 0 {
-		t.Errorf("%d thumbnails made on the Fyne goroutine", made)
-	}
-}
-
-// BenchmarkOpen300Steps measures the time to show the first step of a
-// 300-step episode (metadata, step list, first screenshot decoded and set).
-func BenchmarkOpen300Steps(b *testing.B) {
-	test.NewTempApp(b)
-	s, err := dataset.Open(filepath.Join(b.TempDir(), "w.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	task, _ := fixture.Task(s, "Long one", dataset.Navigation, "http://shop.test/", nil)
-	id, err := fixture.Episode(s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(300)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	tab := New(&ui.Context{Store: s, User: func() string { return "rita" }})
-	defer tab.Close()
-	w := test.NewWindow(tab.Content())
-	defer w.Close()
-	w.Resize(fyne.NewSize(1700, 1000))
-	q, _ := s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
-	var it dataset.QueueItem
-	for _, x := range q.Items {
-		if x.EpisodeID == id {
-			it = x
-		}
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		tab.player.ep = nil
-		tab.openItem(it)
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/first-step")
 }
 
 // TestReasonFieldKeepsCtrlS: while the reason field has the focus, Ctrl+S
@@ -436,25 +365,6 @@ func TestReasonFieldKeepsCtrlS(t *testing.T) {
 	c.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	if c.Focused() != nil {
 		t.Error("Escape did not give the keys back")
-	}
-}
-
-// TestFitsTheMainWindow: the tab asks for no more than the main window
-// allows a tab (else it would get a sideways scroll bar).
-func TestFitsTheMainWindow(t *testing.T) {
-	e := newEnv(t)
-	e.key(fyne.KeyN)
-	if w := e.tab.Content().MinSize().Width; w > ui.MaxTabWidth {
-		t.Errorf("tab min width %.0f > ui.MaxTabWidth %d", w, ui.MaxTabWidth)
-	}
-	// In a wide window the screenshot is shown 1:1.
-	if s := e.tab.player.view.Size(); s.Width != 800 || s.Height != 600 {
-		t.Errorf("screenshot shown at %v in a 1700-wide window, want 800×600", s)
-	}
-	// In a narrow one it shrinks, keeping 4:3.
-	e.w.Resize(fyne.NewSize(1200, 800))
-	if s := e.tab.player.view.Size(); s.Width >= 800 || s.Width < 560 || s.Width*3 != s.Height*4 {
-		t.Errorf("screenshot shown at %v in a 1200-wide window", s)
 	}
 }
 
@@ -487,37 +397,6 @@ func TestNoPeekingOutsideTheConflictQueue(t *testing.T) {
 	}
 }
 
-// TestSideBySide: B shows the result beside the action, both 4:3 and
-// fitting the window; B again goes back to one picture.
-func TestSideBySide(t *testing.T) {
-	e := newEnv(t)
-	p := &e.tab.player
-	e.key(fyne.KeyN)
-	e.key(fyne.KeyRight)
-	e.key(fyne.KeyB)
-	if !p.afterView.Visible() || !sameImage(p.view.Image(), e.shot(1)) || !sameImage(p.afterView.Image(), e.shot(2)) {
-		t.Fatal("side by side should show screenshot 1 (with the action) and screenshot 2")
-	}
-	if p.view.Action() == nil || p.afterView.Action() != nil {
-		t.Error("the action belongs on the left picture only")
-	}
-	a, b := p.view.Size(), p.afterView.Size()
-	if a != b || a.Width*3 != a.Height*4 || p.afterView.Position().X < a.Width {
-		t.Errorf("pictures at %v and %v (after at %v)", a, b, p.afterView.Position())
-	}
-	e.key(fyne.KeyRight) // both follow the step
-	if !sameImage(p.afterView.Image(), e.shot(3)) {
-		t.Error("the result did not follow the step")
-	}
-	e.key(fyne.KeyB)
-	if p.afterView.Visible() {
-		t.Error("B again should hide the result")
-	}
-	if w := e.tab.Content().MinSize().Width; w > ui.MaxTabWidth {
-		t.Errorf("tab min width %.0f > %d", w, ui.MaxTabWidth)
-	}
-}
-
 // TestCtrlSFromTheWindow: Ctrl+S typed in the window reaches the tab while
 // it shows (the tab registers it on the canvas), and not when it is hidden.
 func TestCtrlSFromTheWindow(t *testing.T) {
@@ -536,7 +415,7 @@ func TestCtrlSFromTheWindow(t *testing.T) {
 	tab := New(&ui.Context{Store: s, Window: w, User: func() string { return "rita" }})
 	// Thumbnails inline: the worker's hand-offs would run on the worker in
 	// the test driver, beside this goroutine's widget calls (a data race).
-	tab.player.syncLoad = true
+	tab.player.thumbs.syncLoad = true
 	defer tab.Close()
 	w.SetContent(tab.Content())
 	tab.TypedKey(&fyne.KeyEvent{Name: fyne.KeyN})
@@ -604,43 +483,5 @@ func TestExpectedAnswerInWords(t *testing.T) {
 	want := "Final answer: “8”   ·   Automatic check (a hint, not a label): failed   ·   expected: “7”, “7 days”, “seven” or “seven days”"
 	if got != want {
 		t.Errorf("answerText = %q\nwant          %q", got, want)
-	}
-}
-
-// TestPlayerAt800x600InTheLargeWindow: in the main window at
-// ui.LargeWindowSize (tab bar included, default theme) an information
-// episode with a two-line goal and an answer check shows its screenshot
-// 1:1.
-func TestPlayerAt800x600InTheLargeWindow(t *testing.T) {
-	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
-	s, err := dataset.Open(filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	goal := "According to the help centre, up to how many days before a workshop can you cancel a booking and get a full refund?"
-	task, err := fixture.Task(s, goal, dataset.Information, "http://forms.waymark.test/", &action.Check{Kind: action.CheckKindAnswer, Answer: "7|7 days|seven|seven days"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reward := 0.0
-	if _, err := fixture.Episode(s, task, fixture.Options{Annotator: "lena", Actions: fixture.Clicks(3), Answer: "8", Reward: &reward}); err != nil {
-		t.Fatal(err)
-	}
-	w := test.NewTempWindow(t, nil)
-	tab := New(&ui.Context{Store: s, Window: w, User: func() string { return "rita" }})
-	tab.player.syncLoad = true
-	t.Cleanup(tab.Close)
-	ui.NewMainWindow(&ui.Context{Window: w}, tab)
-	w.Resize(ui.LargeWindowSize)
-	if !tab.TypedKey(&fyne.KeyEvent{Name: fyne.KeyN}) || tab.player.ep == nil {
-		t.Fatal("N did not open the episode")
-	}
-	if s := tab.player.view.Size(); s.Width != 800 || s.Height != 600 {
-		t.Errorf("screenshot shown at %v in a %v main window, want 800×600", s, ui.LargeWindowSize)
-	}
-	w.Resize(ui.DefaultWindowSize)
-	if s := tab.player.view.Size(); s.Width < minViewWidth || s.Width*3 != s.Height*4 {
-		t.Errorf("screenshot shown at %v in a %v main window", s, ui.DefaultWindowSize)
 	}
 }

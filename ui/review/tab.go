@@ -9,6 +9,7 @@
 //
 //	←/→ step · Home/End first/last · Space before/after · B side by side
 //	1–4 outcome · T failure type · M/U flag the step
+//	C/W/X label the step correct, wrong or unnecessary (again: clear)
 //	Delete remove or restore the step (asks why)
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
@@ -65,7 +66,7 @@ func New(ctx *ui.Context) *Tab {
 	t.queue.init(t)
 	t.content = t.build()
 	t.queue.reload()
-	t.form.showGuidelines()
+	t.form.guides.show()
 	t.registerShortcuts()
 	return t
 }
@@ -157,9 +158,11 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 	case fyne.KeyT:
 		t.form.cycleFailureType()
 	case fyne.KeyM:
-		t.form.toggleFlag(dataset.FlagMistake)
+		t.form.stepFlags.toggle(dataset.FlagMistake)
 	case fyne.KeyU:
-		t.form.toggleFlag(dataset.FlagUnnecessary)
+		t.form.stepFlags.toggle(dataset.FlagUnnecessary)
+	case fyne.KeyC, fyne.KeyW, fyne.KeyX:
+		t.form.labels.toggle(stepLabelKeys[ev.Name])
 	case fyne.KeyN:
 		t.saveAndNext()
 	case fyne.KeyB:

@@ -1,0 +1,54 @@
+package review
+
+import (
+	"fmt"
+	"strings"
+
+	"waymark/dataset"
+	"waymark/dataset/replay"
+)
+
+// What the Replay panel says: a run in one line and a step's verdict in a
+// word or two.
+
+// ui1 makes a message start with a capital letter.
+func ui1(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// runSummary is one line about a run.
+func runSummary(run dataset.ReplayRun) string {
+	var b strings.Builder
+	switch {
+	case run.OK():
+		fmt.Fprintf(&b, "Every step matched (%d of %d).", run.Matched, run.Compared)
+	default:
+		fmt.Fprintf(&b, "%d of %d compared steps matched", run.Matched, run.Compared)
+		if run.FirstDiverged != nil {
+			fmt.Fprintf(&b, "; the first divergence is at step %d", *run.FirstDiverged)
+		}
+		b.WriteString(".")
+	}
+	if run.Error != "" {
+		fmt.Fprintf(&b, " Stopped: %s.", strings.TrimSuffix(run.Error, "."))
+	}
+	return b.String()
+}
+
+// verdictMark is a verdict in a word or two, with a sign.
+func verdictMark(v string) string {
+	switch v {
+	case replay.VerdictMatch:
+		return "✓ match"
+	case replay.VerdictDiverged:
+		return "✗ diverged"
+	case replay.VerdictUnreliable:
+		return "? unreliable"
+	case replay.VerdictSecret:
+		return "✗ secret not stored"
+	}
+	return v
+}
