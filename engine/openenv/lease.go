@@ -20,7 +20,7 @@ import (
 // browser is gone). The session's engine holds a lease when it implements
 // engine.Lease (engine/browser's Leased does).
 
-// leaseHandle is a Lease that says what it holds (for /health).
+// leaseHandle is an engine.Lease that says what it holds (for /health).
 type leaseHandle interface {
 	LeaseHandle() engine.Handle
 }
