@@ -22,9 +22,10 @@ type Leased struct {
 	deadline time.Time
 	ttl      time.Duration
 	released bool
-	stopBeat context.CancelFunc // ends KeepAlive's heartbeat (Close calls it)
-	beatDone chan struct{}      // closed when the heartbeat goroutine returned
+	beat     *engine.Heartbeat // KeepAlive's (Close stops it)
 }
+
+var _ engine.Lease = (*Leased)(nil)
 
 // Acquire gets a session from p and makes its engine with opts. The
 // session is released again when the engine cannot be made.
@@ -82,60 +83,52 @@ func (l *Leased) Renew(ctx context.Context) error {
 	return nil
 }
 
-// KeepAlive renews the lease every TTL/3 until Close, so a session whose
-// steps come slowly (a person reading a page) keeps its browser. Providers
-// without expiring leases need no heartbeat and KeepAlive then does
-// nothing. onErr, when set, gets a renewal that failed (the session is
-// likely gone: the next step says so too); the heartbeat goes on. Calling
+// KeepAlive keeps the lease by engine.Heartbeat's rule until Close, so a
+// session whose steps come slowly (a person reading a page) keeps its
+// browser: a renewal every TTL/3, retried after a failure until the lease
+// expires at its deadline. Providers without expiring leases need no
+// heartbeat and KeepAlive then does nothing. onErr, when set, gets each
+// renewal that failed (the session is likely gone: the next step says so
+// too) and, once, why the lease ended; the heartbeat stops then. Calling
 // it again does nothing.
 func (l *Leased) KeepAlive(onErr func(error)) {
-	if _, ok := l.Provider.(engine.Heartbeater); !ok || l.ttl <= 0 {
+	if _, ok := l.Provider.(engine.Heartbeater); !ok {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stopBeat != nil || l.released {
-		return
-	}
-	beat, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	l.stopBeat, l.beatDone = stop, done
-	every := l.ttl / 3
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-beat.Done():
-				return
-			case <-tick.C:
-			}
-			ctx, cancel := context.WithTimeout(beat, max(every, time.Second))
-			err := l.Renew(ctx)
-			cancel()
-			if beat.Err() != nil {
-				return // Close ended the heartbeat meanwhile: no error to tell
-			}
-			if err != nil && onErr != nil {
-				onErr(fmt.Errorf("renewing the lease of browser session %s: %w", l.Handle.SessionID, err))
+	tell := func(format string) func(error) {
+		return func(err error) {
+			if onErr != nil {
+				onErr(fmt.Errorf(format, l.Handle.SessionID, err))
 			}
 		}
-	}()
+	}
+	l.mu.Lock()
+	if l.beat != nil || l.released {
+		l.mu.Unlock()
+		return
+	}
+	beat := engine.NewHeartbeat(l, engine.HeartbeatOptions{
+		Failed: tell("renewing the lease of browser session %s: %w"),
+		Ended:  tell("the lease of browser session %s ended: %w"),
+	})
+	l.beat = beat
+	l.mu.Unlock()
+	beat.Start(context.Background()) // outside l.mu: it reads the deadline
+}
+
+// stopHeartbeat ends KeepAlive's heartbeat and waits for it.
+func (l *Leased) stopHeartbeat() {
+	l.mu.Lock()
+	beat := l.beat
+	l.mu.Unlock()
+	if beat != nil {
+		beat.Stop()
+	}
 }
 
 // Close ends the heartbeat and the engine, then releases the session (once).
 func (l *Leased) Close() error {
-	l.mu.Lock()
-	stop, done := l.stopBeat, l.beatDone
-	if stop != nil {
-		l.stopBeat = nil
-		stop()
-	}
-	l.mu.Unlock()
-	if done != nil {
-		<-done
-	}
+	l.stopHeartbeat()
 	err := l.Engine.Close()
 	l.mu.Lock()
 	done2 := l.released

@@ -3,7 +3,6 @@ package openenv
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -15,22 +14,13 @@ import (
 
 // Browser leases: a session whose browser comes from a provider with
 // expiring leases (a browser farm) keeps its lease alive while its client
-// is connected — renewed on every reset and step, and by a heartbeat every
-// third of the lease — and ends with LEASE_EXPIRED when it runs out.
+// is connected — renewed on every reset and step, and by engine.Heartbeat
+// (a renewal due a third of the lease after the last one) — and ends with
+// LEASE_EXPIRED when it runs out (at its deadline, or at once when the
+// browser is gone). The session's engine holds a lease when it implements
+// engine.Lease (engine/browser's Leased does).
 
-// Lease is a session's hold on its browser. The session's engine holds one
-// when it implements Lease (engine/browser's Leased does).
-type Lease interface {
-	// Renew extends the lease by another TTL; it fails when the browser
-	// is gone or the lease already ended.
-	Renew(ctx context.Context) error
-	// Deadline is when the lease ends unless renewed (zero: never).
-	Deadline() time.Time
-	// TTL is the lease's length.
-	TTL() time.Duration
-}
-
-// leaseHandle is a Lease that says what it holds (for /health).
+// leaseHandle is an engine.Lease that says what it holds (for /health).
 type leaseHandle interface {
 	LeaseHandle() engine.Handle
 }
@@ -45,154 +35,74 @@ type episodeInterrupter interface {
 	Interrupt(reason string) error
 }
 
-// leaseKeeper keeps one session's lease.
+// leaseKeeper keeps one session's lease: the heartbeat, and the message in
+// progress, stopped when the lease ends.
 type leaseKeeper struct {
-	lease Lease
-	id    string // the session's id, for the log
-	logf  func(string, ...any)
+	lease engine.Lease
+	beat  *engine.Heartbeat
 
 	mu        sync.Mutex
-	ended     error // why the lease ended; nil while it holds
-	renewals  int
-	lastErr   error              // the last renewal's error (nil after a success)
 	cancelMsg context.CancelFunc // stops the message in progress
-	stopBeat  context.CancelFunc
-	beatDone  chan struct{}
+	wake      func()             // tells the session loop
 }
 
 // newLeaseKeeper returns the keeper of eng's lease, or nil when eng holds
 // none (a local browser: its lease is the process itself).
 func (s *Server) newLeaseKeeper(eng engine.Engine, id string) *leaseKeeper {
-	l, ok := engine.As[Lease](eng)
+	l, ok := engine.As[engine.Lease](eng)
 	if !ok {
 		return nil
 	}
-	return &leaseKeeper{lease: l, id: id, logf: s.opts.Logf}
+	k := &leaseKeeper{lease: l}
+	k.beat = engine.NewHeartbeat(l, engine.HeartbeatOptions{
+		Failed: func(err error) {
+			s.opts.Logf("openenv: session %s: renewing the browser lease failed (retrying until %s): %v",
+				id, l.Deadline().Format(time.TimeOnly), err)
+		},
+		Ended: k.ended,
+	})
+	return k
 }
 
-// start runs the heartbeat until ctx ends or stop: it renews the lease a
-// third of the TTL after the last renewal (a step's or its own), so a busy
-// session's steps are its only renewals. wake is called when the lease
-// ends, so the session loop notices.
+// ended stops the message in progress and wakes the session loop, which
+// says why the lease ended.
+func (k *leaseKeeper) ended(error) {
+	k.mu.Lock()
+	if k.cancelMsg != nil {
+		k.cancelMsg()
+	}
+	wake := k.wake
+	k.mu.Unlock()
+	if wake != nil {
+		wake()
+	}
+}
+
+// start runs the heartbeat until ctx ends or stop; wake is called when the
+// lease ends, so the session loop notices.
 func (k *leaseKeeper) start(ctx context.Context, wake func()) {
-	if k == nil || k.lease.TTL() <= 0 || k.lease.Deadline().IsZero() {
+	if k == nil {
 		return
 	}
-	every := k.lease.TTL() / 3
-	beat, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
 	k.mu.Lock()
-	k.stopBeat, k.beatDone = stop, done
+	k.wake = wake
 	k.mu.Unlock()
-	go func() {
-		defer close(done)
-		t := time.NewTimer(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-beat.Done():
-				return
-			case <-t.C:
-			}
-			if wait := k.notDue(every); wait > 0 {
-				t.Reset(wait)
-				continue
-			}
-			if !k.renew(beat) {
-				if beat.Err() == nil {
-					wake()
-				}
-				return
-			}
-			next := every
-			if k.failing() {
-				// Try again before the deadline passes, and once at it.
-				next = min(every, max(time.Until(k.lease.Deadline()), 0)+50*time.Millisecond)
-				next = max(next, 100*time.Millisecond)
-			}
-			t.Reset(next)
-		}
-	}()
+	k.beat.Start(ctx)
 }
 
 // stop ends the heartbeat and waits for it.
 func (k *leaseKeeper) stop() {
-	if k == nil {
-		return
-	}
-	k.mu.Lock()
-	stop, done := k.stopBeat, k.beatDone
-	k.stopBeat = nil
-	k.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
+	if k != nil {
+		k.beat.Stop()
 	}
 }
 
-// renew renews the lease once; false when the lease has ended (now or
-// before). A renewal that fails ends the lease when the browser is gone
-// for good or the deadline has passed; otherwise the next one may succeed.
+// renew renews the lease once (a reset's or a step's renewal); false when
+// the lease has ended (now or before). A renewal that fails ends the lease
+// when the browser is gone for good or the deadline has passed; otherwise
+// the next one may succeed.
 func (k *leaseKeeper) renew(ctx context.Context) bool {
-	if k == nil {
-		return true
-	}
-	if k.endedErr() != nil {
-		return false
-	}
-	rctx, cancel := context.WithTimeout(ctx, max(min(k.lease.TTL()/3, 10*time.Second), time.Second))
-	err := k.lease.Renew(rctx)
-	cancel()
-	if ctx.Err() != nil {
-		return k.endedErr() == nil // the client left or the message was stopped
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if err == nil {
-		k.renewals++
-		k.lastErr = nil
-		return k.ended == nil
-	}
-	k.lastErr = err
-	dl := k.lease.Deadline()
-	switch {
-	case errors.Is(err, engine.ErrBrowserGone): // the error says what is gone
-		k.endLocked(err)
-	case !dl.IsZero() && !time.Now().Before(dl):
-		k.endLocked(fmt.Errorf("no renewal succeeded before its deadline %s: %v", dl.UTC().Format(time.RFC3339), err))
-	default:
-		k.logf("openenv: session %s: renewing the browser lease failed (retrying until %s): %v", k.id, dl.Format(time.TimeOnly), err)
-	}
-	return k.ended == nil
-}
-
-// endLocked ends the lease (once) and stops the message in progress; k.mu
-// is held.
-func (k *leaseKeeper) endLocked(err error) {
-	if k.ended != nil {
-		return
-	}
-	k.ended = err
-	if k.cancelMsg != nil {
-		k.cancelMsg()
-	}
-}
-
-// notDue is how long until the heartbeat's next renewal is due: every
-// after the lease was last renewed (or acquired), which a renewal's
-// deadline says, as it is then plus the TTL. 0 when it is due, or while
-// renewals fail (the retries keep their own pace).
-func (k *leaseKeeper) notDue(every time.Duration) time.Duration {
-	if k.failing() {
-		return 0
-	}
-	return max(time.Until(k.lease.Deadline().Add(every-k.lease.TTL())), 0)
-}
-
-func (k *leaseKeeper) failing() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.lastErr != nil
+	return k == nil || k.beat.Renew(ctx) == nil
 }
 
 // endedErr is why the lease ended, nil while it holds.
@@ -200,9 +110,7 @@ func (k *leaseKeeper) endedErr() error {
 	if k == nil {
 		return nil
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.ended
+	return k.beat.Ended()
 }
 
 // messageContext is ctx for one message, stopped when the lease ends
@@ -214,10 +122,10 @@ func (k *leaseKeeper) messageContext(ctx context.Context) (mctx context.Context,
 	mctx, cancel := context.WithCancel(ctx)
 	k.mu.Lock()
 	k.cancelMsg = cancel
-	if k.ended != nil {
+	k.mu.Unlock()
+	if k.beat.Ended() != nil { // ended before cancelMsg was there to stop
 		cancel()
 	}
-	k.mu.Unlock()
 	return mctx, func() {
 		k.mu.Lock()
 		k.cancelMsg = nil
@@ -268,9 +176,7 @@ func (s *Server) leaseReport() json.RawMessage {
 			deadline = dl.UTC().Format(time.RFC3339Nano)
 			left = max(dl.Sub(now), 0).Round(time.Millisecond).Seconds()
 		}
-		k.mu.Lock()
-		renewals := k.renewals
-		k.mu.Unlock()
+		renewals := k.beat.Renewals()
 		leases = append(leases, obj(
 			field{"session_id", ss.info.ID},
 			field{"lease_id", h.SessionID},
