@@ -62,7 +62,7 @@ func rvTask(t testing.TB, s *Store, goal, category string) string {
 
 // rvEpisode records an episode with n actions (n+1 steps with real PNGs)
 // through the store's API and leaves it in the given status.
-func rvEpisode(t testing.TB, s *Store, taskID, annotator, status string, n int, started time.Time) string {
+func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, n int, started time.Time) string {
 	t.Helper()
 	ep, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
 	if err != nil {

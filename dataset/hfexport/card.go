@@ -16,7 +16,7 @@ import (
 type cardStats struct {
 	episodesByCat map[string]int
 	stepsByCat    map[string]int
-	outcomes      map[string]int // "" = no outcome
+	outcomes      map[dataset.Outcome]int // "" = no outcome
 	annotators    map[string]int
 	ops           map[action.Op]int
 	actionSets    map[string]int
@@ -47,7 +47,7 @@ type cardStats struct {
 func (s *cardStats) init() {
 	s.episodesByCat = map[string]int{}
 	s.stepsByCat = map[string]int{}
-	s.outcomes = map[string]int{}
+	s.outcomes = map[dataset.Outcome]int{}
 	s.annotators = map[string]int{}
 	s.ops = map[action.Op]int{}
 	s.actionSets = map[string]int{}
@@ -120,7 +120,7 @@ func (s *cardStats) loadReviewers(ctx context.Context, store *dataset.Store, eps
 	}
 	who := map[string]bool{}
 	var order []string
-	counts := map[string]map[string]int{}
+	counts := map[string]map[dataset.Outcome]int{}
 	for r, err := range store.AllCurrentReviews(ctx) {
 		if err != nil {
 			return fmt.Errorf("reading reviewers: %w", err)
@@ -134,7 +134,7 @@ func (s *cardStats) loadReviewers(ctx context.Context, store *dataset.Store, eps
 			continue
 		}
 		if counts[ep] == nil {
-			counts[ep] = map[string]int{}
+			counts[ep] = map[dataset.Outcome]int{}
 			order = append(order, ep)
 		}
 		counts[ep][r.Outcome]++
@@ -146,10 +146,10 @@ func (s *cardStats) loadReviewers(ctx context.Context, store *dataset.Store, eps
 
 // fleiss is Fleiss' kappa over items rated by two or more raters, in a fixed
 // order so the figure is the same on every export.
-func fleiss(order []string, counts map[string]map[string]int) (float64, bool) {
+func fleiss(order []string, counts map[string]map[dataset.Outcome]int) (float64, bool) {
 	var sumP float64
 	var items int
-	total := map[string]int{}
+	total := map[dataset.Outcome]int{}
 	var ratings int
 	for _, ep := range order {
 		c := counts[ep]
@@ -446,7 +446,7 @@ func renderCard(o *Options, splits []SplitCount, s *cardStats) string {
 		"annotator's note on the step, empty when none. `actor` says who took the action: `agent:<name>` or " +
 		"`human:<name>` (a person who took over an agent's episode acts in it under their own name).\n")
 	b.WriteString("- **episodes**: one row per episode with its goal, category, outcome (ClassLabel: " +
-		strings.Join(dataset.Outcomes, ", ") + "; null when there is none), review figures, final answer, final " +
+		strings.Join(asStrings(dataset.Outcomes), ", ") + "; null when there is none), review figures, final answer, final " +
 		"screenshot, and `steps`, an image-free list of the actions with the URL each was taken on. `status` is " +
 		"`finished` or `interrupted` and `end_reason` says how the episode ended. `failure_step` and " +
 		"`failure_type` (failures only) and `review_reason` (the reviewer's words, possibly empty) come from the " +

@@ -322,7 +322,7 @@ func typedAction(a action.Action) *stepAction {
 	return sa
 }
 
-func classIndex(names []string, v string) *int64 {
+func classIndex[S ~string](names []S, v S) *int64 {
 	for i, n := range names {
 		if n == v {
 			return i64(int64(i))

@@ -14,17 +14,19 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/ui"
 )
 
-// outcomeLabels are the radio options, in dataset.Outcomes order (keys 1–4).
-var outcomeLabels = []string{"1  Success", "2  Failure", "3  Not executable", "4  Invalid task"}
-
-func outcomeName(o string) string {
-	if i := slices.Index(dataset.Outcomes, o); i >= 0 {
-		return strings.ToLower(strings.TrimSpace(outcomeLabels[i][1:]))
+// outcomeLabels are the radio options, in dataset.Outcomes order (keys
+// 1–4), in the words of ui.OutcomeName ("3  Not executable").
+var outcomeLabels = func() []string {
+	var l []string
+	for i, o := range dataset.Outcomes {
+		w := ui.OutcomeName(o)
+		l = append(l, fmt.Sprintf("%d  %s", i+1, strings.ToUpper(w[:1])+w[1:]))
 	}
-	return o
-}
+	return l
+}()
 
 func failureTypeName(ft string) string { return strings.ReplaceAll(ft, "_", " ") }
 
@@ -33,7 +35,7 @@ func failureTypeName(ft string) string { return strings.ReplaceAll(ft, "_", " ")
 type form struct {
 	t *Tab
 
-	outcome     string
+	outcome     dataset.Outcome
 	failStep    *int
 	stepTouched bool // the reviewer chose the failing step; it no longer follows the player
 	failType    string
@@ -275,7 +277,7 @@ func (f *form) load(it dataset.QueueItem) {
 func othersText(rs []dataset.Review) string {
 	var lines []string
 	for _, r := range rs {
-		s := fmt.Sprintf("%s: %s", r.Reviewer, outcomeName(r.Outcome))
+		s := fmt.Sprintf("%s: %s", r.Reviewer, ui.OutcomeName(r.Outcome))
 		if r.Settles {
 			s = "Settling label by " + s
 		}
@@ -305,7 +307,7 @@ func (f *form) updateHistory() {
 	}
 	var lines []string
 	for _, r := range h[1:] {
-		lines = append(lines, fmt.Sprintf("%s: %s", r.CreatedAt.Local().Format("Jan 2 15:04:05"), outcomeName(r.Outcome)))
+		lines = append(lines, fmt.Sprintf("%s: %s", r.CreatedAt.Local().Format("Jan 2 15:04:05"), ui.OutcomeName(r.Outcome)))
 	}
 	f.history.SetText("Your earlier versions: " + strings.Join(lines, "; "))
 }
@@ -508,9 +510,9 @@ func (f *form) store() bool {
 		f.setStatus("Not saved. "+strings.ToUpper(msg[:1])+msg[1:], true)
 		return false
 	}
-	what := "Saved your review: " + outcomeName(saved.Outcome)
+	what := "Saved your review: " + ui.OutcomeName(saved.Outcome)
 	if settling {
-		what = "Saved the settling label: " + outcomeName(saved.Outcome) + ". It is now the episode's outcome."
+		what = "Saved the settling label: " + ui.OutcomeName(saved.Outcome) + ". It is now the episode's outcome."
 	}
 	if saved.FailureStep != nil {
 		what += fmt.Sprintf(" at step %d (%s)", *saved.FailureStep, failureTypeName(saved.FailureType))

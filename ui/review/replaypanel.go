@@ -16,6 +16,7 @@ import (
 	"waymark/dataset"
 	"waymark/dataset/replay"
 	"waymark/engine"
+	"waymark/ui"
 )
 
 // ReplayOptions let the Review player replay the open episode ("Replay").
@@ -396,7 +397,7 @@ func (r *replayPanel) rowVerdict(idx int) string {
 	}
 	for _, v := range r.shownRun().Steps {
 		if v.Step == idx {
-			return "replay " + verdictMark(v.Verdict)
+			return "replay " + ui.VerdictMark(v.Verdict)
 		}
 	}
 	return ""
@@ -435,21 +436,6 @@ func (r *replayPanel) setStatus(msg string, bad bool) {
 	r.status.SetText(msg)
 }
 
-// verdictMark is a verdict in a word or two, with a sign.
-func verdictMark(v string) string {
-	switch v {
-	case replay.VerdictMatch:
-		return "✓ match"
-	case replay.VerdictDiverged:
-		return "✗ diverged"
-	case replay.VerdictUnreliable:
-		return "? unreliable"
-	case replay.VerdictSecret:
-		return "✗ secret not stored"
-	}
-	return v
-}
-
 func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject) {
 	steps := r.shownRun().Steps
 	if id >= len(steps) {
@@ -458,7 +444,7 @@ func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject
 	v := steps[id]
 	a, b := rowLabels(o)
 	a.SetText(fmt.Sprintf("%d · %s", v.Step, v.Action))
-	parts := []string{verdictMark(v.Verdict)}
+	parts := []string{ui.VerdictMark(v.Verdict)}
 	if v.Score != nil {
 		parts = append(parts, fmt.Sprintf("score %.5f", *v.Score))
 	}
@@ -466,7 +452,7 @@ func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject
 		parts = append(parts, v.Why)
 	}
 	b.Importance = widget.MediumImportance
-	if v.Verdict != replay.VerdictMatch {
+	if v.Verdict != dataset.VerdictMatch {
 		b.Importance = widget.DangerImportance
 	}
 	b.SetText(strings.Join(parts, " · "))
@@ -481,7 +467,7 @@ func (r *replayPanel) selectVerdict(id widget.ListItemID) {
 	}
 	v := steps[id]
 	var b strings.Builder
-	fmt.Fprintf(&b, "Step %d · %s\n%s", v.Step, v.Action, verdictMark(v.Verdict))
+	fmt.Fprintf(&b, "Step %d · %s\n%s", v.Step, v.Action, ui.VerdictMark(v.Verdict))
 	if v.Score != nil {
 		fmt.Fprintf(&b, " · screenshot score %.5f (1 is the same)", *v.Score)
 	}
