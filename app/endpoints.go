@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"waymark/dataset"
-	"waymark/dataset/endpoints"
+	"waymark/engine/endpoints"
 	"waymark/engine/har"
 )
 

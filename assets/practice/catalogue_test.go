@@ -12,7 +12,7 @@ import (
 
 	"waymark/assets/practice"
 	"waymark/dataset"
-	"waymark/dataset/endpoints"
+	"waymark/engine/endpoints"
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
