@@ -209,7 +209,10 @@ func (x *exporter) run() (Result, error) {
 		return Result{}, err
 	}
 	x.stats.badImages = x.badImages
-	card := renderCard(x.o, splits, &x.stats)
+	card, err := cardText(x.o, splits, &x.stats)
+	if err != nil {
+		return Result{}, err
+	}
 	if err := x.writeFile("README.md", []byte(card)); err != nil {
 		return Result{}, err
 	}
