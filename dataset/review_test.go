@@ -228,7 +228,7 @@ func TestConflictAndSettling(t *testing.T) {
 		return o, conflict
 	}
 	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeSuccess})
-	if o, c := outcome(); o != OutcomeSuccess || c {
+	if o, c := outcome(); o != string(OutcomeSuccess) || c {
 		t.Fatalf("single review: outcome %v conflict %v", o, c)
 	}
 	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "bob", Outcome: OutcomeFailure, FailureStep: rvIP(4), FailureType: "missed_step"})
@@ -246,7 +246,7 @@ func TestConflictAndSettling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, c := outcome(); o != OutcomeFailure || !c {
+	if o, c := outcome(); o != string(OutcomeFailure) || !c {
 		t.Fatalf("settled: outcome %v conflict %v", o, c)
 	}
 	var fs int
@@ -268,7 +268,7 @@ func TestConflictAndSettling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, _ := outcome(); o != OutcomeSuccess {
+	if o, _ := outcome(); o != string(OutcomeSuccess) {
 		t.Errorf("re-settled outcome = %v", o)
 	}
 	var sup string
