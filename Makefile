@@ -96,8 +96,8 @@ clean:
 # to a temporary folder, mutates one spot at a time there and runs the
 # package's browser-free tests (the -run filter) on each mutant. It prints the
 # kill rate (test efficacy) of each package; the LIVED lines are the
-# survivors, and those judged equivalent are listed with a reason in MUTATION.md beside
-# each package. One worker at low priority; MUTATE=engine/action limits it to
+# survivors, and those judged equivalent are listed with a reason in .ci/MUTATION.md,
+# one section per package. One worker at low priority; MUTATE=engine/action limits it to
 # one package. Each mutant may take MUTATE_TIMEOUT times the coverage run's
 # time before it counts as timed out (3 gave false timeouts on a loaded
 # two-core machine, where rebuilding the test binary alone can take that long).

@@ -32,7 +32,7 @@ func TestReviewStatsCheckAgreement(t *testing.T) {
 	eps := []struct {
 		task    string
 		reward  float64
-		outcome string
+		outcome dataset.Outcome
 	}{{"t1", 1, "success"}, {"t1", 1, "success"}, {"t1", 0, "failure"}, {"t1", 1, "success"}, {"t2", 1, "failure"}, {"t2", 1, "failure"}, {"t2", 0, "failure"}}
 	for i, e := range eps {
 		id := fmt.Sprintf("e%d", i)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"time"
 
 	"waymark/dataset"
-	"waymark/dataset/endpoints"
+	"waymark/engine/endpoints"
 	"waymark/engine/har"
 )
 
@@ -135,8 +134,8 @@ func (src *endpointSource) build(env *Env, episodes []string, samples int) (*end
 		return nil, fmt.Errorf("%w: give one source of traffic: EPISODE ids, --task ID, --all, or --har-file FILE\n  %s", errUsage, endpointsUsage)
 	}
 	opts := endpoints.Options{Base: src.base, Hosts: src.hosts, Samples: samples}
-	var logs [][]byte
 	if len(src.harFiles) > 0 {
+		var logs [][]byte
 		for _, f := range src.harFiles {
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -162,12 +161,12 @@ func (src *endpointSource) build(env *Env, episodes []string, samples int) (*end
 	if opts.Base == "" {
 		opts.Base = site
 	}
-	return endpoints.FromHAR(logs, opts)
+	return endpoints.FromLogs(logs, opts)
 }
 
 // storeLogs reads the HAR logs of the chosen episodes from the store, and
 // the site of their task(s) when they share one.
-func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) ([][]byte, string, error) {
+func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) ([]*har.Log, string, error) {
 	explicit := len(ids) > 0
 	what := "the episodes given"
 	if !explicit {
@@ -190,7 +189,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 			ids = append(ids, e.ID)
 		}
 	}
-	var logs [][]byte
+	var logs []*har.Log
 	sites := map[string]bool{}
 	noCapture := 0
 	for _, id := range ids {
@@ -215,11 +214,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 		if err != nil {
 			return nil, "", err
 		}
-		b, err := json.Marshal(har.File{Log: log})
-		if err != nil {
-			return nil, "", err
-		}
-		logs = append(logs, b)
+		logs = append(logs, log)
 		if t, err := st.GetTask(ep.TaskID); err == nil {
 			if u, err := url.Parse(t.StartURL); err == nil && u.Host != "" {
 				sites[u.Scheme+"://"+u.Host] = true

@@ -12,7 +12,7 @@ import (
 	"waymark/engine/har"
 )
 
-const shopHAR1, shopHAR2 = "../dataset/endpoints/testdata/shop-episode1.har", "../dataset/endpoints/testdata/shop-episode2.har"
+const shopHAR1, shopHAR2 = "../engine/endpoints/testdata/shop-episode1.har", "../engine/endpoints/testdata/shop-episode2.har"
 
 const shopSummary = `POST /api/carts
 POST /api/carts/{cartId}/items

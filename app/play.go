@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"waymark/assets/practice"
+	"waymark/dataset"
 	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/action"
@@ -328,10 +329,10 @@ func restoreSteps(ctx context.Context, env *Env, eng engine.Engine, rec *replay.
 	last, results, err := replay.Prefix(ctx, eng, rec, t.k, replay.PrefixOptions{Start: &obs}, func(p replay.PrefixProgress) {
 		start(true)
 		if p.Result != nil && emitErr == nil {
-			emitErr = emit(p.Obs, p.Result.Verdict == replay.VerdictMatch)
+			emitErr = emit(p.Obs, p.Result.Verdict == dataset.VerdictMatch)
 		}
 	})
-	start(len(results) > 0 && results[0].Verdict == replay.VerdictMatch)
+	start(len(results) > 0 && results[0].Verdict == dataset.VerdictMatch)
 	if emitErr != nil {
 		return last, emitErr
 	}

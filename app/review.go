@@ -51,7 +51,13 @@ func runReview(env *Env, args []string) error {
 }
 
 // statColumns are the outcome columns in print order.
-var statColumns = append(append([]string{}, dataset.Outcomes...), dataset.StatConflict, dataset.StatUnreviewed)
+var statColumns = func() []string {
+	var c []string
+	for _, o := range dataset.Outcomes {
+		c = append(c, string(o))
+	}
+	return append(c, dataset.StatConflict, dataset.StatUnreviewed)
+}()
 
 func writeReviewStats(w io.Writer, st dataset.ReviewStats, ag dataset.Agreement) {
 	fmt.Fprintf(w, "Reviewable episodes: %d (finished or interrupted); current reviews: %d; settled conflicts: %d\n\n", st.Episodes, st.Reviews, st.Settled)

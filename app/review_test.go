@@ -25,7 +25,7 @@ func TestReviewStatsCommand(t *testing.T) {
 		}
 	}
 	exec(`INSERT INTO tasks(id, goal, category, start_url, created_at, updated_at) VALUES('t1','Go to contact','navigation','http://127.0.0.1/','2026-01-01T00:00:00.000Z','2026-01-01T00:00:00.000Z')`)
-	labels := [][2]string{{"success", "success"}, {"success", "failure"}, {"failure", "failure"}, {"success", ""}}
+	labels := [][2]dataset.Outcome{{"success", "success"}, {"success", "failure"}, {"failure", "failure"}, {"success", ""}}
 	for i, l := range labels {
 		ep := fmt.Sprintf("e%d", i)
 		exec(`INSERT INTO episodes(id, task_id, annotator, action_set, status, started_at) VALUES(?,?,?,?,?,?)`, ep, "t1", "ann", "default", "finished", "2026-01-01T00:00:00.000Z")

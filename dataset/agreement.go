@@ -288,7 +288,7 @@ func (s *Store) ReviewStats() (ReviewStats, error) {
 		if it.Settled {
 			st.Settled++
 		}
-		key := it.Outcome
+		key := string(it.Outcome)
 		switch {
 		case key != "":
 		case it.NumReviews == 0:

@@ -81,7 +81,7 @@ func TestAgreementFromStore(t *testing.T) {
 	s := rvStore(t)
 	task := rvTask(t, s, "Is the shop open on Sunday?", Information)
 	a, b := rvCohenTable(20, 5, 10, 15)
-	out := map[string]string{"yes": OutcomeSuccess, "no": OutcomeFailure}
+	out := map[string]Outcome{"yes": OutcomeSuccess, "no": OutcomeFailure}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var eps []string
 	for i := range a {
@@ -148,10 +148,10 @@ func TestAgreementFromStore(t *testing.T) {
 	}
 	// 35 agreed (20 success, 15 failure), 15 in conflict of which one settled
 	// as success; the lone episode is a success.
-	if st.Episodes != 51 || st.ByOutcome[OutcomeSuccess] != 22 || st.ByOutcome[OutcomeFailure] != 15 || st.ByOutcome[StatConflict] != 14 || st.Settled != 1 {
+	if st.Episodes != 51 || st.ByOutcome[string(OutcomeSuccess)] != 22 || st.ByOutcome[string(OutcomeFailure)] != 15 || st.ByOutcome[StatConflict] != 14 || st.Settled != 1 {
 		t.Errorf("stats = %+v", st)
 	}
-	if st.ByCategory[Information][OutcomeSuccess] != 22 {
+	if st.ByCategory[Information][string(OutcomeSuccess)] != 22 {
 		t.Errorf("by category = %v", st.ByCategory)
 	}
 }

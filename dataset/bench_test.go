@@ -75,7 +75,7 @@ func BenchmarkListEpisodes10k(b *testing.B) {
 		tx.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, created_at, updated_at) VALUES (?,?,?,?,?,?,?)`,
 			id, fmt.Sprintf("Task number %d: find something on the site", i), Categories[i%3], "http://shop.waymark.test/", "bench", now(), now())
 	}
-	statuses := []string{StatusFinished, StatusFinished, StatusFinished, StatusInterrupted, StatusDiscarded}
+	statuses := []Status{StatusFinished, StatusFinished, StatusFinished, StatusInterrupted, StatusDiscarded}
 	base := time.Now().Add(-24 * time.Hour)
 	for i := 0; i < 10000; i++ {
 		if _, err := tx.Exec(`INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, end_reason, final_answer, final_url, num_steps, started_at, ended_at, owner)

@@ -166,7 +166,7 @@ func (s *Store) CheckAgreement() (CheckAgreement, error) {
 	for rows.Next() {
 		var it CheckItem
 		var reward float64
-		var outcome string
+		var outcome Outcome
 		if err := rows.Scan(&it.TaskID, &it.Goal, &it.Category, &reward, &outcome); err != nil {
 			return CheckAgreement{}, err
 		}

@@ -67,7 +67,7 @@ func cagEpisode(t *testing.T, s *Store, task Task, reward float64) string {
 	return e.ID
 }
 
-func cagReview(t *testing.T, s *Store, ep, who, outcome string) {
+func cagReview(t *testing.T, s *Store, ep, who string, outcome Outcome) {
 	t.Helper()
 	r := Review{EpisodeID: ep, Reviewer: who, Outcome: outcome}
 	if outcome == OutcomeFailure {
@@ -89,10 +89,10 @@ func TestCheckAgreementFromStore(t *testing.T) {
 	// The good check agrees every time.
 	for i := range 4 {
 		ep := cagEpisode(t, s, good, float64(i%2))
-		cagReview(t, s, ep, "rita", map[int]string{0: OutcomeFailure, 1: OutcomeSuccess}[i%2])
+		cagReview(t, s, ep, "rita", map[int]Outcome{0: OutcomeFailure, 1: OutcomeSuccess}[i%2])
 	}
 	// The broken check passes what people fail, and fails a success.
-	for _, out := range []string{OutcomeFailure, OutcomeFailure, OutcomeSuccess} {
+	for _, out := range []Outcome{OutcomeFailure, OutcomeFailure, OutcomeSuccess} {
 		reward := 1.0
 		if out == OutcomeSuccess {
 			reward = 0

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"waymark/engine/action"
 )
 
 // Continuing a stored episode: the Record screen resumes an interrupted
@@ -85,8 +87,9 @@ func (s *Store) reviewCount(id string) (int, error) {
 type Reopened struct {
 	ID string
 	// The episode's status fields before it was reopened.
-	prevOwner, prevReason string
-	prevEnded             sql.NullString
+	prevOwner  string
+	prevReason action.EndReason
+	prevEnded  sql.NullString
 }
 
 // ReopenEpisode makes an interrupted episode recording again, owned by this
@@ -140,7 +143,7 @@ func (s *Store) UndoReopen(r Reopened) error {
 	}
 	reason := r.prevReason
 	if reason == "" {
-		reason = StatusInterrupted
+		reason = action.EndInterrupted
 	}
 	_, err := s.db.Exec(`UPDATE episodes SET status='interrupted', owner=?, end_reason=?, ended_at=? WHERE id=? AND status='recording'`,
 		r.prevOwner, reason, ended, r.ID)

@@ -76,7 +76,7 @@ func cleanNote(s string) (string, error) { return cleanText(s, "note", MaxNoteRu
 // edit runs fn in one write transaction after reading the episode's status
 // and checking the editor and reason. review says the edit is a reviewer's
 // (refused while the episode records: the recorder owns it).
-func (s *Store) edit(ctx context.Context, episodeID, editor, reason string, review bool, fn func(tx *sql.Tx, status string) error) error {
+func (s *Store) edit(ctx context.Context, episodeID, editor, reason string, review bool, fn func(tx *sql.Tx, status Status) error) error {
 	editor = strings.TrimSpace(editor)
 	if editor == "" {
 		return errors.New("the edit has no editor: set your name in the settings first, so the audit log says who edited the episode")
@@ -89,7 +89,7 @@ func (s *Store) edit(ctx context.Context, episodeID, editor, reason string, revi
 		return s.explainWriteError(err)
 	}
 	defer tx.Rollback()
-	var status string
+	var status Status
 	err = tx.QueryRowContext(ctx, `SELECT status FROM episodes WHERE id=?`, episodeID).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("episode %s: %w", episodeID, ErrNotFound)
@@ -154,7 +154,7 @@ func refuseStepZero(episodeID, what string) error {
 // when only step 0 is left.
 func (s *Store) UndoStep(ctx context.Context, episodeID, editor string) (int, error) {
 	var undone int
-	err := s.edit(ctx, episodeID, editor, "", false, func(tx *sql.Tx, status string) error {
+	err := s.edit(ctx, episodeID, editor, "", false, func(tx *sql.Tx, status Status) error {
 		if status != StatusRecording {
 			return fmt.Errorf("episode %s is %s, not recording: undo works only while recording; remove or trim its steps in Review instead", episodeID, status)
 		}
@@ -181,7 +181,7 @@ func (s *Store) UndoStep(ctx context.Context, episodeID, editor string) (int, er
 // step 0, an unknown or already removed step, a recording episode (the
 // recorder owns it: use UndoStep) and a discarded one.
 func (s *Store) RemoveStep(ctx context.Context, episodeID string, idx int, editor, reason string) error {
-	return s.edit(ctx, episodeID, editor, reason, true, func(tx *sql.Tx, _ string) error {
+	return s.edit(ctx, episodeID, editor, reason, true, func(tx *sql.Tx, _ Status) error {
 		if idx == 0 {
 			return refuseStepZero(episodeID, "removed")
 		}
@@ -204,7 +204,7 @@ func (s *Store) RemoveStep(ctx context.Context, episodeID string, idx int, edito
 // row. Refused for step 0, an unknown or kept step, a recording episode
 // and a discarded one.
 func (s *Store) RestoreStep(ctx context.Context, episodeID string, idx int, editor, reason string) error {
-	return s.edit(ctx, episodeID, editor, reason, true, func(tx *sql.Tx, _ string) error {
+	return s.edit(ctx, episodeID, editor, reason, true, func(tx *sql.Tx, _ Status) error {
 		if idx == 0 {
 			return refuseStepZero(episodeID, "restored (it is never removed)")
 		}
@@ -228,7 +228,7 @@ func (s *Store) RestoreStep(ctx context.Context, episodeID string, idx int, edit
 // removed, when no kept step follows k, for a recording episode and for a
 // discarded one.
 func (s *Store) TrimAfter(ctx context.Context, episodeID string, k int, editor, reason string) error {
-	return s.edit(ctx, episodeID, editor, reason, true, func(tx *sql.Tx, _ string) error {
+	return s.edit(ctx, episodeID, editor, reason, true, func(tx *sql.Tx, _ Status) error {
 		if k <= 0 {
 			return fmt.Errorf("trimming episode %s after step %d would leave no action: trim after a later step, or discard the episode", episodeID, k)
 		}
@@ -258,7 +258,7 @@ func (s *Store) TrimAfter(ctx context.Context, episodeID string, k int, editor, 
 // recording went on by hand) to the audit log. It changes no step and no
 // status. Refused for an unknown episode or step and a discarded episode.
 func (s *Store) MarkResumed(ctx context.Context, episodeID string, k int, editor string) error {
-	return s.edit(ctx, episodeID, editor, "", false, func(tx *sql.Tx, _ string) error {
+	return s.edit(ctx, episodeID, editor, "", false, func(tx *sql.Tx, _ Status) error {
 		if _, err := stepRemoved(ctx, tx, episodeID, k); err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 
 // wmEpisodeSteps creates an episode with steps 0..n (step k clicks at k,k)
 // and leaves it in status.
-func wmEpisodeSteps(t *testing.T, s *Store, n int, status string) string {
+func wmEpisodeSteps(t *testing.T, s *Store, n int, status Status) string {
 	t.Helper()
 	task := wmTask(t, s, fmt.Sprintf("Edit %s %d", status, time.Now().UnixNano()), Navigation, "http://shop.waymark.test/")
 	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "ann"})

@@ -174,7 +174,7 @@ func (s *Store) GetEpisode(id string) (Episode, error) {
 
 // EpisodeFilter selects episodes; zero fields select everything.
 type EpisodeFilter struct {
-	Status    string
+	Status    Status
 	Category  string
 	Annotator string
 	TaskID    string
@@ -257,9 +257,9 @@ func (s *Store) ListEpisodes(f EpisodeFilter) ([]Episode, error) {
 type EpisodeCounts struct {
 	Total      int
 	ByCategory map[string]int
-	ByStatus   map[string]int
+	ByStatus   map[Status]int
 	// ByCategoryStatus[category][status]
-	ByCategoryStatus map[string]map[string]int
+	ByCategoryStatus map[string]map[Status]int
 }
 
 // CountEpisodes counts the episodes f selects (Limit, Offset and order
@@ -272,9 +272,10 @@ func (s *Store) CountEpisodes(f EpisodeFilter) (EpisodeCounts, error) {
 		return EpisodeCounts{}, err
 	}
 	defer rows.Close()
-	c := EpisodeCounts{ByCategory: map[string]int{}, ByStatus: map[string]int{}, ByCategoryStatus: map[string]map[string]int{}}
+	c := EpisodeCounts{ByCategory: map[string]int{}, ByStatus: map[Status]int{}, ByCategoryStatus: map[string]map[Status]int{}}
 	for rows.Next() {
-		var cat, st string
+		var cat string
+		var st Status
 		var n int
 		if err := rows.Scan(&cat, &st, &n); err != nil {
 			return EpisodeCounts{}, err
@@ -283,7 +284,7 @@ func (s *Store) CountEpisodes(f EpisodeFilter) (EpisodeCounts, error) {
 		c.ByCategory[cat] += n
 		c.ByStatus[st] += n
 		if c.ByCategoryStatus[cat] == nil {
-			c.ByCategoryStatus[cat] = map[string]int{}
+			c.ByCategoryStatus[cat] = map[Status]int{}
 		}
 		c.ByCategoryStatus[cat][st] += n
 	}
@@ -292,9 +293,11 @@ func (s *Store) CountEpisodes(f EpisodeFilter) (EpisodeCounts, error) {
 
 // episodeEnd is how an episode ends.
 type episodeEnd struct {
-	status, reason, answer, finalURL string
-	reward                           *float64
-	at                               time.Time // zero: now
+	status           Status
+	reason           action.EndReason
+	answer, finalURL string
+	reward           *float64
+	at               time.Time // zero: now
 }
 
 // EpisodeEnd is how FinishEpisode ends an episode.
@@ -358,7 +361,7 @@ func (s *Store) endEpisodeResult(ex execer, id string, end episodeEnd) (sql.Resu
 // DiscardEpisode marks an episode discarded (its steps are kept, so it can
 // be looked at or restored with RestoreEpisode).
 func (s *Store) DiscardEpisode(id string) error {
-	return s.setStatus(id, StatusDiscarded, string(action.EndDiscarded))
+	return s.setStatus(id, StatusDiscarded, action.EndDiscarded)
 }
 
 // SetEpisodeAnnotator renames who recorded an episode (e.g. an agent that
@@ -414,7 +417,7 @@ func (s *Store) InterruptEpisode(id string) error {
 	return nil
 }
 
-func (s *Store) setStatus(id, status, reason string) error {
+func (s *Store) setStatus(id string, status Status, reason action.EndReason) error {
 	res, err := s.db.Exec(`UPDATE episodes SET status=?, end_reason=?, ended_at=COALESCE(ended_at, ?) WHERE id=?`, status, reason, now(), id)
 	if err != nil {
 		return s.explainWriteError(err)

@@ -15,7 +15,7 @@ func TestEpisodesListFiltersAndCounts(t *testing.T) {
 	info := wmTask(t, s, "Q", Information, "http://wiki.waymark.test/")
 	nav := wmTask(t, s, "N", Navigation, "http://shop.waymark.test/")
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	mk := func(task Task, who string, day int, status string) string {
+	mk := func(task Task, who string, day int, status Status) string {
 		e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: who, StartedAt: base.AddDate(0, 0, day)})
 		if err != nil {
 			t.Fatal(err)

@@ -250,7 +250,7 @@ func endOf(obs engine.Observation) episodeEnd {
 	if reason == "" {
 		reason = action.EndFinished
 	}
-	return episodeEnd{status: StatusFinished, reason: string(reason), answer: obs.Answer, finalURL: obs.URL, reward: obs.Reward}
+	return episodeEnd{status: StatusFinished, reason: reason, answer: obs.Answer, finalURL: obs.URL, reward: obs.Reward}
 }
 
 // Step performs one action and commits its step before returning. An

@@ -84,7 +84,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ep.Status != dataset.StatusFinished || ep.EndReason != string(action.EndFinished) || ep.FinalAnswer != "Blue" ||
+	if ep.Status != dataset.StatusFinished || ep.EndReason != action.EndFinished || ep.FinalAnswer != "Blue" ||
 		ep.AutoReward == nil || *ep.AutoReward != 1 || ep.NumSteps != 4 || ep.FinalURL != obs.URL {
 		t.Fatalf("episode %+v (reward %v)", ep, ep.AutoReward)
 	}

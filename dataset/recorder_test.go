@@ -102,7 +102,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 		t.Fatal("finish did not end the episode")
 	}
 	ep, _ = other.GetEpisode(epID)
-	if ep.Status != StatusFinished || ep.EndReason != string(action.EndFinished) || ep.FinalAnswer != " paris " || ep.FinalURL != obs.URL ||
+	if ep.Status != StatusFinished || ep.EndReason != action.EndFinished || ep.FinalAnswer != " paris " || ep.FinalURL != obs.URL ||
 		ep.AutoReward == nil || *ep.AutoReward != 1 || ep.NumSteps != 4 || ep.EndedAt == nil {
 		t.Fatalf("finished episode %+v", ep)
 	}
@@ -137,14 +137,14 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep, _ := s.GetEpisode(first)
-	if ep.Status != StatusFinished || ep.EndReason != string(action.EndStepLimit) || ep.ActionSet != action.SetExtended || ep.AutoReward != nil {
+	if ep.Status != StatusFinished || ep.EndReason != action.EndStepLimit || ep.ActionSet != action.SetExtended || ep.AutoReward != nil {
 		t.Fatalf("step-limit episode %+v", ep)
 	}
 	// Discard keeps the steps.
 	if err := rec.Discard(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ = s.GetEpisode(first); ep.Status != StatusDiscarded || ep.EndReason != string(action.EndDiscarded) {
+	if ep, _ = s.GetEpisode(first); ep.Status != StatusDiscarded || ep.EndReason != action.EndDiscarded {
 		t.Fatalf("discarded: %+v", ep)
 	}
 	if steps, _ := s.Steps(first); len(steps) != 3 {
@@ -181,7 +181,7 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ = s.GetEpisode(third); ep.Status != StatusInterrupted || ep.EndReason != string(action.EndInterrupted) || ep.NumSteps != 1 {
+	if ep, _ = s.GetEpisode(third); ep.Status != StatusInterrupted || ep.EndReason != action.EndInterrupted || ep.NumSteps != 1 {
 		t.Fatalf("episode left by close: %+v", ep)
 	}
 	if _, err := rec.Step(ctx, action.PressKey("TAB")); err == nil {

@@ -41,12 +41,38 @@ type ReplayRun struct {
 	Error string
 }
 
+// Verdict is a replay's verdict on one stored step, stored (in
+// replay_runs) and reported as its string.
+type Verdict string
+
+// Verdicts of a step.
+const (
+	// VerdictMatch: URL, title, error and done are equal and the
+	// screenshots match.
+	VerdictMatch Verdict = "match"
+	// VerdictDiverged: something differs; Why says what.
+	VerdictDiverged Verdict = "diverged"
+	// VerdictSecret: a type action whose text went into a password or
+	// payment field was stored as action.RedactedText, so it cannot be
+	// typed again.
+	VerdictSecret Verdict = "cannot replay: the typed text was a secret and was not stored"
+	// VerdictUnreliable: a step after a secret one (with Continue); Why
+	// says what the comparison found, but the page did not get the
+	// person's text.
+	VerdictUnreliable Verdict = "unreliable"
+)
+
+// Verdicts lists every verdict, in the order above.
+func Verdicts() []Verdict {
+	return []Verdict{VerdictMatch, VerdictDiverged, VerdictSecret, VerdictUnreliable}
+}
+
 // ReplayStep is one step's verdict in a replay run.
 type ReplayStep struct {
 	Step int `json:"step"`
 	// Action is the stored action as people read it ("reset" for step 0).
-	Action  string `json:"action,omitempty"`
-	Verdict string `json:"verdict"`
+	Action  string  `json:"action,omitempty"`
+	Verdict Verdict `json:"verdict"`
 	// Score is the screenshots' similarity (1 = the same); nil when they
 	// were not compared.
 	Score *float64 `json:"score,omitempty"`

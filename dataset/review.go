@@ -141,7 +141,7 @@ func (s *Store) insertReview(r Review) (Review, error) {
 		return Review{}, fmt.Errorf("save review: %w", err)
 	}
 	defer tx.Rollback()
-	var status string
+	var status Status
 	var numSteps int
 	err = tx.QueryRow(`SELECT status, (SELECT COALESCE(MAX(idx),0) FROM steps WHERE episode_id=episodes.id) FROM episodes WHERE id=?`, r.EpisodeID).Scan(&status, &numSteps)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != StatusFinished && status != StatusInterrupted) {

@@ -62,7 +62,7 @@ func rvTask(t testing.TB, s *Store, goal, category string) string {
 
 // rvEpisode records an episode with n actions (n+1 steps with real PNGs)
 // through the store's API and leaves it in the given status.
-func rvEpisode(t testing.TB, s *Store, taskID, annotator, status string, n int, started time.Time) string {
+func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, n int, started time.Time) string {
 	t.Helper()
 	ep, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
 	if err != nil {
@@ -228,7 +228,7 @@ func TestConflictAndSettling(t *testing.T) {
 		return o, conflict
 	}
 	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "alice", Outcome: OutcomeSuccess})
-	if o, c := outcome(); o != OutcomeSuccess || c {
+	if o, c := outcome(); o != string(OutcomeSuccess) || c {
 		t.Fatalf("single review: outcome %v conflict %v", o, c)
 	}
 	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "bob", Outcome: OutcomeFailure, FailureStep: rvIP(4), FailureType: "missed_step"})
@@ -246,7 +246,7 @@ func TestConflictAndSettling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, c := outcome(); o != OutcomeFailure || !c {
+	if o, c := outcome(); o != string(OutcomeFailure) || !c {
 		t.Fatalf("settled: outcome %v conflict %v", o, c)
 	}
 	var fs int
@@ -268,7 +268,7 @@ func TestConflictAndSettling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, _ := outcome(); o != OutcomeSuccess {
+	if o, _ := outcome(); o != string(OutcomeSuccess) {
 		t.Errorf("re-settled outcome = %v", o)
 	}
 	var sup string

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"waymark/engine/action"
 )
 
 // The review queue: which reviewable episodes a reviewer sees, in which
@@ -67,8 +69,8 @@ type QueueItem struct {
 	Goal        string
 	Category    string
 	Annotator   string
-	Status      string
-	EndReason   string
+	Status      Status
+	EndReason   action.EndReason
 	FinalAnswer string
 	NumSteps    int
 	AutoReward  *float64
@@ -76,12 +78,12 @@ type QueueItem struct {
 	// NumReviews counts current non-settling reviews; Outcomes are their
 	// distinct outcomes.
 	NumReviews int
-	Outcomes   []string
-	MyOutcome  string // "" when I have not reviewed it
+	Outcomes   []Outcome
+	MyOutcome  Outcome // "" when I have not reviewed it
 	Settled    bool
 	// Outcome is the episode's outcome as the export sees it: the settling
 	// label, else the one all reviews agree on, else "".
-	Outcome string
+	Outcome Outcome
 	// ParentEpisodeID and BranchStep: a branch's parent episode and the
 	// parent's step it continued from ("" and nil when not a branch).
 	ParentEpisodeID string
@@ -258,7 +260,9 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 		}
 		it.StartedAt = ParseTime(started)
 		if outs != "" {
-			it.Outcomes = strings.Split(outs, ",")
+			for _, o := range strings.Split(outs, ",") {
+				it.Outcomes = append(it.Outcomes, Outcome(o))
+			}
 			sort.Slice(it.Outcomes, func(i, j int) bool {
 				return slices.Index(Outcomes, it.Outcomes[i]) < slices.Index(Outcomes, it.Outcomes[j])
 			})
@@ -266,7 +270,7 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 		switch {
 		case settled.Valid:
 			it.Settled = true
-			it.Outcome = settled.String
+			it.Outcome = Outcome(settled.String)
 		case len(it.Outcomes) == 1:
 			it.Outcome = it.Outcomes[0]
 		}

@@ -65,7 +65,7 @@ type LabeledEpisode struct {
 	StartURL string
 	// Outcome is "" when the episode was never reviewed or its reviews
 	// disagree and no settling label exists.
-	Outcome string
+	Outcome Outcome
 	// NumReviews counts the current non-settling reviews.
 	NumReviews int
 	// FailureStep and FailureType are the outcome's, for a failure.
@@ -96,14 +96,14 @@ type LabelFilter struct {
 	Annotators []string
 	// Outcomes keeps episodes whose outcome is one of these; empty keeps
 	// every episode with an outcome.
-	Outcomes []string
+	Outcomes []Outcome
 	// IncludeUnreviewed adds the finished episodes without an outcome
 	// (never reviewed, or reviews that disagree); interrupted episodes
 	// without an outcome are never chosen.
 	IncludeUnreviewed bool
 }
 
-func inList(col string, vals []string, args *[]any) string {
+func inList[S ~string](col string, vals []S, args *[]any) string {
 	ph := make([]string, len(vals))
 	for i, v := range vals {
 		ph[i] = "?"

@@ -51,7 +51,7 @@ func TestLabeledEpisodesInterruptedAndReviewFields(t *testing.T) {
 			t.Errorf("%s without an outcome: reason %q flags %v", id, l.Reason, l.StepFlags)
 		}
 	}
-	if got := collect(t, s.LabeledEpisodes(ctx, LabelFilter{Outcomes: []string{OutcomeFailure}})); len(got) != 1 || got[0].ID != labelled {
+	if got := collect(t, s.LabeledEpisodes(ctx, LabelFilter{Outcomes: []Outcome{OutcomeFailure}})); len(got) != 1 || got[0].ID != labelled {
 		t.Errorf("failures: %+v", got)
 	}
 

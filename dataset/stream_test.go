@@ -87,8 +87,8 @@ func TestLabeledEpisodes(t *testing.T) {
 	}{
 		{LabelFilter{IncludeUnreviewed: true, Categories: []string{Information}}, sorted(conflict, unreviewed)},
 		{LabelFilter{IncludeUnreviewed: true, Annotators: []string{"bob"}}, []string{conflict}},
-		{LabelFilter{Outcomes: []string{OutcomeFailure}}, nil},
-		{LabelFilter{Outcomes: []string{OutcomeFailure, OutcomeSuccess}}, []string{ok}},
+		{LabelFilter{Outcomes: []Outcome{OutcomeFailure}}, nil},
+		{LabelFilter{Outcomes: []Outcome{OutcomeFailure, OutcomeSuccess}}, []string{ok}},
 		{LabelFilter{Categories: []string{Interaction}, IncludeUnreviewed: true}, nil},
 	} {
 		if got := ids(collect(t, s.LabeledEpisodes(ctx, c.f))); !slices.Equal(got, c.want) {
@@ -100,7 +100,7 @@ func TestLabeledEpisodes(t *testing.T) {
 	if _, err := s.Settle(Review{EpisodeID: conflict, Reviewer: "lead", Outcome: OutcomeFailure, FailureStep: rvIP(2), FailureType: "gave_up"}); err != nil {
 		t.Fatal(err)
 	}
-	got = collect(t, s.LabeledEpisodes(ctx, LabelFilter{Outcomes: []string{OutcomeFailure}}))
+	got = collect(t, s.LabeledEpisodes(ctx, LabelFilter{Outcomes: []Outcome{OutcomeFailure}}))
 	if len(got) != 1 || got[0].ID != conflict || !got[0].Conflict || got[0].FailureStep == nil || *got[0].FailureStep != 2 || got[0].FailureType != "gave_up" {
 		t.Errorf("settled conflict: %+v", got)
 	}

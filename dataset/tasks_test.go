@@ -126,7 +126,7 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 	}
 	// nav: demonstrated by a person; inter: only by an agent; info: a
 	// discarded attempt only.
-	finish := func(taskID, who, status string) {
+	finish := func(taskID, who string, status Status) {
 		e, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: who})
 		if err != nil {
 			t.Fatal(err)

@@ -16,24 +16,36 @@ const (
 // Categories lists the three categories in their canonical (ClassLabel) order.
 var Categories = []string{Information, Navigation, Interaction}
 
+// Status is an episode's state, stored and exported as its string.
+type Status string
+
 // Episode statuses.
 const (
-	StatusRecording   = "recording"
-	StatusFinished    = "finished" // ended by the engine: see EndReason
-	StatusInterrupted = "interrupted"
-	StatusDiscarded   = "discarded"
+	StatusRecording   Status = "recording"
+	StatusFinished    Status = "finished" // ended by the engine: see EndReason
+	StatusInterrupted Status = "interrupted"
+	StatusDiscarded   Status = "discarded"
 )
+
+// Statuses lists every episode status, in the order above.
+func Statuses() []Status {
+	return []Status{StatusRecording, StatusFinished, StatusInterrupted, StatusDiscarded}
+}
+
+// Outcome is a review's label of an episode, stored and exported as its
+// string.
+type Outcome string
 
 // Review outcomes, in their canonical (ClassLabel) order.
 const (
-	OutcomeSuccess       = "success"
-	OutcomeFailure       = "failure"
-	OutcomeNotExecutable = "not_executable"
-	OutcomeInvalidTask   = "invalid_task"
+	OutcomeSuccess       Outcome = "success"
+	OutcomeFailure       Outcome = "failure"
+	OutcomeNotExecutable Outcome = "not_executable"
+	OutcomeInvalidTask   Outcome = "invalid_task"
 )
 
 // Outcomes lists the outcomes in ClassLabel order.
-var Outcomes = []string{OutcomeSuccess, OutcomeFailure, OutcomeNotExecutable, OutcomeInvalidTask}
+var Outcomes = []Outcome{OutcomeSuccess, OutcomeFailure, OutcomeNotExecutable, OutcomeInvalidTask}
 
 // FailureTypes is the fixed list of failure types.
 var FailureTypes = []string{"wrong_element", "wrong_text", "missed_step", "wrong_answer", "gave_up", "site_error", "other"}
@@ -74,8 +86,8 @@ type Episode struct {
 	Annotator   string
 	ActionSet   action.Set
 	EngineJSON  string
-	Status      string
-	EndReason   string
+	Status      Status
+	EndReason   action.EndReason
 	FinalAnswer string
 	FinalURL    string
 	AutoReward  *float64
@@ -145,7 +157,7 @@ type Review struct {
 	ID          string
 	EpisodeID   string
 	Reviewer    string
-	Outcome     string
+	Outcome     Outcome
 	FailureStep *int
 	FailureType string
 	Reason      string

@@ -66,6 +66,7 @@ var endWords = map[action.EndReason]struct{ now, after string }{
 	action.EndDiscarded:        {"You discarded the episode (its steps are kept, marked discarded).", "discarded by the annotator"},
 	action.EndInterrupted:      {"The episode was interrupted (its steps are saved).", "interrupted (the recording stopped early)"},
 	action.EndBlankObservation: {"The page showed no visible content, so the episode stopped.", "the page showed no visible content"},
+	action.EndLeaseExpired:     {"The session's browser lease ran out, so the episode stopped (its steps are saved).", "the session's browser lease ran out"},
 }
 
 // EndReason says why an episode ended, to the person recording it.
@@ -83,6 +84,61 @@ func EndedBy(reason action.EndReason) string {
 		return w.after
 	}
 	return string(reason)
+}
+
+// statusWords is the one table of how each episode status reads to a
+// person (see dataset.Statuses).
+var statusWords = map[dataset.Status]string{
+	dataset.StatusRecording:   "being recorded",
+	dataset.StatusFinished:    "finished",
+	dataset.StatusInterrupted: "interrupted",
+	dataset.StatusDiscarded:   "discarded",
+}
+
+// StatusName names an episode's status in a word or two ("being
+// recorded"); an unknown status is shown as it is.
+func StatusName(s dataset.Status) string {
+	if w, ok := statusWords[s]; ok {
+		return w
+	}
+	return string(s)
+}
+
+// outcomeWords is the one table of how each review outcome reads to a
+// person (see dataset.Outcomes): the Review form's options and every
+// summary that names an outcome.
+var outcomeWords = map[dataset.Outcome]string{
+	dataset.OutcomeSuccess:       "success",
+	dataset.OutcomeFailure:       "failure",
+	dataset.OutcomeNotExecutable: "not executable",
+	dataset.OutcomeInvalidTask:   "invalid task",
+}
+
+// OutcomeName names a review outcome in lower case ("not executable"); an
+// unknown outcome is shown as it is.
+func OutcomeName(o dataset.Outcome) string {
+	if w, ok := outcomeWords[o]; ok {
+		return w
+	}
+	return string(o)
+}
+
+// verdictWords is the one table of how each replay verdict reads to a
+// person (see dataset.Verdicts): a word or two, with a sign.
+var verdictWords = map[dataset.Verdict]string{
+	dataset.VerdictMatch:      "✓ match",
+	dataset.VerdictDiverged:   "✗ diverged",
+	dataset.VerdictUnreliable: "? unreliable",
+	dataset.VerdictSecret:     "✗ secret not stored",
+}
+
+// VerdictMark is a replay verdict in a word or two, with a sign; an
+// unknown verdict is shown as it is.
+func VerdictMark(v dataset.Verdict) string {
+	if w, ok := verdictWords[v]; ok {
+		return w
+	}
+	return string(v)
 }
 
 // CheckResult describes the automatic check's result ("" when the task has

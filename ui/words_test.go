@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
@@ -44,6 +45,49 @@ func TestEveryCodeAndEndReasonHasWords(t *testing.T) {
 	if EndReason("gone_fishing") != "The episode ended (gone_fishing)." || EndedBy("gone_fishing") != "gone_fishing" {
 		t.Error("an unknown end reason must be shown as it is")
 	}
+}
+
+// Every episode status, review outcome and replay verdict has words of its
+// own, each different: one added to dataset without words here fails.
+func TestEveryStatusOutcomeAndVerdictHasWords(t *testing.T) {
+	distinct := func(what string, values []string, words func(string) string) {
+		t.Helper()
+		seen := map[string]string{}
+		for _, v := range values {
+			w := words(v)
+			if w == "" || w == v && strings.Contains(v, "_") {
+				t.Errorf("%s %q has no words of its own: %q", what, v, w)
+			}
+			if other, dup := seen[w]; dup {
+				t.Errorf("%ss %q and %q read the same: %q", what, other, v, w)
+			}
+			seen[w] = v
+		}
+		if got := words("gone_fishing"); got != "gone_fishing" {
+			t.Errorf("an unknown %s must be shown as it is: %q", what, got)
+		}
+	}
+	distinct("status", strs(dataset.Statuses()), func(v string) string { return StatusName(dataset.Status(v)) })
+	distinct("outcome", strs(dataset.Outcomes), func(v string) string { return OutcomeName(dataset.Outcome(v)) })
+	distinct("verdict", strs(dataset.Verdicts()), func(v string) string { return VerdictMark(dataset.Verdict(v)) })
+	for _, v := range dataset.Verdicts() {
+		if w := VerdictMark(v); w == string(v) {
+			t.Errorf("verdict %q has no words of its own", v)
+		}
+	}
+	for _, o := range dataset.Outcomes {
+		if w := OutcomeName(o); w != strings.ToLower(w) || strings.Contains(w, "_") {
+			t.Errorf("outcome %q reads %q: lower-case words are wanted", o, w)
+		}
+	}
+}
+
+func strs[S ~string](l []S) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // A refused step reads the same whichever layer refused it, and the words

@@ -12,10 +12,10 @@ import (
 
 	"waymark/assets/practice"
 	"waymark/dataset"
-	"waymark/dataset/endpoints"
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/endpoints"
 	"waymark/engine/har"
 )
 

@@ -171,7 +171,7 @@ func TestContractClassIndices(t *testing.T) {
 		t.Errorf("%d episode rows, want %d", seen, len(want))
 	}
 	// The store's own lists are the published ones too.
-	if strings.Join(dataset.Outcomes, ",") != strings.Join(wantOutcomes, ",") || strings.Join(dataset.Categories, ",") != strings.Join(wantCategories, ",") {
+	if strings.Join(asStrings(dataset.Outcomes), ",") != strings.Join(wantOutcomes, ",") || strings.Join(dataset.Categories, ",") != strings.Join(wantCategories, ",") {
 		t.Errorf("store lists %v %v", dataset.Outcomes, dataset.Categories)
 	}
 }

@@ -107,7 +107,7 @@ func TestExportStandard(t *testing.T) {
 
 	// outcomes and review figures
 	for id, r := range episodeRows {
-		var wantOutcome string
+		var wantOutcome dataset.Outcome
 		switch {
 		case strings.HasSuffix(id, "-b"):
 			wantOutcome = dataset.OutcomeSuccess
@@ -137,7 +137,7 @@ func TestExportStandard(t *testing.T) {
 		if id == "ep-07-c" {
 			wantStatus = dataset.StatusInterrupted
 		}
-		if r.Status == nil || *r.Status != wantStatus || r.EndReason == nil || *r.EndReason != wantStatus {
+		if r.Status == nil || *r.Status != string(wantStatus) || r.EndReason == nil || *r.EndReason != string(wantStatus) {
 			t.Errorf("%s: status %v, end_reason %v, want %s", id, r.Status, r.EndReason, wantStatus)
 		}
 		if r.ReviewReason == nil || *r.ReviewReason != "" { // the fixture's reviews give no reason
@@ -315,13 +315,15 @@ func TestExportFilters(t *testing.T) {
 	}{
 		{"category", func(o *Options) { o.Categories = []string{dataset.Navigation} },
 			[]string{"ep-01-a", "ep-04-a", "ep-04-b", "ep-04-c", "ep-07-a", "ep-07-c"}},
-		{"outcome", func(o *Options) { o.Outcomes = []string{dataset.OutcomeFailure, dataset.OutcomeInvalidTask} },
+		{"outcome", func(o *Options) {
+			o.Outcomes = []string{string(dataset.OutcomeFailure), string(dataset.OutcomeInvalidTask)}
+		},
 			[]string{"ep-01-a", "ep-03-a", "ep-04-c", "ep-05-a", "ep-07-a", "ep-09-a"}},
 		{"annotator", func(o *Options) { o.Annotators = []string{"agent:gpt"}; o.Categories = []string{dataset.Interaction} },
 			[]string{"ep-02-a", "ep-05-a", "ep-08-a"}},
 		{"unreviewed", func(o *Options) {
 			o.IncludeUnreviewed = true
-			o.Outcomes = []string{dataset.OutcomeNotExecutable}
+			o.Outcomes = []string{string(dataset.OutcomeNotExecutable)}
 			o.Annotators = []string{"bob", "alice"}
 			o.Categories = []string{dataset.Information}
 		}, []string{"ep-03-c", "ep-06-a"}},
@@ -701,7 +703,7 @@ func TestExportDamagedSteps(t *testing.T) {
 
 func TestFleiss(t *testing.T) {
 	// Two raters, 4 items: agree on 3 (2× success, 1× failure), disagree on 1.
-	counts := map[string]map[string]int{
+	counts := map[string]map[dataset.Outcome]int{
 		"a": {"success": 2}, "b": {"success": 2}, "c": {"failure": 2}, "d": {"success": 1, "failure": 1},
 		"single": {"success": 1},
 	}

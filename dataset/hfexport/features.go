@@ -147,8 +147,8 @@ const (
 )
 
 func value(name, dtype string) feature { return feature{name: name, kind: kindValue, dtype: dtype} }
-func classLabel(name string, names []string) feature {
-	return feature{name: name, kind: kindClassLabel, names: names}
+func classLabel[S ~string](name string, names []S) feature {
+	return feature{name: name, kind: kindClassLabel, names: asStrings(names)}
 }
 func imageFeature(name string) feature { return feature{name: name, kind: kindImage} }
 func structOf(name string, c ...feature) feature {
@@ -352,4 +352,13 @@ func yamlScalar(s string) string {
 		return s
 	}
 	return jsonString(s)
+}
+
+// asStrings writes a list of named strings (outcomes, categories) as strings.
+func asStrings[S ~string](l []S) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = string(s)
+	}
+	return out
 }

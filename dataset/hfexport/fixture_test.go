@@ -123,7 +123,7 @@ func stepActionOf(i, n int) action.Action {
 func stepURL(ep string, i int) string { return fmt.Sprintf("http://127.0.0.1:8080/%s/page%d", ep, i) }
 
 // episode inserts an episode with step 0 (the reset) and n actions.
-func (f *fixture) episode(id, task, annotator, status string, n int) {
+func (f *fixture) episode(id, task, annotator string, status dataset.Status, n int) {
 	f.t.Helper()
 	start := f.tick()
 	f.exec(`INSERT INTO episodes (id, task_id, annotator, action_set, status, end_reason, final_answer, final_url, auto_reward, num_steps, started_at)
@@ -149,7 +149,7 @@ func (f *fixture) episode(id, task, annotator, status string, n int) {
 		status, endReason, fmt.Sprintf("answer %d", n), stepURL(id, n), n, end, 1.0, id)
 }
 
-func (f *fixture) review(ep, reviewer, outcome string, settles bool) {
+func (f *fixture) review(ep, reviewer string, outcome dataset.Outcome, settles bool) {
 	f.t.Helper()
 	var fs any
 	ft := ""

@@ -33,7 +33,7 @@ func splitOf(taskID string, testFraction float64) string {
 // selectEpisodes returns the episodes the options choose, ordered by split
 // (train first) then episode id.
 func selectEpisodes(ctx context.Context, store *dataset.Store, o *Options) ([]*episodeInfo, error) {
-	f := dataset.LabelFilter{Categories: o.Categories, Annotators: o.Annotators, Outcomes: o.Outcomes, IncludeUnreviewed: o.IncludeUnreviewed}
+	f := dataset.LabelFilter{Categories: o.Categories, Annotators: o.Annotators, Outcomes: asOutcomes(o.Outcomes), IncludeUnreviewed: o.IncludeUnreviewed}
 	var out []*episodeInfo
 	for l, err := range store.LabeledEpisodes(ctx, f) {
 		if err != nil {
@@ -99,6 +99,15 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// asOutcomes reads the outcomes chosen by name (checked by validate).
+func asOutcomes(names []string) []dataset.Outcome {
+	var out []dataset.Outcome
+	for _, n := range names {
+		out = append(out, dataset.Outcome(n))
+	}
+	return out
+}
+
 // validate checks the options' names against the store's vocabularies.
 func (o *Options) validate() error {
 	for _, c := range o.Categories {
@@ -107,8 +116,8 @@ func (o *Options) validate() error {
 		}
 	}
 	for _, c := range o.Outcomes {
-		if !slices.Contains(dataset.Outcomes, c) {
-			return fmt.Errorf("%w: unknown outcome %q (choose from %s)", ErrBadOptions, c, strings.Join(dataset.Outcomes, ", "))
+		if !slices.Contains(dataset.Outcomes, dataset.Outcome(c)) {
+			return fmt.Errorf("%w: unknown outcome %q (choose from %s)", ErrBadOptions, c, strings.Join(asStrings(dataset.Outcomes), ", "))
 		}
 	}
 	if o.TestFraction < 0 || o.TestFraction > 1 || o.TestFraction != o.TestFraction {

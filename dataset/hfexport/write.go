@@ -209,7 +209,10 @@ func (x *exporter) run() (Result, error) {
 		return Result{}, err
 	}
 	x.stats.badImages = x.badImages
-	card := renderCard(x.o, splits, &x.stats)
+	card, err := cardText(x.o, splits, &x.stats)
+	if err != nil {
+		return Result{}, err
+	}
 	if err := x.writeFile("README.md", []byte(card)); err != nil {
 		return Result{}, err
 	}
@@ -322,7 +325,7 @@ func typedAction(a action.Action) *stepAction {
 	return sa
 }
 
-func classIndex(names []string, v string) *int64 {
+func classIndex[S ~string](names []S, v S) *int64 {
 	for i, n := range names {
 		if n == v {
 			return i64(int64(i))

@@ -31,9 +31,9 @@ func TestCompareStepEachField(t *testing.T) {
 		obs := same
 		c.obs(&obs)
 		r := compareStep(stored, obs)
-		want := VerdictDiverged
+		want := dataset.VerdictDiverged
 		if c.why == "" {
-			want = VerdictMatch
+			want = dataset.VerdictMatch
 		}
 		if r.Verdict != want || r.Why != c.why {
 			t.Errorf("%s: verdict %q, why %q; want %q, %q", c.name, r.Verdict, r.Why, want, c.why)
@@ -49,7 +49,7 @@ func TestCompareStepEachField(t *testing.T) {
 	// The other way round: stored with an error and done, replayed without.
 	stored.Error, stored.Done = "renderer_timeout", true
 	r := compareStep(stored, same)
-	if want := `error "", stored "renderer_timeout"; done false, stored true`; r.Verdict != VerdictDiverged || r.Why != want {
+	if want := `error "", stored "renderer_timeout"; done false, stored true`; r.Verdict != dataset.VerdictDiverged || r.Why != want {
 		t.Errorf("stored error and done: verdict %q, why %q; want %q", r.Verdict, r.Why, want)
 	}
 }

@@ -66,7 +66,7 @@ func TestRunEditedEpisode(t *testing.T) {
 	var got []int
 	for _, sr := range rep.Steps {
 		got = append(got, sr.Step)
-		if sr.Verdict != replay.VerdictMatch {
+		if sr.Verdict != dataset.VerdictMatch {
 			t.Errorf("step %d: %s %s", sr.Step, sr.Verdict, sr.Why)
 		}
 	}

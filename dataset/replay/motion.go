@@ -73,7 +73,7 @@ const (
 // both modes.
 func compareStepIn(ctx context.Context, eng engine.Engine, rec *Recording, stored dataset.Step, obs action.Observation) StepResult {
 	r := leaveOutMotion(ctx, eng, stored, obs)
-	if r.Verdict == VerdictDiverged && r.shotOnly {
+	if r.Verdict == dataset.VerdictDiverged && r.shotOnly {
 		if recorded, replaying := rec.Display(), eng.Info().Display; recorded != "" && replaying != "" && recorded != replaying {
 			r.Why += fmt.Sprintf("; recorded on %s, replayed %s (see the warning)", recorded, replaying)
 		}
@@ -86,7 +86,7 @@ func compareStepIn(ctx context.Context, eng engine.Engine, rec *Recording, store
 func leaveOutMotion(ctx context.Context, eng engine.Engine, stored dataset.Step, obs action.Observation) StepResult {
 	r := compareStep(stored, obs)
 	mo, ok := motionOf(eng)
-	if !ok || r.Verdict == VerdictMatch || !r.shotOnly {
+	if !ok || r.Verdict == dataset.VerdictMatch || !r.shotOnly {
 		return r
 	}
 	a, err1 := pngImage(stored.Screenshot)
@@ -120,7 +120,7 @@ func leaveOutMotion(ctx context.Context, eng engine.Engine, stored dataset.Step,
 	r.Score, r.DiffPixels, r.Ignored = &s.Score, &s.DiffPixels, ign
 	list := describeIgnored(ign)
 	if s.Same() {
-		r.Verdict, r.Why = VerdictMatch, fmt.Sprintf("matched with %s ignored, where the replayed page moves by itself (with them, %d pixels differed): %s", plural(len(ign), "region"), before, list)
+		r.Verdict, r.Why = dataset.VerdictMatch, fmt.Sprintf("matched with %s ignored, where the replayed page moves by itself (with them, %d pixels differed): %s", plural(len(ign), "region"), before, list)
 		return r
 	}
 	r.Why = fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed) outside %s ignored, where the replayed page moves by itself: %s",

@@ -98,7 +98,7 @@ func Prefix(ctx context.Context, eng engine.Engine, rec *Recording, k int, opts 
 		r := compareStepIn(ctx, eng, rec, rec.Steps[0], *opts.Start)
 		r.Action = "reset"
 		results = append(results, r)
-		if r.Verdict != VerdictMatch {
+		if r.Verdict != dataset.VerdictMatch {
 			return last, results, &DivergedError{Step: 0, Why: r.Why, Result: &results[0]}
 		}
 	}
@@ -119,7 +119,7 @@ func Prefix(ctx context.Context, eng engine.Engine, rec *Recording, k int, opts 
 			return last, results, cerr
 		}
 		if err != nil {
-			r := StepResult{Step: stored.Index, Action: label, Verdict: VerdictDiverged, Stored: seenOf(stored),
+			r := StepResult{Step: stored.Index, Action: label, Verdict: dataset.VerdictDiverged, Stored: seenOf(stored),
 				Why: "the engine refused the action: " + err.Error()}
 			results = append(results, r)
 			return last, results, &DivergedError{Step: stored.Index, Why: r.Why, Result: &results[len(results)-1]}
@@ -131,7 +131,7 @@ func Prefix(ctx context.Context, eng engine.Engine, rec *Recording, k int, opts 
 		if onStep != nil {
 			onStep(PrefixProgress{N: n + 1, Of: len(todo), Step: stored.Index, Action: label, Result: &results[len(results)-1], Obs: obs})
 		}
-		if r.Verdict != VerdictMatch {
+		if r.Verdict != dataset.VerdictMatch {
 			return last, results, &DivergedError{Step: stored.Index, Why: r.Why, Result: &results[len(results)-1]}
 		}
 	}

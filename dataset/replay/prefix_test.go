@@ -85,7 +85,7 @@ func TestPrefix(t *testing.T) {
 	onStep := func(p replay.PrefixProgress) {
 		v := "…"
 		if p.Result != nil {
-			v = p.Result.Verdict
+			v = string(p.Result.Verdict)
 		}
 		progress = append(progress, p.Action+" "+v)
 		if p.Of != 3 || p.N != p.Step {
@@ -152,7 +152,7 @@ func TestPrefix(t *testing.T) {
 	var brought []string
 	idx, obs, err := r.Undo(ctx, replay.BringBack(s, func(p replay.PrefixProgress) {
 		if p.Result != nil {
-			brought = append(brought, p.Result.Verdict)
+			brought = append(brought, string(p.Result.Verdict))
 		}
 	}))
 	if err != nil || idx != 3 || obs.URL != site.URL+"/" || !reflect.DeepEqual(brought, []string{"match", "match"}) {

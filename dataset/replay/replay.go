@@ -20,23 +20,6 @@ import (
 	"waymark/engine/action"
 )
 
-// Verdicts of a step.
-const (
-	// VerdictMatch: URL, title, error and done are equal and the
-	// screenshots match.
-	VerdictMatch = "match"
-	// VerdictDiverged: something differs; Why says what.
-	VerdictDiverged = "diverged"
-	// VerdictSecret: a type action whose text went into a password or
-	// payment field was stored as action.RedactedText, so it cannot be
-	// typed again.
-	VerdictSecret = "cannot replay: the typed text was a secret and was not stored"
-	// VerdictUnreliable: a step after a secret one (with Continue); Why
-	// says what the comparison found, but the page did not get the
-	// person's text.
-	VerdictUnreliable = "unreliable"
-)
-
 // Recording is a stored episode ready to replay.
 type Recording struct {
 	Episode dataset.Episode
@@ -128,7 +111,7 @@ func maxSteps(ep dataset.Episode, actions int) int {
 	if json.Unmarshal([]byte(ep.EngineJSON), &info) == nil && info.MaxSteps >= actions && info.MaxSteps >= 1 && info.MaxSteps <= engine.MaxMaxSteps {
 		return info.MaxSteps
 	}
-	if ep.EndReason == string(action.EndStepLimit) && actions >= 1 {
+	if ep.EndReason == action.EndStepLimit && actions >= 1 {
 		return actions
 	}
 	return min(max(engine.DefaultMaxSteps, actions), engine.MaxMaxSteps)
@@ -199,8 +182,8 @@ type StepResult struct {
 	Step int `json:"step"`
 	// Action is the stored action as people read it (`click 312,188`,
 	// `type "red shoes"`; "reset" for step 0).
-	Action  string `json:"action"`
-	Verdict string `json:"verdict"`
+	Action  string          `json:"action"`
+	Verdict dataset.Verdict `json:"verdict"`
 	// Score is the screenshots' similarity (1 − the share of differing
 	// pixels; see Compare), DiffPixels the count; both absent when the
 	// screenshots were not compared.
@@ -337,7 +320,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 	res := compareStepIn(ctx, eng, rec, rec.Steps[0], obs)
 	res.Action = "reset"
 	rep.add(res)
-	if res.Verdict != VerdictMatch {
+	if res.Verdict != dataset.VerdictMatch {
 		diverge(0)
 		if !opts.Continue {
 			rep.Stopped = "step 0 (the start page) diverged"
@@ -357,7 +340,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		prev = k
 		if stored.Action == nil {
 			diverge(k)
-			rep.add(StepResult{Step: k, Action: stored.ActionJSON, Verdict: VerdictDiverged, Stored: seenOf(stored),
+			rep.add(StepResult{Step: k, Action: stored.ActionJSON, Verdict: dataset.VerdictDiverged, Stored: seenOf(stored),
 				Why: "the stored action cannot be read"})
 			rep.Stopped = fmt.Sprintf("step %d's action cannot be read", k)
 			break
@@ -366,7 +349,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		aj := actionLabel(stored)
 		if a.IsRedacted() {
 			diverge(k)
-			r := StepResult{Step: k, Action: aj, Verdict: VerdictSecret, Stored: seenOf(stored)}
+			r := StepResult{Step: k, Action: aj, Verdict: dataset.VerdictSecret, Stored: seenOf(stored)}
 			if !opts.Continue {
 				rep.add(r)
 				rep.Stopped = fmt.Sprintf("step %d typed a secret that was not stored", k)
@@ -399,7 +382,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		}
 		if err != nil {
 			diverge(k)
-			rep.add(StepResult{Step: k, Action: aj, Verdict: VerdictDiverged, Stored: seenOf(stored),
+			rep.add(StepResult{Step: k, Action: aj, Verdict: dataset.VerdictDiverged, Stored: seenOf(stored),
 				Why: "the engine refused the action: " + err.Error()})
 			rep.Stopped = fmt.Sprintf("the engine refused step %d", k)
 			break
@@ -408,12 +391,12 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 		r.Action = aj
 		if secret >= 0 {
 			r.Why = fmt.Sprintf("after step %d's secret: %s", secret, whyOrMatch(r))
-			r.Verdict = VerdictUnreliable
+			r.Verdict = dataset.VerdictUnreliable
 			rep.add(r)
 			continue
 		}
 		rep.add(r)
-		if r.Verdict != VerdictMatch {
+		if r.Verdict != dataset.VerdictMatch {
 			diverge(k)
 			if !opts.Continue {
 				rep.Stopped = fmt.Sprintf("step %d diverged", k)
@@ -426,10 +409,10 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 
 func (rep *Report) add(r StepResult) {
 	rep.Steps = append(rep.Steps, r)
-	if r.Verdict == VerdictMatch || r.Verdict == VerdictDiverged || r.Verdict == VerdictUnreliable {
+	if r.Verdict == dataset.VerdictMatch || r.Verdict == dataset.VerdictDiverged || r.Verdict == dataset.VerdictUnreliable {
 		rep.Compared++
 	}
-	if r.Verdict == VerdictMatch {
+	if r.Verdict == dataset.VerdictMatch {
 		rep.Matched++
 	}
 	if rep.progress != nil {
@@ -498,16 +481,16 @@ func compareStep(stored dataset.Step, obs action.Observation) StepResult {
 	}
 	r.shotOnly = len(why) == 1 && strings.HasPrefix(why[0], "screenshot: ") && r.DiffPixels != nil
 	if len(why) == 0 {
-		r.Verdict = VerdictMatch
+		r.Verdict = dataset.VerdictMatch
 	} else {
-		r.Verdict = VerdictDiverged
+		r.Verdict = dataset.VerdictDiverged
 		r.Why = strings.Join(why, "; ")
 	}
 	return r
 }
 
 func whyOrMatch(r StepResult) string {
-	if r.Verdict == VerdictMatch {
+	if r.Verdict == dataset.VerdictMatch {
 		return "matched"
 	}
 	return r.Why

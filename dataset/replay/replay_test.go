@@ -205,26 +205,26 @@ func TestReplayRecordedEpisode(t *testing.T) {
 		t.Errorf("cancelled run: %v %+v", cerr, cr)
 	}
 	d := rep.Steps[3]
-	if d.Verdict != replay.VerdictDiverged || !strings.HasPrefix(d.Why, "screenshot: ") || !strings.Contains(d.Why, "pixels differ") || d.Score == nil || *d.Score >= 1 {
+	if d.Verdict != dataset.VerdictDiverged || !strings.HasPrefix(d.Why, "screenshot: ") || !strings.Contains(d.Why, "pixels differ") || d.Score == nil || *d.Score >= 1 {
 		t.Errorf("step 3: %+v", d)
 	}
 	for _, r := range rep.Steps[:3] {
-		if r.Verdict != replay.VerdictMatch {
+		if r.Verdict != dataset.VerdictMatch {
 			t.Errorf("step %d before the change: %+v", r.Step, r)
 		}
 	}
 
 	site.setSaved("Saved.")
 	rep = runReplay(t, s, eng, secretID, replay.Options{})
-	if rep.OK || len(rep.Steps) != 3 || rep.Steps[2].Verdict != replay.VerdictSecret || *rep.FirstDivergence != 2 || rep.Matched != 2 {
+	if rep.OK || len(rep.Steps) != 3 || rep.Steps[2].Verdict != dataset.VerdictSecret || *rep.FirstDivergence != 2 || rep.Matched != 2 {
 		t.Fatalf("replay with a secret: %+v", rep)
 	}
 	rep = runReplay(t, s, eng, secretID, replay.Options{Continue: true})
-	if rep.OK || len(rep.Steps) != 5 || rep.Steps[2].Verdict != replay.VerdictSecret || rep.Stopped != "" {
+	if rep.OK || len(rep.Steps) != 5 || rep.Steps[2].Verdict != dataset.VerdictSecret || rep.Stopped != "" {
 		t.Fatalf("replay with a secret, --continue: %+v", rep)
 	}
 	for _, r := range rep.Steps[3:] {
-		if r.Verdict != replay.VerdictUnreliable || r.Why != "after step 2's secret: matched" {
+		if r.Verdict != dataset.VerdictUnreliable || r.Why != "after step 2's secret: matched" {
 			t.Errorf("after the secret: %+v", r)
 		}
 	}
@@ -268,7 +268,7 @@ func BenchmarkReplay20Steps(b *testing.B) {
 		}
 		if !rep.OK {
 			for _, r := range rep.Steps {
-				if r.Verdict != replay.VerdictMatch {
+				if r.Verdict != dataset.VerdictMatch {
 					b.Logf("step %d %s: %s %s", r.Step, r.Action, r.Verdict, r.Why)
 				}
 			}

@@ -270,10 +270,10 @@ func replayOnce(tb testing.TB, st *dataset.Store, eng engine.Engine, id, label, 
 		c.diverged = append(c.diverged, fmt.Sprintf("%s: stopped: %s", label, rep.Stopped))
 	}
 	for _, r := range rep.Steps {
-		if r.Verdict != replay.VerdictSecret {
+		if r.Verdict != dataset.VerdictSecret {
 			c.steps++
 		}
-		if r.Verdict == replay.VerdictMatch {
+		if r.Verdict == dataset.VerdictMatch {
 			c.matched++
 			if r.DiffPixels != nil {
 				d := *r.DiffPixels
@@ -296,7 +296,7 @@ func replayOnce(tb testing.TB, st *dataset.Store, eng engine.Engine, id, label, 
 				c.urlsMatched++
 			}
 		}
-		if r.Verdict == replay.VerdictMatch {
+		if r.Verdict == dataset.VerdictMatch {
 			continue
 		}
 		c.diverged = append(c.diverged, fmt.Sprintf("%s step %d (%s): %s: %s", label, r.Step, r.Action, r.Verdict, r.Why))

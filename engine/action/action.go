@@ -1,5 +1,6 @@
 // Package action defines Waymark's action vocabulary and the observation that
-// answers it. It is a leaf package: it imports only the standard library, so the
+// answers it. It is a leaf package: it imports only the standard library (and
+// its own pyrepr, itself standard-library only), so the
 // store, the UI and the OpenEnv server share one definition of what an action is
 // without pulling in a browser.
 //

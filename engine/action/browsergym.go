@@ -1,10 +1,9 @@
 package action
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
+
+	"waymark/engine/action/pyrepr"
 )
 
 // browserGymKeys maps Waymark key names to Playwright key names, the syntax
@@ -119,12 +118,11 @@ func browserGymNav(a Action, quote func(string) string) (s string, ok bool) {
 	return "", false
 }
 
-// pyString writes s as a double-quoted string literal that Python and JSON
-// both read back as s (JSON escapes, HTML characters kept as they are).
-func pyString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// pyString writes s as a double-quoted Python string literal (Python's
+// escapes), as BrowserGym's coordinate actions are written.
+func pyString(s string) string { return pyrepr.Quote(s, '"') }
+
+// pyQuoteSingle writes s as a single-quoted Python string literal that
+// Python's ast.literal_eval (which BrowserGym's action parser applies to
+// every string) reads back as s.
+func pyQuoteSingle(s string) string { return pyrepr.Quote(s, '\'') }

@@ -1,10 +1,7 @@
 package action
 
 import (
-	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // BrowserGymElement writes a in BrowserGym's element action vocabulary
@@ -72,45 +69,4 @@ func BrowserGymDragAndDrop(from, to *Target) string {
 		return ""
 	}
 	return "drag_and_drop(" + pyQuoteSingle(from.Bid) + ", " + pyQuoteSingle(to.Bid) + ")"
-}
-
-// pyQuoteSingle writes s as a single-quoted Python string literal that Python's
-// ast.literal_eval (which BrowserGym's action parser applies to every
-// string) reads back as s: backslash and quote escaped, \n \r \t, other
-// control and unprintable characters as \xNN, \uNNNN or \UNNNNNNNN, and
-// printable characters, non-ASCII ones included, as they are (so the
-// literal never spans lines). Invalid UTF-8 bytes become U+FFFD.
-func pyQuoteSingle(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('\'')
-	for _, r := range s {
-		switch r {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\'':
-			b.WriteString(`\'`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			switch {
-			case r == utf8.RuneError:
-				b.WriteRune(r) // invalid input byte, or U+FFFD itself: printable
-			case unicode.IsPrint(r):
-				b.WriteRune(r)
-			case r < 0x100:
-				fmt.Fprintf(&b, `\x%02x`, r)
-			case r < 0x10000:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			default:
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
 }

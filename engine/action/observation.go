@@ -77,12 +77,15 @@ const (
 	// EndBlankObservation: with observation recovery on, the page showed
 	// no visible content after every fresh read.
 	EndBlankObservation EndReason = "blank_observation"
+	// EndLeaseExpired: the OpenEnv session's browser lease ran out (its
+	// renewals stopped), so the session ended and its browser was freed.
+	EndLeaseExpired EndReason = "lease_expired"
 )
 
 // EndReasons lists every end reason, in the order above.
 func EndReasons() []EndReason {
 	return []EndReason{EndFinished, EndStepLimit, EndBotVerification, EndCrashed,
-		EndTimeout, EndDiscarded, EndInterrupted, EndBlankObservation}
+		EndTimeout, EndDiscarded, EndInterrupted, EndBlankObservation, EndLeaseExpired}
 }
 
 // Code is an observation's error (Observation.Error): "" for none, one of

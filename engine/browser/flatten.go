@@ -2,12 +2,11 @@ package browser
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"waymark/engine/action/pyrepr"
 )
 
 // The flattened accessibility tree (axtree_txt) is written exactly as
@@ -78,7 +77,7 @@ func flattenAXTree(tr *axTree) string {
 			if !skip {
 				s := role
 				if !(role == "generic" && name == "") {
-					s += " " + pyRepr(pyStrip(name))
+					s += " " + pyrepr.String(pyStrip(name))
 				}
 				if n.BrowsergymID != nil {
 					s = "[" + *n.BrowsergymID + "] " + s
@@ -121,43 +120,6 @@ func pyStrip(s string) string {
 	})
 }
 
-// pyRepr writes s as Python's repr() does.
-func pyRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\ufffd`)
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
 // pyTruthy is Python's truth of a JSON value.
 func pyTruthy(raw json.RawMessage) bool {
 	var v any
@@ -195,11 +157,11 @@ func pyReprJSON(raw json.RawMessage) string {
 	case strings.HasPrefix(t, `"`):
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return pyRepr(s)
+			return pyrepr.String(s)
 		}
 	case strings.ContainsAny(t, ".eE"):
 		if f, err := strconv.ParseFloat(t, 64); err == nil {
-			return pyFloat(f)
+			return pyrepr.Float(f)
 		}
 	default:
 		if _, err := strconv.ParseInt(t, 10, 64); err == nil {
@@ -207,39 +169,4 @@ func pyReprJSON(raw json.RawMessage) string {
 		}
 	}
 	return t
-}
-
-// pyFloat is Python's repr of a float.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	if f == 0 {
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	exp := int(math.Floor(math.Log10(math.Abs(f))))
-	// Log10 may be off by one at powers of ten: take the exponent Go's
-	// shortest form gives.
-	es := strconv.FormatFloat(f, 'e', -1, 64)
-	if k := strings.IndexByte(es, 'e'); k > 0 {
-		if n, err := strconv.Atoi(es[k+1:]); err == nil {
-			exp = n
-		}
-	}
-	if exp < -4 || exp >= 16 {
-		return es // 1e+16, 1.5e-05: the same form as Python's
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
 }

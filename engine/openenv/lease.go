@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"waymark/engine"
+	"waymark/engine/action"
 )
 
 // Browser leases: a session whose browser comes from a provider with
@@ -25,14 +26,10 @@ type leaseHandle interface {
 	LeaseHandle() engine.Handle
 }
 
-// EndLeaseExpired is the end reason recorded for an episode whose session
-// lost its browser lease.
-const EndLeaseExpired = "lease_expired"
-
 // episodeInterrupter is an episode engine (Options.WrapEpisode's, such as
 // the recorder) told why its episode stopped.
 type episodeInterrupter interface {
-	Interrupt(reason string) error
+	Interrupt(reason action.EndReason) error
 }
 
 // leaseKeeper keeps one session's lease: the heartbeat, and the message in
@@ -139,7 +136,7 @@ func (k *leaseKeeper) messageContext(ctx context.Context) (mctx context.Context,
 // current episode's end reason.
 func (ss *session) leaseExpired(ctx context.Context, why error) {
 	if ep, ok := engine.As[episodeInterrupter](ss.wrap); ok && ss.started && !ss.done {
-		if err := ep.Interrupt(EndLeaseExpired); err != nil {
+		if err := ep.Interrupt(action.EndLeaseExpired); err != nil {
 			ss.srv.opts.Logf("openenv: session %s: marking the episode's end reason: %v", ss.info.ID, err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"waymark/engine"
+	"waymark/engine/action"
 )
 
 // leasedSketch is the sketch engine holding a lease whose renewals the test
@@ -77,9 +78,9 @@ type interruptRec struct {
 	reason string
 }
 
-func (r *interruptRec) Interrupt(reason string) error {
+func (r *interruptRec) Interrupt(reason action.EndReason) error {
 	r.mu.Lock()
-	r.reason = reason
+	r.reason = string(reason)
 	r.mu.Unlock()
 	return nil
 }

@@ -64,7 +64,9 @@ func TestWirePythonStr(t *testing.T) {
 	}{
 		{nil, "None"}, {true, "True"}, {false, "False"}, {"it's", "it's"},
 		{json.Number("5"), "5"}, {json.Number("-1.50"), "-1.50"}, {1.5, "1.5"}, {float64(2), "2.0"},
-		{[]any{"it's", nil, true, []any{}}, `['it\'s', None, True, []]`},
+		// Python's own str() of these (python3 -c 'print(str(...))').
+		{[]any{"it's", nil, true, []any{}}, `["it's", None, True, []]`},
+		{[]any{`back\slash`, "tab\t"}, `['back\\slash', 'tab\t']`},
 		{map[string]any{"b": false, "a": json.Number("1"), "c": map[string]any{}}, "{'a': 1, 'b': False, 'c': {}}"},
 		{[]any{}, "[]"}, {map[string]any{}, "{}"}, {7, "7"},
 	} {

@@ -114,7 +114,7 @@ type Options struct {
 	// leases, e.g. remote_cdp); when set, /health also reports the
 	// sessions in use and their leases (lease.go). An engine that
 	// implements engine.Lease is kept alive while its client is connected, and
-	// a WrapEpisode engine with Interrupt(reason string) error is told
+	// a WrapEpisode engine with Interrupt(reason action.EndReason) error is told
 	// when its lease expired. A renewal that fails with
 	// engine.ErrBrowserGone ends the session at once; other failures
 	// (a farm slow to answer) are retried until the lease's deadline.

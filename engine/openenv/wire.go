@@ -24,6 +24,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/action/pyrepr"
 )
 
 // Error codes of the OpenEnv WebSocket protocol (data.code of an error frame).
@@ -185,20 +186,13 @@ func httpReward(o engine.Observation) json.RawMessage {
 	return json.RawMessage("0.0")
 }
 
-// pyFloat writes a float as Python's repr would (1.0, not 1; 1000000.0, not
-// 1e+06: the exponent form only below 1e-4 and from 1e16 on).
+// pyFloat writes a float as JSON in Python's repr (1.0, not 1; 1000000.0,
+// not 1e+06): NaN and infinities, which JSON cannot hold, become null.
 func pyFloat(f float64) json.RawMessage {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return json.RawMessage("null")
 	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e16) {
-		s = strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
-	}
-	return json.RawMessage(s)
+	return json.RawMessage(pyrepr.Float(f))
 }
 
 // stateData is {"episode_id":…|null,"step_count":…}.
@@ -232,11 +226,11 @@ func pyRepr(v any) string {
 	case nil, bool:
 		return pyStr(t)
 	case string:
-		return "'" + strings.ReplaceAll(t, "'", `\'`) + "'"
+		return pyrepr.String(t)
 	case json.Number:
 		return t.String()
 	case float64:
-		return string(pyFloat(t))
+		return pyrepr.Float(t)
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {

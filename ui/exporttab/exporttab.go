@@ -77,7 +77,7 @@ func New(ctx *ui.Context) *Tab {
 	t.choose = widget.NewButton("Choose…", t.chooseFolder)
 	t.categories = widget.NewCheckGroup(dataset.Categories, nil)
 	t.categories.Horizontal = true
-	t.outcomes = widget.NewCheckGroup(dataset.Outcomes, nil)
+	t.outcomes = widget.NewCheckGroup(outcomeLabels(), nil)
 	t.outcomes.Horizontal = true
 	t.annotators = widget.NewCheckGroup(nil, nil)
 	t.annotators.Horizontal = true
@@ -221,12 +221,36 @@ func parseFraction(s string) (float64, error) {
 	return f, nil
 }
 
+// outcomeLabels are the outcome choices, in dataset.Outcomes order and the
+// words of ui.OutcomeName.
+func outcomeLabels() []string {
+	var l []string
+	for _, o := range dataset.Outcomes {
+		l = append(l, ui.OutcomeName(o))
+	}
+	return l
+}
+
+// outcomesOf turns the chosen outcome labels back into the outcomes'
+// names, in the order chosen.
+func outcomesOf(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		for _, o := range dataset.Outcomes {
+			if ui.OutcomeName(o) == l {
+				out = append(out, string(o))
+			}
+		}
+	}
+	return out
+}
+
 // Options reads the form into export options.
 func (t *Tab) Options() (hfexport.Options, error) {
 	o := hfexport.Options{
 		Out:               expandHome(strings.TrimSpace(t.out.Text)),
 		Categories:        append([]string(nil), t.categories.Selected...),
-		Outcomes:          append([]string(nil), t.outcomes.Selected...),
+		Outcomes:          outcomesOf(t.outcomes.Selected),
 		Annotators:        append([]string(nil), t.annotators.Selected...),
 		IncludeUnreviewed: t.unreviewed.Checked,
 		License:           strings.TrimSpace(t.licence.Text),

@@ -88,8 +88,8 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 			caption := fmt.Sprintf("after step %d · %s", s.Index, s.URL)
 			if s.Index == last && ep.Status != dataset.StatusRecording {
 				caption = fmt.Sprintf("end · %s", ep.Status)
-				if ep.EndReason != "" && ep.EndReason != ep.Status {
-					caption += " (" + ep.EndReason + ")"
+				if ep.EndReason != "" && string(ep.EndReason) != string(ep.Status) {
+					caption += " (" + string(ep.EndReason) + ")"
 				}
 				if ep.FinalAnswer != "" {
 					caption += " · answer “" + ep.FinalAnswer + "”"

@@ -27,7 +27,7 @@ func TestQueueShowsCheckAgreement(t *testing.T) {
 	one, zero := 1.0, 0.0
 	for i, c := range []struct {
 		reward  *float64
-		outcome string
+		outcome dataset.Outcome
 	}{{&one, dataset.OutcomeSuccess}, {&one, dataset.OutcomeFailure}, {&zero, dataset.OutcomeFailure}} {
 		id, err := fixture.Episode(e.s, task, fixture.Options{Annotator: "ann", Actions: fixture.Clicks(1), Reward: c.reward, SharedShot: true})
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/ui"
 )
 
 // form is the label form, the other reviews (when settling), the status
@@ -21,7 +22,7 @@ import (
 type form struct {
 	t *Tab
 
-	outcome     string
+	outcome     dataset.Outcome
 	failStep    *int
 	stepTouched bool // the reviewer chose the failing step; it no longer follows the player
 	failType    string
@@ -246,7 +247,7 @@ func (f *form) updateHistory() {
 	}
 	var lines []string
 	for _, r := range h[1:] {
-		lines = append(lines, fmt.Sprintf("%s: %s", r.CreatedAt.Local().Format("Jan 2 15:04:05"), outcomeName(r.Outcome)))
+		lines = append(lines, fmt.Sprintf("%s: %s", r.CreatedAt.Local().Format("Jan 2 15:04:05"), ui.OutcomeName(r.Outcome)))
 	}
 	f.history.SetText("Your earlier versions: " + strings.Join(lines, "; "))
 }
@@ -415,9 +416,9 @@ func (f *form) store() bool {
 		f.setStatus("Not saved. "+strings.ToUpper(msg[:1])+msg[1:], true)
 		return false
 	}
-	what := "Saved your review: " + outcomeName(saved.Outcome)
+	what := "Saved your review: " + ui.OutcomeName(saved.Outcome)
 	if settling {
-		what = "Saved the settling label: " + outcomeName(saved.Outcome) + ". It is now the episode's outcome."
+		what = "Saved the settling label: " + ui.OutcomeName(saved.Outcome) + ". It is now the episode's outcome."
 	}
 	if saved.FailureStep != nil {
 		what += fmt.Sprintf(" at step %d (%s)", *saved.FailureStep, failureTypeName(saved.FailureType))

@@ -2,24 +2,25 @@ package review
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"waymark/dataset"
+	"waymark/ui"
 )
 
 // What the label form says: the outcomes' names (keys 1–4), the failure
 // types' and the other reviews of an episode being settled.
 
-// outcomeLabels are the radio options, in dataset.Outcomes order (keys 1–4).
-var outcomeLabels = []string{"1  Success", "2  Failure", "3  Not executable", "4  Invalid task"}
-
-func outcomeName(o string) string {
-	if i := slices.Index(dataset.Outcomes, o); i >= 0 {
-		return strings.ToLower(strings.TrimSpace(outcomeLabels[i][1:]))
+// outcomeLabels are the radio options, in dataset.Outcomes order (keys
+// 1–4), in the words of ui.OutcomeName ("3  Not executable").
+var outcomeLabels = func() []string {
+	var l []string
+	for i, o := range dataset.Outcomes {
+		w := ui.OutcomeName(o)
+		l = append(l, fmt.Sprintf("%d  %s", i+1, strings.ToUpper(w[:1])+w[1:]))
 	}
-	return o
-}
+	return l
+}()
 
 func failureTypeName(ft string) string { return strings.ReplaceAll(ft, "_", " ") }
 
@@ -27,7 +28,7 @@ func failureTypeName(ft string) string { return strings.ReplaceAll(ft, "_", " ")
 func othersText(rs []dataset.Review) string {
 	var lines []string
 	for _, r := range rs {
-		s := fmt.Sprintf("%s: %s", r.Reviewer, outcomeName(r.Outcome))
+		s := fmt.Sprintf("%s: %s", r.Reviewer, ui.OutcomeName(r.Outcome))
 		if r.Settles {
 			s = "Settling label by " + s
 		}

@@ -44,9 +44,9 @@ func endReasonText(ep dataset.Episode) string {
 	case ep.EndReason == "" && ep.Status == dataset.StatusInterrupted:
 		return ui.EndedBy(action.EndInterrupted)
 	case ep.EndReason == "":
-		return ep.Status
+		return ui.StatusName(ep.Status)
 	}
-	return ui.EndedBy(action.EndReason(ep.EndReason))
+	return ui.EndedBy(ep.EndReason)
 }
 
 // answerText shows the final answer and the automatic check as a hint.

@@ -223,11 +223,11 @@ func rowMeta(it dataset.QueueItem) string {
 	parts := []string{it.Category, it.Annotator, ui.Plural(it.NumSteps, "step")}
 	switch {
 	case it.Settled:
-		parts = append(parts, "settled: "+outcomeName(it.Outcome))
+		parts = append(parts, "settled: "+ui.OutcomeName(it.Outcome))
 	case len(it.Outcomes) > 1:
 		parts = append(parts, "conflict")
 	case it.MyOutcome != "":
-		parts = append(parts, "mine: "+outcomeName(it.MyOutcome))
+		parts = append(parts, "mine: "+ui.OutcomeName(it.MyOutcome))
 	case it.NumReviews > 0:
 		parts = append(parts, ui.Plural(it.NumReviews, "review"))
 	}

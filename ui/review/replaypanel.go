@@ -16,6 +16,7 @@ import (
 	"waymark/dataset"
 	"waymark/dataset/replay"
 	"waymark/engine"
+	"waymark/ui"
 )
 
 // ReplayOptions let the Review player replay the open episode ("Replay").
@@ -369,7 +370,7 @@ func (r *replayPanel) rowVerdict(idx int) string {
 	}
 	for _, v := range r.shownRun().Steps {
 		if v.Step == idx {
-			return "replay " + verdictMark(v.Verdict)
+			return "replay " + ui.VerdictMark(v.Verdict)
 		}
 	}
 	return ""
@@ -416,7 +417,7 @@ func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject
 	v := steps[id]
 	a, b := rowLabels(o)
 	a.SetText(fmt.Sprintf("%d · %s", v.Step, v.Action))
-	parts := []string{verdictMark(v.Verdict)}
+	parts := []string{ui.VerdictMark(v.Verdict)}
 	if v.Score != nil {
 		parts = append(parts, fmt.Sprintf("score %.5f", *v.Score))
 	}
@@ -424,7 +425,7 @@ func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject
 		parts = append(parts, v.Why)
 	}
 	b.Importance = widget.MediumImportance
-	if v.Verdict != replay.VerdictMatch {
+	if v.Verdict != dataset.VerdictMatch {
 		b.Importance = widget.DangerImportance
 	}
 	b.SetText(strings.Join(parts, " · "))
@@ -439,7 +440,7 @@ func (r *replayPanel) selectVerdict(id widget.ListItemID) {
 	}
 	v := steps[id]
 	var b strings.Builder
-	fmt.Fprintf(&b, "Step %d · %s\n%s", v.Step, v.Action, verdictMark(v.Verdict))
+	fmt.Fprintf(&b, "Step %d · %s\n%s", v.Step, v.Action, ui.VerdictMark(v.Verdict))
 	if v.Score != nil {
 		fmt.Fprintf(&b, " · screenshot score %.5f (1 is the same)", *v.Score)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"waymark/dataset"
-	"waymark/dataset/replay"
 )
 
 // What the Replay panel says: a run in one line and a step's verdict in a
@@ -38,17 +37,3 @@ func runSummary(run dataset.ReplayRun) string {
 	return b.String()
 }
 
-// verdictMark is a verdict in a word or two, with a sign.
-func verdictMark(v string) string {
-	switch v {
-	case replay.VerdictMatch:
-		return "✓ match"
-	case replay.VerdictDiverged:
-		return "✗ diverged"
-	case replay.VerdictUnreliable:
-		return "? unreliable"
-	case replay.VerdictSecret:
-		return "✗ secret not stored"
-	}
-	return v
-}

@@ -310,7 +310,7 @@ func TestSettleAConflict(t *testing.T) {
 	if e.tab.player.ep.ID != other || !f.settle.Checked {
 		t.Errorf("N after settling opened %s (settling %v), want the other conflict", e.tab.player.ep.ID, f.settle.Checked)
 	}
-	var out string
+	var out dataset.Outcome
 	var settled bool
 	if err := storetest.DB(t, e.s).QueryRow(`SELECT outcome, settled FROM episode_outcomes WHERE episode_id=?`, ep).Scan(&out, &settled); err != nil {
 		t.Fatal(err)

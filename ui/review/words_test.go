@@ -13,7 +13,7 @@ import (
 // words of the shared kit (ui.EndedBy, ui.ObservationError), not its own.
 func TestPlayerUsesTheSharedWords(t *testing.T) {
 	for _, r := range action.EndReasons() {
-		ep := dataset.Episode{EndReason: string(r), Status: dataset.StatusFinished}
+		ep := dataset.Episode{EndReason: r, Status: dataset.StatusFinished}
 		if got := endReasonText(ep); got != ui.EndedBy(r) {
 			t.Errorf("end reason %q: %q, want %q", r, got, ui.EndedBy(r))
 		}
@@ -21,7 +21,7 @@ func TestPlayerUsesTheSharedWords(t *testing.T) {
 	if got := endReasonText(dataset.Episode{Status: dataset.StatusInterrupted}); got != ui.EndedBy(action.EndInterrupted) {
 		t.Errorf("an interrupted episode without a reason: %q", got)
 	}
-	if got := endReasonText(dataset.Episode{Status: dataset.StatusFinished}); got != dataset.StatusFinished {
+	if got := endReasonText(dataset.Episode{Status: dataset.StatusFinished}); got != ui.StatusName(dataset.StatusFinished) {
 		t.Errorf("an episode without a reason shows its status: %q", got)
 	}
 	for _, code := range action.Codes() {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"waymark/engine/har"
 )
 
 var (
@@ -162,11 +164,11 @@ type call struct {
 	method string
 	segs   []string // literal segments; "" marks a parameter
 	raw    []string // the segments as requested
-	entry  *harEntry
+	entry  *har.Entry
 	body   any // the response decoded, when JSON
 	keys   []string
 	keysOK bool
-	query  []nameValue
+	query  []har.NameValue
 	log    int
 }
 
@@ -360,8 +362,8 @@ func responseKeys(v any) []string {
 // pageEvidence adds the last segment of a page load's URL to values when
 // it looks like a key (/product/summit-gtx → summit-gtx): an API path
 // with the same segment names the same thing.
-func pageEvidence(e *harEntry, values map[string]bool) {
-	if e.ResourceType != "document" && (e.ResourceType != "" || e.responseType() != "text/html") {
+func pageEvidence(e *har.Entry, values map[string]bool) {
+	if e.ResourceType != "document" && (e.ResourceType != "" || responseType(e) != "text/html") {
 		return
 	}
 	u, err := url.Parse(e.Request.URL)

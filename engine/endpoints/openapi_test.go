@@ -126,7 +126,7 @@ func bodySamples(t *testing.T, c *Catalogue, logs [][]byte) []sample {
 				t.Fatalf("no endpoint for %s %s", e.Request.Method, u.Path)
 			}
 			var v any
-			if json.Unmarshal([]byte(e.responseText()), &v) == nil {
+			if json.Unmarshal([]byte(responseText(e)), &v) == nil {
 				for _, r := range ep.Responses {
 					if r.Status == e.Response.Status {
 						out = append(out, sample{Where: ep.Method + " " + u.Path + " response", Schema: r.Schema.doc(), Instance: v})

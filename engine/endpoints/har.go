@@ -7,48 +7,11 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"waymark/engine/har"
 )
 
-// The few HAR 1.2 fields the catalogue reads. Parsing them here keeps the
-// package independent of the writer's types: any HAR 1.2 file will do
-// (Chromium's, Firefox's, Waymark's).
-type harFile struct {
-	Log struct {
-		Pages   []struct{ Title string } `json:"pages"`
-		Entries []harEntry               `json:"entries"`
-	} `json:"log"`
-}
-
-type harEntry struct {
-	ResourceType string `json:"_resourceType"`
-	Request      struct {
-		Method      string      `json:"method"`
-		URL         string      `json:"url"`
-		Headers     []nameValue `json:"headers"`
-		QueryString []nameValue `json:"queryString"`
-		PostData    *struct {
-			MimeType string      `json:"mimeType"`
-			Text     string      `json:"text"`
-			Params   []nameValue `json:"params"`
-		} `json:"postData"`
-	} `json:"request"`
-	Response struct {
-		Status  int         `json:"status"`
-		Headers []nameValue `json:"headers"`
-		Content struct {
-			MimeType string `json:"mimeType"`
-			Text     string `json:"text"`
-			Encoding string `json:"encoding"`
-		} `json:"content"`
-	} `json:"response"`
-}
-
-type nameValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-func header(h []nameValue, name string) string {
+func header(h []har.NameValue, name string) string {
 	for _, nv := range h {
 		if strings.EqualFold(nv.Name, name) {
 			return nv.Value
@@ -63,14 +26,16 @@ func mediaType(ct string) string {
 	return strings.ToLower(strings.TrimSpace(ct))
 }
 
-func (e *harEntry) responseType() string {
+// responseType is the media type of e's response.
+func responseType(e *har.Entry) string {
 	if t := mediaType(e.Response.Content.MimeType); t != "" {
 		return t
 	}
 	return mediaType(header(e.Response.Headers, "Content-Type"))
 }
 
-func (e *harEntry) responseText() string {
+// responseText is e's response body as text (base64 decoded).
+func responseText(e *har.Entry) string {
 	c := e.Response.Content
 	if c.Encoding == "base64" {
 		b, err := base64.StdEncoding.DecodeString(c.Text)
@@ -82,12 +47,15 @@ func (e *harEntry) responseText() string {
 	return c.Text
 }
 
-func parseHAR(data []byte) (*harFile, error) {
-	var f harFile
+// parseHAR reads a HAR 1.2 document into the model Waymark writes
+// (engine/har): any HAR 1.2 file will do (Chromium's, Firefox's,
+// Waymark's); fields the model does not name are ignored.
+func parseHAR(data []byte) (*har.File, error) {
+	var f har.File
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("not a HAR file (JSON with a \"log\" object): %w", err)
 	}
-	if f.Log.Entries == nil && f.Log.Pages == nil {
+	if f.Log == nil || (f.Log.Entries == nil && f.Log.Pages == nil) {
 		return nil, fmt.Errorf("not a HAR file: it has no \"log\" object with \"entries\"")
 	}
 	return &f, nil
@@ -96,24 +64,24 @@ func parseHAR(data []byte) (*harFile, error) {
 // siteHost guesses the application's host in a log: the host of its first
 // page load (a document request or an HTML response), else of its first
 // page's title when that is a URL, else the most frequent host.
-func (f *harFile) siteHost() string {
-	for i := range f.Log.Entries {
-		e := &f.Log.Entries[i]
-		if e.ResourceType == "document" || (e.ResourceType == "" && e.responseType() == "text/html") {
+func siteHost(l *har.Log) string {
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		if e.ResourceType == "document" || (e.ResourceType == "" && responseType(e) == "text/html") {
 			if u, err := url.Parse(e.Request.URL); err == nil && u.Host != "" {
 				return strings.ToLower(u.Host)
 			}
 		}
 	}
-	for _, p := range f.Log.Pages {
+	for _, p := range l.Pages {
 		if u, err := url.Parse(p.Title); err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") {
 			return strings.ToLower(u.Host)
 		}
 	}
 	count := map[string]int{}
 	best := ""
-	for i := range f.Log.Entries {
-		if u, err := url.Parse(f.Log.Entries[i].Request.URL); err == nil && u.Host != "" {
+	for i := range l.Entries {
+		if u, err := url.Parse(l.Entries[i].Request.URL); err == nil && u.Host != "" {
 			h := strings.ToLower(u.Host)
 			count[h]++
 			if count[h] > count[best] || (count[h] == count[best] && h < best) {
@@ -157,7 +125,7 @@ func staticMedia(t string) bool {
 
 // skipReason says why an entry is not one of the application's API calls
 // ("" when it is one). hosts are the application's hosts (host[:port]).
-func skipReason(e *harEntry, u *url.URL, hosts map[string]bool) string {
+func skipReason(e *har.Entry, u *url.URL, hosts map[string]bool) string {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return "not http"
 	}
@@ -183,7 +151,7 @@ func skipReason(e *harEntry, u *url.URL, hosts map[string]bool) string {
 			return "static path"
 		}
 	}
-	if staticMedia(e.responseType()) {
+	if staticMedia(responseType(e)) {
 		return "page or static response"
 	}
 	return ""

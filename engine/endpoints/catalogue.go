@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"waymark/engine/har"
 )
 
 // Options tune the extraction.
@@ -110,6 +112,20 @@ func hostOf(base string) string {
 // FromHAR builds the catalogue of the API calls in logs, each a HAR 1.2
 // document ({"log": {...}}).
 func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
+	parsed := make([]*har.Log, len(logs))
+	for i, data := range logs {
+		f, err := parseHAR(data)
+		if err != nil {
+			return nil, fmt.Errorf("log %d: %w", i+1, err)
+		}
+		parsed[i] = f.Log
+	}
+	return FromLogs(parsed, opts)
+}
+
+// FromLogs builds the catalogue of the API calls in logs (a store's
+// captures, or HAR files read by FromHAR).
+func FromLogs(logs []*har.Log, opts Options) (*Catalogue, error) {
 	if opts.Samples <= 0 {
 		opts.Samples = 3
 	}
@@ -129,22 +145,18 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 	servers := map[string]bool{}
 	values := map[string]bool{}
 	var calls []*call
-	for li, data := range logs {
-		f, err := parseHAR(data)
-		if err != nil {
-			return nil, fmt.Errorf("log %d: %w", li+1, err)
-		}
+	for li, l := range logs {
 		hosts := map[string]bool{}
 		for h := range extra {
 			hosts[h] = true
 		}
 		if base != "" {
 			hosts[base] = true
-		} else if h := f.siteHost(); h != "" {
+		} else if h := siteHost(l); h != "" {
 			hosts[h] = true
 		}
-		for i := range f.Log.Entries {
-			e := &f.Log.Entries[i]
+		for i := range l.Entries {
+			e := &l.Entries[i]
 			pageEvidence(e, values)
 			u, err := url.Parse(e.Request.URL)
 			if err != nil {
@@ -160,10 +172,10 @@ func FromHAR(logs [][]byte, opts Options) (*Catalogue, error) {
 			c := &call{method: strings.ToUpper(e.Request.Method), raw: raw, segs: make([]string, len(raw)), entry: e, log: li}
 			for k, vs := range u.Query() {
 				for _, v := range vs {
-					c.query = append(c.query, nameValue{k, v})
+					c.query = append(c.query, har.NameValue{Name: k, Value: v})
 				}
 			}
-			c.body = decodeJSON(e.responseText())
+			c.body = decodeJSON(responseText(e))
 			calls = append(calls, c)
 			collectValues(c.body, values, "", 0)
 		}
@@ -282,7 +294,7 @@ func buildEndpoint(cs []*call, samples int) *Endpoint {
 			respTypes[st] = map[string]int{}
 		}
 		r.Count++
-		if mt := e.responseType(); mt != "" {
+		if mt := responseType(e); mt != "" {
 			respTypes[st][mt]++
 			if c.body != nil {
 				respSchema[st].merge(c.body, samples, 0)
@@ -315,7 +327,7 @@ func buildEndpoint(cs []*call, samples int) *Endpoint {
 
 // bodyValue decodes a request body for schema inference: JSON as is, a
 // form as an object of strings, anything else as a string.
-func bodyValue(mt, text string, params []nameValue) any {
+func bodyValue(mt, text string, params []har.Param) any {
 	switch {
 	case strings.Contains(mt, "json"):
 		if v := decodeJSON(text); v != nil {
