@@ -36,4 +36,3 @@ func runSummary(run dataset.ReplayRun) string {
 	}
 	return b.String()
 }
-
