@@ -112,3 +112,96 @@ func TestRedactJSONSuffixMediaTypes(t *testing.T) {
 		}
 	}
 }
+
+// A secret-named key hides its whole value, whatever it holds: a string, a
+// number, null, an object or an array (of strings or of objects), at any
+// depth, in request and response bodies alike.
+func TestRedactEveryValueUnderASecretKey(t *testing.T) {
+	body := `{"user":"ann","token":["a1","b2"],"tokens":[{"v":"c3"}],"secret":null,"pin_password":1234,` +
+		`"session":{"id":"s1","refresh_token":{"value":"d4","exp":[1,2]}},"items":[[{"api_secret":"e5"}],{"name":"ok"}]}`
+	want := `{"items":[[{"api_secret":"[redacted]"}],{"name":"ok"}],"pin_password":"[redacted]","secret":"[redacted]",` +
+		`"session":{"id":"s1","refresh_token":"[redacted]"},"token":"[redacted]","tokens":"[redacted]","user":"ann"}`
+	e := Entry{
+		Request:  Request{Method: "POST", URL: "http://shop.test/api", PostData: &PostData{MimeType: "application/json", Text: body}},
+		Response: Response{Content: Content{MimeType: "application/json", Text: body}},
+	}
+	NewRedactor(nil, nil).Entry(&e)
+	if e.Request.PostData.Text != want {
+		t.Errorf("request body = %s\nwant %s", e.Request.PostData.Text, want)
+	}
+	if e.Response.Content.Text != want {
+		t.Errorf("response body = %s\nwant %s", e.Response.Content.Text, want)
+	}
+	top := `[{"password":"p1"},{"list":[{"token":"t1"}]},"plain"]`
+	if got, ok := NewRedactor(nil, nil).JSON(top); !ok || got != `[{"password":"[redacted]"},{"list":[{"token":"[redacted]"}]},"plain"]` {
+		t.Errorf("top-level array = %s, %v", got, ok)
+	}
+}
+
+// A body that parses as JSON is redacted as JSON when its content type is
+// missing or text/plain (a fetch() of a JSON string sends text/plain; a
+// server may answer JSON without a type), in a request and in a response.
+// Text that only starts like JSON, or is not JSON, is left as it was.
+func TestRedactUntypedJSONBodies(t *testing.T) {
+	for _, mt := range []string{"", "text/plain", "text/plain;charset=UTF-8", "Text/Plain"} {
+		e := Entry{
+			Request: Request{Method: "POST", URL: "http://shop.test/api",
+				PostData: &PostData{MimeType: mt, Text: ` {"user":"ann","password":"hunter2"}`}},
+			Response: Response{Content: Content{MimeType: mt, Text: "\n[{\"token\":\"t1\",\"n\":2}]"}},
+		}
+		NewRedactor(nil, nil).Entry(&e)
+		if got, want := e.Request.PostData.Text, `{"password":"[redacted]","user":"ann"}`; got != want {
+			t.Errorf("%q request body = %s, want %s", mt, got, want)
+		}
+		if got, want := e.Response.Content.Text, `[{"n":2,"token":"[redacted]"}]`; got != want {
+			t.Errorf("%q response body = %s, want %s", mt, got, want)
+		}
+	}
+	for _, text := range []string{"password=hunter2", "{password: hunter2", "[token] t1"} {
+		e := Entry{Response: Response{Content: Content{MimeType: "text/plain", Text: text}}}
+		NewRedactor(nil, nil).Entry(&e)
+		if e.Response.Content.Text != text {
+			t.Errorf("plain text %q became %q", text, e.Response.Content.Text)
+		}
+	}
+	// An HTML or JavaScript response is not parsed as JSON even if it
+	// happens to be one.
+	e := Entry{Response: Response{Content: Content{MimeType: "text/html", Text: `{"token":"t1"}`}}}
+	NewRedactor(nil, nil).Entry(&e)
+	if e.Response.Content.Text != `{"token":"t1"}` {
+		t.Errorf("HTML response = %s", e.Response.Content.Text)
+	}
+}
+
+// Several JSON documents in one body (JSON lines, or concatenated) are
+// each redacted: a secret in the second is as secret as in the first.
+func TestRedactEveryDocumentOfAJSONStream(t *testing.T) {
+	for _, c := range []struct{ mt, in, want string }{
+		{"application/json", "{\"a\":1}\n{\"password\":\"p2\"}\n", "{\"a\":1}\n{\"password\":\"[redacted]\"}"},
+		{"application/x-ndjson", "{\"token\":\"t1\"}\n{\"b\":[{\"secret\":\"s2\"}]}", "{\"token\":\"[redacted]\"}\n{\"b\":[{\"secret\":\"[redacted]\"}]}"},
+		{"", `{"a":1}{"token":"t2"}`, "{\"a\":1}\n{\"token\":\"[redacted]\"}"},
+	} {
+		e := Entry{
+			Request:  Request{Method: "POST", URL: "http://shop.test/api", PostData: &PostData{MimeType: c.mt, Text: c.in}},
+			Response: Response{Content: Content{MimeType: c.mt, Text: c.in}},
+		}
+		NewRedactor(nil, nil).Entry(&e)
+		if e.Request.PostData.Text != c.want {
+			t.Errorf("%q request body %q = %q, want %q", c.mt, c.in, e.Request.PostData.Text, c.want)
+		}
+		if e.Response.Content.Text != c.want {
+			t.Errorf("%q response body %q = %q, want %q", c.mt, c.in, e.Response.Content.Text, c.want)
+		}
+	}
+	// A stream whose rest is not JSON keeps its documents, redacted, and
+	// loses the rest: unread text cannot be known to hold no secret.
+	e := Entry{Response: Response{Content: Content{MimeType: "application/json", Text: "{\"token\":\"t1\"}\nnot json password=p"}}}
+	NewRedactor(nil, nil).Entry(&e)
+	if got, want := e.Response.Content.Text, "{\"token\":\"[redacted]\"}\n[redacted]"; got != want {
+		t.Errorf("broken JSON stream = %q, want %q", got, want)
+	}
+	// A stream with no secret is kept as it was written.
+	if got, ok := NewRedactor(nil, nil).JSON("{\"a\": 1}\n{\"b\": 2}\n"); !ok || got != "{\"a\": 1}\n{\"b\": 2}\n" {
+		t.Errorf("stream without a secret = %q, %v", got, ok)
+	}
+}
