@@ -205,3 +205,99 @@ func TestRedactEveryDocumentOfAJSONStream(t *testing.T) {
 		t.Errorf("stream without a secret = %q, %v", got, ok)
 	}
 }
+
+// Write fills what HAR requires and leaves what is there: an empty version
+// becomes 1.2, nil pages an empty array; per entry, missing arrays become
+// empty ones, a missing HTTP version HTTP/1.1 (the response's the
+// request's), a missing content type x-unknown, a request body's missing
+// type application/octet-stream — and each present value is kept.
+func TestWriteFillsOnlyWhatIsMissing(t *testing.T) {
+	l := &Log{Creator: Creator{Name: "w", Version: "1"}, Entries: []Entry{
+		{Request: Request{Method: "POST", URL: "http://a.test/", PostData: &PostData{Text: "x"}}},
+		{Request: Request{Method: "POST", URL: "http://a.test/", HTTPVersion: "HTTP/2", PostData: &PostData{MimeType: "text/plain", Text: "y"}}},
+		{Request: Request{Method: "GET", URL: "http://a.test/", HTTPVersion: "HTTP/2",
+			Cookies: []Cookie{{Name: "c", Value: "1"}}, Headers: []NameValue{{Name: "A", Value: "1"}}, QueryString: []NameValue{{Name: "q", Value: "1"}}},
+			Response: Response{HTTPVersion: "HTTP/1.0", Cookies: []Cookie{{Name: "d", Value: "2"}}, Headers: []NameValue{{Name: "B", Value: "2"}},
+				Content: Content{MimeType: "text/html"}}},
+	}}
+	var b strings.Builder
+	if err := Write(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Log struct {
+			Version string            `json:"version"`
+			Pages   []json.RawMessage `json:"pages"`
+			Entries []Entry           `json:"entries"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Log.Version != "1.2" || f.Log.Pages == nil || !strings.Contains(b.String(), `"pages": []`) {
+		t.Errorf("version %q, pages %v:\n%s", f.Log.Version, f.Log.Pages, b.String())
+	}
+	if strings.Contains(b.String(), "null") {
+		t.Errorf("a null in the HAR:\n%s", b.String())
+	}
+	e := f.Log.Entries
+	type v struct{ reqV, respV, mime, postMime string }
+	got := []v{}
+	for _, x := range e {
+		pm := ""
+		if x.Request.PostData != nil {
+			pm = x.Request.PostData.MimeType
+		}
+		got = append(got, v{x.Request.HTTPVersion, x.Response.HTTPVersion, x.Response.Content.MimeType, pm})
+	}
+	want := []v{{"HTTP/1.1", "HTTP/1.1", "x-unknown", "application/octet-stream"}, {"HTTP/2", "HTTP/2", "x-unknown", "text/plain"}, {"HTTP/2", "HTTP/1.0", "text/html", ""}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("entry %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	full := e[2]
+	if len(full.Request.Cookies) != 1 || len(full.Request.Headers) != 1 || len(full.Request.QueryString) != 1 ||
+		len(full.Response.Cookies) != 1 || len(full.Response.Headers) != 1 || full.Response.Headers[0].Name != "B" {
+		t.Errorf("present arrays were not kept: %+v", full)
+	}
+	// A log with its own version keeps it.
+	b.Reset()
+	if err := Write(&b, &Log{Version: "1.3"}); err != nil || !strings.Contains(b.String(), `"version": "1.3"`) {
+		t.Errorf("version 1.3 written as:\n%s", b.String())
+	}
+	// The caller's log is not changed.
+	if l.Version != "" || l.Pages != nil || l.Entries[0].Request.HTTPVersion != "" {
+		t.Errorf("Write changed its argument: %+v", l)
+	}
+}
+
+// An entry's time adds the phases that apply; -1 (not applicable) counts
+// nothing.
+func TestTimingsTotal(t *testing.T) {
+	if got := (Timings{Blocked: -1, DNS: 2, Connect: 0, SSL: 9, Send: 1.5, Wait: 3, Receive: 0.5}).Total(); got != 7 {
+		t.Errorf("Total = %v, want 7", got)
+	}
+}
+
+// URLs: a query at the very start (a bare "?…") is a query; an escaped
+// name is compared unescaped; a query parameter in the fragment (an OAuth
+// implicit grant's redirect: Location: …/cb#access_token=…) is redacted
+// as one in the query is; a fragment that is no parameter list is kept.
+func TestRedactURLForms(t *testing.T) {
+	r := NewRedactor(nil, nil)
+	for in, want := range map[string]string{
+		"?token=x&a=1":                               "?token=%5Bredacted%5D&a=1",
+		"http://a.test/p?pass%77ord=x&a=1":           "http://a.test/p?pass%77ord=%5Bredacted%5D&a=1",
+		"http://a.test/p?a=1#top":                    "http://a.test/p?a=1#top",
+		"http://a.test/cb#access_token=xyz&state=s1": "http://a.test/cb#access_token=%5Bredacted%5D&state=s1",
+		"http://a.test/cb?code=1#id_token=xyz":       "http://a.test/cb?code=1#id_token=%5Bredacted%5D",
+		"http://a.test/?#token=x":                    "http://a.test/?#token=%5Bredacted%5D",
+		"http://a.test/page#section-2":               "http://a.test/page#section-2",
+		"http://a.test/page":                         "http://a.test/page",
+	} {
+		if got := r.URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

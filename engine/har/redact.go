@@ -114,22 +114,29 @@ func cookies(cs []Cookie) {
 	}
 }
 
-// URL redacts the secret query parameters of u, keeping the others as
-// they were written.
+// URL redacts the secret query parameters of u, and those of its fragment
+// (an OAuth implicit grant's redirect carries #access_token=…), keeping
+// the others as they were written.
 func (r *Redactor) URL(u string) string {
-	q := strings.IndexByte(u, '?')
-	if q < 0 {
+	base, frag, hasFrag := strings.Cut(u, "#")
+	changed := false
+	if q := strings.IndexByte(base, '?'); q >= 0 {
+		if out, ok := r.query(base[q+1:]); ok {
+			base, changed = base[:q+1]+out, true
+		}
+	}
+	if hasFrag && strings.Contains(frag, "=") {
+		if out, ok := r.query(frag); ok {
+			frag, changed = out, true
+		}
+	}
+	if !changed {
 		return u
 	}
-	frag := ""
-	rest := u[q+1:]
-	if h := strings.IndexByte(rest, '#'); h >= 0 {
-		rest, frag = rest[:h], rest[h:]
+	if hasFrag {
+		return base + "#" + frag
 	}
-	if out, changed := r.query(rest); changed {
-		return u[:q+1] + out + frag
-	}
-	return u
+	return base
 }
 
 // query redacts an application/x-www-form-urlencoded string part by part.
