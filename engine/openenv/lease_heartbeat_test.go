@@ -189,3 +189,36 @@ func TestLeaseRetryLandsJustPastAnOffGridDeadline(t *testing.T) {
 		}
 	})
 }
+
+// No heartbeat runs for a lease of no length (TTL 0 or less) or without a
+// deadline: it would renew in a loop, or for nothing.
+func TestLeaseHeartbeatNeedsATTLAndADeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Now()
+		for _, l := range []*clockLease{
+			{ttl: 0, start: now, deadline: now.Add(time.Second)},
+			{ttl: -time.Second, start: now, deadline: now.Add(time.Second)},
+			{ttl: time.Second, start: now},
+		} {
+			k := &leaseKeeper{lease: l, id: "s1", logf: t.Logf}
+			k.start(t.Context(), func() { t.Error("woken") })
+			k.mu.Lock()
+			started := k.stopBeat != nil
+			k.mu.Unlock()
+			if started {
+				t.Errorf("a heartbeat started for TTL %v, deadline %v", l.ttl, l.deadline)
+			}
+			k.stop()
+		}
+		// A TTL of a nanosecond has one.
+		l := &clockLease{ttl: 3 * time.Nanosecond, start: now, deadline: now.Add(3 * time.Nanosecond)}
+		k := &leaseKeeper{lease: l, id: "s1", logf: t.Logf}
+		k.start(t.Context(), func() {})
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		k.stop()
+		if got := l.renewals(); len(got) != 1 || got[0] != time.Nanosecond {
+			t.Errorf("renewals of a 3 ns lease after 1 ns: %v", got)
+		}
+	})
+}
