@@ -301,3 +301,16 @@ func TestRedactURLForms(t *testing.T) {
 		}
 	}
 }
+
+// The capture's comment in words, literally: redacted or not, the caps,
+// and the counts of bodies left out only when there are some.
+func TestSummaryComment(t *testing.T) {
+	s := Summary{Redacted: true, RedactHeaders: []string{"authorization", "cookie"}, RedactKeys: []string{"password", "token"}, BodyCap: 1 << 20, EpisodeCap: 64 << 20}
+	if got, want := s.Comment(), "secrets redacted (headers authorization, cookie; fields named like password, token); text response bodies kept up to 1048576 bytes each and 67108864 bytes per episode"; got != want {
+		t.Errorf("comment:\n got %s\nwant %s", got, want)
+	}
+	s = Summary{BodyCap: 10, EpisodeCap: 20, BodiesCut: 1, BodiesDropped: 2}
+	if got, want := s.Comment(), "NOT redacted: headers, cookies and passwords are as sent; text response bodies kept up to 10 bytes each and 20 bytes per episode; 1 bodies over the per-body cap were not kept; the per-episode cap was reached: 2 later bodies were dropped"; got != want {
+		t.Errorf("comment:\n got %s\nwant %s", got, want)
+	}
+}
