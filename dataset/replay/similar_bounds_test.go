@@ -61,11 +61,30 @@ func TestCompareCountsLiterally(t *testing.T) {
 	}{
 		{"up", 0, -1, 0}, {"down", 0, 1, 0}, {"left", -1, 0, 0}, {"right", 1, 0, 0},
 		{"up-left", -1, -1, 0}, {"down-right", 1, 1, 0}, {"two down", 0, 2, 2}, {"two up", 0, -2, 2}, {"two left", -2, 0, 2},
+		// At the picture's edges (row and column 0 and 19).
+		{"edge: to column 0", -10, 0, 0}, {"edge: to row 0", 0, -10, 0}, {"edge: to column 19", 9, 0, 0}, {"edge: to row 19", 0, 9, 0},
 	} {
-		s, _ := Compare(dot(w, 10, 10), dot(w, 10+c.dx, 10+c.dy))
+		x0, y0 := 10, 10
+		switch {
+		case c.dx == -10:
+			x0, c.dx = 1, -1
+		case c.dy == -10:
+			y0, c.dy = 1, -1
+		case c.dx == 9:
+			x0, c.dx = 18, 1
+		case c.dy == 9:
+			y0, c.dy = 18, 1
+		}
+		s, _ := Compare(dot(w, x0, y0), dot(w, x0+c.dx, y0+c.dy))
 		if s.DiffPixels != c.want {
 			t.Errorf("a dot moved %s: %d pixels differ, want %d", c.name, s.DiffPixels, c.want)
 		}
+	}
+	// The neighbourhood stops at the picture's right edge: a dot at the
+	// end of a row is not found at the start of the next one.
+	both := dot(w, 0, 6)
+	if s, _ := Compare(both, dot(both, 19, 5)); s.DiffPixels != 1 {
+		t.Errorf("a dot at the end of a row: %d pixels differ, want 1", s.DiffPixels)
 	}
 	// Masks: a dot on the row (or column) just past the mask counts; one
 	// inside it does not; the share is still of the whole picture.
