@@ -35,8 +35,9 @@ const youngHarness = `(() => {
 // it asked for plus 16 ms at most; an interval the action started counts
 // before its first tick when it ticks every 100 ms or faster (not 101),
 // and after a tick that changed the page while its next tick comes by
-// 1 s (a tick at 900 ms of a 100 ms interval: yes; at 901 ms: no); one
-// started before the action, or whose last tick changed nothing, never.
+// 1 s (a tick at 900 ms of a 100 ms interval: yes; at 901 ms: no), also
+// one started in the action's very millisecond; one started a millisecond
+// before the action, or whose last tick changed nothing, never.
 func TestSettleYoungTimerBoundaries(t *testing.T) {
 	site := newSite(t)
 	e := newEngine(t, engine.DisplayHeadless, nil)
@@ -83,6 +84,7 @@ func TestSettleYoungTimerBoundaries(t *testing.T) {
   }
   at(0); id = setInterval(noop, 100); __fire(id, T0 + 100); out.tickNoChange = __pend(T0 - 1); clearInterval(id);
   at(0); id = setInterval(__touch, 100); __fire(id, T0 + 100); out.startedBefore = __pend(T0 + 1); clearInterval(id);
+  at(0); id = setInterval(__touch, 100); __fire(id, T0 + 100); out.startedWithTheAction = __pend(T0); clearInterval(id);
   return JSON.stringify(out);
 })()`)
 	var res map[string]int
@@ -95,7 +97,7 @@ func TestSettleYoungTimerBoundaries(t *testing.T) {
 		"late16": 1, "late17": 1,
 		"interval100untick": 1, "interval101untick": 0,
 		"tick900": 1, "tick901": 0,
-		"tickNoChange": 0, "startedBefore": 0,
+		"tickNoChange": 0, "startedBefore": 0, "startedWithTheAction": 1,
 	}
 	for k, w := range want {
 		if g, ok := res[k]; !ok || g != w {
