@@ -104,26 +104,32 @@ clean:
 # -count=1: a cached coverage run takes ~2 s, and every mutant would then time out.
 MUTATE_TIMEOUT ?= 10
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-# package;tests to run (go test -run);files to mutate (all: every non-test file)
+# package;tests to run (go test -run);files to mutate (all: every non-test
+# file)[;more go test flags]. Only browser-free tests: dataset/replay's
+# compare and similarity tests (not the replays), dataset's store tests with
+# -short (the slow ones do less under it).
 MUTATE_SETS := \
 	'engine/action;.;all' \
-	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit);wire.go schema.go' \
-	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory);agreement.go importer.go' \
+	'engine/har;.;all' \
+	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit|Lease(RenewedAndReported|ExpiresAtItsDeadline|GoneEndsAtOnce|HeartbeatEveryThirdOfTheTTL|ExpiresExactlyAtItsDeadline|GoneEndsBeforeTheDeadline|RetryLandsJustPastAnOffGridDeadline|HeartbeatNeedsATTLAndADeadline)|SessionSummaryEachField|TakeOverAndHandBackRules|AgentWaitsForControlAndEngine|InterventionObservationLiteral);wire.go schema.go lease.go' \
+	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory|ReplayRun|SaveReplayRun|WALReplaced|LockDropDetected|Merge);agreement.go importer.go replayruns.go walguard.go merge.go;-short' \
+	'dataset/replay;^TestCompare(StepEachField|MaskedAndMerge|Drawn|AtTheChannelTolerance|CountsLiterally|StepScreenshotFields)$$;similar.go replay.go' \
+	'dataset/endpoints;.;all' \
 	'dataset/taskfile;.;all' \
 	'dataset/hfexport;.;all'
 
 mutate:
 	@set -uo pipefail; logs=$$(mktemp -d); \
 	for set in $(MUTATE_SETS); do \
-		IFS=';' read -r pkg run keep <<<"$$set"; \
+		IFS=';' read -r pkg run keep flags <<<"$$set"; \
 		if [ -n "$${MUTATE:-}" ] && [ "$$pkg" != "$$MUTATE" ]; then continue; fi; \
 		excl=(-E /); \
 		for f in $$(cd "$$pkg" && ls *.go | grep -v '_test\.go$$'); do \
 			[ "$$keep" = all ] || [[ " $$keep " == *" $$f "* ]] || excl+=(-E "^$$f$$"); \
 		done; \
-		echo "=== $$pkg (tests: $$run; mutating: $$keep)"; \
+		echo "=== $$pkg (tests: $$run $${flags:-}; mutating: $$keep)"; \
 		log="$$logs/$${pkg//\//_}.log"; \
-		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -count=1 -run=$$run" nice -n 10 $(GO) run $(GREMLINS) unleash \
+		( cd "$$pkg" && GOFLAGS="$${GOFLAGS:-} -count=1 -run=$$run $${flags:-}" nice -n 10 $(GO) run $(GREMLINS) unleash \
 			--workers 1 --timeout-coefficient $(MUTATE_TIMEOUT) "$${excl[@]}" ) 2>&1 | tee "$$log"; \
 	done; \
 	echo; echo "=== kill rate per package (killed / (killed + lived)); survivors are the LIVED lines above"; \

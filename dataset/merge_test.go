@@ -329,8 +329,24 @@ func TestMergeEpisodeDiffersKeepsThisVersion(t *testing.T) {
 	}
 	closeForMerge(t, b)
 	rep := mgMerge2(t, a, bPath)
-	if len(rep.Issues) != 1 || rep.Issues[0].Kind != "episode" || rep.Issues[0].ID != ep || !strings.Contains(rep.Issues[0].Detail, "steps 3 differ") {
-		t.Fatalf("issues %+v", rep.Issues)
+	wantIssue := MergeIssue{Kind: "episode", ID: ep,
+		Detail:     `the two files hold different versions: num_steps is "4" here and "3" there; steps 3 differ`,
+		Resolution: "this database's episode, steps and audit log are kept; the other file's reviews and replay runs of it are added"}
+	if len(rep.Issues) != 1 || rep.Issues[0] != wantIssue {
+		t.Fatalf("issues %+v\nwant [%+v]", rep.Issues, wantIssue)
+	}
+	// Each table's count, both ways: only the other file's review is new.
+	for _, tbl := range mergeTables {
+		added, identical := 0, 0
+		switch tbl {
+		case "reviews":
+			added = 1
+		case "tasks":
+			identical = 1
+		}
+		if rep.Added[tbl] != added || rep.Identical[tbl] != identical {
+			t.Errorf("%s: added %d, identical %d; want %d, %d", tbl, rep.Added[tbl], rep.Identical[tbl], added, identical)
+		}
 	}
 	steps, _ := a.Steps(ep)
 	if steps[3].Removed {

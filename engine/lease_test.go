@@ -262,3 +262,43 @@ func TestHeartbeatStartAndStop(t *testing.T) {
 		}
 	})
 }
+
+// A lease of no length (TTL 0 or less) gets no heartbeat: it would renew
+// in a loop.
+func TestHeartbeatNeedsATTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, ttl := range []time.Duration{0, -time.Second} {
+			l := newClockLease(ttl)
+			l.deadline = l.start.Add(time.Second)
+			h := NewHeartbeat(l, HeartbeatOptions{})
+			h.Start(t.Context())
+			advance(time.Minute)
+			h.Stop()
+			if tries, _ := l.got(); len(tries) != 0 {
+				t.Errorf("TTL %v: renewed at %v", ttl, tries)
+			}
+		}
+	})
+}
+
+// A deadline off the heartbeat's grid (a farm that granted less than the
+// TTL): the retry that would pass it comes at the deadline instead, and
+// ends the lease there.
+func TestHeartbeatRetryLandsOnAnOffGridDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newClockLease(3 * time.Second)
+		l.deadline = l.start.Add(2500 * time.Millisecond)
+		l.failWith(errors.New("farm busy"))
+		ended := &calls{start: l.start}
+		h := NewHeartbeat(l, HeartbeatOptions{Ended: ended.add})
+		h.Start(t.Context())
+		defer h.Stop()
+		advance(5 * time.Second)
+		if tries, _ := l.got(); !slices.Equal(tries, ms(500, 1500, 2500)) {
+			t.Errorf("renewals tried at %v, want at 0.5s 1.5s 2.5s", tries)
+		}
+		if at, _ := ended.got(); !slices.Equal(at, ms(2500)) {
+			t.Errorf("Ended told at %v, want once at the 2.5 s deadline", at)
+		}
+	})
+}

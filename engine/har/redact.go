@@ -3,6 +3,7 @@ package har
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/url"
 	"path"
 	"strings"
@@ -87,7 +88,7 @@ func (r *Redactor) Entry(e *Entry) {
 		r.postData(pd)
 	}
 	c := &e.Response.Content
-	if c.Text != "" && c.Encoding == "" && isJSON(c.MimeType) {
+	if c.Text != "" && c.Encoding == "" && jsonBody(c.MimeType, c.Text) {
 		if t, ok := r.JSON(c.Text); ok {
 			c.Text = t
 		}
@@ -113,22 +114,29 @@ func cookies(cs []Cookie) {
 	}
 }
 
-// URL redacts the secret query parameters of u, keeping the others as
-// they were written.
+// URL redacts the secret query parameters of u, and those of its fragment
+// (an OAuth implicit grant's redirect carries #access_token=…), keeping
+// the others as they were written.
 func (r *Redactor) URL(u string) string {
-	q := strings.IndexByte(u, '?')
-	if q < 0 {
+	base, frag, hasFrag := strings.Cut(u, "#")
+	changed := false
+	if q := strings.IndexByte(base, '?'); q >= 0 {
+		if out, ok := r.query(base[q+1:]); ok {
+			base, changed = base[:q+1]+out, true
+		}
+	}
+	if hasFrag && strings.Contains(frag, "=") {
+		if out, ok := r.query(frag); ok {
+			frag, changed = out, true
+		}
+	}
+	if !changed {
 		return u
 	}
-	frag := ""
-	rest := u[q+1:]
-	if h := strings.IndexByte(rest, '#'); h >= 0 {
-		rest, frag = rest[:h], rest[h:]
+	if hasFrag {
+		return base + "#" + frag
 	}
-	if out, changed := r.query(rest); changed {
-		return u[:q+1] + out + frag
-	}
-	return u
+	return base
 }
 
 // query redacts an application/x-www-form-urlencoded string part by part.
@@ -160,7 +168,7 @@ func (r *Redactor) postData(pd *PostData) {
 	switch {
 	case strings.HasPrefix(mt, "application/x-www-form-urlencoded"):
 		pd.Text, _ = r.query(pd.Text)
-	case isJSON(mt) || (mt == "" || strings.HasPrefix(mt, "text/plain")) && looksJSON(pd.Text):
+	case jsonBody(mt, pd.Text):
 		if t, ok := r.JSON(pd.Text); ok {
 			pd.Text = t
 		}
@@ -189,23 +197,49 @@ func (r *Redactor) multipartSecret(text string) bool {
 	return false
 }
 
-// JSON redacts the values of secret keys at any depth of a JSON document;
-// ok is false when text is not JSON (then it is left alone).
+// JSON redacts the values of secret keys at any depth of a JSON document,
+// or of each document of a stream of them (JSON lines, or documents one
+// after another): the documents are then written one a line. A stream whose
+// rest is not JSON keeps its documents redacted and loses the rest (it
+// becomes Redacted: text that was not read cannot be known to hold no
+// secret). ok is false when text does not start with a JSON document (then
+// it is left alone).
 func (r *Redactor) JSON(text string) (string, bool) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	var docs []any
+	changed, broken := false, false
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			broken = true
+			break
+		}
+		docs = append(docs, v)
+		if r.walk(v) {
+			changed = true
+		}
+	}
+	if len(docs) == 0 {
 		return text, false
 	}
-	if !r.walk(v) {
+	if !changed && !broken {
 		return text, true
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return text, false
+	for _, v := range docs {
+		if err := enc.Encode(v); err != nil {
+			return Redacted, true
+		}
+	}
+	if broken {
+		b.WriteString(Redacted)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), true
 }
@@ -235,9 +269,25 @@ func (r *Redactor) walk(v any) bool {
 	return changed
 }
 
+// jsonBody reports whether a body of media type mt is redacted as JSON:
+// its type says JSON, or it has no type or text/plain (a fetch() of a JSON
+// string sends text/plain) and starts like JSON.
+func jsonBody(mt, text string) bool {
+	if isJSON(mt) {
+		return true
+	}
+	base, _, _ := strings.Cut(strings.ToLower(mt), ";")
+	base = strings.TrimSpace(base)
+	return (base == "" || base == "text/plain") && looksJSON(text)
+}
+
+// isJSON reports a JSON media type: application/json, a +json suffix
+// (application/vnd.api+json, problem+json), JSON lines
+// (application/x-ndjson, application/jsonl).
 func isJSON(mt string) bool {
-	mt = strings.ToLower(mt)
-	return strings.Contains(mt, "/json") || strings.Contains(mt, "+json")
+	base, _, _ := strings.Cut(strings.ToLower(mt), ";")
+	_, sub, _ := strings.Cut(base, "/")
+	return strings.Contains(sub, "json")
 }
 
 func looksJSON(s string) bool {
