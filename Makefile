@@ -110,11 +110,12 @@ GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 # -short (the slow ones do less under it).
 MUTATE_SETS := \
 	'engine/action;.;all' \
+	'engine;^TestHeartbeat;lease.go' \
 	'engine/har;.;all' \
-	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit|Lease(RenewedAndReported|ExpiresAtItsDeadline|GoneEndsAtOnce|HeartbeatEveryThirdOfTheTTL|ExpiresExactlyAtItsDeadline|GoneEndsBeforeTheDeadline|RetryLandsJustPastAnOffGridDeadline|HeartbeatNeedsATTLAndADeadline)|SessionSummaryEachField|TakeOverAndHandBackRules|AgentWaitsForControlAndEngine|InterventionObservationLiteral);wire.go schema.go lease.go' \
+	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit|Lease(RenewedAndReported|ExpiresAtItsDeadline|GoneEndsAtOnce|HeartbeatWaitsForTheLastRenewal)|SessionSummaryEachField|TakeOverAndHandBackRules|AgentWaitsForControlAndEngine|InterventionObservationLiteral);wire.go schema.go lease.go' \
 	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory|ReplayRun|SaveReplayRun|WALReplaced|LockDropDetected|Merge);agreement.go importer.go replayruns.go walguard.go merge.go;-short' \
 	'dataset/replay;^TestCompare(StepEachField|MaskedAndMerge|Drawn|AtTheChannelTolerance|CountsLiterally|StepScreenshotFields)$$;similar.go replay.go' \
-	'dataset/endpoints;.;all' \
+	'engine/endpoints;.;all' \
 	'dataset/taskfile;.;all' \
 	'dataset/hfexport;.;all'
 
