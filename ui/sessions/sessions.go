@@ -6,13 +6,9 @@
 package sessions
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image/color"
-	"image/png"
-	"math"
-	"net/url"
 	"strings"
 	"time"
 
@@ -22,7 +18,6 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
-	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
 	"waymark/ui"
@@ -273,206 +268,6 @@ func (t *Tab) refresh(base string) {
 // Sessions are the listed sessions.
 func (t *Tab) Sessions() []openenv.SessionSummary { return t.items }
 
-// WatchSession starts watching session id (ending the watch before).
-func (t *Tab) WatchSession(id string) {
-	t.stopWatch()
-	t.gen++
-	gen := t.gen
-	t.watchID, t.summary, t.ended, t.steps = id, nil, "", nil
-	t.timeline.Refresh()
-	t.setStatus("Connecting to session "+id+"…", false)
-	t.sync()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.stop = cancel
-	b := t.ctx.UI()
-	base := t.base
-	go func() {
-		w, err := openenv.Watch(ctx, base, id)
-		if err != nil {
-			b.Do(func() {
-				if gen == t.gen {
-					t.setStatus(err.Error(), true)
-				}
-			})
-			return
-		}
-		b.Do(func() {
-			if gen != t.gen {
-				_ = w.Close()
-				return
-			}
-			t.watch = w
-			t.sendQ = make(chan command, 64)
-			go sendCommands(ctx, w, t.sendQ)
-			t.setStatus("Watching session "+id+". Take over (Ctrl+Shift+T) to act on the page yourself.", false)
-		})
-		t.read(ctx, gen, w)
-	}()
-}
-
-// sendCommands sends the person's actions and the hand-back in order.
-func sendCommands(ctx context.Context, w *openenv.WatchConn, q <-chan command) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case c := <-q:
-			var err error
-			if c.handBack {
-				err = w.HandBack(ctx)
-			} else {
-				err = w.Step(ctx, c.a)
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-}
-
-// read hands the watch's events to the Fyne goroutine until it ends.
-func (t *Tab) read(ctx context.Context, gen int, w *openenv.WatchConn) {
-	b := t.ctx.UI()
-	frames := make(chan engine.Frame, 1)
-	go t.pump.Run(ctx, frames)
-	for {
-		ev, err := w.Next(ctx)
-		if err != nil {
-			b.Do(func() {
-				if gen == t.gen && t.ended == "" && ctx.Err() == nil {
-					t.ended = "the connection was lost"
-					t.setStatus("The watch of this session ended: "+err.Error(), true)
-					t.sync()
-				}
-			})
-			return
-		}
-		if f := ev.Frame; f != nil {
-			select { // the newest frame replaces one not decoded yet
-			case <-frames:
-			default:
-			}
-			frames <- engine.Frame{JPEG: f.JPEG, Width: f.Width, Height: f.Height, Seq: f.Seq}
-			continue
-		}
-		if st := ev.Step; st != nil && len(st.Screenshot) > 0 {
-			if img, err := png.Decode(bytes.NewReader(st.Screenshot)); err == nil {
-				t.pump.Offer(record.ToRGBA(img))
-			}
-		}
-		b.Do(func() {
-			if gen == t.gen {
-				t.event(ev)
-			}
-		})
-	}
-}
-
-// event applies one watch event (Fyne goroutine).
-func (t *Tab) event(ev openenv.WatchEvent) {
-	switch {
-	case ev.Session != nil:
-		was := t.inControl()
-		t.summary = ev.Session
-		t.debugf("sessions control %s waiting=%v connected=%v", ev.Session.Control, ev.Session.AgentWaiting, ev.Session.AgentConnected)
-		for i := range t.items {
-			if t.items[i].ID == ev.Session.ID {
-				t.items[i] = *ev.Session
-				t.list.RefreshItem(i)
-			}
-		}
-		if now := t.inControl(); now != was {
-			t.controlChanged(now)
-		}
-	case ev.Step != nil:
-		st := *ev.Step
-		st.Screenshot = nil
-		t.logPlace()
-		t.debugf("sessions step %d by %s", st.Step, st.Actor)
-		t.steps = append(t.steps, st)
-		t.timeline.Refresh()
-		t.timeline.ScrollToBottom()
-	case ev.Error != nil:
-		t.setStatus(ev.Error.Message, true)
-	case ev.Ended != "":
-		t.ended = ev.Ended
-		t.setStatus("The session ended ("+ev.Ended+").", false)
-		if t.mapper != nil {
-			t.controlChanged(false)
-		}
-	}
-	t.sync()
-}
-
-// controlChanged gives the person's input to the page, or takes it away.
-func (t *Tab) controlChanged(mine bool) {
-	if !mine {
-		if t.mapper != nil {
-			t.mapper.Drop()
-		}
-		t.mapper = nil
-		t.view.Sink = readOnly{t}
-		t.view.SetRecording(false)
-		return
-	}
-	set := action.SetDefault
-	if t.summary != nil && t.summary.ActionSet != "" {
-		set = t.summary.ActionSet
-	}
-	q, b := t.sendQ, t.ctx.UI()
-	t.mapper = record.NewMapper(set, record.MapperEvents{
-		Emit: func(a action.Action) {
-			select {
-			case q <- command{a: a}:
-			default:
-				b.Do(func() { t.setStatus("Too many actions waiting to be sent: slow down.", true) })
-			}
-		},
-		Refused: func(msg string) { b.Do(func() { t.setStatus(msg, true) }) },
-	})
-	t.view.Sink = t.mapper
-	t.view.SetRecording(true)
-	if t.ctx.Window != nil {
-		t.ctx.Window.Canvas().Focus(t.view)
-	}
-}
-
-// TakeOver asks for control of the watched session.
-func (t *Tab) TakeOver() {
-	switch {
-	case t.watch == nil:
-		t.setStatus("Choose a live session to watch first.", true)
-		return
-	case t.me() == "":
-		t.setStatus("Set your name in Settings first: your steps are stored as human:NAME.", true)
-		return
-	case t.inControl():
-		return
-	}
-	w, name, b := t.watch, t.me(), t.ctx.UI()
-	go func() {
-		if err := w.TakeOver(context.Background(), name); err != nil {
-			b.Do(func() { t.setStatus("Could not take over: "+err.Error(), true) })
-		}
-	}()
-}
-
-// HandBack returns control to the agent; typing not sent yet is sent first.
-func (t *Tab) HandBack() {
-	if t.watch == nil || !t.inControl() {
-		return
-	}
-	if t.mapper != nil {
-		t.mapper.Flush()
-	}
-	// After the actions not sent yet, in the same queue.
-	select {
-	case t.sendQ <- command{handBack: true}:
-	default:
-		t.setStatus("Too many actions waiting to be sent: hand back again in a moment.", true)
-	}
-}
-
 // sync shows who is in control and enables the buttons.
 func (t *Tab) sync() {
 	text, col := "Not watching: choose a live session", bannerGrey
@@ -553,87 +348,8 @@ func (t *Tab) setStatus(msg string, bad bool) {
 	t.status.Refresh()
 }
 
-func (t *Tab) stopWatch() {
-	if t.mapper != nil {
-		t.controlChanged(false)
-	}
-	if t.stop != nil {
-		t.stop()
-		t.stop = nil
-	}
-	if t.watch != nil {
-		w := t.watch
-		go func() { _ = w.Close() }() // a person in control hands back
-		t.watch = nil
-	}
-}
-
 // Close ends the watch and the polling (the window closes).
 func (t *Tab) Close() {
 	t.closed = true
 	t.stopWatch()
-}
-
-// sessionLine is one row of the session list.
-func sessionLine(s openenv.SessionSummary) string {
-	where := s.URL
-	if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
-		where = u.Host + u.Path
-	}
-	parts := []string{s.Control, ui.Plural(s.Steps, "step"), where}
-	if !s.AgentConnected {
-		parts = append(parts, "agent gone")
-	}
-	return strings.Join(parts, " · ")
-}
-
-// stepLine is one row of the timeline.
-func stepLine(st openenv.WatchStep) string {
-	what := "start"
-	if len(st.Action) > 0 && string(st.Action) != "null" {
-		if a, err := action.Parse(st.Action, action.SetExtended); err == nil {
-			what = a.String()
-		}
-	}
-	line := fmt.Sprintf("%d · %s · %s", st.Step, st.Actor, what)
-	if st.Error != "" {
-		line += " · " + st.Error
-	}
-	return line
-}
-
-// readOnly refuses input while the person only watches.
-type readOnly struct{ t *Tab }
-
-func (r readOnly) msg() {
-	r.t.setStatus("Watching only: take over (Ctrl+Shift+T) to act on the page.", true)
-}
-func (r readOnly) Click(int, int)          { r.msg() }
-func (r readOnly) Drag(int, int, int, int) { r.msg() }
-func (r readOnly) Rune(rune)               { r.msg() }
-func (r readOnly) Key(fyne.KeyName, bool)  { r.msg() }
-func (r readOnly) Wheel(float32)           { r.msg() }
-func (r readOnly) Hover(int, int)          {}
-func (r readOnly) Shortcut(s fyne.Shortcut) bool {
-	return r.t.TypedShortcut(s)
-}
-func (r readOnly) Refuse(m string) { r.t.setStatus(m, true) }
-
-// bannerLayout lays the control banner's text over its colour: as wide as
-// the column, asking for no width, so a long text never moves the live
-// view.
-type bannerLayout struct{}
-
-const bannerPad = 6
-
-func (bannerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(size)
-	objs[1].Move(fyne.NewPos(bannerPad, bannerPad))
-	objs[1].Resize(fyne.NewSize(size.Width-2*bannerPad, size.Height-2*bannerPad))
-}
-
-func (bannerLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	// A whole number of units, so the live view below sits on whole pixels.
-	return fyne.NewSize(0, float32(math.Ceil(float64(objs[1].MinSize().Height)))+2*bannerPad)
 }

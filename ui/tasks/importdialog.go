@@ -436,38 +436,6 @@ func (d *importDialog) show() {
 	d.detail.SetText("Select a row to read all of it.")
 }
 
-// countLine says what the import would do, counted in the file's rows,
-// e.g. "Will import 12 of 15 rows as tasks (information 5, navigation 7):
-// 2 skipped, 1 duplicate."
-func countLine(rep dataset.ImportReport) string {
-	as := "as tasks"
-	if rep.Rows == 1 {
-		as = "as a task"
-	}
-	s := fmt.Sprintf("Will import %d of %s %s", len(rep.Tasks), ui.Plural(rep.Rows, "row"), as)
-	var parts []string
-	for _, c := range dataset.Categories {
-		if n := rep.ByCategory[c]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", c, n))
-		}
-	}
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, ", ") + ")"
-	}
-	return s + ": " + restLine(rep) + "."
-}
-
-// restLine counts the rows that are not imported: "2 skipped, 1
-// duplicate" (a duplicate's goal and start URL are already stored, or
-// earlier in the file).
-func restLine(rep dataset.ImportReport) string {
-	dup := "duplicates"
-	if len(rep.Duplicates) == 1 {
-		dup = "duplicate"
-	}
-	return fmt.Sprintf("%d skipped, %d %s", len(rep.Skipped), len(rep.Duplicates), dup)
-}
-
 // remembered are the choices to preset next time: the columns used, and
 // no column where the person chose none.
 func (d *importDialog) remembered() map[string]string {

@@ -1,0 +1,61 @@
+package sessions
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+
+	"waymark/engine/action"
+	"waymark/engine/openenv"
+	"waymark/ui"
+)
+
+// sessionLine is one row of the session list.
+func sessionLine(s openenv.SessionSummary) string {
+	where := s.URL
+	if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
+		where = u.Host + u.Path
+	}
+	parts := []string{s.Control, ui.Plural(s.Steps, "step"), where}
+	if !s.AgentConnected {
+		parts = append(parts, "agent gone")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// stepLine is one row of the timeline.
+func stepLine(st openenv.WatchStep) string {
+	what := "start"
+	if len(st.Action) > 0 && string(st.Action) != "null" {
+		if a, err := action.Parse(st.Action, action.SetExtended); err == nil {
+			what = a.String()
+		}
+	}
+	line := fmt.Sprintf("%d · %s · %s", st.Step, st.Actor, what)
+	if st.Error != "" {
+		line += " · " + st.Error
+	}
+	return line
+}
+
+// bannerLayout lays the control banner's text over its colour: as wide as
+// the column, asking for no width, so a long text never moves the live
+// view.
+type bannerLayout struct{}
+
+const bannerPad = 6
+
+func (bannerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+	objs[1].Move(fyne.NewPos(bannerPad, bannerPad))
+	objs[1].Resize(fyne.NewSize(size.Width-2*bannerPad, size.Height-2*bannerPad))
+}
+
+func (bannerLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	// A whole number of units, so the live view below sits on whole pixels.
+	return fyne.NewSize(0, float32(math.Ceil(float64(objs[1].MinSize().Height)))+2*bannerPad)
+}
