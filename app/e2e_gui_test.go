@@ -30,6 +30,7 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/browser/browsertest"
 )
 
 // e2ePage reports where clicks land and what was typed; a red box moves for
@@ -116,33 +117,7 @@ func startXvfb(t testing.TB) string { return startXvfbSized(t, "1280x900x24") }
 
 func startXvfbSized(t testing.TB, screen string) string {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start Xvfb: %v", err)
-	}
-	w.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(r).ReadString('\n')
-		line <- strings.TrimSpace(s)
-		r.Close()
-	}()
-	select {
-	case n := <-line:
-		if n == "" {
-			t.Fatal("Xvfb gave no display number")
-		}
-		return ":" + n
-	case <-time.After(10 * time.Second):
-		t.Fatal("Xvfb did not start in 10 s")
-	}
-	return ""
+	return browsertest.StartXvfb(t, screen)
 }
 
 var buildOnce struct {

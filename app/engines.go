@@ -39,6 +39,13 @@ type engineSpec struct {
 	// Metadata goes with the provider's session (e.g. the task), for the
 	// farm's books.
 	Metadata map[string]string
+	// LeaseTTL is the lease asked of Provider (0: the provider's own, else
+	// engine.DefaultLeaseTTL).
+	LeaseTTL time.Duration
+	// HeldByCaller: the caller renews the lease (the OpenEnv server does,
+	// on every step and on its own heartbeat), so the engine keeps no
+	// heartbeat of its own.
+	HeldByCaller bool
 	// Logf, when set, gets the engine's diagnostics.
 	Logf func(format string, args ...any)
 	// LeaseLost, when set, gets a lease renewal that failed (the farm lost
@@ -69,12 +76,18 @@ func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 	if spec.Provider == nil {
 		return browser.New(opts)
 	}
-	l, err := browser.Acquire(ctx, spec.Provider, engine.Spec{Metadata: spec.Metadata}, opts)
+	l, err := browser.Acquire(ctx, spec.Provider, engine.Spec{Metadata: spec.Metadata, LeaseTTL: spec.LeaseTTL}, opts)
 	if err != nil {
 		if spec.OwnsProvider {
 			err = errors.Join(err, closeProvider(spec.Provider))
 		}
+		if spec.HeldByCaller {
+			return nil, fmt.Errorf("cannot get a browser from the %s provider: %w", providerName(spec.Provider), err)
+		}
 		return nil, fmt.Errorf("cannot get a browser: %w", err)
+	}
+	if spec.HeldByCaller {
+		return servedLease{l}, nil
 	}
 	l.KeepAlive(spec.LeaseLost)
 	if spec.OwnsProvider {

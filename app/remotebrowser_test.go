@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"waymark/assets/practice"
 	"waymark/dataset"
 	"waymark/engine"
+	"waymark/engine/browser/browsertest"
 	"waymark/ui"
 )
 
@@ -29,44 +28,11 @@ import (
 // http://127.0.0.1:PORT address.
 func startRemoteChromium(t *testing.T) string {
 	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
+	path := browsertest.LookChromium()
 	if path == "" {
 		t.Skip("no Chromium to serve as the remote browser")
 	}
-	dir := t.TempDir()
-	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(path, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done })
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err == nil && len(lines) == 2 {
-			return "http://127.0.0.1:" + lines[0]
-		}
-		select {
-		case <-done:
-			t.Fatal("the remote Chromium exited at start")
-		default:
-		}
-	}
-	t.Fatal("the remote Chromium wrote no DevToolsActivePort within 15 s")
-	return ""
+	return browsertest.StartRemote(t, browsertest.RemoteOptions{Path: path, NoSandbox: os.Geteuid() == 0}).HTTP
 }
 
 // `play --browser-provider` and the desktop app's "Remote browser" setting

@@ -21,6 +21,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/browser/browsertest"
 	"waymark/engine/openenv"
 )
 
@@ -176,7 +177,7 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 	root := sv.cmd.Process.Pid
 	var idle memSample
 	if farm != nil {
-		root = farm.cmd.Process.Pid
+		root = farm.PID()
 		idle = treeMemory(root)
 	}
 	peak := sampleMemory(root, 500*time.Millisecond)
@@ -403,58 +404,21 @@ func (s *serveProcess) kill() {
 // farmProcess is a Chromium with a DevTools port on 127.0.0.1, in its own
 // process group, standing for a browser farm's endpoint.
 type farmProcess struct {
-	cmd  *exec.Cmd
+	*browsertest.Remote
 	http string
-	done chan struct{}
 }
 
 func startFarm(b *testing.B) *farmProcess {
 	b.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
+	path := browsertest.LookChromium()
 	if path == "" {
 		b.Skip("no Chromium to serve as a remote endpoint (make deps installs it)")
 	}
-	dir := b.TempDir()
-	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	f := &farmProcess{cmd: exec.Command(path, args...), done: make(chan struct{})}
-	f.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := f.cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	go func() { f.cmd.Wait(); close(f.done) }()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		raw, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if lines := strings.Split(strings.TrimSpace(string(raw)), "\n"); err == nil && len(lines) == 2 {
-			f.http = "http://127.0.0.1:" + lines[0]
-			return f
-		}
-		select {
-		case <-f.done:
-			b.Fatal("the remote Chromium exited at start")
-		default:
-		}
-		if time.Now().After(deadline) {
-			f.stop()
-			b.Fatal("the remote Chromium wrote no DevToolsActivePort within 20 s")
-		}
-	}
+	r := browsertest.StartRemote(b, browsertest.RemoteOptions{Path: path, NoSandbox: os.Geteuid() == 0, StartWait: 20 * time.Second})
+	return &farmProcess{Remote: r, http: r.HTTP}
 }
 
-func (f *farmProcess) stop() {
-	syscall.Kill(-f.cmd.Process.Pid, syscall.SIGKILL)
-	<-f.done
-}
+func (f *farmProcess) stop() { f.Kill() }
 
 // memSample is the memory of a process and its descendants.
 type memSample struct {

@@ -9,18 +9,15 @@ import (
 )
 
 // leasedEngines is serve's engine factory with --browser-provider: each
-// session acquires its browser from the provider under a lease; the
-// engine's Close releases it. The OpenEnv server renews the lease on every
-// step and on a heartbeat (engine/openenv/lease.go).
+// session acquires its browser from the provider under a lease, by the
+// same newEngine as every other engine; the engine's Close releases it.
+// The OpenEnv server renews the lease on every step and on a heartbeat
+// (engine/openenv/lease.go).
 func leasedEngines(cfg serveConfig, settings engine.Settings, hostRules string) func(context.Context) (engine.Engine, error) {
-	name := providerName(cfg.Provider)
 	return func(ctx context.Context) (engine.Engine, error) {
-		spec := engine.Spec{LeaseTTL: cfg.LeaseTTL, Metadata: map[string]string{"client": "waymark serve"}}
-		l, err := browser.Acquire(ctx, cfg.Provider, spec, browser.Options{Settings: settings, HostRules: hostRules, Logf: cfg.Logf})
-		if err != nil {
-			return nil, fmt.Errorf("cannot get a browser from the %s provider: %w", name, err)
-		}
-		return servedLease{l}, nil
+		return newEngine(ctx, engineSpec{Settings: settings, HostRules: hostRules, Logf: cfg.Logf,
+			Provider: cfg.Provider, LeaseTTL: cfg.LeaseTTL, HeldByCaller: true,
+			Metadata: map[string]string{"client": "waymark serve"}})
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,15 +17,15 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/browser/browsertest"
 )
 
 // farmChromium is a Chromium the test starts as its own process with a
 // DevTools port, as a browser farm would run it.
 type farmChromium struct {
-	cmd  *exec.Cmd
+	*browsertest.Remote
 	http string // http://127.0.0.1:PORT
 	ws   string // ws://127.0.0.1:PORT/devtools/browser/…
-	done chan struct{}
 }
 
 func startFarmChromium(t *testing.T) *farmChromium {
@@ -36,50 +34,18 @@ func startFarmChromium(t *testing.T) *farmChromium {
 	if err != nil {
 		t.Skipf("no Chromium to serve as a remote endpoint: %v", err)
 	}
-	dir := t.TempDir()
-	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
-	if needsNoSandbox() {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(path, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f := &farmChromium{cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); close(f.done) }()
-	t.Cleanup(f.kill)
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err == nil && len(lines) == 2 {
-			f.http = "http://127.0.0.1:" + lines[0]
-			f.ws = "ws://127.0.0.1:" + lines[0] + lines[1]
-			return f
-		}
-		select {
-		case <-f.done:
-			t.Fatal("the remote Chromium exited at start")
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the remote Chromium wrote no DevToolsActivePort within 15 s")
-		}
-	}
+	r := browsertest.StartRemote(t, browsertest.RemoteOptions{Path: path, NoSandbox: needsNoSandbox()})
+	return &farmChromium{Remote: r, http: r.HTTP, ws: r.WS}
 }
 
 // kill stops the Chromium and its helpers at once, as a crash would.
-func (f *farmChromium) kill() {
-	syscall.Kill(-f.cmd.Process.Pid, syscall.SIGKILL)
-	<-f.done
-}
+func (f *farmChromium) kill() { f.Kill() }
 
 // signal sends sig to the Chromium and its helpers (SIGSTOP freezes a
 // farm without closing its connections).
 func (f *farmChromium) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	if err := syscall.Kill(-f.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := f.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 }

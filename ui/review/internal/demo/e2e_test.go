@@ -8,34 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"waymark/dataset"
+	"waymark/engine/browser/browsertest"
 	"waymark/ui/review/reviewtest"
 )
 
 // startXvfb starts a private X display and returns its name (":N").
 func startXvfb(t *testing.T) string {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1920x1080x24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil {
-		t.Fatalf("Xvfb gave no display number: %v", err)
-	}
-	return ":" + strings.TrimSpace(line)
+	return browsertest.StartXvfb(t, "1920x1080x24")
 }
 
 // TestLabelTwoRecordedEpisodesWithTheKeyboard records two real episodes
