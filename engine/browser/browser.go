@@ -200,7 +200,11 @@ func (e *Engine) Info() engine.Info {
 		return engine.Info{Kind: engine.TransportRemoteCDP, Display: e.display, Browser: e.version,
 			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
 	}
-	return engine.Info{Kind: "local", Display: e.display, Browser: e.version,
+	v := e.version
+	if v == "" { // not read when the engine was made: try again
+		v = chromiumVersion(e.opts.ChromiumPath)
+	}
+	return engine.Info{Kind: "local", Display: e.display, Browser: v,
 		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
 }
 

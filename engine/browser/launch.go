@@ -222,21 +222,28 @@ func findChromium(path string) (string, error) {
 	return "", fmt.Errorf("%w; install it with 'make deps' (Debian/Ubuntu package chromium)", engine.ErrNoBrowser)
 }
 
-// versions caches chromiumVersion by binary.
+// versions caches chromiumVersion by binary: the versions read, never a
+// failure (a machine too busy to answer at once answers the next time).
 var versions sync.Map // path → string
 
-// chromiumVersion runs "chromium --version" once per binary.
 func chromiumVersion(path string) string {
 	if v, ok := versions.Load(path); ok {
 		return v.(string)
 	}
 	v := readChromiumVersion(path)
-	versions.Store(path, v)
+	if v != "" {
+		versions.Store(path, v)
+	}
 	return v
 }
 
+// readChromiumVersion runs the browser with --version. Debian's chromium
+// is a shell script that reads its settings first: with two test suites
+// on two cores it took more than 5 s, and the version was then missing
+// from the engine's details and every HAR, so the limit is generous and
+// stretched by the machine's load.
 func readChromiumVersion(path string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(15*time.Second))
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
 	if err != nil {
