@@ -79,7 +79,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 			frames = append(frames, GIFFrame{Screenshot: shot, Action: a, Pointer: pointer, Delay: delay,
 				Caption: fmt.Sprintf("step %d of %d · %s · %s", s.Index, last, gifActionText(a), actor)})
 		}
-		pointer = pointerAfter(pointer, a)
+		pointer = PointerAfter(pointer, a)
 		if s.Index == to {
 			shot, err := st.Screenshot(id, s.Index)
 			if err != nil {
@@ -123,8 +123,9 @@ func gifActionText(a *action.Action) string {
 	return a.String()
 }
 
-// pointerAfter is where the pointer is after a (see View.SetPointer).
-func pointerAfter(p *image.Point, a *action.Action) *image.Point {
+// PointerAfter is where the pointer is after a, when it was at p before
+// (nil: unknown; a new page makes it unknown). See View.SetPointer.
+func PointerAfter(p *image.Point, a *action.Action) *image.Point {
 	if a == nil {
 		return p
 	}

@@ -326,28 +326,14 @@ func (p *player) stepHeader(k int) string {
 	return b.String()
 }
 
-// pointerBefore is where the pointer was when step k's action ran: the last
-// click, move or drag end before it.
+// pointerBefore is where the pointer was when step k's action ran: where
+// the actions before it left it (overlay.PointerAfter, as the GIF draws it).
 func (p *player) pointerBefore(k int) *image.Point {
-	for i := k - 1; i >= 1; i-- {
-		a := p.steps[i].Action
-		if a == nil {
-			continue
-		}
-		switch a.Op {
-		case action.Click, action.DoubleClick, action.Move:
-			if a.X != nil && a.Y != nil {
-				return &image.Point{X: *a.X, Y: *a.Y}
-			}
-		case action.Drag:
-			if a.X2 != nil && a.Y2 != nil {
-				return &image.Point{X: *a.X2, Y: *a.Y2}
-			}
-		case action.Goto, action.Back:
-			return nil // a new page: the pointer is unknown
-		}
+	var pt *image.Point
+	for i := 1; i < k && i < len(p.steps); i++ {
+		pt = overlay.PointerAfter(pt, p.steps[i].Action)
 	}
-	return nil
+	return pt
 }
 
 // shot returns step i's decoded screenshot, keeping a few in memory.
