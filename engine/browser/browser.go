@@ -410,7 +410,7 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 	e.netCap.Store(t.net)
 	var tc *tabContext
 	if e.sb != nil {
-		tc = e.sb.pool.takeSpare(e.sb, e.opts.HostRules) // spare.go
+		tc = e.sb.pool.takeSpare(ctx, e.sb, e.opts.HostRules) // spare.go
 	}
 	if tc != nil {
 		tc.adopt(t.listen)

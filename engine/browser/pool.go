@@ -269,13 +269,15 @@ type pooled struct {
 	proc        *os.Process
 
 	// guarded by pool.mu
-	users    int  // engines holding it
-	contexts int  // browser contexts opened in it
-	draining bool // takes no new engines; stops when users reach 0
-	stopped  bool
-	spare    *tabContext // made ahead for the next episode (spare.go)
-	making   bool        // a spare is being made
-	spareGen int         // spares begun
+	users       int  // engines holding it
+	contexts    int  // browser contexts opened in it
+	draining    bool // takes no new engines; stops when users reach 0
+	stopped     bool
+	spare       *tabContext   // made ahead for the next episode (spare.go)
+	making      bool          // a spare is being made
+	made        chan struct{} // closed when the spare being made is done
+	makingRules string        // the host rules of the spare being made
+	spareGen    int           // spares begun
 }
 
 // acquire gives an engine a running Chromium for key, starting one when

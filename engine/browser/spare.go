@@ -86,9 +86,23 @@ func newTabContext(ctx, parent context.Context, rules string, limit time.Duratio
 // adopt gives the tab's events to listen from now on.
 func (tc *tabContext) adopt(listen func(any)) { tc.relay.fn.Store(&listen) }
 
-// takeSpare hands out b's spare made for rules, if one is ready.
-func (p *Pool) takeSpare(b *pooled, rules string) *tabContext {
+// takeSpare hands out b's spare made for rules: the one ready, or the one
+// being made, once it is done (at most until ctx ends). Waiting for a
+// spare already under way costs less than making a second context beside
+// it: on a two-core machine each new context's renderer process took
+// about a second of CPU, and both would compete for it.
+func (p *Pool) takeSpare(ctx context.Context, b *pooled, rules string) *tabContext {
 	p.mu.Lock()
+	if b.making && b.makingRules == rules {
+		made := b.made
+		p.mu.Unlock()
+		select {
+		case <-made:
+		case <-ctx.Done():
+			return nil
+		}
+		p.mu.Lock()
+	}
 	defer p.mu.Unlock()
 	sp := b.spare
 	if sp == nil || sp.rules != rules || sp.ctx.Err() != nil {
@@ -108,7 +122,9 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 		return
 	}
 	old := b.spare
-	b.spare, b.making = nil, true
+	b.spare, b.making, b.makingRules = nil, true, rules
+	made := make(chan struct{})
+	b.made = made
 	b.spareGen++
 	p.mu.Unlock()
 	if old != nil {
@@ -121,6 +137,7 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 		if err == nil && !p.closed && !b.draining && !b.stopped && b.spare == nil {
 			b.spare, sp = sp, nil
 		}
+		close(made)
 		p.mu.Unlock()
 		if sp != nil {
 			sp.cancel() // no longer wanted
