@@ -173,7 +173,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 		f := dataset.EpisodeFilter{OldestFirst: true}
 		what = "the store"
 		if src.task != "" {
-			if _, err := st.GetTask(src.task); errors.Is(err, dataset.ErrNotFound) {
+			if _, err := st.GetTask(context.Background(), src.task); errors.Is(err, dataset.ErrNotFound) {
 				return nil, "", fmt.Errorf("%w: no task %q in %s (see waymark tasks list)", errUsage, src.task, env.DBPath)
 			} else if err != nil {
 				return nil, "", err
@@ -215,7 +215,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 			return nil, "", err
 		}
 		logs = append(logs, log)
-		if t, err := st.GetTask(ep.TaskID); err == nil {
+		if t, err := st.GetTask(context.Background(), ep.TaskID); err == nil {
 			if u, err := url.Parse(t.StartURL); err == nil && u.Host != "" {
 				sites[u.Scheme+"://"+u.Host] = true
 			}

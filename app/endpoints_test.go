@@ -41,7 +41,7 @@ func endpointsStore(t *testing.T) (db, task string, eps []string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	tk, err := st.AddTask(dataset.Task{Goal: "Buy a hoodie", Category: dataset.Interaction, StartURL: "http://127.0.0.1:7770/", Source: "test"})
+	tk, err := st.AddTask(t.Context(), dataset.Task{Goal: "Buy a hoodie", Category: dataset.Interaction, StartURL: "http://127.0.0.1:7770/", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestHARCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := st.AddTask(dataset.Task{Goal: "Buy shoes", Category: dataset.Navigation, StartURL: "http://shop.waymark.test/"})
+	task, err := st.AddTask(t.Context(), dataset.Task{Goal: "Buy shoes", Category: dataset.Navigation, StartURL: "http://shop.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func mergeRecord(t *testing.T, db, annotator, key, hostRules string, actions ...
 	if !ok {
 		t.Fatalf("no practice task %s", key)
 	}
-	task, found, err := st.FindTask(p.Goal, p.StartURL)
+	task, found, err := st.FindTask(t.Context(), p.Goal, p.StartURL)
 	if err != nil || !found {
 		t.Fatalf("practice task %s not in the store: %v", key, err)
 	}

@@ -194,7 +194,7 @@ func TestPlayRestoreUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := st.AddTask(dataset.Task{Goal: "g", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	task, err := st.AddTask(t.Context(), dataset.Task{Goal: "g", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

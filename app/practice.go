@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ const practiceKeysMeta = "practice_pack_keys"
 // URL) or adds it.
 func storePracticeTask(st *dataset.Store, p practice.Task) (dataset.Task, error) {
 	c := p.Check
-	return st.EnsureTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
+	return st.EnsureTask(context.Background(), dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
 		Source: practice.Source, SourceID: p.Key, Check: &c, ReferenceTime: p.ReferenceTime, Timezone: p.Timezone, Locale: p.Locale})
 }
 

@@ -113,14 +113,14 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 	if png, err := st.Screenshot(first.ID, 2); err != nil || len(png) < 100 {
 		t.Errorf("step 2 screenshot: %d bytes, %v", len(png), err)
 	}
-	task, err := st.GetTask(first.TaskID)
+	task, err := st.GetTask(ctx, first.TaskID)
 	if err != nil || task.Source != dataset.SourceAdhoc || task.Category != dataset.Navigation || task.StartURL != site.URL+"/" {
 		t.Errorf("ad-hoc task: %+v %v", task, err)
 	}
 	if second.Annotator != "agent:bot-7" || second.AutoReward == nil || *second.AutoReward != 0 {
 		t.Errorf("episode 2: %+v", second)
 	}
-	task, err = st.GetTask(second.TaskID)
+	task, err = st.GetTask(ctx, second.TaskID)
 	if err != nil || task.Source != "waymark-practice" || task.Check == nil {
 		t.Errorf("practice task: %+v %v", task, err)
 	}
@@ -272,7 +272,7 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mine.Close()
-	task, err := mine.AddTask(dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
+	task, err := mine.AddTask(t.Context(), dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,8 +308,8 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
 	}
-	ta, _ := mine.GetTask(a.TaskID)
-	tb, _ := theirs.GetTask(b.TaskID)
+	ta, _ := mine.GetTask(ctx, a.TaskID)
+	tb, _ := theirs.GetTask(ctx, b.TaskID)
 	if a.Annotator != "Ada" || b.Annotator != a.Annotator || tb.Goal != ta.Goal || tb.Category != ta.Category || b.NumSteps != a.NumSteps || b.Status != a.Status {
 		t.Fatalf("the two stores disagree:\n app:    %s, %q (%s), %d steps, %s\n server: %s, %q (%s), %d steps, %s",
 			a.Annotator, ta.Goal, ta.Category, a.NumSteps, a.Status, b.Annotator, tb.Goal, tb.Category, b.NumSteps, b.Status)
@@ -360,7 +360,7 @@ func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mine.Close()
-	task, err := mine.AddTask(dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
+	task, err := mine.AddTask(t.Context(), dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func harURLs(es []har.Entry) string {
 
 func TestRecorderStoresHARPerStep(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	task, err := s.AddTask(t.Context(), Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestRecorderStoresHARPerStep(t *testing.T) {
 
 func TestEpisodeHARWithoutCapture(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	task, err := s.AddTask(t.Context(), Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestEpisodeHARWithoutCapture(t *testing.T) {
 // stored index, not the engine's count.
 func TestRecorderHARAfterUndo(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	task, err := s.AddTask(t.Context(), Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}

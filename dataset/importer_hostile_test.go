@@ -137,7 +137,7 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	if err != nil || ep.TaskID != "t1" {
 		t.Fatalf("the episode after the migration: %+v %v", ep, err)
 	}
-	task, err := s.GetTask("t1")
+	task, err := s.GetTask(t.Context(), "t1")
 	if err != nil || task.Manifest == nil || task.Manifest.ValidateScript != "document.title === 'A'" || task.SourceID != "a" {
 		t.Fatalf("the task after the migration: %+v %v", task, err)
 	}

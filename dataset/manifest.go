@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -278,7 +279,7 @@ func (s *Store) ManifestTasks() ([]Task, error) {
 // FindTaskRef finds a task by its id, else by its source id (a manifest's
 // taskId); several tasks with that source id are refused by name.
 func (s *Store) FindTaskRef(ref string) (Task, error) {
-	t, err := s.GetTask(ref)
+	t, err := s.GetTask(context.Background(), ref)
 	if !errors.Is(err, ErrNotFound) {
 		return t, err
 	}

@@ -95,12 +95,12 @@ func TestMergeTwoAnnotators(t *testing.T) {
 		t.Fatal("the two stores' tasks should have ids of their own")
 	}
 	onlyB := wmTask(t, b, "What does the wiki say about owls?", Information, "http://wiki.waymark.test/")
-	diffA, err := a.AddTask(Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
+	diffA, err := a.AddTask(t.Context(), Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
 		Check: &action.Check{Kind: action.CheckKindURL, URL: "/booked$"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AddTask(Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
+	if _, err := b.AddTask(t.Context(), Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
 		Check: &action.Check{Kind: action.CheckKindURL, URL: "/confirmed$"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func (r *Recorder) Inner() engine.Engine { return r.eng }
 // task resolves the episode's task and fills the reset options from it.
 func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, error) {
 	if ro.TaskID != "" {
-		t, err := r.store.GetTask(ro.TaskID)
+		t, err := r.store.GetTask(context.Background(), ro.TaskID)
 		if err != nil {
 			return Task{}, err
 		}
@@ -134,7 +134,7 @@ func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, er
 	if cat == "" {
 		cat = Navigation
 	}
-	return r.store.EnsureTask(Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
+	return r.store.EnsureTask(context.Background(), Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
 }
 
 // Reset starts a new episode: the engine resets, then the episode (status
@@ -393,7 +393,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	if err := s.CheckContinue(episodeID, k); err != nil {
 		return engine.Observation{}, fmt.Errorf("%w: %w", ErrNotResumable, err)
 	}
-	t, err := s.GetTask(ep.TaskID)
+	t, err := s.GetTask(ctx, ep.TaskID)
 	if err != nil {
 		return engine.Observation{}, err
 	}

@@ -50,7 +50,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	task, err := s.AddTask(dataset.Task{Goal: "What colour is the sky?", Category: dataset.Information, StartURL: site.URL + "/",
+	task, err := s.AddTask(t.Context(), dataset.Task{Goal: "What colour is the sky?", Category: dataset.Information, StartURL: site.URL + "/",
 		Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "blue"}})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func wmReopen(t *testing.T, s *Store) *Store {
 
 func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "What is the capital of France?", Category: Information, StartURL: "http://wiki.waymark.test/",
+	task, err := s.AddTask(t.Context(), Task{Goal: "What is the capital of France?", Category: Information, StartURL: "http://wiki.waymark.test/",
 		Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "Paris"}})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestRecorderFramesAndAdhocTasks(t *testing.T) {
 		t.Fatal("the engine's live frame was not forwarded")
 	}
 	ep, _ := s.GetEpisode(rec.EpisodeID())
-	task, _ := s.GetTask(ep.TaskID)
+	task, _ := s.GetTask(ctx, ep.TaskID)
 	if task.Source != SourceAdhoc || task.StartURL != "http://127.0.0.1:9/" || task.Category != Navigation {
 		t.Fatalf("ad-hoc task %+v", task)
 	}

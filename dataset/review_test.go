@@ -53,7 +53,7 @@ var rvPNGs sync.Map // color.Color → PNG
 // rvTask adds a task through the store's API.
 func rvTask(t testing.TB, s *Store, goal, category string) string {
 	t.Helper()
-	task, err := s.AddTask(Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
+	task, err := s.AddTask(t.Context(), Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,18 +168,18 @@ func TestLockedDatabase(t *testing.T) {
 	// after the busy timeout instead of hanging.
 	release := wmHoldWriteLock(t, path)
 	start := time.Now()
-	_, err = s.AddTask(Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"})
+	_, err = s.AddTask(t.Context(), Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"})
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "try again") {
 		t.Fatalf("write while locked: %v", err)
 	}
 	if time.Since(start) > 3*time.Second {
 		t.Fatalf("waited %v", time.Since(start))
 	}
-	if _, err := s.ListTasks(TaskFilter{}); err != nil {
+	if _, err := s.ListTasks(t.Context(), TaskFilter{}); err != nil {
 		t.Fatalf("reads must go on during another's write: %v", err)
 	}
 	release()
-	if _, err := s.AddTask(Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"}); err != nil {
+	if _, err := s.AddTask(t.Context(), Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"}); err != nil {
 		t.Fatalf("after the lock was released: %v", err)
 	}
 	s.Close()
@@ -227,7 +227,7 @@ func TestChildRecorder(t *testing.T) {
 		s.Close()
 		os.Exit(0)
 	}
-	task, _, _ := s.FindTask("Record until killed", "http://shop.waymark.test/")
+	task, _, _ := s.FindTask(t.Context(), "Record until killed", "http://shop.waymark.test/")
 	rec := NewRecorder(s, newWMEngine(action.SetDefault, 0), RecorderOptions{TaskID: task.ID, Annotator: "child"})
 	ctx := context.Background()
 	if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
@@ -389,7 +389,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 
 	// Owners written by hand: which ones count as alive.
 	host, _ := os.Hostname()
-	task, _, _ := s.FindTask("Record until killed", "http://shop.waymark.test/")
+	task, _, _ := s.FindTask(t.Context(), "Record until killed", "http://shop.waymark.test/")
 	old := time.Now().Add(-48 * time.Hour)
 	cases := []struct {
 		name, owner string

@@ -187,7 +187,7 @@ func TestStreamBreakReleasesRows(t *testing.T) {
 	}
 	next("AllCurrentReviews")
 	// A write goes through too.
-	if _, err := s.AddTask(Task{Goal: "After the streams", Category: Navigation, StartURL: "http://127.0.0.1/after"}); err != nil {
+	if _, err := s.AddTask(ctx, Task{Goal: "After the streams", Category: Navigation, StartURL: "http://127.0.0.1/after"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -251,7 +251,7 @@ func TestWALReplacedRefusesWrites(t *testing.T) {
 		t.Fatalf("the replacement has device %d inode %d, the log had device %d inode %d: want the same device, another inode", as.Dev, as.Ino, bs.Dev, bs.Ino)
 	}
 	for _, goal := range []string{"First write after the replacement", "Second write after the replacement"} {
-		_, err := s.AddTask(Task{Goal: goal, Category: Navigation, StartURL: "http://a.test/", Source: "test"})
+		_, err := s.AddTask(t.Context(), Task{Goal: goal, Category: Navigation, StartURL: "http://a.test/", Source: "test"})
 		if !errors.Is(err, ErrStoreLost) {
 			t.Fatalf("%q after the log was replaced: error %v, want ErrStoreLost", goal, err)
 		}

@@ -26,7 +26,7 @@ type groundedStep struct {
 // undone while recording and step 3's stored extras damaged afterwards.
 func groundedEpisode(t *testing.T, f *fixture) string {
 	t.Helper()
-	task, err := f.store.AddTask(dataset.Task{Goal: "Buy the red shoes", Category: dataset.Interaction, StartURL: "http://127.0.0.1:8080/shop", Source: "test"})
+	task, err := f.store.AddTask(t.Context(), dataset.Task{Goal: "Buy the red shoes", Category: dataset.Interaction, StartURL: "http://127.0.0.1:8080/shop", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func practiceStore(tb testing.TB, path string) (*dataset.Store, map[string]datas
 	tasks := map[string]dataset.Task{}
 	for _, p := range practice.Tasks() {
 		c := p.Check
-		t, err := st.EnsureTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL, Source: practice.Source, SourceID: p.Key,
+		t, err := st.EnsureTask(tb.Context(), dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL, Source: practice.Source, SourceID: p.Key,
 			Check: &c, ReferenceTime: p.ReferenceTime, Timezone: p.Timezone, Locale: p.Locale, KeepSecrets: true})
 		if err != nil {
 			tb.Fatal(err)

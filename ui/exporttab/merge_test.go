@@ -25,7 +25,7 @@ func colleagueStore(t *testing.T, episodes, steps int) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	task, err := s.AddTask(dataset.Task{Goal: "Zoe's task", Category: dataset.Navigation, StartURL: "http://127.0.0.1/zoe"})
+	task, err := s.AddTask(t.Context(), dataset.Task{Goal: "Zoe's task", Category: dataset.Navigation, StartURL: "http://127.0.0.1/zoe"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,7 +224,7 @@ func (l *lifecycle) resume(id string) {
 		r.refuseContinue(title, fmt.Sprintf("The episode was recorded by %s, and you are %s: only its annotator can go on with it.", ep.Annotator, s.Annotator))
 		return
 	}
-	t, err := st.GetTask(ep.TaskID)
+	t, err := st.GetTask(context.Background(), ep.TaskID)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
@@ -257,7 +257,7 @@ func (l *lifecycle) branch(id string, k int) {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	t, err := st.GetTask(parent.TaskID)
+	t, err := st.GetTask(context.Background(), parent.TaskID)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return

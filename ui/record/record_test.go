@@ -133,7 +133,7 @@ func openRecordFixture(t *testing.T, tasks []dataset.Task, sets ...action.Set) *
 	t.Cleanup(func() { store.Close() })
 	var task dataset.Task
 	for i, tk := range tasks {
-		tk, err := store.AddTask(tk)
+		tk, err := store.AddTask(t.Context(), tk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func TestRecordTabShortcuts(t *testing.T) {
 
 func TestRecordTabStartAndNextShortcuts(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
-	other, err := f.store.AddTask(dataset.Task{Goal: "Another task", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"})
+	other, err := f.store.AddTask(t.Context(), dataset.Task{Goal: "Another task", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

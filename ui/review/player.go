@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -161,7 +162,7 @@ func (p *player) open(it dataset.QueueItem) error {
 	if err != nil {
 		return err
 	}
-	task, err := p.t.store.GetTask(ep.TaskID)
+	task, err := p.t.store.GetTask(context.Background(), ep.TaskID)
 	if err != nil {
 		return err
 	}

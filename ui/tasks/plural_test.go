@@ -34,7 +34,7 @@ func TestTasksTabCountsAreSingularForOne(t *testing.T) {
 	// Two of three archived: the active list counts one task.
 	tab.search.SetText("")
 	for _, task := range tab.tasks[1:] {
-		if err := store.ArchiveTask(task.ID, true); err != nil {
+		if err := store.ArchiveTask(t.Context(), task.ID, true); err != nil {
 			t.Fatal(err)
 		}
 	}
