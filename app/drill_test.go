@@ -290,7 +290,7 @@ func checkDrillTrial(t *testing.T, i int, db string, tr *drillTrial) {
 	}
 	if tr.mode == "serve" && tr.acked >= 0 {
 		// The client does not learn the server's episode id: the newest.
-		eps, err := s.ListEpisodes(dataset.EpisodeFilter{})
+		eps, err := s.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 		if err != nil || len(eps) == 0 {
 			t.Fatalf("kill %d (serve): %d steps acknowledged, no episode stored (%v)", i, tr.acked+1, err)
 		}
@@ -300,7 +300,7 @@ func checkDrillTrial(t *testing.T, i int, db string, tr *drillTrial) {
 	if tr.episode == "" {
 		return
 	}
-	ep, err := s.GetEpisode(tr.episode)
+	ep, err := s.GetEpisode(t.Context(), tr.episode)
 	if err != nil {
 		t.Fatalf("kill %d (%s): episode %s: %v", i, tr.mode, tr.episode, err)
 	}

@@ -789,7 +789,7 @@ func (g *guiRun) onlyEpisode(t *testing.T) (*dataset.Store, dataset.Episode) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %+v, %v; want exactly one", eps, err)
 	}

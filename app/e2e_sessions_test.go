@@ -88,7 +88,7 @@ func TestE2ESessionsTakeOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, _ := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 	if len(eps) != 1 {
 		t.Fatalf("%d episodes", len(eps))
 	}

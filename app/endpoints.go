@@ -181,7 +181,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 			f.TaskID = src.task
 			what = "task " + src.task
 		}
-		eps, err := st.ListEpisodes(f)
+		eps, err := st.ListEpisodes(context.Background(), f)
 		if err != nil {
 			return nil, "", err
 		}
@@ -193,7 +193,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 	sites := map[string]bool{}
 	noCapture := 0
 	for _, id := range ids {
-		ep, err := st.GetEpisode(id)
+		ep, err := st.GetEpisode(context.Background(), id)
 		if errors.Is(err, dataset.ErrNotFound) {
 			return nil, "", fmt.Errorf("%w: no episode %q in %s", errUsage, id, env.DBPath)
 		} else if err != nil {

@@ -46,7 +46,7 @@ func endpointsStore(t *testing.T) (db, task string, eps []string) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{shopHAR1, shopHAR2, ""} {
-		ep, err := st.CreateEpisode(dataset.Episode{TaskID: tk.ID, Annotator: "ann"})
+		ep, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: tk.ID, Annotator: "ann"})
 		if err != nil {
 			t.Fatal(err)
 		}

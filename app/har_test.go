@@ -23,11 +23,11 @@ func TestHARCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	with, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "alice", EngineJSON: `{"kind":"local","browser":"Chromium 150.0.1"}`})
+	with, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "alice", EngineJSON: `{"kind":"local","browser":"Chromium 150.0.1"}`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	without, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "alice"})
+	without, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func TestMergeRealRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ep := range []string{ea, eb1, eb2} {
-		e, err := st.GetEpisode(ep)
+		e, err := st.GetEpisode(t.Context(), ep)
 		if err != nil || e.Status != dataset.StatusFinished {
 			t.Fatalf("merged episode %s: %+v %v", ep, e, err)
 		}

@@ -198,7 +198,7 @@ func TestPlayRestoreUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "a"})
+	ep, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}

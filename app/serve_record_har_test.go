@@ -154,7 +154,7 @@ func TestServeRecordCapturesNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 	st.Close()
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("%d episodes (%v), want 1", len(eps), err)
@@ -245,7 +245,7 @@ func TestServeRecordGrounding(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := st.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("%d episodes (%v), want 1", len(eps), err)
 	}

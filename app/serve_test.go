@@ -91,7 +91,7 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{OldestFirst: true})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{OldestFirst: true})
 	if err != nil || len(eps) != 3 {
 		t.Fatalf("%d episodes (%v), want 3", len(eps), err)
 	}
@@ -300,11 +300,11 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer theirs.Close()
-	a, err := mine.GetEpisode(rec.EpisodeID())
+	a, err := mine.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := theirs.GetEpisode(rec.EpisodeID())
+	b, err := theirs.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
 	}
@@ -390,11 +390,11 @@ func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
 		}
 		rec.Close()
 		waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
-		a, err := mine.GetEpisode(rec.EpisodeID())
+		a, err := mine.GetEpisode(ctx, rec.EpisodeID())
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := theirs.GetEpisode(rec.EpisodeID())
+		b, err := theirs.GetEpisode(ctx, rec.EpisodeID())
 		if err != nil {
 			t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
 		}

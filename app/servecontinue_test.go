@@ -98,7 +98,7 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	branches, err := st.ListEpisodes(dataset.EpisodeFilter{ParentID: parent})
+	branches, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{ParentID: parent})
 	if err != nil || len(branches) != 1 {
 		t.Fatalf("%d branches, %v", len(branches), err)
 	}

@@ -158,7 +158,7 @@ func TestServeBrowserGym(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{OldestFirst: true})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{OldestFirst: true})
 	if err != nil || len(eps) != 2 {
 		t.Fatalf("%d episodes (%v), want 2", len(eps), err)
 	}

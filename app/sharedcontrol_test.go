@@ -156,7 +156,7 @@ func TestSharedControlWithPlayAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("%d episodes, %v", len(eps), err)
 	}

@@ -24,7 +24,7 @@ func BenchmarkAppendStep(b *testing.B) {
 	}
 	defer s.Close()
 	task := wmTask(b, s, "bench", Navigation, "http://shop.waymark.test/")
-	ep, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "bench"})
+	ep, err := s.CreateEpisode(b.Context(), Episode{TaskID: task.ID, Annotator: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,11 +92,11 @@ func BenchmarkListEpisodes10k(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
-		l, err := s.ListEpisodes(EpisodeFilter{})
+		l, err := s.ListEpisodes(b.Context(), EpisodeFilter{})
 		if err != nil || len(l) != 10000 {
 			b.Fatal(len(l), err)
 		}
-		c, err := s.CountEpisodes(EpisodeFilter{})
+		c, err := s.CountEpisodes(b.Context(), EpisodeFilter{})
 		if err != nil || c.Total != 10000 {
 			b.Fatal(c, err)
 		}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ func (s *Store) ResumableEpisodes(annotator string, limit int) ([]Episode, error
 	if strings.TrimSpace(annotator) == "" {
 		return nil, nil
 	}
-	eps, err := s.ListEpisodes(EpisodeFilter{Status: StatusInterrupted, Annotator: annotator})
+	eps, err := s.ListEpisodes(context.Background(), EpisodeFilter{Status: StatusInterrupted, Annotator: annotator})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ type Reopened struct {
 // would change what was reviewed). Two programs reopening the same episode
 // at once: one wins, the other is refused.
 func (s *Store) ReopenEpisode(id string) (Reopened, error) {
-	e, err := s.GetEpisode(id)
+	e, err := s.GetEpisode(context.Background(), id)
 	if err != nil {
 		return Reopened{}, err
 	}
@@ -216,7 +217,7 @@ func (s *Store) LastKeptStep(id string) (int, error) {
 		return 0, err
 	}
 	if !k.Valid {
-		if _, err := s.GetEpisode(id); err != nil {
+		if _, err := s.GetEpisode(context.Background(), id); err != nil {
 			return 0, err
 		}
 		return 0, fmt.Errorf("episode %s has no stored steps", id)

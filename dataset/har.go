@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -238,7 +239,7 @@ func (s *Store) StepRequests(id string, step int) ([]har.Entry, error) {
 // settings (redacted or not, caps, bodies dropped). An episode recorded
 // without capture is an error that says so.
 func (s *Store) EpisodeHAR(id string) (*har.Log, error) {
-	ep, err := s.GetEpisode(id)
+	ep, err := s.GetEpisode(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}

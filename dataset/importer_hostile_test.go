@@ -133,7 +133,7 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	if v != SchemaVersion || SchemaVersion < 7 {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	ep, err := s.GetEpisode("e1")
+	ep, err := s.GetEpisode(t.Context(), "e1")
 	if err != nil || ep.TaskID != "t1" {
 		t.Fatalf("the episode after the migration: %+v %v", ep, err)
 	}

@@ -81,7 +81,7 @@ func TestRecorderRunsManifestValidateScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := s.GetEpisode(id)
+		ep, err := s.GetEpisode(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}

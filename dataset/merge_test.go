@@ -155,7 +155,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 		t.Errorf("issues %+v, want the task defined differently with both checks", rep.Issues)
 	}
 	// Bob's episode of the shared task is under Alice's task now.
-	ep, err := a.GetEpisode(eb1)
+	ep, err := a.GetEpisode(t.Context(), eb1)
 	if err != nil || ep.TaskID != ta.ID || ep.Annotator != "bob" {
 		t.Fatalf("merged episode %+v %v; want task %s", ep, err, ta.ID)
 	}
@@ -178,7 +178,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if runs, _ := a.ReplayRuns(context.Background(), eb1); len(runs) != 1 {
 		t.Errorf("%d replay runs merged, want 1", len(runs))
 	}
-	if ep, _ := a.GetEpisode(ea); ep.Annotator != "alice" {
+	if ep, _ := a.GetEpisode(t.Context(), ea); ep.Annotator != "alice" {
 		t.Error("the target's own episode changed")
 	}
 	if v, err := a.IntegrityCheck(); err != nil || v != "ok" {
@@ -379,7 +379,7 @@ INSERT INTO reviews(id,episode_id,reviewer,outcome,created_at) VALUES('r-old','e
 	if rep.Added["episodes"] != 1 || rep.Added["steps"] != 2 || rep.Added["reviews"] != 1 || rep.Added["tasks"] != 1 {
 		t.Fatalf("schema-1 merge added %v", rep.Added)
 	}
-	if e, err := a.GetEpisode("e-old"); err != nil || e.Owner != "" || e.Annotator != "olga" {
+	if e, err := a.GetEpisode(t.Context(), "e-old"); err != nil || e.Owner != "" || e.Annotator != "olga" {
 		t.Fatalf("old episode %+v %v", e, err)
 	}
 }

@@ -187,7 +187,7 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	}
 	if opts.EpisodeID == "" {
 		opts.EpisodeID = uuid.NewString()
-	} else if _, err := r.store.GetEpisode(opts.EpisodeID); err == nil {
+	} else if _, err := r.store.GetEpisode(ctx, opts.EpisodeID); err == nil {
 		opts.EpisodeID = uuid.NewString() // ids are never reused
 	}
 	r.harFlush(-1, 0, true) // the previous episode's last requests
@@ -222,14 +222,14 @@ func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
 		return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	if err := s.insertEpisode(tx, &ep); err != nil {
+	if err := s.insertEpisode(context.Background(), tx, &ep); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
 	if err := s.insertStep(tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
 	if obs.Done {
-		if err := s.endEpisode(tx, ep.ID, endOf(obs)); err != nil {
+		if err := s.endEpisode(context.Background(), tx, ep.ID, endOf(obs)); err != nil {
 			return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
 		}
 	}
@@ -305,7 +305,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 			// The finish did not reach the engine (e.g. the OpenEnv
 			// server went away): the person's answer is kept with the
 			// episode, which ends as interrupted.
-			if serr := r.store.SetEpisodeAnswer(ep, a.Text); serr != nil {
+			if serr := r.store.SetEpisodeAnswer(ctx, ep, a.Text); serr != nil {
 				err = errors.Join(err, fmt.Errorf("the answer could not be kept: %w", serr))
 			}
 		}
@@ -372,7 +372,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 		return engine.Observation{}, err
 	}
 	s := r.store
-	ep, err := s.GetEpisode(episodeID)
+	ep, err := s.GetEpisode(ctx, episodeID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
@@ -414,7 +414,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	}
 	next, err := s.NextStepIndex(ctx, episodeID)
 	if err != nil {
-		return engine.Observation{}, errors.Join(err, s.InterruptEpisode(episodeID))
+		return engine.Observation{}, errors.Join(err, s.InterruptEpisode(ctx, episodeID))
 	}
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = episodeID, next, !obs.Done, nil, false, t.KeepSecrets
@@ -423,7 +423,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	if obs.Done {
 		// The replayed page ended the episode (it should not: the stored
 		// one went on); nothing can be recorded into it.
-		return obs, errors.Join(fmt.Errorf("the replayed episode ended at step %d (%s), so it cannot go on", replayed, obs.EndReason), s.InterruptEpisode(episodeID))
+		return obs, errors.Join(fmt.Errorf("the replayed episode ended at step %d (%s), so it cannot go on", replayed, obs.EndReason), s.InterruptEpisode(ctx, episodeID))
 	}
 	return obs, nil
 }
@@ -508,7 +508,7 @@ func (r *Recorder) stopCurrent() error {
 		return nil
 	}
 	r.open = false
-	return r.store.InterruptEpisode(r.ep)
+	return r.store.InterruptEpisode(context.Background(), r.ep)
 }
 
 // Discard marks the current (or last) episode discarded; its steps are kept.
@@ -519,7 +519,7 @@ func (r *Recorder) Discard() error {
 	if r.ep == "" {
 		return errors.New("there is no episode to discard")
 	}
-	if err := r.store.DiscardEpisode(r.ep); err != nil {
+	if err := r.store.DiscardEpisode(context.Background(), r.ep); err != nil {
 		return err
 	}
 	r.open, r.failed, r.discarded = false, nil, true

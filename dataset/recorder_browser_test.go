@@ -80,7 +80,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := s.GetEpisode(rec.EpisodeID())
+	ep, err := s.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,11 +21,11 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := wmTask(t, s, "Open the cart", Navigation, "http://shop.waymark.test/")
-	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "ann"})
+	e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "bob"})
+	other, _ := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "bob"})
 	a := action.ClickAt(10, 20)
 	for _, st := range []Step{
 		{EpisodeID: e.ID, Index: 0, URL: "http://shop.waymark.test/", Screenshot: wmPagePNG(1)},
@@ -35,10 +35,10 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.FinishEpisode(e.ID, EpisodeEnd{Answer: "cart"}); err != nil {
+	if err := s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{Answer: "cart"}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.GetEpisode(e.ID)
+	before, _ := s.GetEpisode(t.Context(), e.ID)
 	beforeSteps, _ := s.Steps(e.ID)
 
 	if runs, err := s.ReplayRuns(context.Background(), e.ID); err != nil || len(runs) != 0 {
@@ -98,7 +98,7 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 	if *runs[2].Steps[1].Score != score || runs[2].Steps[1].Why != "screenshot: 412 pixels differ" || *runs[2].FirstDiverged != 1 || !runs[2].EndedAt.Equal(end0) {
 		t.Errorf("old run %+v", runs[2])
 	}
-	if after, _ := s.GetEpisode(e.ID); !reflect.DeepEqual(before, after) {
+	if after, _ := s.GetEpisode(t.Context(), e.ID); !reflect.DeepEqual(before, after) {
 		t.Errorf("the episode changed:\n%+v\n%+v", before, after)
 	}
 	if afterSteps, _ := s.Steps(e.ID); !reflect.DeepEqual(beforeSteps, afterSteps) {
@@ -112,7 +112,7 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 func TestSaveReplayRunRefusesBadRuns(t *testing.T) {
 	s := wmStore(t)
 	task := wmTask(t, s, "T", Navigation, "http://shop.waymark.test/")
-	e, _ := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "a"})
+	e, _ := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "a"})
 	if _, err := s.SaveReplayRun(ReplayRun{EpisodeID: "missing"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing episode: %v", err)
 	}

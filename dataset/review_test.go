@@ -64,7 +64,7 @@ func rvTask(t testing.TB, s *Store, goal, category string) string {
 // through the store's API and leaves it in the given status.
 func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, n int, started time.Time) string {
 	t.Helper()
-	ep, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
+	ep, err := s.CreateEpisode(t.Context(), Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,12 +83,12 @@ func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, 
 	switch status {
 	case StatusRecording:
 	case StatusDiscarded:
-		err = s.DiscardEpisode(ep.ID)
+		err = s.DiscardEpisode(t.Context(), ep.ID)
 	case StatusInterrupted:
-		err = s.InterruptEpisode(ep.ID)
+		err = s.InterruptEpisode(t.Context(), ep.ID)
 	default:
 		// The recorder ends its episodes itself; a test says how this one ended.
-		err = s.FinishEpisode(ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
+		err = s.FinishEpisode(t.Context(), ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
 	}
 	if err != nil {
 		t.Fatal(err)

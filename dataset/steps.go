@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -35,7 +36,7 @@ func (s *Store) appendStep(st Step, end *episodeEnd) error {
 		return err
 	}
 	if end != nil {
-		if err := s.endEpisode(tx, st.EpisodeID, *end); err != nil {
+		if err := s.endEpisode(context.Background(), tx, st.EpisodeID, *end); err != nil {
 			return s.explainWriteError(err)
 		}
 	}

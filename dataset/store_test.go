@@ -343,7 +343,7 @@ func TestSigkillMidRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	ep, _ := s2.GetEpisode(episode)
+	ep, _ := s2.GetEpisode(t.Context(), episode)
 	if ep.Status != StatusInterrupted || ep.NumSteps != len(steps)-1 || ep.EndedAt == nil {
 		t.Fatalf("after reopening: %+v (stored %d steps)", ep, len(steps))
 	}
@@ -370,7 +370,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := s2.GetEpisode(episode)
+	ep, _ := s2.GetEpisode(t.Context(), episode)
 	s2.Close()
 	if ep.Status != StatusRecording {
 		t.Fatalf("a live recorder's episode became %s", ep.Status)
@@ -382,7 +382,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s3.Close()
-	if ep, _ = s3.GetEpisode(episode); ep.Status != StatusInterrupted {
+	if ep, _ = s3.GetEpisode(t.Context(), episode); ep.Status != StatusInterrupted {
 		t.Fatalf("a dead recorder's episode stayed %s", ep.Status)
 	}
 	deadPid := cmd.Process.Pid
@@ -406,7 +406,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for _, c := range cases {
-		e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "x", StartedAt: c.started})
+		e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "x", StartedAt: c.started})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +419,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 	}
 	defer s4.Close()
 	for _, c := range cases {
-		ep, _ := s4.GetEpisode(ids[c.name])
+		ep, _ := s4.GetEpisode(t.Context(), ids[c.name])
 		if got := ep.Status == StatusRecording; got != c.alive {
 			t.Errorf("%s: status %s, want alive=%v", c.name, ep.Status, c.alive)
 		}

@@ -84,7 +84,7 @@ func TestArchiveAndDelete(t *testing.T) {
 	s := wmStore(t)
 	used := wmTask(t, s, "used", Navigation, "http://a.test/")
 	unused := wmTask(t, s, "unused", Navigation, "http://a.test/")
-	if _, err := s.CreateEpisode(Episode{TaskID: used.ID, Annotator: "ann"}); err != nil {
+	if _, err := s.CreateEpisode(t.Context(), Episode{TaskID: used.ID, Annotator: "ann"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteTask(t.Context(), used.ID); !errors.Is(err, ErrTaskHasEpisodes) || !strings.Contains(err.Error(), "archive it instead") {
@@ -127,11 +127,11 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 	// nav: demonstrated by a person; inter: only by an agent; info: a
 	// discarded attempt only.
 	finish := func(taskID, who string, status Status) {
-		e, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: who})
+		e, err := s.CreateEpisode(t.Context(), Episode{TaskID: taskID, Annotator: who})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.setStatus(e.ID, status, "finished"); err != nil {
+		if err := s.setStatus(t.Context(), e.ID, status, "finished"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -103,7 +103,7 @@ func lockDrill(t *testing.T, mode string) (acked []int, errs []string, stored in
 			t.Errorf("step %d was acknowledged but is not in the store after the kill (store holds %d steps)", i, len(steps))
 		}
 	}
-	ep, _ := s2.GetEpisode(episode)
+	ep, _ := s2.GetEpisode(t.Context(), episode)
 	if ep.Status != StatusInterrupted {
 		t.Errorf("episode is %s after the kill, want interrupted", ep.Status)
 	}

@@ -30,7 +30,7 @@ func groundedEpisode(t *testing.T, f *fixture) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := f.store.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "alice", StartedAt: f.base})
+	ep, err := f.store.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "alice", StartedAt: f.base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func groundedEpisode(t *testing.T, f *fixture) string {
 			}
 		}
 	}
-	if err := f.store.FinishEpisode(ep.ID, dataset.EpisodeEnd{Answer: "42", At: f.base.Add(time.Minute)}); err != nil {
+	if err := f.store.FinishEpisode(t.Context(), ep.ID, dataset.EpisodeEnd{Answer: "42", At: f.base.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	f.exec(`UPDATE steps SET extras=? WHERE episode_id=? AND idx=3`, []byte("damaged"), ep.ID)

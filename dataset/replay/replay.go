@@ -41,7 +41,7 @@ type Recording struct {
 // Load reads an episode and its steps (with screenshots) from the store:
 // every stored step, removed ones flagged (see Recording.Steps).
 func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording, error) {
-	ep, err := st.GetEpisode(episodeID)
+	ep, err := st.GetEpisode(ctx, episodeID)
 	if err != nil {
 		return nil, err
 	}

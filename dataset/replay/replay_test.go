@@ -91,7 +91,7 @@ func record(t testing.TB, s *dataset.Store, eng engine.Engine, startURL string, 
 
 func snapshot(t *testing.T, s *dataset.Store, id string) (dataset.Episode, []dataset.Step) {
 	t.Helper()
-	ep, err := s.GetEpisode(id)
+	ep, err := s.GetEpisode(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

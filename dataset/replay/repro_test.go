@@ -166,7 +166,7 @@ func recordSolution(tb testing.TB, st *dataset.Store, eng engine.Engine, task da
 			tb.Fatalf("%s: step %d (%s): done %v (%s) with %d actions", task.SourceID, i+1, a, obs.Done, obs.EndReason, len(sol))
 		}
 	}
-	ep, err := st.GetEpisode(rec.EpisodeID())
+	ep, err := st.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		tb.Fatal(err)
 	}

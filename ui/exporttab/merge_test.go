@@ -31,7 +31,7 @@ func colleagueStore(t *testing.T, episodes, steps int) string {
 	}
 	pic := noisyPNG(t)
 	for e := 0; e < episodes; e++ {
-		ep, err := s.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "zoe"})
+		ep, err := s.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "zoe"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func colleagueStore(t *testing.T, episodes, steps int) string {
 				t.Fatal(err)
 			}
 		}
-		if err := s.FinishEpisode(ep.ID, dataset.EpisodeEnd{}); err != nil {
+		if err := s.FinishEpisode(t.Context(), ep.ID, dataset.EpisodeEnd{}); err != nil {
 			t.Fatal(err)
 		}
 	}

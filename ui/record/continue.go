@@ -215,7 +215,7 @@ func (l *lifecycle) resume(id string) {
 		return
 	}
 	st := r.ctx.Store
-	ep, err := st.GetEpisode(id)
+	ep, err := st.GetEpisode(context.Background(), id)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
@@ -252,7 +252,7 @@ func (l *lifecycle) branch(id string, k int) {
 		return
 	}
 	st := r.ctx.Store
-	parent, err := st.GetEpisode(id)
+	parent, err := st.GetEpisode(context.Background(), id)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return

@@ -173,7 +173,7 @@ func openRecordFixture(t *testing.T, tasks []dataset.Task, sets ...action.Set) *
 
 func (f *recordFixture) storedActions(t *testing.T) []string {
 	t.Helper()
-	eps, err := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %v %v", eps, err)
 	}
@@ -273,7 +273,7 @@ func TestRecordTabFinishNeedsAnswerForInformation(t *testing.T) {
 	f.eng.gate <- struct{}{}
 	f.loop.until(t, "the episode to end", func() bool { return f.tab.life.state == stEnded })
 	equal(t, f.storedActions(t), []string{`finish "42"`})
-	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if eps[0].Status != dataset.StatusFinished || eps[0].FinalAnswer != "42" || eps[0].Annotator != "Tester" {
 		t.Fatalf("episode %+v", eps[0])
 	}
@@ -299,7 +299,7 @@ func TestRecordTabCloseSavesPendingInput(t *testing.T) {
 	f.tab.Close()
 	wg.Wait()
 	equal(t, f.storedActions(t), []string{`type "unsent"`})
-	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if eps[0].Status != dataset.StatusInterrupted {
 		t.Fatalf("status %q after closing, want interrupted", eps[0].Status)
 	}

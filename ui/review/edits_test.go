@@ -281,7 +281,7 @@ func TestContinueFromStep(t *testing.T) {
 func TestBranchesInQueueAndPlayer(t *testing.T) {
 	e := newEnv(t)
 	parent := e.eps[0] // the oldest: last in the queue
-	ep, err := e.s.GetEpisode(parent)
+	ep, err := e.s.GetEpisode(t.Context(), parent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,7 +158,7 @@ const minViewWidth = 560
 // open loads an episode's metadata and step list and shows its first action
 // at once; thumbnails follow lazily as rows become visible.
 func (p *player) open(it dataset.QueueItem) error {
-	ep, err := p.t.store.GetEpisode(it.EpisodeID)
+	ep, err := p.t.store.GetEpisode(context.Background(), it.EpisodeID)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func (p *player) reloadSteps() error {
 	if p.ep == nil {
 		return nil
 	}
-	ep, err := p.t.store.GetEpisode(p.ep.ID)
+	ep, err := p.t.store.GetEpisode(context.Background(), p.ep.ID)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func newEnv(t *testing.T) *env {
 		}
 		e.eps = append(e.eps, id)
 	}
-	if _, err := s.CreateEpisode(dataset.Episode{TaskID: task, Annotator: "ann"}); err != nil {
+	if _, err := s.CreateEpisode(t.Context(), dataset.Episode{TaskID: task, Annotator: "ann"}); err != nil {
 		t.Fatal(err)
 	}
 	e.tab = New(&ui.Context{Store: s, User: func() string { return "rita" }})

@@ -24,7 +24,7 @@ func TestTasksTabCountsAreSingularForOne(t *testing.T) {
 	if len(tab.tasks) != 1 {
 		t.Fatalf("tasks %v", goals(tab))
 	}
-	if _, err := store.CreateEpisode(dataset.Episode{TaskID: tab.tasks[0].ID, Annotator: "ada", Status: dataset.StatusInterrupted}); err != nil {
+	if _, err := store.CreateEpisode(t.Context(), dataset.Episode{TaskID: tab.tasks[0].ID, Annotator: "ada", Status: dataset.StatusInterrupted}); err != nil {
 		t.Fatal(err)
 	}
 	tab.Reload()
