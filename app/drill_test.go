@@ -304,7 +304,7 @@ func checkDrillTrial(t *testing.T, i int, db string, tr *drillTrial) {
 	if err != nil {
 		t.Fatalf("kill %d (%s): episode %s: %v", i, tr.mode, tr.episode, err)
 	}
-	steps, err := s.Steps(tr.episode)
+	steps, err := s.Steps(t.Context(), tr.episode)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -590,7 +590,7 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	if ep.Status != dataset.StatusFinished || ep.FinalAnswer != "42" || ep.Annotator != e2eAnnotator {
 		t.Errorf("episode status %q answer %q annotator %q", ep.Status, ep.FinalAnswer, ep.Annotator)
 	}
-	steps, err := store.Steps(ep.ID)
+	steps, err := store.Steps(t.Context(), ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,7 +697,7 @@ func TestE2ECloseMidEpisode(t *testing.T) {
 	if ep.Status != dataset.StatusInterrupted {
 		t.Errorf("status %q after closing mid-episode, want interrupted", ep.Status)
 	}
-	steps, err := store.Steps(ep.ID)
+	steps, err := store.Steps(t.Context(), ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -774,7 +774,7 @@ func TestE2EOpenEnvServerEngine(t *testing.T) {
 	if !strings.Contains(ep.EngineJSON, "openenv") {
 		t.Errorf("engine details %s do not name the OpenEnv client", ep.EngineJSON)
 	}
-	steps, _ := store.Steps(ep.ID)
+	steps, _ := store.Steps(t.Context(), ep.ID)
 	if len(steps) != 2 || steps[1].Action.String() != "click 500,300" {
 		t.Fatalf("stored steps %+v", steps)
 	}

@@ -92,7 +92,7 @@ func TestE2ESessionsTakeOver(t *testing.T) {
 	if len(eps) != 1 {
 		t.Fatalf("%d episodes", len(eps))
 	}
-	steps, _ := st.Steps(eps[0].ID)
+	steps, _ := st.Steps(ctx, eps[0].ID)
 	var actors []string
 	for _, s := range steps {
 		actors = append(actors, s.Actor)

@@ -199,7 +199,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 		} else if err != nil {
 			return nil, "", err
 		}
-		sum, err := st.HARSummary(id)
+		sum, err := st.HARSummary(context.Background(), id)
 		if err != nil {
 			return nil, "", err
 		}
@@ -210,7 +210,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 			noCapture++
 			continue
 		}
-		log, err := st.EpisodeHAR(id)
+		log, err := st.EpisodeHAR(context.Background(), id)
 		if err != nil {
 			return nil, "", err
 		}

@@ -63,7 +63,7 @@ func endpointsStore(t *testing.T) (db, task string, eps []string) {
 			t.Fatal(err)
 		}
 		sum := har.Summary{Redacted: true, BodyCap: 1 << 20, EpisodeCap: 64 << 20, Entries: len(file.Log.Entries)}
-		if err := st.SaveHARChunk(ep.ID, file.Log.Entries, sum, file.Log.Pages); err != nil {
+		if err := st.SaveHARChunk(t.Context(), ep.ID, file.Log.Entries, sum, file.Log.Pages); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -184,7 +184,7 @@ func TestMergeRealRecordings(t *testing.T) {
 		if err != nil || e.Status != dataset.StatusFinished {
 			t.Fatalf("merged episode %s: %+v %v", ep, e, err)
 		}
-		steps, _ := st.Steps(ep)
+		steps, _ := st.Steps(t.Context(), ep)
 		for _, s := range steps {
 			if pic, err := st.Screenshot(ep, s.Index); err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
 				t.Errorf("episode %s step %d has no screenshot", ep, s.Index)

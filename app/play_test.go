@@ -204,7 +204,7 @@ func TestPlayRestoreUsage(t *testing.T) {
 	}
 	a := action.ClickAt(1, 1)
 	for _, s := range []dataset.Step{{EpisodeID: ep.ID, Index: 0, URL: "http://127.0.0.1:9/"}, {EpisodeID: ep.ID, Index: 1, Action: &a, URL: "http://127.0.0.1:9/"}} {
-		if err := st.AppendStep(s); err != nil {
+		if err := st.AppendStep(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
 	}

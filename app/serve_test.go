@@ -102,7 +102,7 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 	if first.Annotator != "agent:bot-7" || first.Status != dataset.StatusFinished || first.NumSteps != 3 || first.FinalAnswer != "seen" {
 		t.Errorf("episode 1: %+v", first)
 	}
-	steps, err := st.Steps(first.ID)
+	steps, err := st.Steps(ctx, first.ID)
 	if err != nil || len(steps) != 4 {
 		t.Fatalf("episode 1 steps: %d %v", len(steps), err)
 	}
@@ -318,11 +318,11 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Errorf("a task with no check got a reward: app %v, server %v", a.AutoReward, b.AutoReward)
 	}
 	// Each step's page title and timings are the server's, in both stores.
-	sa, err := mine.Steps(a.ID)
+	sa, err := mine.Steps(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := theirs.Steps(b.ID)
+	sb, err := theirs.Steps(ctx, b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 	if b.Annotator != "agent:bot" || b.BranchStep == nil || *b.BranchStep != 2 || b.NumInterventions != 0 || b.Status != dataset.StatusFinished {
 		t.Fatalf("branch %+v", b)
 	}
-	steps, err := st.Steps(b.ID)
+	steps, err := st.Steps(ctx, b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

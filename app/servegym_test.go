@@ -166,7 +166,7 @@ func TestServeBrowserGym(t *testing.T) {
 	if ep.Annotator != "agent:gym-bot" || ep.Status != dataset.StatusFinished || ep.FinalAnswer != "done" {
 		t.Errorf("episode: %+v", ep)
 	}
-	steps, err := st.Steps(ep.ID)
+	steps, err := st.Steps(ctx, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

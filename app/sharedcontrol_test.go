@@ -161,7 +161,7 @@ func TestSharedControlWithPlayAttach(t *testing.T) {
 		t.Fatalf("%d episodes, %v", len(eps), err)
 	}
 	ep := eps[0]
-	steps, err := st.Steps(ep.ID)
+	steps, err := st.Steps(ctx, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func actorsOf(t *testing.T, s *Store, ep string) []string {
 	t.Helper()
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(t.Context(), ep)
 	if err != nil {
 		t.Fatal(err)
 	}

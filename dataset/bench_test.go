@@ -37,7 +37,7 @@ func BenchmarkAppendStep(b *testing.B) {
 		st := Step{EpisodeID: ep.ID, Index: i, Action: &a, ActionJSON: string(aj), URL: "http://shop.waymark.test/p",
 			Title: "Product", Screenshot: shots[i%len(shots)], Timings: action.Timings{TotalMS: 120}}
 		t0 := time.Now()
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(b.Context(), st); err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, time.Since(t0))

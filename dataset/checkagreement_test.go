@@ -58,7 +58,7 @@ func cagEpisode(t *testing.T, s *Store, task Task, reward float64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendStep(Step{EpisodeID: e.ID, Index: 0, URL: task.StartURL}); err != nil {
+	if err := s.AppendStep(t.Context(), Step{EpisodeID: e.ID, Index: 0, URL: task.StartURL}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{Reward: &reward}); err != nil {
@@ -112,7 +112,7 @@ func TestCheckAgreementFromStore(t *testing.T) {
 	cagReview(t, s, conflict, "sam", OutcomeFailure)
 	cagReview(t, s, cagEpisode(t, s, good, 0), "rita", OutcomeInvalidTask)
 	e, _ := s.CreateEpisode(t.Context(), Episode{TaskID: good.ID, Annotator: "ann"})
-	s.AppendStep(Step{EpisodeID: e.ID, Index: 0})
+	s.AppendStep(t.Context(), Step{EpisodeID: e.ID, Index: 0})
 	s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{})
 	cagReview(t, s, e.ID, "rita", OutcomeSuccess)
 

@@ -22,7 +22,7 @@ func replayKept(s *Store, failAt int) BringBack {
 		if err != nil {
 			return obs, 0, err
 		}
-		steps, err := s.Steps(id)
+		steps, err := s.Steps(ctx, id)
 		if err != nil {
 			return obs, 0, err
 		}
@@ -69,7 +69,7 @@ func recordInterrupted(t *testing.T, s *Store, task Task, annotator string, acti
 
 func stepSummary(t *testing.T, s *Store, id string) []string {
 	t.Helper()
-	steps, err := s.Steps(id)
+	steps, err := s.Steps(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestReopenEpisode(t *testing.T) {
 	finished := recordInterrupted(t, s, task, "alice")
 	s.db.Exec(`UPDATE episodes SET status='finished', end_reason='finished' WHERE id=?`, finished)
 
-	eps, err := s.ResumableEpisodes("alice", 0)
+	eps, err := s.ResumableEpisodes(t.Context(), "alice", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +119,10 @@ func TestReopenEpisode(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{mine, older}) {
 		t.Fatalf("resumable %v, want [mine older] = %v", got, []string{mine, older})
 	}
-	if eps, _ := s.ResumableEpisodes("alice", 1); len(eps) != 1 || eps[0].ID != mine {
+	if eps, _ := s.ResumableEpisodes(t.Context(), "alice", 1); len(eps) != 1 || eps[0].ID != mine {
 		t.Fatalf("limit 1: %v", eps)
 	}
-	if eps, _ := s.ResumableEpisodes(" ", 0); len(eps) != 0 {
+	if eps, _ := s.ResumableEpisodes(t.Context(), " ", 0); len(eps) != 0 {
 		t.Fatalf("no annotator: %v", eps)
 	}
 
@@ -131,18 +131,18 @@ func TestReopenEpisode(t *testing.T) {
 		"elsewhere": {elsewhere, "still running (process 42 on elsewhere-host)"},
 		"finished":  {finished, "it is finished"},
 	} {
-		if _, err := s.ReopenEpisode(c.id); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), c.want) {
+		if _, err := s.ReopenEpisode(t.Context(), c.id); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := s.ReopenEpisode("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReopenEpisode(t.Context(), "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown episode: %v", err)
 	}
 
 	s.db.Exec(`UPDATE episodes SET owner='deadhost|1|x' WHERE id=?`, mine) // a crashed program's (another host, silent long ago)
 	s.db.Exec(`UPDATE episodes SET ended_at='2020-01-01T00:00:00.000Z' WHERE id=?`, mine)
 	before, _ := s.GetEpisode(t.Context(), mine)
-	r, err := s.ReopenEpisode(mine)
+	r, err := s.ReopenEpisode(t.Context(), mine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +150,10 @@ func TestReopenEpisode(t *testing.T) {
 	if ep.Status != StatusRecording || ep.Owner != s.owner || ep.EndReason != "" || ep.EndedAt != nil || ep.NumSteps != 2 {
 		t.Fatalf("reopened: %+v", ep)
 	}
-	if _, err := s.ReopenEpisode(mine); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), "being recorded") {
+	if _, err := s.ReopenEpisode(t.Context(), mine); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), "being recorded") {
 		t.Fatalf("second reopen: %v", err)
 	}
-	if err := s.UndoReopen(r); err != nil {
+	if err := s.UndoReopen(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	ep, _ = s.GetEpisode(t.Context(), mine)
@@ -191,12 +191,12 @@ func TestCheckContinue(t *testing.T) {
 		5:  "has no step 5 (its steps are 0–4)",
 		-1: "has no step -1",
 	} {
-		err := s.CheckContinue(id, k)
+		err := s.CheckContinue(ctx, id, k)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("k=%d: %v, want %q", k, err, want)
 		}
 	}
-	if k, err := s.LastKeptStep(id); err != nil || k != 3 {
+	if k, err := s.LastKeptStep(ctx, id); err != nil || k != 3 {
 		t.Errorf("last kept %d %v", k, err)
 	}
 }

@@ -27,7 +27,7 @@ func wmEpisodeSteps(t *testing.T, s *Store, n int, status Status) string {
 			a := action.ClickAt(i, i)
 			st.Action = &a
 		}
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -113,7 +113,7 @@ func TestUndoStepWhileRecording(t *testing.T) {
 		t.Fatalf("next %d %v", next, err)
 	}
 	a := action.ClickAt(9, 9)
-	if err := s.AppendStep(Step{EpisodeID: id, Index: next, Action: &a, Screenshot: wmPagePNG(9)}); err != nil {
+	if err := s.AppendStep(ctx, Step{EpisodeID: id, Index: next, Action: &a, Screenshot: wmPagePNG(9)}); err != nil {
 		t.Fatal(err)
 	}
 	if k := wmKept(t, s, id); !slices.Equal(k, []int{0, 1, 4}) {
@@ -190,7 +190,7 @@ func TestReviewEditsAndAuditLog(t *testing.T) {
 		t.Fatalf("kept after restores %v", k)
 	}
 	// The steps themselves are all still stored, removed ones flagged.
-	steps, err := s.Steps(id)
+	steps, err := s.Steps(ctx, id)
 	if err != nil || len(steps) != 7 || !steps[5].Removed || steps[6].Removed || steps[2].Removed {
 		t.Fatalf("steps %+v %v", steps, err)
 	}
@@ -325,7 +325,7 @@ func TestSetStepNote(t *testing.T) {
 	if err := s.SetStepNote(ctx, id, 2, "why this was removed"); err != nil {
 		t.Fatal(err)
 	}
-	steps, _ := s.Steps(id)
+	steps, _ := s.Steps(ctx, id)
 	if steps[0].Note != long || steps[1].Note != "the menu opened slowly" || steps[2].Note != "why this was removed" {
 		t.Fatalf("notes %q %q %q", steps[0].Note[:4], steps[1].Note, steps[2].Note)
 	}
@@ -335,10 +335,10 @@ func TestSetStepNote(t *testing.T) {
 	// AppendStep keeps a note given with the step, and refuses a removed one.
 	a := action.ClickAt(1, 1)
 	rec := wmEpisodeSteps(t, s, 0, StatusRecording)
-	if err := s.AppendStep(Step{EpisodeID: rec, Index: 1, Action: &a, Note: " typed by hand "}); err != nil {
+	if err := s.AppendStep(ctx, Step{EpisodeID: rec, Index: 1, Action: &a, Note: " typed by hand "}); err != nil {
 		t.Fatal(err)
 	}
-	wmRefused(t, s.AppendStep(Step{EpisodeID: rec, Index: 2, Action: &a, Removed: true}), "remove it afterwards with RemoveStep")
+	wmRefused(t, s.AppendStep(ctx, Step{EpisodeID: rec, Index: 2, Action: &a, Removed: true}), "remove it afterwards with RemoveStep")
 	for st, err := range s.EpisodeSteps(ctx, rec) {
 		if err != nil {
 			t.Fatal(err)
@@ -347,7 +347,7 @@ func TestSetStepNote(t *testing.T) {
 			t.Fatalf("appended note %q", st.Note)
 		}
 	}
-	if steps, _ := s.Steps(id); steps[1].Note != "" {
+	if steps, _ := s.Steps(ctx, id); steps[1].Note != "" {
 		t.Fatalf("a blank note was kept: %q", steps[1].Note)
 	}
 }
@@ -416,7 +416,7 @@ func TestMigrationAddsStepEdits(t *testing.T) {
 	if v != SchemaVersion || SchemaVersion < 5 {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	steps, err := s.Steps("e1")
+	steps, err := s.Steps(t.Context(), "e1")
 	if err != nil || len(steps) != 3 {
 		t.Fatalf("steps %+v %v", steps, err)
 	}

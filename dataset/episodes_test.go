@@ -110,17 +110,17 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 		{EpisodeID: e.ID, Index: 0, URL: "http://shop.waymark.test/", Screenshot: shot},
 		{EpisodeID: e.ID, Index: 1, Action: &a, URL: "http://shop.waymark.test/p", Error: string(action.ErrRendererTimeout)},
 	} {
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(i, err)
 		}
 	}
-	if err := s.AppendStep(Step{EpisodeID: e.ID, Index: 1}); !errors.Is(err, ErrStepExists) {
+	if err := s.AppendStep(t.Context(), Step{EpisodeID: e.ID, Index: 1}); !errors.Is(err, ErrStepExists) {
 		t.Fatalf("same step twice: %v", err)
 	}
-	if err := s.AppendStep(Step{EpisodeID: "nope", Index: 0}); !errors.Is(err, ErrNotFound) {
+	if err := s.AppendStep(t.Context(), Step{EpisodeID: "nope", Index: 0}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("step of a missing episode: %v", err)
 	}
-	steps, _ := s.Steps(e.ID)
+	steps, _ := s.Steps(t.Context(), e.ID)
 	if len(steps) != 2 || steps[1].Action == nil || steps[1].Action.String() != "click 10,20" || steps[1].ActionJSON == "" || steps[1].Error != string(action.ErrRendererTimeout) {
 		t.Fatalf("steps %+v", steps)
 	}
@@ -139,7 +139,7 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	if cached != nil {
 		t.Fatal("a thumbnail was made on append")
 	}
-	th, err := s.Thumbnail(e.ID, 0)
+	th, err := s.Thumbnail(t.Context(), e.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +158,16 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	}
 	// Never recomputed: a marker in the cache comes back as is.
 	s.db.Exec(`UPDATE steps SET thumb=? WHERE episode_id=? AND idx=0`, []byte("cached"), e.ID)
-	if again, _ := s.Thumbnail(e.ID, 0); string(again) != "cached" {
+	if again, _ := s.Thumbnail(t.Context(), e.ID, 0); string(again) != "cached" {
 		t.Fatal("the thumbnail was recomputed instead of read from the cache")
 	}
-	if _, err := s.Thumbnail(e.ID, 1); !errors.Is(err, ErrNoScreenshot) {
+	if _, err := s.Thumbnail(t.Context(), e.ID, 1); !errors.Is(err, ErrNoScreenshot) {
 		t.Fatalf("thumbnail without screenshot: %v", err)
 	}
-	if _, err := s.Thumbnail(e.ID, 9); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Thumbnail(t.Context(), e.ID, 9); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("thumbnail of a missing step: %v", err)
 	}
-	if _, err := s.ThumbnailImage(e.ID, 0); err == nil {
+	if _, err := s.ThumbnailImage(t.Context(), e.ID, 0); err == nil {
 		t.Fatal("the marker decoded as a PNG")
 	}
 }

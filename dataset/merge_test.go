@@ -108,7 +108,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	ea := mgRecord(t, a, ta.ID, "alice", 2)
 	eb1 := mgRecord(t, b, tb.ID, "bob", 3)
 	eb2 := mgRecord(t, b, onlyB.ID, "bob", 2)
-	if err := b.SaveHARChunk(eb1, []har.Entry{{StartedDateTime: "2026-01-01T00:00:01.000Z", Step: 1, Request: har.Request{Method: "GET", URL: "http://shop.waymark.test/api/cart"}}}, har.Summary{Redacted: true, Entries: 1}, nil); err != nil {
+	if err := b.SaveHARChunk(t.Context(), eb1, []har.Entry{{StartedDateTime: "2026-01-01T00:00:01.000Z", Step: 1, Request: har.Request{Method: "GET", URL: "http://shop.waymark.test/api/cart"}}}, har.Summary{Redacted: true, Entries: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.RemoveStep(context.Background(), eb1, 2, "bob", "clicked the wrong link"); err != nil {
@@ -120,10 +120,10 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if _, err := b.SaveReview(Review{EpisodeID: eb2, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReplayRun(ReplayRun{EpisodeID: eb1, Display: "headless", Steps: []ReplayStep{{Step: 0, Verdict: "match"}}, Matched: 1, Compared: 1}); err != nil {
+	if _, err := b.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: eb1, Display: "headless", Steps: []ReplayStep{{Step: 0, Verdict: "match"}}, Matched: 1, Compared: 1}); err != nil {
 		t.Fatal(err)
 	}
-	bSteps, _ := b.Steps(eb1)
+	bSteps, _ := b.Steps(t.Context(), eb1)
 	var bShots [][]byte
 	for _, st := range bSteps {
 		pic, err := b.Screenshot(eb1, st.Index)
@@ -159,7 +159,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if err != nil || ep.TaskID != ta.ID || ep.Annotator != "bob" {
 		t.Fatalf("merged episode %+v %v; want task %s", ep, err, ta.ID)
 	}
-	got, _ := a.Steps(eb1)
+	got, _ := a.Steps(t.Context(), eb1)
 	if len(got) != len(bSteps) {
 		t.Fatalf("%d steps merged, want %d", len(got), len(bSteps))
 	}
@@ -332,7 +332,7 @@ func TestMergeEpisodeDiffersKeepsThisVersion(t *testing.T) {
 	if len(rep.Issues) != 1 || rep.Issues[0].Kind != "episode" || rep.Issues[0].ID != ep || !strings.Contains(rep.Issues[0].Detail, "steps 3 differ") {
 		t.Fatalf("issues %+v", rep.Issues)
 	}
-	steps, _ := a.Steps(ep)
+	steps, _ := a.Steps(t.Context(), ep)
 	if steps[3].Removed {
 		t.Error("this store's step was changed by the other file's edit")
 	}

@@ -206,7 +206,7 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	if err := r.saveReset(ep, obs); err != nil {
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
-	_ = r.store.saveValidation(ep.ID, obs.Validation) // a hint; the observation carries it too
+	_ = r.store.saveValidation(ctx, ep.ID, obs.Validation) // a hint; the observation carries it too
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = ep.ID, 1, !obs.Done, nil, false, t.KeepSecrets
 	r.ro = opts
@@ -225,7 +225,7 @@ func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
 	if err := s.insertEpisode(context.Background(), tx, &ep); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
-	if err := s.insertStep(tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
+	if err := s.insertStep(context.Background(), tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
 	if obs.Done {
@@ -327,7 +327,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 		e := endOf(obs)
 		end = &e
 	}
-	werr := r.store.appendStep(st, end)
+	werr := r.store.appendStep(ctx, st, end)
 	if werr == nil {
 		r.harFlush(obs.Step, idx, obs.Done)
 	}
@@ -339,7 +339,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 			idx, a.String(), ErrNotSaved, werr, idx)
 	}
 	r.next = idx + 1
-	_ = r.store.saveValidation(ep, obs.Validation) // a hint; the step is saved and the observation carries it
+	_ = r.store.saveValidation(ctx, ep, obs.Validation) // a hint; the step is saved and the observation carries it
 	if obs.Done {
 		r.open = false
 	}
@@ -386,11 +386,11 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	if why := s.resumeRefusal(ep); why != "" {
 		return engine.Observation{}, fmt.Errorf("%w: episode %s: %s", ErrNotResumable, episodeID, why)
 	}
-	k, err := s.LastKeptStep(episodeID)
+	k, err := s.LastKeptStep(ctx, episodeID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
-	if err := s.CheckContinue(episodeID, k); err != nil {
+	if err := s.CheckContinue(ctx, episodeID, k); err != nil {
 		return engine.Observation{}, fmt.Errorf("%w: %w", ErrNotResumable, err)
 	}
 	t, err := s.GetTask(ctx, ep.TaskID)
@@ -405,12 +405,12 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 		return obs, err
 	}
 	r.harRestart(episodeID)
-	reo, err := s.ReopenEpisode(episodeID)
+	reo, err := s.ReopenEpisode(ctx, episodeID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
 	if err := s.MarkResumed(ctx, episodeID, replayed, ro.Annotator); err != nil {
-		return engine.Observation{}, errors.Join(fmt.Errorf("the episode could not be marked resumed, so it was left interrupted: %w", err), s.UndoReopen(reo))
+		return engine.Observation{}, errors.Join(fmt.Errorf("the episode could not be marked resumed, so it was left interrupted: %w", err), s.UndoReopen(ctx, reo))
 	}
 	next, err := s.NextStepIndex(ctx, episodeID)
 	if err != nil {
@@ -451,7 +451,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 		return 0, engine.Observation{}, errors.New("no episode is being recorded: there is nothing to undo")
 	}
 	s := r.store
-	last, err := s.LastKeptStep(ep)
+	last, err := s.LastKeptStep(ctx, ep)
 	if err != nil {
 		return 0, engine.Observation{}, err
 	}
@@ -460,7 +460,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 	}
 	// Refuse before changing anything when the steps before the undone one
 	// cannot be replayed (a secret that was not stored).
-	if err := s.CheckContinue(ep, prevKeptIndex(s, ep, last)); err != nil {
+	if err := s.CheckContinue(ctx, ep, prevKeptIndex(s, ep, last)); err != nil {
 		return 0, engine.Observation{}, fmt.Errorf("step %d cannot be undone: %w", last, err)
 	}
 	idx, err := s.UndoStep(ctx, ep, ro.Annotator)
@@ -493,7 +493,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 // prevKeptIndex is the last kept step before idx (0 when there is none or
 // the steps cannot be read: CheckContinue then checks only the start).
 func prevKeptIndex(s *Store, ep string, idx int) int {
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(context.Background(), ep)
 	if err != nil {
 		return 0
 	}

@@ -54,7 +54,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 		!strings.Contains(ep.EngineJSON, `"browser":"wmEngine test"`) || ep.Goal != task.Goal || ep.Category != Information || ep.Owner == "" {
 		t.Fatalf("episode %+v", ep)
 	}
-	if steps, _ := other.Steps(epID); len(steps) != 1 || steps[0].Index != 0 || steps[0].Action != nil || steps[0].ActionJSON != "" {
+	if steps, _ := other.Steps(ctx, epID); len(steps) != 1 || steps[0].Index != 0 || steps[0].Action != nil || steps[0].ActionJSON != "" {
 		t.Fatalf("step 0 not committed: %+v", steps)
 	}
 
@@ -64,7 +64,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, err := other.Steps(epID)
+		steps, err := other.Steps(ctx, epID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	if _, err := rec.Step(ctx, action.Action{Op: action.Goto, URL: "http://a.test/"}); !errors.As(err, &ve) {
 		t.Fatalf("extended op in the default set: err = %v", err)
 	}
-	if steps, _ := other.Steps(epID); len(steps) != 4 {
+	if steps, _ := other.Steps(ctx, epID); len(steps) != 4 {
 		t.Fatalf("invalid actions were recorded: %d steps", len(steps))
 	}
 	obs, err := rec.Step(ctx, action.FinishWith(" paris "))
@@ -147,7 +147,7 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if ep, _ = s.GetEpisode(ctx, first); ep.Status != StatusDiscarded || ep.EndReason != action.EndDiscarded {
 		t.Fatalf("discarded: %+v", ep)
 	}
-	if steps, _ := s.Steps(first); len(steps) != 3 {
+	if steps, _ := s.Steps(ctx, first); len(steps) != 3 {
 		t.Fatalf("discard lost steps: %d", len(steps))
 	}
 	if _, err := rec.Step(ctx, action.ScrollBy(10)); err == nil || !strings.Contains(err.Error(), "discarded") {
@@ -276,7 +276,7 @@ func TestRecorderDiskFull(t *testing.T) {
 	}
 	id := rec.EpisodeID()
 	ep, _ := s.GetEpisode(ctx, id)
-	steps, _ := s.Steps(id)
+	steps, _ := s.Steps(ctx, id)
 	if len(steps) != 2 || ep.NumSteps != 1 {
 		t.Fatalf("after the failure: %d steps stored, num_steps %d; want 2 and 1", len(steps), ep.NumSteps)
 	}
@@ -316,7 +316,7 @@ func TestRecorderLockedDatabase(t *testing.T) {
 		t.Fatalf("waited %v for the lock", d)
 	}
 	release()
-	steps, _ := s.Steps(rec.EpisodeID())
+	steps, _ := s.Steps(ctx, rec.EpisodeID())
 	if len(steps) != 1 {
 		t.Fatalf("%d steps stored, want only step 0", len(steps))
 	}
@@ -388,7 +388,7 @@ func TestRecorderDuringASlowStep(t *testing.T) {
 		t.Fatal("the aborted step reported success")
 	}
 	ep, _ := s.GetEpisode(ctx, id)
-	if steps, _ := s.Steps(id); len(steps) != 2 || ep.Status != StatusInterrupted {
+	if steps, _ := s.Steps(ctx, id); len(steps) != 2 || ep.Status != StatusInterrupted {
 		t.Fatalf("after close: %d steps, status %s", len(steps), ep.Status)
 	}
 }

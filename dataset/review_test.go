@@ -76,7 +76,7 @@ func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, 
 			a := action.ClickAt(10*i, 10*i)
 			st.Action = &a
 		}
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 	}

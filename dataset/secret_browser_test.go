@@ -267,7 +267,7 @@ func TestSecretsNeverStored(t *testing.T) {
 
 	// What the stores hold.
 	for i, id := range ids {
-		steps, err := s.Steps(id)
+		steps, err := s.Steps(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +279,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		}
 	}
 	redacted := func(id string) int {
-		steps, _ := s.Steps(id)
+		steps, _ := s.Steps(t.Context(), id)
 		n := 0
 		for _, st := range steps {
 			if st.Action != nil && st.Action.IsRedacted() {

@@ -78,7 +78,7 @@ func TestRecorderRedactsSecretText(t *testing.T) {
 			if len(eng.typed) != 2 || eng.typed[1] != secret {
 				t.Fatalf("the page received %q", eng.typed)
 			}
-			steps, err := wmReopen(t, s).Steps(rec.EpisodeID())
+			steps, err := wmReopen(t, s).Steps(ctx, rec.EpisodeID())
 			if err != nil || len(steps) != 4 {
 				t.Fatalf("%d steps: %v", len(steps), err)
 			}

@@ -321,7 +321,7 @@ func TestSigkillMidRecording(t *testing.T) {
 	if v, err := s.IntegrityCheck(); err != nil || v != "ok" {
 		t.Fatalf("integrity_check after SIGKILL: %q %v", v, err)
 	}
-	steps, err := s.Steps(episode)
+	steps, err := s.Steps(t.Context(), episode)
 	if err != nil {
 		t.Fatal(err)
 	}

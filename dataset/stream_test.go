@@ -109,7 +109,7 @@ func TestLabeledEpisodes(t *testing.T) {
 func TestEpisodeStepsAndReviews(t *testing.T) {
 	s, ok, conflict, _ := stStore(t)
 	ctx := context.Background()
-	listed, err := s.Steps(ok)
+	listed, err := s.Steps(ctx, ok)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestStreamCancelled(t *testing.T) {
 		t.Errorf("cancelled after step 1: %d rows, error %v", rows, last)
 	}
 	// The connection is usable again.
-	if _, err := s.Steps(ok); err != nil {
+	if _, err := s.Steps(t.Context(), ok); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -90,7 +90,7 @@ func lockDrill(t *testing.T, mode string) (acked []int, errs []string, stored in
 	if v, err := s2.IntegrityCheck(); err != nil || v != "ok" {
 		t.Fatalf("integrity_check after the drill: %q %v", v, err)
 	}
-	steps, err := s2.Steps(episode)
+	steps, err := s2.Steps(t.Context(), episode)
 	if err != nil {
 		t.Fatal(err)
 	}

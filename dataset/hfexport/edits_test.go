@@ -95,7 +95,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 			a := action.ClickAt(10*i, 10*i)
 			st.Action = &a
 		}
-		must(s.AppendStep(st))
+		must(s.AppendStep(ctx, st))
 	}
 
 	// "edit-a": step 3 undone while recording, then steps 4-6; in review

@@ -58,7 +58,7 @@ func groundedEpisode(t *testing.T, f *fixture) string {
 		if s.txt != "" {
 			st.Extras = &action.Extras{AXTreeTxt: s.txt, AXTree: []byte(`{"nodes":[]}`), FocusedBid: "a12"}
 		}
-		if err := f.store.AppendStep(st); err != nil {
+		if err := f.store.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 		if idx == 5 {

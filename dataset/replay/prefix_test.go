@@ -39,7 +39,7 @@ func load(t *testing.T, s *dataset.Store, id string) *replay.Recording {
 
 func steps(t *testing.T, s *dataset.Store, id string) []string {
 	t.Helper()
-	st, err := s.Steps(id)
+	st, err := s.Steps(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

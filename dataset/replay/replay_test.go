@@ -167,7 +167,7 @@ func TestReplayRecordedEpisode(t *testing.T) {
 		t.Errorf("warnings %q", rep.Warnings)
 	}
 	// Stored beside the episode, as Review shows it.
-	saved, err := s.SaveReplayRun(rep.StoredRun(eng.Info(), nil))
+	saved, err := s.SaveReplayRun(t.Context(), rep.StoredRun(eng.Info(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

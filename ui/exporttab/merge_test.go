@@ -41,7 +41,7 @@ func colleagueStore(t *testing.T, episodes, steps int) string {
 				a := action.ClickAt(i, i)
 				st.Action = &a
 			}
-			if err := s.AppendStep(st); err != nil {
+			if err := s.AppendStep(t.Context(), st); err != nil {
 				t.Fatal(err)
 			}
 		}

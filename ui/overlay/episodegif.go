@@ -43,7 +43,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s in %s", ErrNoEpisode, id, st.Path())
 	}
-	all, err := st.Steps(id)
+	all, err := st.Steps(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}

@@ -229,9 +229,9 @@ func (l *lifecycle) resume(id string) {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	k, err := st.LastKeptStep(id)
+	k, err := st.LastKeptStep(context.Background(), id)
 	if err == nil {
-		err = st.CheckContinue(id, k)
+		err = st.CheckContinue(context.Background(), id, k)
 	}
 	if err != nil {
 		r.refuseContinue(title, err.Error()+". The episode was left as it is.")
@@ -262,7 +262,7 @@ func (l *lifecycle) branch(id string, k int) {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	if err := st.CheckContinue(id, k); err != nil {
+	if err := st.CheckContinue(context.Background(), id, k); err != nil {
 		r.refuseContinue(title, err.Error()+".")
 		return
 	}

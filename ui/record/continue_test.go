@@ -147,7 +147,7 @@ func storeEpisode(t *testing.T, f *recordFixture, annotator string, actions ...a
 
 func storedSteps(t *testing.T, s *dataset.Store, id string) []string {
 	t.Helper()
-	steps, err := s.Steps(id)
+	steps, err := s.Steps(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func (f *recordFixture) storedActions(t *testing.T) []string {
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %v %v", eps, err)
 	}
-	steps, err := f.store.Steps(eps[0].ID)
+	steps, err := f.store.Steps(t.Context(), eps[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}

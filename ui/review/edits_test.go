@@ -30,7 +30,7 @@ func (e *env) edits(id string) []dataset.Edit {
 // removed lists the removed step indices of an episode, as stored.
 func (e *env) removed(id string) []int {
 	e.t.Helper()
-	steps, err := e.s.Steps(id)
+	steps, err := e.s.Steps(context.Background(), id)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func (p *player) open(it dataset.QueueItem) error {
 	if err != nil {
 		return err
 	}
-	steps, err := p.t.store.Steps(ep.ID)
+	steps, err := p.t.store.Steps(context.Background(), ep.ID)
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (p *player) reloadSteps() error {
 	if err != nil {
 		return err
 	}
-	steps, err := p.t.store.Steps(ep.ID)
+	steps, err := p.t.store.Steps(context.Background(), ep.ID)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func targetEpisode(t *testing.T, s *dataset.Store) string {
 			a := st.a
 			row.Action = &a
 		}
-		if err := s.AppendStep(row); err != nil {
+		if err := s.AppendStep(t.Context(), row); err != nil {
 			t.Fatal(err)
 		}
 	}
