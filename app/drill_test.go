@@ -285,7 +285,7 @@ func checkDrillTrial(t *testing.T, i int, db string, tr *drillTrial) {
 		t.Fatalf("kill %d: reopening: %v", i, err)
 	}
 	defer s.Close()
-	if v, err := s.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := s.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("kill %d: integrity_check %q %v", i, v, err)
 	}
 	if tr.mode == "serve" && tr.acked >= 0 {

@@ -39,7 +39,7 @@ func practiceTask(key string) (practice.Task, bool) {
 // new tasks. Tasks already there are left alone.
 func ensurePracticeTasks(st *dataset.Store) error {
 	var loaded []string
-	if v, err := st.Meta(practiceKeysMeta); err != nil {
+	if v, err := st.Meta(context.Background(), practiceKeysMeta); err != nil {
 		return err
 	} else if v != "" {
 		if err := json.Unmarshal([]byte(v), &loaded); err != nil {
@@ -61,5 +61,5 @@ func ensurePracticeTasks(st *dataset.Store) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(append(errs, st.SetMeta(practiceKeysMeta, string(b)))...)
+	return errors.Join(append(errs, st.SetMeta(context.Background(), practiceKeysMeta, string(b)))...)
 }

@@ -48,7 +48,7 @@ func TestEnsurePracticeTasksLoadsOnceAndAddsNewOnes(t *testing.T) {
 	for _, p := range pack[:len(pack)-1] {
 		keys = append(keys, `"`+p.Key+`"`)
 	}
-	if err := st.SetMeta(practiceKeysMeta, "["+strings.Join(keys, ",")+"]"); err != nil {
+	if err := st.SetMeta(t.Context(), practiceKeysMeta, "["+strings.Join(keys, ",")+"]"); err != nil {
 		t.Fatal(err)
 	}
 	if err := ensurePracticeTasks(st); err != nil {

@@ -152,7 +152,7 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	if err != nil || rep.Imported != 1 || len(rep.Duplicates) != 1 || rep.Tasks[0].SourceID != "b" {
 		t.Fatalf("import after the migration: %d imported, duplicates %v: %v; want b imported, a already stored", rep.Imported, rep.Duplicates, err)
 	}
-	if ok, err := s.IntegrityCheck(); ok != "ok" || err != nil {
+	if ok, err := s.IntegrityCheck(t.Context()); ok != "ok" || err != nil {
 		t.Errorf("integrity after the migration: %q %v", ok, err)
 	}
 }

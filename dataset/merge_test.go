@@ -172,7 +172,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if !got[2].Removed {
 		t.Error("the removed step came back")
 	}
-	if revs, _ := a.CurrentReviews(eb2); len(revs) != 1 || revs[0].Outcome != OutcomeFailure || revs[0].Reviewer != "carol" {
+	if revs, _ := a.CurrentReviews(t.Context(), eb2); len(revs) != 1 || revs[0].Outcome != OutcomeFailure || revs[0].Reviewer != "carol" {
 		t.Errorf("reviews of the merged episode %+v", revs)
 	}
 	if runs, _ := a.ReplayRuns(context.Background(), eb1); len(runs) != 1 {
@@ -181,7 +181,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if ep, _ := a.GetEpisode(t.Context(), ea); ep.Annotator != "alice" {
 		t.Error("the target's own episode changed")
 	}
-	if v, err := a.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := a.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("integrity %q %v", v, err)
 	}
 
@@ -263,7 +263,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	if len(rep.Issues) != 1 || rep.Issues[0].Kind != "review" || rep.Issues[0].ID != r2.ID || !strings.Contains(rep.Issues[0].Resolution, r3.ID) {
 		t.Errorf("issues %+v; want r2 %s kept as history of r3 %s", rep.Issues, r2.ID, r3.ID)
 	}
-	hist, err := a.ReviewHistory(ep, "carol")
+	hist, err := a.ReviewHistory(t.Context(), ep, "carol")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	if len(hist) != 3 || sup[r1.ID] == "" || sup[r2.ID] != r3.ID || sup[r3.ID] != "" {
 		t.Fatalf("history %v; want r1 and r2 superseded, r3 current", sup)
 	}
-	cur, _ := a.CurrentReviews(ep)
+	cur, _ := a.CurrentReviews(t.Context(), ep)
 	if len(cur) != 1 || cur[0].ID != r3.ID || cur[0].Outcome != OutcomeNotExecutable {
 		t.Fatalf("current reviews %+v, want r3", cur)
 	}
@@ -288,11 +288,11 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	if _, err := b.Merge(context.Background(), aPath, MergeOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cur, _ = b.CurrentReviews(ep)
+	cur, _ = b.CurrentReviews(t.Context(), ep)
 	if len(cur) != 1 || cur[0].ID != r3.ID {
 		t.Fatalf("B's current reviews after merging A back %+v, want r3", cur)
 	}
-	if h, _ := b.ReviewHistory(ep, "carol"); len(h) != 3 {
+	if h, _ := b.ReviewHistory(t.Context(), ep, "carol"); len(h) != 3 {
 		t.Fatalf("B's history has %d versions, want 3", len(h))
 	}
 }

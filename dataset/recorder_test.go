@@ -289,7 +289,7 @@ func TestRecorderDiskFull(t *testing.T) {
 	if ep, _ = s.GetEpisode(ctx, id); ep.Status != StatusInterrupted || ep.NumSteps != 1 {
 		t.Fatalf("episode after close %+v", ep)
 	}
-	if v, _ := s.IntegrityCheck(); v != "ok" {
+	if v, _ := s.IntegrityCheck(ctx); v != "ok" {
 		t.Fatal(v)
 	}
 }

@@ -318,7 +318,7 @@ func TestSigkillMidRecording(t *testing.T) {
 	if last < 1 {
 		t.Fatalf("the child recorded nothing (last %d)", last)
 	}
-	if v, err := s.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := s.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("integrity_check after SIGKILL: %q %v", v, err)
 	}
 	steps, err := s.Steps(t.Context(), episode)

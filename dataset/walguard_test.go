@@ -87,7 +87,7 @@ func lockDrill(t *testing.T, mode string) (acked []int, errs []string, stored in
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	if v, err := s2.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := s2.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("integrity_check after the drill: %q %v", v, err)
 	}
 	steps, err := s2.Steps(t.Context(), episode)
