@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -201,11 +202,11 @@ func runTasksList(env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	items, err := s.ListTasks(f)
+	items, err := s.ListTasks(context.Background(), f)
 	if err != nil {
 		return err
 	}
-	counts, err := s.CountTasks(f)
+	counts, err := s.CountTasks(context.Background(), f)
 	if err != nil {
 		return err
 	}

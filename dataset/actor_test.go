@@ -13,7 +13,7 @@ import (
 
 func actorsOf(t *testing.T, s *Store, ep string) []string {
 	t.Helper()
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(t.Context(), ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestStepActorsAndInterventions(t *testing.T) {
 		t.Fatalf("after removing the second takeover's only step: %d interventions, want 1", e.NumInterventions)
 	}
 
-	if err := s.SetEpisodeAnnotator(ep, "agent:bot-2"); err != nil {
+	if err := s.SetEpisodeAnnotator(ctx, ep, "agent:bot-2"); err != nil {
 		t.Fatal(err)
 	}
 	want = []string{"agent:bot-2", "agent:bot-2", "human:ann", "human:ann", "agent:bot-2", "human:ann", "agent:bot-2", "agent:bot-2"}

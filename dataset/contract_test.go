@@ -28,7 +28,7 @@ func TestContractPreviewOfStoredTasks(t *testing.T) {
 	}
 	// A goal stored with another start URL, or a start URL with another
 	// goal, is a different task.
-	if _, err := s.AddTask(Task{Goal: "Find the FAQ", Category: Navigation, StartURL: "http://shop.waymark.test/help"}); err != nil {
+	if _, err := s.AddTask(t.Context(), Task{Goal: "Find the FAQ", Category: Navigation, StartURL: "http://shop.waymark.test/help"}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
@@ -44,11 +44,11 @@ func TestContractPreviewOfStoredTasks(t *testing.T) {
 		t.Errorf("preview report %+v", rep)
 	}
 	// An archived task is reported as such.
-	tasks, err := s.ListTasks(TaskFilter{Search: "returns"})
+	tasks, err := s.ListTasks(t.Context(), TaskFilter{Search: "returns"})
 	if err != nil || len(tasks) != 1 {
 		t.Fatalf("list: %v %v", tasks, err)
 	}
-	if err := s.ArchiveTask(tasks[0].ID, true); err != nil {
+	if err := s.ArchiveTask(t.Context(), tasks[0].ID, true); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})

@@ -137,11 +137,11 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	if v != SchemaVersion || SchemaVersion < 7 {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	ep, err := s.GetEpisode("e1")
+	ep, err := s.GetEpisode(t.Context(), "e1")
 	if err != nil || ep.TaskID != "t1" {
 		t.Fatalf("the episode after the migration: %+v %v", ep, err)
 	}
-	task, err := s.GetTask("t1")
+	task, err := s.GetTask(t.Context(), "t1")
 	if err != nil || task.Manifest == nil || task.Manifest.ValidateScript != "document.title === 'A'" || task.SourceID != "a" {
 		t.Fatalf("the task after the migration: %+v %v", task, err)
 	}
@@ -156,7 +156,7 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	if err != nil || rep.Imported != 1 || len(rep.Duplicates) != 1 || rep.Tasks[0].SourceID != "b" {
 		t.Fatalf("import after the migration: %d imported, duplicates %v: %v; want b imported, a already stored", rep.Imported, rep.Duplicates, err)
 	}
-	if ok, err := s.IntegrityCheck(); ok != "ok" || err != nil {
+	if ok, err := s.IntegrityCheck(t.Context()); ok != "ok" || err != nil {
 		t.Errorf("integrity after the migration: %q %v", ok, err)
 	}
 }

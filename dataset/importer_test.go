@@ -78,7 +78,7 @@ func TestImportJSONLines(t *testing.T) {
 	if len(rep.Skipped) != 6 || len(rep.Duplicates) != 1 {
 		t.Fatalf("skipped %v duplicates %v", rep.Skipped, rep.Duplicates)
 	}
-	tasks, _ := s.ListTasks(TaskFilter{Source: "webtasks.jsonl"})
+	tasks, _ := s.ListTasks(t.Context(), TaskFilter{Source: "webtasks.jsonl"})
 	if len(tasks) != 3 {
 		t.Fatalf("%d tasks stored", len(tasks))
 	}
@@ -152,11 +152,11 @@ func TestImportCSVAndTSV(t *testing.T) {
 	if rep.Mapping[FieldGoal] != "Question" || rep.Columns[0] != "Question" {
 		t.Fatalf("mapping %v columns %v (the BOM must go)", rep.Mapping, rep.Columns)
 	}
-	got, ok, _ := s.FindTask(`Find the price of "Red Kettle", in euros`, "http://shop.waymark.test/")
+	got, ok, _ := s.FindTask(t.Context(), `Find the price of "Red Kettle", in euros`, "http://shop.waymark.test/")
 	if !ok || got.Category != Information {
 		t.Fatalf("quoted CSV field: %+v %v", got, ok)
 	}
-	if cart, ok, _ := s.FindTask("Open the cart", "http://shop.waymark.test/"); !ok || cart.Category != Navigation {
+	if cart, ok, _ := s.FindTask(t.Context(), "Open the cart", "http://shop.waymark.test/"); !ok || cart.Category != Navigation {
 		t.Fatalf("default category: %+v", cart)
 	}
 	semi := "goal;url;category\nRead the weather;http://wiki.waymark.test/weather;info\n"
@@ -215,7 +215,7 @@ func TestImportParquet(t *testing.T) {
 	if err != nil || rep.Imported != 2 || wmCount(t, s) != 2 {
 		t.Fatalf("import: %v %s", err, rep.Summary())
 	}
-	nile, ok, _ := s.FindTask("How long is the Nile?", "https://wiki.waymark.test")
+	nile, ok, _ := s.FindTask(t.Context(), "How long is the Nile?", "https://wiki.waymark.test")
 	if !ok || nile.SourceID != "Wiki--1" || nile.Check == nil || nile.Check.Answer != "6,650 km|6650 km" || nile.Source != "train-00000-of-00001.parquet" {
 		t.Fatalf("nile %+v check %+v", nile, nile.Check)
 	}

@@ -29,7 +29,7 @@ func TestImportPracticeManifest(t *testing.T) {
 	if prev.Format != "manifest" || prev.Imported != 5 || len(prev.Skipped) != 0 {
 		t.Fatalf("preview: format %s, %d tasks, skipped %v", prev.Format, prev.Imported, prev.Skipped)
 	}
-	if got, _ := s.ManifestTasks(); len(got) != 0 {
+	if got, _ := s.ManifestTasks(t.Context()); len(got) != 0 {
 		t.Fatalf("the preview stored %d tasks", len(got))
 	}
 
@@ -37,7 +37,7 @@ func TestImportPracticeManifest(t *testing.T) {
 	if err != nil || rep.Imported != 5 {
 		t.Fatalf("import: %v, %d imported, skipped %v", err, rep.Imported, rep.Skipped)
 	}
-	tasks, err := s.ManifestTasks()
+	tasks, err := s.ManifestTasks(t.Context())
 	if err != nil || len(tasks) != 5 {
 		t.Fatalf("ManifestTasks: %v, %d", err, len(tasks))
 	}
@@ -99,13 +99,13 @@ func TestImportPracticeManifest(t *testing.T) {
 	}
 
 	// Found by taskId as by id; again: all duplicates.
-	if got, err := s.FindTaskRef("waymark.practice.wiki.L1.open-varnholm"); err != nil || got.ID != wiki.ID {
+	if got, err := s.FindTaskRef(t.Context(), "waymark.practice.wiki.L1.open-varnholm"); err != nil || got.ID != wiki.ID {
 		t.Errorf("FindTaskRef by taskId: %v %v", got.ID, err)
 	}
-	if got, err := s.FindTaskRef(wiki.ID); err != nil || got.SourceID != wiki.SourceID {
+	if got, err := s.FindTaskRef(t.Context(), wiki.ID); err != nil || got.SourceID != wiki.SourceID {
 		t.Errorf("FindTaskRef by id: %v %v", got.SourceID, err)
 	}
-	if _, err := s.FindTaskRef("nope.L9"); !errors.Is(err, dataset.ErrNotFound) || !strings.Contains(err.Error(), `no task has the id or taskId "nope.L9"`) {
+	if _, err := s.FindTaskRef(t.Context(), "nope.L9"); !errors.Is(err, dataset.ErrNotFound) || !strings.Contains(err.Error(), `no task has the id or taskId "nope.L9"`) {
 		t.Errorf("FindTaskRef of an unknown id: %v", err)
 	}
 	again, err := s.ImportTasks(bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})

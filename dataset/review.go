@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -280,8 +281,8 @@ func scanReview(sc interface{ Scan(...any) error }) (ReviewRecord, error) {
 // ReviewHistory returns every review a reviewer wrote for an episode,
 // newest first: the first is current, the others are the versions it
 // replaced. Settling labels are included (Settles is true).
-func (s *Store) ReviewHistory(episodeID, reviewer string) ([]ReviewRecord, error) {
-	rows, err := s.db.Query(`SELECT `+reviewCols+` FROM reviews WHERE episode_id=? AND reviewer=? ORDER BY created_at DESC`, episodeID, reviewer)
+func (s *Store) ReviewHistory(ctx context.Context, episodeID, reviewer string) ([]ReviewRecord, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+reviewCols+` FROM reviews WHERE episode_id=? AND reviewer=? ORDER BY created_at DESC`, episodeID, reviewer)
 	if err != nil {
 		return nil, err
 	}
@@ -294,8 +295,8 @@ func (s *Store) ReviewHistory(episodeID, reviewer string) ([]ReviewRecord, error
 
 // CurrentReviews returns the reviews in force for an episode, oldest first:
 // one per reviewer, plus the current settling label if any (Settles true).
-func (s *Store) CurrentReviews(episodeID string) ([]Review, error) {
-	rows, err := s.db.Query(`SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? ORDER BY created_at`, episodeID)
+func (s *Store) CurrentReviews(ctx context.Context, episodeID string) ([]Review, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? ORDER BY created_at`, episodeID)
 	if err != nil {
 		return nil, err
 	}
@@ -312,8 +313,8 @@ func (s *Store) CurrentReviews(episodeID string) ([]Review, error) {
 
 // MyReview returns the reviewer's current (non-settling) review of an
 // episode, or nil.
-func (s *Store) MyReview(episodeID, reviewer string) (*Review, error) {
-	rows, err := s.db.Query(`SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? AND reviewer=? AND settles=0`, episodeID, reviewer)
+func (s *Store) MyReview(ctx context.Context, episodeID, reviewer string) (*Review, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? AND reviewer=? AND settles=0`, episodeID, reviewer)
 	if err != nil {
 		return nil, err
 	}
@@ -365,8 +366,8 @@ One sentence that a second reviewer could check. Required in practice for failur
 
 // Guidelines returns the review guidelines (markdown), or DefaultGuidelines
 // when none were saved.
-func (s *Store) Guidelines() (string, error) {
-	v, err := s.Meta(guidelinesKey)
+func (s *Store) Guidelines(ctx context.Context) (string, error) {
+	v, err := s.Meta(ctx, guidelinesKey)
 	if err != nil {
 		return "", fmt.Errorf("read review guidelines: %w", err)
 	}
@@ -378,8 +379,8 @@ func (s *Store) Guidelines() (string, error) {
 
 // SetGuidelines saves the review guidelines with the dataset. An empty text
 // restores the default.
-func (s *Store) SetGuidelines(markdown string) error {
-	if err := s.SetMeta(guidelinesKey, markdown); err != nil {
+func (s *Store) SetGuidelines(ctx context.Context, markdown string) error {
+	if err := s.SetMeta(ctx, guidelinesKey, markdown); err != nil {
 		return fmt.Errorf("save review guidelines (they were not saved): %w", err)
 	}
 	return nil

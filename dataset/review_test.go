@@ -53,7 +53,7 @@ var rvPNGs sync.Map // color.Color → PNG
 // rvTask adds a task through the store's API.
 func rvTask(t testing.TB, s *Store, goal, category string) string {
 	t.Helper()
-	task, err := s.AddTask(Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
+	task, err := s.AddTask(t.Context(), Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func rvTask(t testing.TB, s *Store, goal, category string) string {
 // through the store's API and leaves it in the given status.
 func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, n int, started time.Time) string {
 	t.Helper()
-	ep, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
+	ep, err := s.CreateEpisode(t.Context(), Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,19 +76,19 @@ func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, 
 			a := action.ClickAt(10*i, 10*i)
 			st.Action = &a
 		}
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	switch status {
 	case StatusRecording:
 	case StatusDiscarded:
-		err = s.DiscardEpisode(ep.ID)
+		err = s.DiscardEpisode(t.Context(), ep.ID)
 	case StatusInterrupted:
-		err = s.InterruptEpisode(ep.ID)
+		err = s.InterruptEpisode(t.Context(), ep.ID)
 	default:
 		// The recorder ends its episodes itself; a test says how this one ended.
-		err = s.FinishEpisode(ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
+		err = s.FinishEpisode(t.Context(), ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestReviewPersistenceAndHistory(t *testing.T) {
 	}
 	defer s2.Close()
 
-	hist, err := s2.ReviewHistory(ep, "alice")
+	hist, err := s2.ReviewHistory(t.Context(), ep, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestReviewPersistenceAndHistory(t *testing.T) {
 	if !hist[0].CreatedAt.After(hist[1].CreatedAt) {
 		t.Errorf("times not increasing: %v then %v", hist[1].CreatedAt, hist[0].CreatedAt)
 	}
-	cur, err := s2.CurrentReviews(ep)
+	cur, err := s2.CurrentReviews(t.Context(), ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestConflictAndSettling(t *testing.T) {
 		t.Errorf("old settling label superseded_by = %q, want %q", sup, st2.ID)
 	}
 	// Settling leaves the reviewers' own reviews in force.
-	cur, _ := s.CurrentReviews(ep)
+	cur, _ := s.CurrentReviews(t.Context(), ep)
 	if len(cur) != 3 {
 		t.Errorf("current reviews = %d, want alice, bob and the settling label", len(cur))
 	}
@@ -383,18 +383,18 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 
 func TestGuidelines(t *testing.T) {
 	s := rvStore(t)
-	g, err := s.Guidelines()
+	g, err := s.Guidelines(t.Context())
 	if err != nil || g != DefaultGuidelines {
 		t.Fatalf("default guidelines: %q, %v", g, err)
 	}
-	if err := s.SetGuidelines("# Ours\nBe strict."); err != nil {
+	if err := s.SetGuidelines(t.Context(), "# Ours\nBe strict."); err != nil {
 		t.Fatal(err)
 	}
-	if g, _ := s.Guidelines(); g != "# Ours\nBe strict." {
+	if g, _ := s.Guidelines(t.Context()); g != "# Ours\nBe strict." {
 		t.Errorf("guidelines = %q", g)
 	}
-	s.SetGuidelines("  ")
-	if g, _ := s.Guidelines(); g != DefaultGuidelines {
+	s.SetGuidelines(t.Context(), "  ")
+	if g, _ := s.Guidelines(t.Context()); g != DefaultGuidelines {
 		t.Errorf("empty text should restore the default")
 	}
 }

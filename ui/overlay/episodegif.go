@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -38,11 +39,11 @@ type GIFOptions struct {
 // caption (step, action, actor), then the page the last one led to.
 func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, error) {
 	from, to, delay := max(o.From, 1), o.To, o.Delay
-	ep, err := st.GetEpisode(id)
+	ep, err := st.GetEpisode(context.Background(), id)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s in %s", ErrNoEpisode, id, st.Path())
 	}
-	all, err := st.Steps(id)
+	all, err := st.Steps(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}
