@@ -186,7 +186,7 @@ func TestMergeRealRecordings(t *testing.T) {
 		}
 		steps, _ := st.Steps(t.Context(), ep)
 		for _, s := range steps {
-			if pic, err := st.Screenshot(ep, s.Index); err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
+			if pic, err := st.Screenshot(t.Context(), ep, s.Index); err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
 				t.Errorf("episode %s step %d has no screenshot", ep, s.Index)
 			}
 		}
@@ -196,7 +196,7 @@ func TestMergeRealRecordings(t *testing.T) {
 		if ep == eb1 {
 			labels[2] = dataset.StepWrong
 		}
-		if _, err := st.SaveReview(dataset.Review{EpisodeID: ep, Reviewer: "lead", Outcome: dataset.OutcomeSuccess, StepLabels: labels}); err != nil {
+		if _, err := st.SaveReview(t.Context(), dataset.Review{EpisodeID: ep, Reviewer: "lead", Outcome: dataset.OutcomeSuccess, StepLabels: labels}); err != nil {
 			t.Fatal(err)
 		}
 	}

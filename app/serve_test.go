@@ -110,7 +110,7 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 		!strings.Contains(steps[1].ActionJSON, `"agent":"bot-7"`) || !steps[3].Done {
 		t.Errorf("episode 1 step 1: %+v", steps[1])
 	}
-	if png, err := st.Screenshot(first.ID, 2); err != nil || len(png) < 100 {
+	if png, err := st.Screenshot(ctx, first.ID, 2); err != nil || len(png) < 100 {
 		t.Errorf("step 2 screenshot: %d bytes, %v", len(png), err)
 	}
 	task, err := st.GetTask(ctx, first.TaskID)

@@ -114,9 +114,9 @@ func runTasksImport(env *Env, args []string) error {
 	defer s.Close()
 	var rep dataset.ImportReport
 	if *dry {
-		rep, err = s.PreviewFile(pos[0], opts)
+		rep, err = s.PreviewFile(context.Background(), pos[0], opts)
 	} else {
-		rep, err = s.ImportFile(pos[0], opts)
+		rep, err = s.ImportFile(context.Background(), pos[0], opts)
 	}
 	if err != nil {
 		return err

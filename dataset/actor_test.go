@@ -108,14 +108,14 @@ func TestStepActorsAndInterventions(t *testing.T) {
 	if got := actorsOf(t, s, plain); !slices.Equal(got, []string{"human:ann", "human:ann", "human:ann"}) {
 		t.Fatalf("a person's episode: actors %q", got)
 	}
-	q, err := s.ReviewQueue(QueueFilter{Reviewer: "rev", Interventions: true})
+	q, err := s.ReviewQueue(ctx, QueueFilter{Reviewer: "rev", Interventions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(q.Items) != 1 || q.Items[0].EpisodeID != ep || q.Items[0].NumInterventions != 2 {
 		t.Fatalf("queue with interventions: %+v", q.Items)
 	}
-	if q, _ := s.ReviewQueue(QueueFilter{Reviewer: "rev"}); len(q.Items) != 2 {
+	if q, _ := s.ReviewQueue(ctx, QueueFilter{Reviewer: "rev"}); len(q.Items) != 2 {
 		t.Fatalf("the whole queue lists %d episodes, want 2", len(q.Items))
 	}
 
@@ -190,7 +190,7 @@ func BenchmarkQueueInterventions(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		q, err := s.ReviewQueue(QueueFilter{Reviewer: "x", Interventions: true})
+		q, err := s.ReviewQueue(b.Context(), QueueFilter{Reviewer: "x", Interventions: true})
 		if err != nil || len(q.Items) != 100 {
 			b.Fatal(err, len(q.Items))
 		}

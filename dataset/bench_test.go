@@ -124,7 +124,7 @@ func BenchmarkImport10k(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		rep, err := s.ImportTasks(strings.NewReader(doc), "bench.jsonl", ImportOptions{})
+		rep, err := s.ImportTasks(b.Context(), strings.NewReader(doc), "bench.jsonl", ImportOptions{})
 		total += time.Since(t0)
 		b.StopTimer()
 		if err != nil || rep.Imported != 10000 {

@@ -73,7 +73,7 @@ func cagReview(t *testing.T, s *Store, ep, who string, outcome Outcome) {
 	if outcome == OutcomeFailure {
 		r.FailureStep, r.FailureType = action.Int(0), "other"
 	}
-	if _, err := s.SaveReview(r); err != nil {
+	if _, err := s.SaveReview(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -103,7 +103,7 @@ func TestCheckAgreementFromStore(t *testing.T) {
 	settled := cagEpisode(t, s, broken, 1)
 	cagReview(t, s, settled, "rita", OutcomeSuccess)
 	cagReview(t, s, settled, "sam", OutcomeFailure)
-	if _, err := s.Settle(Review{EpisodeID: settled, Reviewer: "lead", Outcome: OutcomeSuccess, Settles: true}); err != nil {
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: settled, Reviewer: "lead", Outcome: OutcomeSuccess, Settles: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Not counted: an unsettled conflict, an invalid task, no reward.
@@ -116,7 +116,7 @@ func TestCheckAgreementFromStore(t *testing.T) {
 	s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{})
 	cagReview(t, s, e.ID, "rita", OutcomeSuccess)
 
-	c, err := s.CheckAgreement()
+	c, err := s.CheckAgreement(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

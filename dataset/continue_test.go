@@ -100,7 +100,7 @@ func TestReopenEpisode(t *testing.T) {
 	mine := recordInterrupted(t, s, task, "alice", action.ClickAt(10, 10), action.TypeText("tea"))
 	recordInterrupted(t, s, task, "bob", action.ClickAt(10, 10))
 	reviewed := recordInterrupted(t, s, task, "alice", action.ClickAt(20, 20))
-	if _, err := s.SaveReview(Review{EpisodeID: reviewed, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := s.SaveReview(t.Context(), Review{EpisodeID: reviewed, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	elsewhere := recordInterrupted(t, s, task, "alice", action.ClickAt(30, 30))

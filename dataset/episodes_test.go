@@ -127,10 +127,10 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	if ep, _ := s.GetEpisode(t.Context(), e.ID); ep.NumSteps != 1 {
 		t.Fatalf("num_steps %d", ep.NumSteps)
 	}
-	if got, _ := s.Screenshot(e.ID, 0); !bytes.Equal(got, shot) {
+	if got, _ := s.Screenshot(t.Context(), e.ID, 0); !bytes.Equal(got, shot) {
 		t.Fatal("screenshot changed in the store")
 	}
-	if got, err := s.Screenshot(e.ID, 1); err != nil || got != nil {
+	if got, err := s.Screenshot(t.Context(), e.ID, 1); err != nil || got != nil {
 		t.Fatalf("step without screenshot: %d bytes, %v", len(got), err)
 	}
 

@@ -43,7 +43,7 @@ func TestRecorderRunsManifestValidateScript(t *testing.T) {
  {"taskId": "t.throws", "goal": "Click the button, bad grader", "setupUrl": "%[1]s/throws", "category": "interaction", "validateScript": "JSON.parse('{oops')"},
  {"taskId": "t.answer", "goal": "Say yes after clicking", "setupUrl": "%[1]s/answer", "category": "information", "answer": "yes", "validateScript": %[2]q}
 ]`, site.URL, validate)
-	rep, err := s.ImportTasks(strings.NewReader(manifest), "m.json", dataset.ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(manifest), "m.json", dataset.ImportOptions{})
 	if err != nil || rep.Imported != 4 {
 		t.Fatalf("import: %v %d %v", err, rep.Imported, rep.Skipped)
 	}

@@ -114,10 +114,10 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if err := b.RemoveStep(context.Background(), eb1, 2, "bob", "clicked the wrong link"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReview(Review{EpisodeID: eb1, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := b.SaveReview(t.Context(), Review{EpisodeID: eb1, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReview(Review{EpisodeID: eb2, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"}); err != nil {
+	if _, err := b.SaveReview(t.Context(), Review{EpisodeID: eb2, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: eb1, Display: "headless", Steps: []ReplayStep{{Step: 0, Verdict: "match"}}, Matched: 1, Compared: 1}); err != nil {
@@ -126,7 +126,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	bSteps, _ := b.Steps(t.Context(), eb1)
 	var bShots [][]byte
 	for _, st := range bSteps {
-		pic, err := b.Screenshot(eb1, st.Index)
+		pic, err := b.Screenshot(t.Context(), eb1, st.Index)
 		if err != nil || len(pic) == 0 {
 			t.Fatalf("source screenshot %d: %v", st.Index, err)
 		}
@@ -164,7 +164,7 @@ func TestMergeTwoAnnotators(t *testing.T) {
 		t.Fatalf("%d steps merged, want %d", len(got), len(bSteps))
 	}
 	for i := range got {
-		pic, _ := a.Screenshot(eb1, got[i].Index)
+		pic, _ := a.Screenshot(t.Context(), eb1, got[i].Index)
 		if !bytes.Equal(pic, bShots[i]) || got[i].URL != bSteps[i].URL || got[i].Removed != bSteps[i].Removed {
 			t.Errorf("step %d differs after the merge", i)
 		}
@@ -234,7 +234,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	b := mgStorePath(t, dir, "b.db")
 	task := wmTask(t, b, "Open the cart", Navigation, "http://shop.waymark.test/")
 	ep := mgRecord(t, b, task.ID, "bob", 2)
-	r1, err := b.SaveReview(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
+	r1, err := b.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	mgMerge2(t, a, bPath)
 
 	// Carol changes her mind on machine A; later on machine B, differently.
-	r2, err := a.SaveReview(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"})
+	r2, err := a.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond) // r3 must be the newer: timestamps have millisecond resolution
-	r3, err := b.SaveReview(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeNotExecutable})
+	r3, err := b.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeNotExecutable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestMergeEpisodeDiffersKeepsThisVersion(t *testing.T) {
 	if err := b.RemoveStep(context.Background(), ep, 3, "dave", "not needed"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReview(Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := b.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	closeForMerge(t, b)

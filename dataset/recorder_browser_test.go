@@ -96,7 +96,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 		t.Fatalf("step 3 after the search: %s %q", steps[3].URL, steps[3].Title)
 	}
 	for i := range steps {
-		b, err := s.Screenshot(ep.ID, i)
+		b, err := s.Screenshot(ctx, ep.ID, i)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -77,7 +77,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 			last.URL != obs.URL || last.Timings.TotalMS != 33 || last.Screenshot != nil {
 			t.Fatalf("step %d stored as %+v (action JSON %s, want %s)", i+1, last, last.ActionJSON, want)
 		}
-		shot, err := other.Screenshot(epID, i+1)
+		shot, err := other.Screenshot(ctx, epID, i+1)
 		if err != nil || !bytes.Equal(shot, obs.Screenshot) {
 			t.Fatalf("screenshot of step %d: %d bytes, err %v", i+1, len(shot), err)
 		}

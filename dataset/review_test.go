@@ -100,7 +100,7 @@ func rvIP(v int) *int { return &v }
 
 func rvSave(t testing.TB, s *Store, r Review) Review {
 	t.Helper()
-	out, err := s.SaveReview(r)
+	out, err := s.SaveReview(t.Context(), r)
 	if err != nil {
 		t.Fatalf("SaveReview(%+v): %v", r, err)
 	}
@@ -190,9 +190,9 @@ func TestReviewRefusals(t *testing.T) {
 	for _, c := range cases {
 		var err error
 		if c.r.Settles {
-			_, err = s.Settle(c.r)
+			_, err = s.Settle(t.Context(), c.r)
 		} else {
-			_, err = s.SaveReview(c.r)
+			_, err = s.SaveReview(t.Context(), c.r)
 		}
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
@@ -203,7 +203,7 @@ func TestReviewRefusals(t *testing.T) {
 		{EpisodeID: ep, Reviewer: "a", Outcome: OutcomeFailure, FailureStep: rvIP(1), FailureType: "typo"},
 		{EpisodeID: ep, Reviewer: "a", Outcome: OutcomeSuccess, StepFlags: map[int][]string{1: {"great"}}},
 	} {
-		if _, err := s.SaveReview(r); err == nil {
+		if _, err := s.SaveReview(t.Context(), r); err == nil {
 			t.Errorf("SaveReview(%+v) accepted", r)
 		}
 	}
@@ -235,14 +235,14 @@ func TestConflictAndSettling(t *testing.T) {
 	if o, c := outcome(); o != nil || !c {
 		t.Fatalf("disagreement: outcome %v conflict %v, want NULL and conflict", o, c)
 	}
-	q, err := s.ReviewQueue(QueueFilter{Reviewer: "carol", State: QueueConflict})
+	q, err := s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "carol", State: QueueConflict})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(q.Items) != 1 || q.Items[0].EpisodeID != ep || q.Counts[QueueConflict] != 1 {
 		t.Fatalf("conflict queue = %+v", q)
 	}
-	st, err := s.Settle(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: rvIP(3), FailureType: "wrong_element", Reason: "step 3 clicked the wrong button"})
+	st, err := s.Settle(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: rvIP(3), FailureType: "wrong_element", Reason: "step 3 clicked the wrong button"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestConflictAndSettling(t *testing.T) {
 	if fs != 3 || ft != "wrong_element" || !settled {
 		t.Errorf("episode_outcomes after settling: step %d type %q settled %v", fs, ft, settled)
 	}
-	q, _ = s.ReviewQueue(QueueFilter{Reviewer: "carol"})
+	q, _ = s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "carol"})
 	if q.Counts[QueueConflict] != 0 || q.Counts[QueueSettled] != 1 || q.Counts[QueueUnreviewed] != 0 {
 		t.Errorf("counts after settling = %v", q.Counts)
 	}
@@ -264,7 +264,7 @@ func TestConflictAndSettling(t *testing.T) {
 		t.Errorf("queue item after settling = %+v", q.Items[0])
 	}
 	// Re-settling replaces the old settling label.
-	st2, err := s.Settle(Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess})
+	st2, err := s.Settle(t.Context(), Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "y", Outcome: OutcomeInvalidTask})
 	rvSave(t, s, Review{EpisodeID: e4, Reviewer: "x", Outcome: OutcomeNotExecutable})
 	rvSave(t, s, Review{EpisodeID: e4, Reviewer: "y", Outcome: OutcomeSuccess})
-	if _, err := s.Settle(Review{EpisodeID: e4, Reviewer: "z", Outcome: OutcomeNotExecutable}); err != nil {
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: e4, Reviewer: "z", Outcome: OutcomeNotExecutable}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -332,7 +332,7 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 		{"limit offset", QueueFilter{Reviewer: "me", Sort: SortOldest, Offset: 1, Limit: 2}, []string{e2, e3}},
 	}
 	for _, c := range cases {
-		q, err := s.ReviewQueue(c.f)
+		q, err := s.ReviewQueue(t.Context(), c.f)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -340,14 +340,14 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
-	q, _ := s.ReviewQueue(QueueFilter{Reviewer: "me"})
+	q, _ := s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "me"})
 	want := map[string]int{QueueUnreviewed: 2, QueueMine: 1, QueueConflict: 1, QueueSettled: 1}
 	for k, v := range want {
 		if q.Counts[k] != v {
 			t.Errorf("count %s = %d, want %d (all %v)", k, q.Counts[k], v, q.Counts)
 		}
 	}
-	q, _ = s.ReviewQueue(QueueFilter{Reviewer: "me", Category: Navigation})
+	q, _ = s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "me", Category: Navigation})
 	if q.Counts[QueueUnreviewed] != 1 || q.Counts[QueueSettled] != 1 || q.Counts[QueueMine] != 0 {
 		t.Errorf("navigation counts = %v", q.Counts)
 	}
@@ -356,7 +356,7 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 	// episodes, and wraps around.
 	f := QueueFilter{Reviewer: "me", Sort: SortOldest}
 	next := func(after string) string {
-		it, ok, err := s.NextUnreviewed(f, after)
+		it, ok, err := s.NextUnreviewed(t.Context(), f, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -430,7 +430,7 @@ func BenchmarkReviewQueue10k(b *testing.B) {
 	}
 	b.Run("queue", func(b *testing.B) {
 		for b.Loop() {
-			q, err := s.ReviewQueue(QueueFilter{Reviewer: "alice", State: QueueUnreviewed, Limit: 200})
+			q, err := s.ReviewQueue(b.Context(), QueueFilter{Reviewer: "alice", State: QueueUnreviewed, Limit: 200})
 			if err != nil || q.Counts[QueueUnreviewed] != 7000 {
 				b.Fatalf("%v %v", err, q.Counts)
 			}
@@ -439,7 +439,7 @@ func BenchmarkReviewQueue10k(b *testing.B) {
 	})
 	b.Run("next", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok, err := s.NextUnreviewed(QueueFilter{Reviewer: "alice"}, "ep-05000"); err != nil || !ok {
+			if _, ok, err := s.NextUnreviewed(b.Context(), QueueFilter{Reviewer: "alice"}, "ep-05000"); err != nil || !ok {
 				b.Fatal(err)
 			}
 		}
@@ -447,7 +447,7 @@ func BenchmarkReviewQueue10k(b *testing.B) {
 	})
 	b.Run("agreement", func(b *testing.B) {
 		for b.Loop() {
-			ag, err := s.Agreement()
+			ag, err := s.Agreement(b.Context())
 			if err != nil || ag.Episodes != 3000 {
 				b.Fatalf("%v %d", err, ag.Episodes)
 			}

@@ -138,7 +138,7 @@ func TestImportKeepSecrets(t *testing.T) {
 {"goal":"Sign in D","url":"http://forms.waymark.test/signin","category":"interaction","keep_secrets":"Yes"}
 {"goal":"Sign in E","url":"http://forms.waymark.test/signin","category":"interaction","keep_secrets":"maybe"}
 `
-	rep, err := s.ImportTasks(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

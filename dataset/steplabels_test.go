@@ -64,7 +64,7 @@ func TestStepLabelsRoundTrip(t *testing.T) {
 	}
 
 	for _, bad := range []map[int]string{{0: StepCorrect}, {4: StepCorrect}, {1: "mistake"}} {
-		if _, err := s2.SaveReview(Review{EpisodeID: ep, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: bad}); err == nil {
+		if _, err := s2.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: bad}); err == nil {
 			t.Errorf("labels %v were accepted", bad)
 		}
 	}
@@ -96,7 +96,7 @@ func TestSettledStepLabels(t *testing.T) {
 	// The outcomes agree, yet a step is in conflict: a settling label is
 	// allowed, and its mark wins on step 3; its silence on step 1 leaves
 	// the reviewers' agreement there.
-	if _, err := s.Settle(Review{EpisodeID: ep, Reviewer: "lead", Outcome: OutcomeSuccess, StepLabels: map[int]string{3: StepWrong, 4: StepCorrect}}); err != nil {
+	if _, err := s.Settle(ctx, Review{EpisodeID: ep, Reviewer: "lead", Outcome: OutcomeSuccess, StepLabels: map[int]string{3: StepWrong, 4: StepCorrect}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err = s.SettledStepLabels(ctx, ep)
@@ -111,7 +111,7 @@ func TestSettledStepLabels(t *testing.T) {
 	ep2 := rvEpisode(t, s, task, "ann", StatusFinished, 2, time.Now().Add(-time.Hour))
 	rvSave(t, s, Review{EpisodeID: ep2, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: map[int]string{1: StepCorrect}})
 	rvSave(t, s, Review{EpisodeID: ep2, Reviewer: "sam", Outcome: OutcomeSuccess, StepLabels: map[int]string{1: StepCorrect}})
-	if _, err := s.Settle(Review{EpisodeID: ep2, Reviewer: "lead", Outcome: OutcomeSuccess}); err == nil {
+	if _, err := s.Settle(ctx, Review{EpisodeID: ep2, Reviewer: "lead", Outcome: OutcomeSuccess}); err == nil {
 		t.Error("settled an episode nobody disagrees on")
 	}
 }
@@ -135,11 +135,11 @@ func TestStepAgreementWorkedExample(t *testing.T) {
 		StepLabels: map[int]string{1: StepWrong, 2: StepUnnecessary, 3: StepCorrect}})
 	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "sam", Outcome: OutcomeSuccess,
 		StepLabels: map[int]string{1: StepWrong, 2: StepUnnecessary}})
-	if _, err := s.Settle(Review{EpisodeID: e1, Reviewer: "lead", Outcome: OutcomeSuccess,
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: e1, Reviewer: "lead", Outcome: OutcomeSuccess,
 		StepLabels: map[int]string{1: StepWrong, 2: StepWrong, 3: StepWrong, 4: StepWrong}}); err != nil {
 		t.Fatal(err)
 	}
-	ag, err := s.StepAgreement()
+	ag, err := s.StepAgreement(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

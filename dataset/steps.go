@@ -164,9 +164,9 @@ func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any
 
 // Screenshot returns the PNG stored with step idx of an episode (nil, nil
 // when the step has none, for example after a renderer timeout).
-func (s *Store) Screenshot(episodeID string, idx int) ([]byte, error) {
+func (s *Store) Screenshot(ctx context.Context, episodeID string, idx int) ([]byte, error) {
 	var b []byte
-	err := s.db.QueryRow(`SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
+	err := s.db.QueryRowContext(ctx, `SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("episode %s step %d: %w", episodeID, idx, ErrNotFound)
 	}

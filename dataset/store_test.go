@@ -332,7 +332,7 @@ func TestSigkillMidRecording(t *testing.T) {
 		if st.Index != i {
 			t.Fatalf("step %d has index %d", i, st.Index)
 		}
-		if shot, err := s.Screenshot(episode, i); err != nil || len(shot) < 1000 {
+		if shot, err := s.Screenshot(t.Context(), episode, i); err != nil || len(shot) < 1000 {
 			t.Fatalf("screenshot of step %d: %d bytes, %v", i, len(shot), err)
 		}
 	}

@@ -97,7 +97,7 @@ func TestLabeledEpisodes(t *testing.T) {
 	}
 
 	// Settling the conflict gives it the settling label's outcome.
-	if _, err := s.Settle(Review{EpisodeID: conflict, Reviewer: "lead", Outcome: OutcomeFailure, FailureStep: rvIP(2), FailureType: "gave_up"}); err != nil {
+	if _, err := s.Settle(ctx, Review{EpisodeID: conflict, Reviewer: "lead", Outcome: OutcomeFailure, FailureStep: rvIP(2), FailureType: "gave_up"}); err != nil {
 		t.Fatal(err)
 	}
 	got = collect(t, s.LabeledEpisodes(ctx, LabelFilter{Outcomes: []Outcome{OutcomeFailure}}))
@@ -118,7 +118,7 @@ func TestEpisodeStepsAndReviews(t *testing.T) {
 		t.Fatalf("%d steps streamed, %d listed, want 4", len(streamed), len(listed))
 	}
 	for i, st := range streamed {
-		shot, err := s.Screenshot(ok, i)
+		shot, err := s.Screenshot(ctx, ok, i)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,7 +136,7 @@ func TestImportTaskClock(t *testing.T) {
 {"goal":"D","url":"http://forms.waymark.test/","category":"qa","locale":"fr_FR"}
 {"goal":"E","url":"http://forms.waymark.test/","category":"qa"}
 `
-	rep, err := s.ImportTasks(strings.NewReader(file), "manifest.jsonl", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(file), "manifest.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestImportTaskClock(t *testing.T) {
 
 	// CSV columns by their own names.
 	csv := "goal,url,category,reference_time,timezone,locale\nF,http://forms.waymark.test/,qa,2024-12-31T23:59:00Z,America/New_York,en-US\n"
-	rep, err = s.ImportTasks(strings.NewReader(csv), "tasks.csv", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(csv), "tasks.csv", ImportOptions{})
 	if err != nil || rep.Imported != 1 {
 		t.Fatalf("%s %v %v", rep.Summary(), rep.Skipped, err)
 	}

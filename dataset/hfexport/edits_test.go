@@ -117,7 +117,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 	must(s.FinishEpisode(ctx, a.ID, dataset.EpisodeEnd{Answer: "done"}))
 	must(s.RemoveStep(ctx, a.ID, 5, "rev", "a detour"))
 	four := 4
-	_, err = s.SaveReview(dataset.Review{EpisodeID: a.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &four,
+	_, err = s.SaveReview(ctx, dataset.Review{EpisodeID: a.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &four,
 		FailureType: "wrong_element", StepFlags: map[int][]string{2: {dataset.FlagMistake}, 5: {dataset.FlagUnnecessary}, 6: {dataset.FlagMistake}}})
 	must(err)
 
@@ -132,7 +132,7 @@ func TestExportEditedEpisodes(t *testing.T) {
 	must(s.MarkResumed(ctx, b.ID, 2, "ann"))
 	must(s.FinishEpisode(ctx, b.ID, dataset.EpisodeEnd{}))
 	three := 3
-	_, err = s.SaveReview(dataset.Review{EpisodeID: b.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &three, FailureType: "gave_up"})
+	_, err = s.SaveReview(ctx, dataset.Review{EpisodeID: b.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &three, FailureType: "gave_up"})
 	must(err)
 	must(s.TrimAfter(ctx, b.ID, 2, "rev", "wandered off"))
 

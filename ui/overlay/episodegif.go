@@ -73,7 +73,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 		s, before := kept[i], kept[i-1]
 		a := s.Action
 		if s.Index >= from && s.Index <= to {
-			shot, err := st.Screenshot(id, before.Index)
+			shot, err := st.Screenshot(context.Background(), id, before.Index)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +82,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 		}
 		pointer = PointerAfter(pointer, a)
 		if s.Index == to {
-			shot, err := st.Screenshot(id, s.Index)
+			shot, err := st.Screenshot(context.Background(), id, s.Index)
 			if err != nil {
 				return nil, err
 			}

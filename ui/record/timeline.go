@@ -341,7 +341,7 @@ func (s *timeline) preview(id int) {
 		return
 	}
 	go func() {
-		png, err := store.Screenshot(ep, before)
+		png, err := store.Screenshot(context.Background(), ep, before)
 		var img image.Image
 		if err == nil && len(png) > 0 {
 			img, _ = decodePNG(png)

@@ -96,7 +96,7 @@ func (b *branchLine) openParent() {
 	if p.ep == nil || b.parent == nil {
 		return
 	}
-	q, err := p.t.store.ReviewQueue(dataset.QueueFilter{Reviewer: p.t.reviewer(), TaskID: b.parent.TaskID})
+	q, err := p.t.store.ReviewQueue(context.Background(), dataset.QueueFilter{Reviewer: p.t.reviewer(), TaskID: b.parent.TaskID})
 	if err != nil {
 		p.edits.fail("Cannot open the parent episode", err)
 		return

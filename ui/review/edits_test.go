@@ -368,11 +368,11 @@ func TestEditNamesTheReviewItTouches(t *testing.T) {
 	e.key(fyne.KeyN)
 	id := p.ep.ID
 	two := 2
-	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "sam", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+	if _, err := e.s.SaveReview(t.Context(), dataset.Review{EpisodeID: id, Reviewer: "sam", Outcome: dataset.OutcomeFailure, FailureStep: &two,
 		FailureType: "wrong_element", StepFlags: map[int][]string{2: {dataset.FlagMistake}, 3: {dataset.FlagUnnecessary}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+	if _, err := e.s.SaveReview(t.Context(), dataset.Review{EpisodeID: id, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &two,
 		FailureType: "gave_up"}); err != nil {
 		t.Fatal(err)
 	}

@@ -402,9 +402,9 @@ func (f *form) store() bool {
 	var saved dataset.Review
 	var err error
 	if settling {
-		saved, err = f.t.store.Settle(r)
+		saved, err = f.t.store.Settle(context.Background(), r)
 	} else {
-		saved, err = f.t.store.SaveReview(r)
+		saved, err = f.t.store.SaveReview(context.Background(), r)
 	}
 	if err != nil {
 		msg := err.Error()

@@ -342,7 +342,7 @@ func (p *player) shot(i int) (image.Image, error) {
 	if img, ok := p.shots[i]; ok {
 		return img, nil
 	}
-	b, err := p.t.store.Screenshot(p.ep.ID, i)
+	b, err := p.t.store.Screenshot(context.Background(), p.ep.ID, i)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func (e *env) ctrlS() {
 
 func (e *env) shot(idx int) image.Image {
 	e.t.Helper()
-	b, err := e.s.Screenshot(e.tab.player.ep.ID, idx)
+	b, err := e.s.Screenshot(context.Background(), e.tab.player.ep.ID, idx)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestKeyboardFlow(t *testing.T) {
 }
 
 func (e *env) findItem(id string) (dataset.QueueItem, bool) {
-	q, err := e.s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	q, err := e.s.ReviewQueue(context.Background(), dataset.QueueFilter{Reviewer: "rita"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestSettleAConflict(t *testing.T) {
 			{EpisodeID: id, Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
 			{EpisodeID: id, Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
 		} {
-			if _, err := e.s.SaveReview(r); err != nil {
+			if _, err := e.s.SaveReview(t.Context(), r); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -377,7 +377,7 @@ func TestNoPeekingOutsideTheConflictQueue(t *testing.T) {
 		{EpisodeID: e.eps[2], Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
 		{EpisodeID: e.eps[2], Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
 	} {
-		if _, err := e.s.SaveReview(r); err != nil {
+		if _, err := e.s.SaveReview(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}

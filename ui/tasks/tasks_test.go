@@ -131,7 +131,7 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 	}
 
 	csv := "instruction,website,type\nFind the cheapest tent,http://shop.test/,info\nNo url here,,navigation\nBook a workshop,http://forms.test/,weird\n"
-	rep, err := store.PreviewImport(bytes.NewReader([]byte(csv)), "batch.csv", dataset.ImportOptions{})
+	rep, err := store.PreviewImport(t.Context(), bytes.NewReader([]byte(csv)), "batch.csv", dataset.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
