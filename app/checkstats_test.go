@@ -41,7 +41,7 @@ func TestReviewStatsCheckAgreement(t *testing.T) {
 		if e.outcome == dataset.OutcomeFailure {
 			r.FailureStep, r.FailureType = new(int), "other"
 		}
-		if _, err := s.SaveReview(r); err != nil {
+		if _, err := s.SaveReview(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -285,12 +285,12 @@ func checkDrillTrial(t *testing.T, i int, db string, tr *drillTrial) {
 		t.Fatalf("kill %d: reopening: %v", i, err)
 	}
 	defer s.Close()
-	if v, err := s.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := s.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("kill %d: integrity_check %q %v", i, v, err)
 	}
 	if tr.mode == "serve" && tr.acked >= 0 {
 		// The client does not learn the server's episode id: the newest.
-		eps, err := s.ListEpisodes(dataset.EpisodeFilter{})
+		eps, err := s.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 		if err != nil || len(eps) == 0 {
 			t.Fatalf("kill %d (serve): %d steps acknowledged, no episode stored (%v)", i, tr.acked+1, err)
 		}
@@ -300,11 +300,11 @@ func checkDrillTrial(t *testing.T, i int, db string, tr *drillTrial) {
 	if tr.episode == "" {
 		return
 	}
-	ep, err := s.GetEpisode(tr.episode)
+	ep, err := s.GetEpisode(t.Context(), tr.episode)
 	if err != nil {
 		t.Fatalf("kill %d (%s): episode %s: %v", i, tr.mode, tr.episode, err)
 	}
-	steps, err := s.Steps(tr.episode)
+	steps, err := s.Steps(t.Context(), tr.episode)
 	if err != nil {
 		t.Fatal(err)
 	}

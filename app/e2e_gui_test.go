@@ -565,7 +565,7 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	if ep.Status != dataset.StatusFinished || ep.FinalAnswer != "42" || ep.Annotator != e2eAnnotator {
 		t.Errorf("episode status %q answer %q annotator %q", ep.Status, ep.FinalAnswer, ep.Annotator)
 	}
-	steps, err := store.Steps(ep.ID)
+	steps, err := store.Steps(t.Context(), ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,7 +672,7 @@ func TestE2ECloseMidEpisode(t *testing.T) {
 	if ep.Status != dataset.StatusInterrupted {
 		t.Errorf("status %q after closing mid-episode, want interrupted", ep.Status)
 	}
-	steps, err := store.Steps(ep.ID)
+	steps, err := store.Steps(t.Context(), ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,7 +749,7 @@ func TestE2EOpenEnvServerEngine(t *testing.T) {
 	if !strings.Contains(ep.EngineJSON, "openenv") {
 		t.Errorf("engine details %s do not name the OpenEnv client", ep.EngineJSON)
 	}
-	steps, _ := store.Steps(ep.ID)
+	steps, _ := store.Steps(t.Context(), ep.ID)
 	if len(steps) != 2 || steps[1].Action.String() != "click 500,300" {
 		t.Fatalf("stored steps %+v", steps)
 	}
@@ -764,7 +764,7 @@ func (g *guiRun) onlyEpisode(t *testing.T) (*dataset.Store, dataset.Episode) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	eps, err := store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %+v, %v; want exactly one", eps, err)
 	}

@@ -177,8 +177,8 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 	}
 	defer s.Close()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		a, errA := s.CurrentReviews(shop)
-		b, errB := s.CurrentReviews(wiki)
+		a, errA := s.CurrentReviews(t.Context(), shop)
+		b, errB := s.CurrentReviews(t.Context(), wiki)
 		if errA == nil && errB == nil && len(a) > 0 && len(b) > 0 || time.Now().After(deadline) {
 			break
 		}
@@ -190,7 +190,7 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 
 	review := func(ep string) dataset.Review {
 		t.Helper()
-		rs, err := s.CurrentReviews(ep)
+		rs, err := s.CurrentReviews(t.Context(), ep)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,11 +88,11 @@ func TestE2ESessionsTakeOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, _ := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 	if len(eps) != 1 {
 		t.Fatalf("%d episodes", len(eps))
 	}
-	steps, _ := st.Steps(eps[0].ID)
+	steps, _ := st.Steps(ctx, eps[0].ID)
 	var actors []string
 	for _, s := range steps {
 		actors = append(actors, s.Actor)

@@ -173,7 +173,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 		f := dataset.EpisodeFilter{OldestFirst: true}
 		what = "the store"
 		if src.task != "" {
-			if _, err := st.GetTask(src.task); errors.Is(err, dataset.ErrNotFound) {
+			if _, err := st.GetTask(context.Background(), src.task); errors.Is(err, dataset.ErrNotFound) {
 				return nil, "", fmt.Errorf("%w: no task %q in %s (see waymark tasks list)", errUsage, src.task, env.DBPath)
 			} else if err != nil {
 				return nil, "", err
@@ -181,7 +181,7 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 			f.TaskID = src.task
 			what = "task " + src.task
 		}
-		eps, err := st.ListEpisodes(f)
+		eps, err := st.ListEpisodes(context.Background(), f)
 		if err != nil {
 			return nil, "", err
 		}
@@ -193,13 +193,13 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 	sites := map[string]bool{}
 	noCapture := 0
 	for _, id := range ids {
-		ep, err := st.GetEpisode(id)
+		ep, err := st.GetEpisode(context.Background(), id)
 		if errors.Is(err, dataset.ErrNotFound) {
 			return nil, "", fmt.Errorf("%w: no episode %q in %s", errUsage, id, env.DBPath)
 		} else if err != nil {
 			return nil, "", err
 		}
-		sum, err := st.HARSummary(id)
+		sum, err := st.HARSummary(context.Background(), id)
 		if err != nil {
 			return nil, "", err
 		}
@@ -210,12 +210,12 @@ func (src *endpointSource) storeLogs(env *Env, st *dataset.Store, ids []string) 
 			noCapture++
 			continue
 		}
-		log, err := st.EpisodeHAR(id)
+		log, err := st.EpisodeHAR(context.Background(), id)
 		if err != nil {
 			return nil, "", err
 		}
 		logs = append(logs, log)
-		if t, err := st.GetTask(ep.TaskID); err == nil {
+		if t, err := st.GetTask(context.Background(), ep.TaskID); err == nil {
 			if u, err := url.Parse(t.StartURL); err == nil && u.Host != "" {
 				sites[u.Scheme+"://"+u.Host] = true
 			}

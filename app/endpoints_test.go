@@ -41,12 +41,12 @@ func endpointsStore(t *testing.T) (db, task string, eps []string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	tk, err := st.AddTask(dataset.Task{Goal: "Buy a hoodie", Category: dataset.Interaction, StartURL: "http://127.0.0.1:7770/", Source: "test"})
+	tk, err := st.AddTask(t.Context(), dataset.Task{Goal: "Buy a hoodie", Category: dataset.Interaction, StartURL: "http://127.0.0.1:7770/", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{shopHAR1, shopHAR2, ""} {
-		ep, err := st.CreateEpisode(dataset.Episode{TaskID: tk.ID, Annotator: "ann"})
+		ep, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: tk.ID, Annotator: "ann"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func endpointsStore(t *testing.T) (db, task string, eps []string) {
 			t.Fatal(err)
 		}
 		sum := har.Summary{Redacted: true, BodyCap: 1 << 20, EpisodeCap: 64 << 20, Entries: len(file.Log.Entries)}
-		if err := st.SaveHARChunk(ep.ID, file.Log.Entries, sum, file.Log.Pages); err != nil {
+		if err := st.SaveHARChunk(t.Context(), ep.ID, file.Log.Entries, sum, file.Log.Pages); err != nil {
 			t.Fatal(err)
 		}
 	}

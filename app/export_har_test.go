@@ -22,7 +22,7 @@ func TestExportHARFlag(t *testing.T) {
 	e := har.Entry{StartedDateTime: "2026-11-02T09:00:01.000Z", Step: 1, ResourceType: "fetch",
 		Request:  har.Request{Method: "GET", URL: "http://127.0.0.1/api/stock/TH-1"},
 		Response: har.Response{Status: 200, Content: har.Content{Size: 9, MimeType: "application/json", Text: `{"n":1}`}}}
-	if err := s.SaveHARChunk("e1", []har.Entry{e}, har.Summary{Redacted: true, RedactHeaders: har.DefaultHeaders, RedactKeys: har.DefaultKeys}, nil); err != nil {
+	if err := s.SaveHARChunk(t.Context(), "e1", []har.Entry{e}, har.Summary{Redacted: true, RedactHeaders: har.DefaultHeaders, RedactKeys: har.DefaultKeys}, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

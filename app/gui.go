@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -273,7 +274,7 @@ func startRequested(rec *record.Tab, store *dataset.Store, f guiFlags, w fyne.Wi
 // becomes an ad-hoc task.
 func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 	v := strings.TrimSpace(f.startTask)
-	if t, err := store.GetTask(v); err == nil {
+	if t, err := store.GetTask(context.Background(), v); err == nil {
 		return t, nil
 	}
 	if p, ok := practiceTask(v); ok {
@@ -284,7 +285,7 @@ func resolveTask(store *dataset.Store, f guiFlags) (dataset.Task, error) {
 		if goal == "" {
 			goal = "Browse " + v
 		}
-		return store.EnsureTask(dataset.Task{Goal: goal, Category: f.category, StartURL: v, Source: dataset.SourceAdhoc})
+		return store.EnsureTask(context.Background(), dataset.Task{Goal: goal, Category: f.category, StartURL: v, Source: dataset.SourceAdhoc})
 	}
 	return dataset.Task{}, fmt.Errorf("--start-task %q is not a task id, a practice task key or an http(s) URL", v)
 }

@@ -18,19 +18,19 @@ func TestPracticePackLoadsOnceAndTasksResolve(t *testing.T) {
 	if err := ensurePracticeTasks(store); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := store.CountTasks(dataset.TaskFilter{})
+	c, _ := store.CountTasks(t.Context(), dataset.TaskFilter{})
 	if c.Total != len(practice.Tasks()) || c.BySource[practice.Source] != c.Total {
 		t.Fatalf("%d tasks loaded (%v), want the %d of the pack", c.Total, c.BySource, len(practice.Tasks()))
 	}
 	// Archived or edited tasks are not brought back on the next start.
-	items, _ := store.ListTasks(dataset.TaskFilter{})
-	if err := store.ArchiveTask(items[0].ID, true); err != nil {
+	items, _ := store.ListTasks(t.Context(), dataset.TaskFilter{})
+	if err := store.ArchiveTask(t.Context(), items[0].ID, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := ensurePracticeTasks(store); err != nil {
 		t.Fatal(err)
 	}
-	if c2, _ := store.CountTasks(dataset.TaskFilter{}); c2.Total != c.Total-1 {
+	if c2, _ := store.CountTasks(t.Context(), dataset.TaskFilter{}); c2.Total != c.Total-1 {
 		t.Fatalf("after a restart %d active tasks, want %d", c2.Total, c.Total-1)
 	}
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -35,7 +36,7 @@ func (a *agentServes) start(env *Env, dbPath string, episodeID string, k int, lo
 	if err != nil {
 		return "", err
 	}
-	ep, err := st.GetEpisode(episodeID)
+	ep, err := st.GetEpisode(context.Background(), episodeID)
 	st.Close()
 	if err != nil {
 		return "", err

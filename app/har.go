@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func runHAR(env *Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	log, err := st.EpisodeHAR(id)
+	log, err := st.EpisodeHAR(context.Background(), id)
 	if err != nil {
 		return err
 	}

@@ -19,15 +19,15 @@ func TestHARCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := st.AddTask(dataset.Task{Goal: "Buy shoes", Category: dataset.Navigation, StartURL: "http://shop.waymark.test/"})
+	task, err := st.AddTask(t.Context(), dataset.Task{Goal: "Buy shoes", Category: dataset.Navigation, StartURL: "http://shop.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	with, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "alice", EngineJSON: `{"kind":"local","browser":"Chromium 150.0.1"}`})
+	with, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "alice", EngineJSON: `{"kind":"local","browser":"Chromium 150.0.1"}`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	without, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "alice"})
+	without, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestHARCommand(t *testing.T) {
 		Request:  har.Request{Method: "GET", URL: "http://shop.waymark.test/api/products/7"},
 		Response: har.Response{Status: 200, Content: har.Content{MimeType: "application/json", Text: `{"id":7}`}}}
 	pages := []har.Page{{ID: "page_1", Title: "http://shop.waymark.test/", StartedDateTime: "2026-01-01T00:00:00.000Z", PageTimings: har.PageTimings{OnContentLoad: 5, OnLoad: 9}}}
-	if err := st.SaveHARChunk(with.ID, []har.Entry{entry}, har.Summary{Redacted: true, BodyCap: 1 << 20, EpisodeCap: 64 << 20}, pages); err != nil {
+	if err := st.SaveHARChunk(t.Context(), with.ID, []har.Entry{entry}, har.Summary{Redacted: true, BodyCap: 1 << 20, EpisodeCap: 64 << 20}, pages); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

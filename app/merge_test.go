@@ -34,7 +34,7 @@ func mergeRecord(t *testing.T, db, annotator, key, hostRules string, actions ...
 	if !ok {
 		t.Fatalf("no practice task %s", key)
 	}
-	task, found, err := st.FindTask(p.Goal, p.StartURL)
+	task, found, err := st.FindTask(t.Context(), p.Goal, p.StartURL)
 	if err != nil || !found {
 		t.Fatalf("practice task %s not in the store: %v", key, err)
 	}
@@ -180,13 +180,13 @@ func TestMergeRealRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ep := range []string{ea, eb1, eb2} {
-		e, err := st.GetEpisode(ep)
+		e, err := st.GetEpisode(t.Context(), ep)
 		if err != nil || e.Status != dataset.StatusFinished {
 			t.Fatalf("merged episode %s: %+v %v", ep, e, err)
 		}
-		steps, _ := st.Steps(ep)
+		steps, _ := st.Steps(t.Context(), ep)
 		for _, s := range steps {
-			if pic, err := st.Screenshot(ep, s.Index); err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
+			if pic, err := st.Screenshot(t.Context(), ep, s.Index); err != nil || !strings.HasPrefix(string(pic), "\x89PNG") {
 				t.Errorf("episode %s step %d has no screenshot", ep, s.Index)
 			}
 		}
@@ -196,7 +196,7 @@ func TestMergeRealRecordings(t *testing.T) {
 		if ep == eb1 {
 			labels[2] = dataset.StepWrong
 		}
-		if _, err := st.SaveReview(dataset.Review{EpisodeID: ep, Reviewer: "lead", Outcome: dataset.OutcomeSuccess, StepLabels: labels}); err != nil {
+		if _, err := st.SaveReview(t.Context(), dataset.Review{EpisodeID: ep, Reviewer: "lead", Outcome: dataset.OutcomeSuccess, StepLabels: labels}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -194,17 +194,17 @@ func TestPlayRestoreUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := st.AddTask(dataset.Task{Goal: "g", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
+	task, err := st.AddTask(t.Context(), dataset.Task{Goal: "g", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := st.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "a"})
+	ep, err := st.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := action.ClickAt(1, 1)
 	for _, s := range []dataset.Step{{EpisodeID: ep.ID, Index: 0, URL: "http://127.0.0.1:9/"}, {EpisodeID: ep.ID, Index: 1, Action: &a, URL: "http://127.0.0.1:9/"}} {
-		if err := st.AppendStep(s); err != nil {
+		if err := st.AppendStep(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ const practiceKeysMeta = "practice_pack_keys"
 // URL) or adds it.
 func storePracticeTask(st *dataset.Store, p practice.Task) (dataset.Task, error) {
 	c := p.Check
-	return st.EnsureTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
+	return st.EnsureTask(context.Background(), dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL,
 		Source: practice.Source, SourceID: p.Key, Check: &c, ReferenceTime: p.ReferenceTime, Timezone: p.Timezone, Locale: p.Locale})
 }
 
@@ -38,7 +39,7 @@ func practiceTask(key string) (practice.Task, bool) {
 // new tasks. Tasks already there are left alone.
 func ensurePracticeTasks(st *dataset.Store) error {
 	var loaded []string
-	if v, err := st.Meta(practiceKeysMeta); err != nil {
+	if v, err := st.Meta(context.Background(), practiceKeysMeta); err != nil {
 		return err
 	} else if v != "" {
 		if err := json.Unmarshal([]byte(v), &loaded); err != nil {
@@ -60,5 +61,5 @@ func ensurePracticeTasks(st *dataset.Store) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(append(errs, st.SetMeta(practiceKeysMeta, string(b)))...)
+	return errors.Join(append(errs, st.SetMeta(context.Background(), practiceKeysMeta, string(b)))...)
 }

@@ -18,7 +18,7 @@ func TestEnsurePracticeTasksLoadsOnceAndAddsNewOnes(t *testing.T) {
 	pack := practice.Tasks()
 	count := func() int {
 		t.Helper()
-		items, err := st.ListTasks(dataset.TaskFilter{Source: practice.Source})
+		items, err := st.ListTasks(t.Context(), dataset.TaskFilter{Source: practice.Source})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,32 +32,32 @@ func TestEnsurePracticeTasksLoadsOnceAndAddsNewOnes(t *testing.T) {
 	}
 	// The user deletes one task; an older store knew only part of the pack.
 	gone := pack[0]
-	have, ok, err := st.FindTask(gone.Goal, gone.StartURL)
+	have, ok, err := st.FindTask(t.Context(), gone.Goal, gone.StartURL)
 	if err != nil || !ok {
 		t.Fatalf("find %s: ok=%v err=%v", gone.Key, ok, err)
 	}
-	if err := st.DeleteTask(have.ID); err != nil {
+	if err := st.DeleteTask(t.Context(), have.ID); err != nil {
 		t.Fatal(err)
 	}
 	newer := pack[len(pack)-1]
-	have, _, _ = st.FindTask(newer.Goal, newer.StartURL)
-	if err := st.DeleteTask(have.ID); err != nil {
+	have, _, _ = st.FindTask(t.Context(), newer.Goal, newer.StartURL)
+	if err := st.DeleteTask(t.Context(), have.ID); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
 	for _, p := range pack[:len(pack)-1] {
 		keys = append(keys, `"`+p.Key+`"`)
 	}
-	if err := st.SetMeta(practiceKeysMeta, "["+strings.Join(keys, ",")+"]"); err != nil {
+	if err := st.SetMeta(t.Context(), practiceKeysMeta, "["+strings.Join(keys, ",")+"]"); err != nil {
 		t.Fatal(err)
 	}
 	if err := ensurePracticeTasks(st); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := st.FindTask(gone.Goal, gone.StartURL); ok {
+	if _, ok, _ := st.FindTask(t.Context(), gone.Goal, gone.StartURL); ok {
 		t.Errorf("a practice task the user deleted came back")
 	}
-	if _, ok, _ := st.FindTask(newer.Goal, newer.StartURL); !ok {
+	if _, ok, _ := st.FindTask(t.Context(), newer.Goal, newer.StartURL); !ok {
 		t.Errorf("a task new in the pack was not added")
 	}
 	if got := count(); got != len(pack)-1 {

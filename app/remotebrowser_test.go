@@ -148,7 +148,7 @@ func TestRemoteBrowserPlayAndDesktop(t *testing.T) {
 			t.Fatal("no live frame from the remote browser in 15 s")
 		}
 		id := o.Engine.(*dataset.Recorder).EpisodeID()
-		ep, err := store.GetEpisode(id)
+		ep, err := store.GetEpisode(ctx, id)
 		if err != nil || !strings.Contains(ep.EngineJSON, `"remote_cdp"`) || !strings.Contains(ep.EngineJSON, "127.0.0.1") {
 			t.Fatalf("episode %s engine %s (%v)", id, ep.EngineJSON, err)
 		}

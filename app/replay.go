@@ -164,7 +164,7 @@ func saveReplayRun(env *Env, run dataset.ReplayRun) (dataset.ReplayRun, error) {
 		return run, err
 	}
 	defer st.Close()
-	return st.SaveReplayRun(run)
+	return st.SaveReplayRun(context.Background(), run)
 }
 
 // writeReplay prints the warnings, the table and the summary line.

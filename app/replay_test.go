@@ -107,7 +107,7 @@ func TestReplayCommand(t *testing.T) {
 	if r := runs[1]; !r.OK() || r.Matched != 3 || len(r.Steps) != 3 || r.Steps[1].Score == nil || r.EndedAt == nil {
 		t.Errorf("first run %+v", r)
 	}
-	if ep, err := st.GetEpisode(id); err != nil || ep.NumSteps != 2 || ep.Status != dataset.StatusFinished {
+	if ep, err := st.GetEpisode(ctx, id); err != nil || ep.NumSteps != 2 || ep.Status != dataset.StatusFinished {
 		t.Errorf("episode after the replays %+v %v", ep, err)
 	}
 }

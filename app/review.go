@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -28,19 +29,19 @@ func runReview(env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	st, err := s.ReviewStats()
+	st, err := s.ReviewStats(context.Background())
 	if err != nil {
 		return err
 	}
-	ag, err := s.Agreement()
+	ag, err := s.Agreement(context.Background())
 	if err != nil {
 		return err
 	}
-	sa, err := s.StepAgreement()
+	sa, err := s.StepAgreement(context.Background())
 	if err != nil {
 		return err
 	}
-	ca, err := s.CheckAgreement()
+	ca, err := s.CheckAgreement(context.Background())
 	if err != nil {
 		return err
 	}

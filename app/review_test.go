@@ -37,7 +37,7 @@ func TestReviewStatsCommand(t *testing.T) {
 			if l[j] == dataset.OutcomeFailure {
 				r.FailureStep, r.FailureType = new(int), "gave_up"
 			}
-			if _, err := s.SaveReview(r); err != nil {
+			if _, err := s.SaveReview(t.Context(), r); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -457,7 +457,7 @@ func renameAgent(st *dataset.Store, rec *dataset.Recorder, name string, logf fun
 	who := "agent:" + name
 	rec.SetAnnotator(who)
 	if id := rec.EpisodeID(); id != "" {
-		if err := st.SetEpisodeAnnotator(id, who); err != nil && logf != nil {
+		if err := st.SetEpisodeAnnotator(context.Background(), id, who); err != nil && logf != nil {
 			logf("recording: naming episode %s's agent %q: %v", id, name, err)
 		}
 	}

@@ -107,7 +107,7 @@ func TestServeBrowserProvider(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+		eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 		if err != nil || len(eps) != 1 {
 			t.Fatalf("%d episodes (%v), want 1", len(eps), err)
 		}

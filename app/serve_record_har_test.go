@@ -154,7 +154,7 @@ func TestServeRecordCapturesNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 	st.Close()
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("%d episodes (%v), want 1", len(eps), err)
@@ -245,23 +245,23 @@ func TestServeRecordGrounding(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := st.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("%d episodes (%v), want 1", len(eps), err)
 	}
 	id := eps[0].ID
-	steps, err := st.Steps(id)
+	steps, err := st.Steps(t.Context(), id)
 	if err != nil || len(steps) != 2 {
 		t.Fatalf("%d steps (%v), want 2", len(steps), err)
 	}
 	if tg := steps[1].Target; tg == nil || tg.Tag != "button" || tg.Name != "orders" || tg.Bid == "" {
 		t.Errorf("the click's target: %+v, want the orders button with its bid", tg)
 	}
-	x, err := st.StepExtras(id, 1)
+	x, err := st.StepExtras(t.Context(), id, 1)
 	if err != nil || x == nil || len(x.AXTree) < 100 || !strings.Contains(x.AXTreeTxt, "orders") {
 		t.Errorf("step 1's extras: %v (%v), want the accessibility tree naming the button", x != nil, err)
 	}
-	log, err := st.EpisodeHAR(id)
+	log, err := st.EpisodeHAR(t.Context(), id)
 	if err != nil {
 		t.Fatalf("the HAR of a grounded episode: %v", err)
 	}

@@ -91,7 +91,7 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{OldestFirst: true})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{OldestFirst: true})
 	if err != nil || len(eps) != 3 {
 		t.Fatalf("%d episodes (%v), want 3", len(eps), err)
 	}
@@ -102,7 +102,7 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 	if first.Annotator != "agent:bot-7" || first.Status != dataset.StatusFinished || first.NumSteps != 3 || first.FinalAnswer != "seen" {
 		t.Errorf("episode 1: %+v", first)
 	}
-	steps, err := st.Steps(first.ID)
+	steps, err := st.Steps(ctx, first.ID)
 	if err != nil || len(steps) != 4 {
 		t.Fatalf("episode 1 steps: %d %v", len(steps), err)
 	}
@@ -110,17 +110,17 @@ func TestServeRecordsAgentEpisodes(t *testing.T) {
 		!strings.Contains(steps[1].ActionJSON, `"agent":"bot-7"`) || !steps[3].Done {
 		t.Errorf("episode 1 step 1: %+v", steps[1])
 	}
-	if png, err := st.Screenshot(first.ID, 2); err != nil || len(png) < 100 {
+	if png, err := st.Screenshot(ctx, first.ID, 2); err != nil || len(png) < 100 {
 		t.Errorf("step 2 screenshot: %d bytes, %v", len(png), err)
 	}
-	task, err := st.GetTask(first.TaskID)
+	task, err := st.GetTask(ctx, first.TaskID)
 	if err != nil || task.Source != dataset.SourceAdhoc || task.Category != dataset.Navigation || task.StartURL != site.URL+"/" {
 		t.Errorf("ad-hoc task: %+v %v", task, err)
 	}
 	if second.Annotator != "agent:bot-7" || second.AutoReward == nil || *second.AutoReward != 0 {
 		t.Errorf("episode 2: %+v", second)
 	}
-	task, err = st.GetTask(second.TaskID)
+	task, err = st.GetTask(ctx, second.TaskID)
 	if err != nil || task.Source != "waymark-practice" || task.Check == nil {
 		t.Errorf("practice task: %+v %v", task, err)
 	}
@@ -272,7 +272,7 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mine.Close()
-	task, err := mine.AddTask(dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
+	task, err := mine.AddTask(t.Context(), dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,16 +300,16 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer theirs.Close()
-	a, err := mine.GetEpisode(rec.EpisodeID())
+	a, err := mine.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := theirs.GetEpisode(rec.EpisodeID())
+	b, err := theirs.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
 	}
-	ta, _ := mine.GetTask(a.TaskID)
-	tb, _ := theirs.GetTask(b.TaskID)
+	ta, _ := mine.GetTask(ctx, a.TaskID)
+	tb, _ := theirs.GetTask(ctx, b.TaskID)
 	if a.Annotator != "Ada" || b.Annotator != a.Annotator || tb.Goal != ta.Goal || tb.Category != ta.Category || b.NumSteps != a.NumSteps || b.Status != a.Status {
 		t.Fatalf("the two stores disagree:\n app:    %s, %q (%s), %d steps, %s\n server: %s, %q (%s), %d steps, %s",
 			a.Annotator, ta.Goal, ta.Category, a.NumSteps, a.Status, b.Annotator, tb.Goal, tb.Category, b.NumSteps, b.Status)
@@ -318,11 +318,11 @@ func TestServeRecordsTheClientsFacts(t *testing.T) {
 		t.Errorf("a task with no check got a reward: app %v, server %v", a.AutoReward, b.AutoReward)
 	}
 	// Each step's page title and timings are the server's, in both stores.
-	sa, err := mine.Steps(a.ID)
+	sa, err := mine.Steps(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := theirs.Steps(b.ID)
+	sb, err := theirs.Steps(ctx, b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mine.Close()
-	task, err := mine.AddTask(dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
+	task, err := mine.AddTask(t.Context(), dataset.Task{Goal: "Open the next page", Category: dataset.Interaction, StartURL: site.URL + "/", Source: "mine"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,11 +390,11 @@ func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
 		}
 		rec.Close()
 		waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
-		a, err := mine.GetEpisode(rec.EpisodeID())
+		a, err := mine.GetEpisode(ctx, rec.EpisodeID())
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := theirs.GetEpisode(rec.EpisodeID())
+		b, err := theirs.GetEpisode(ctx, rec.EpisodeID())
 		if err != nil {
 			t.Fatalf("the server's store has no episode %s: %v", rec.EpisodeID(), err)
 		}

@@ -98,7 +98,7 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	branches, err := st.ListEpisodes(dataset.EpisodeFilter{ParentID: parent})
+	branches, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{ParentID: parent})
 	if err != nil || len(branches) != 1 {
 		t.Fatalf("%d branches, %v", len(branches), err)
 	}
@@ -106,7 +106,7 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 	if b.Annotator != "agent:bot" || b.BranchStep == nil || *b.BranchStep != 2 || b.NumInterventions != 0 || b.Status != dataset.StatusFinished {
 		t.Fatalf("branch %+v", b)
 	}
-	steps, err := st.Steps(b.ID)
+	steps, err := st.Steps(ctx, b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,7 +158,7 @@ func TestServeBrowserGym(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{OldestFirst: true})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{OldestFirst: true})
 	if err != nil || len(eps) != 2 {
 		t.Fatalf("%d episodes (%v), want 2", len(eps), err)
 	}
@@ -166,7 +166,7 @@ func TestServeBrowserGym(t *testing.T) {
 	if ep.Annotator != "agent:gym-bot" || ep.Status != dataset.StatusFinished || ep.FinalAnswer != "done" {
 		t.Errorf("episode: %+v", ep)
 	}
-	steps, err := st.Steps(ep.ID)
+	steps, err := st.Steps(ctx, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,12 +156,12 @@ func TestSharedControlWithPlayAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eps, err := st.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := st.ListEpisodes(ctx, dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("%d episodes, %v", len(eps), err)
 	}
 	ep := eps[0]
-	steps, err := st.Steps(ep.ID)
+	steps, err := st.Steps(ctx, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

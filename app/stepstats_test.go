@@ -42,7 +42,7 @@ func TestReviewStatsStepAgreement(t *testing.T) {
 		{EpisodeID: "e2", Reviewer: "rita", Outcome: "success", StepLabels: map[int]string{1: w, 2: u, 3: c}},
 		{EpisodeID: "e2", Reviewer: "sam", Outcome: "success", StepLabels: map[int]string{1: w, 2: u}},
 	} {
-		if _, err := s.SaveReview(r); err != nil {
+		if _, err := s.SaveReview(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,7 +24,7 @@ func TestDamagedDatabaseSaysWhatToDo(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 400 {
-		if _, err := s.AddTask(dataset.Task{Goal: fmt.Sprintf("task %d %s", i, strings.Repeat("x", 200)), Category: dataset.Navigation, StartURL: "http://a.test/"}); err != nil {
+		if _, err := s.AddTask(t.Context(), dataset.Task{Goal: fmt.Sprintf("task %d %s", i, strings.Repeat("x", 200)), Category: dataset.Navigation, StartURL: "http://a.test/"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,7 +88,7 @@ func TestDamagedIndexOpensReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 300 {
-		if _, err := s.AddTask(dataset.Task{Goal: fmt.Sprintf("task %d", i), Category: dataset.Navigation, StartURL: "http://a.test/",
+		if _, err := s.AddTask(t.Context(), dataset.Task{Goal: fmt.Sprintf("task %d", i), Category: dataset.Navigation, StartURL: "http://a.test/",
 			Source: fmt.Sprintf("source %d %s", i, strings.Repeat("s", 100))}); err != nil {
 			t.Fatal(err)
 		}

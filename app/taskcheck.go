@@ -61,10 +61,10 @@ func runTasksCheck(env *Env, args []string) error {
 	}
 	var tasks []dataset.Task
 	if *all {
-		tasks, err = st.ManifestTasks()
+		tasks, err = st.ManifestTasks(context.Background())
 	} else {
 		var t dataset.Task
-		if t, err = st.FindTaskRef(pos[0]); err == nil {
+		if t, err = st.FindTaskRef(context.Background(), pos[0]); err == nil {
 			tasks = []dataset.Task{t}
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -113,9 +114,9 @@ func runTasksImport(env *Env, args []string) error {
 	defer s.Close()
 	var rep dataset.ImportReport
 	if *dry {
-		rep, err = s.PreviewFile(pos[0], opts)
+		rep, err = s.PreviewFile(context.Background(), pos[0], opts)
 	} else {
-		rep, err = s.ImportFile(pos[0], opts)
+		rep, err = s.ImportFile(context.Background(), pos[0], opts)
 	}
 	if err != nil {
 		return err
@@ -201,11 +202,11 @@ func runTasksList(env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	items, err := s.ListTasks(f)
+	items, err := s.ListTasks(context.Background(), f)
 	if err != nil {
 		return err
 	}
-	counts, err := s.CountTasks(f)
+	counts, err := s.CountTasks(context.Background(), f)
 	if err != nil {
 		return err
 	}

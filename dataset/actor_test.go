@@ -13,7 +13,7 @@ import (
 
 func actorsOf(t *testing.T, s *Store, ep string) []string {
 	t.Helper()
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(t.Context(), ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,14 +108,14 @@ func TestStepActorsAndInterventions(t *testing.T) {
 	if got := actorsOf(t, s, plain); !slices.Equal(got, []string{"human:ann", "human:ann", "human:ann"}) {
 		t.Fatalf("a person's episode: actors %q", got)
 	}
-	q, err := s.ReviewQueue(QueueFilter{Reviewer: "rev", Interventions: true})
+	q, err := s.ReviewQueue(ctx, QueueFilter{Reviewer: "rev", Interventions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(q.Items) != 1 || q.Items[0].EpisodeID != ep || q.Items[0].NumInterventions != 2 {
 		t.Fatalf("queue with interventions: %+v", q.Items)
 	}
-	if q, _ := s.ReviewQueue(QueueFilter{Reviewer: "rev"}); len(q.Items) != 2 {
+	if q, _ := s.ReviewQueue(ctx, QueueFilter{Reviewer: "rev"}); len(q.Items) != 2 {
 		t.Fatalf("the whole queue lists %d episodes, want 2", len(q.Items))
 	}
 
@@ -128,7 +128,7 @@ func TestStepActorsAndInterventions(t *testing.T) {
 		t.Fatalf("after removing the second takeover's only step: %d interventions, want 1", e.NumInterventions)
 	}
 
-	if err := s.SetEpisodeAnnotator(ep, "agent:bot-2"); err != nil {
+	if err := s.SetEpisodeAnnotator(ctx, ep, "agent:bot-2"); err != nil {
 		t.Fatal(err)
 	}
 	want = []string{"agent:bot-2", "agent:bot-2", "human:ann", "human:ann", "agent:bot-2", "human:ann", "agent:bot-2", "agent:bot-2"}
@@ -190,7 +190,7 @@ func BenchmarkQueueInterventions(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		q, err := s.ReviewQueue(QueueFilter{Reviewer: "x", Interventions: true})
+		q, err := s.ReviewQueue(b.Context(), QueueFilter{Reviewer: "x", Interventions: true})
 		if err != nil || len(q.Items) != 100 {
 			b.Fatal(err, len(q.Items))
 		}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -120,10 +121,10 @@ func FleissKappa(items [][]string) float64 {
 
 // Agreement computes the reviewers' agreement on outcomes over all
 // reviewable episodes (see the Agreement type for the method).
-func (s *Store) Agreement() (Agreement, error) {
-	rows, err := s.db.Query(`SELECT r.episode_id, r.reviewer, r.outcome FROM current_reviews r
+func (s *Store) Agreement(ctx context.Context) (Agreement, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT r.episode_id, r.reviewer, r.outcome FROM current_reviews r
 		JOIN episodes e ON e.id = r.episode_id
-		WHERE r.settles = 0 AND e.status IN ` + reviewableStatuses + `
+		WHERE r.settles = 0 AND e.status IN `+reviewableStatuses+`
 		ORDER BY r.episode_id, r.reviewer`)
 	if err != nil {
 		return Agreement{}, fmt.Errorf("agreement: %w", err)
@@ -276,8 +277,8 @@ const (
 )
 
 // ReviewStats counts outcomes of reviewable episodes per category.
-func (s *Store) ReviewStats() (ReviewStats, error) {
-	items, err := s.queueAll(QueueFilter{})
+func (s *Store) ReviewStats(ctx context.Context) (ReviewStats, error) {
+	items, err := s.queueAll(ctx, QueueFilter{})
 	if err != nil {
 		return ReviewStats{}, err
 	}

@@ -100,14 +100,14 @@ func TestAgreementFromStore(t *testing.T) {
 		rvSave(t, s, Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
 	}
 	// A settling label must not count as a judgement.
-	if _, err := s.Settle(Review{EpisodeID: eps[20], Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: eps[20], Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	// An episode with a single review is not compared.
 	lone := rvEpisode(t, s, task, "ann", StatusFinished, 1, start)
 	rvSave(t, s, Review{EpisodeID: lone, Reviewer: "alice", Outcome: OutcomeSuccess})
 
-	ag, err := s.Agreement()
+	ag, err := s.Agreement(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestAgreementFromStore(t *testing.T) {
 		t.Errorf("Fleiss kappa = %v, want 74/195 = %.6f", ag.FleissKappa, 74.0/195)
 	}
 
-	st, err := s.ReviewStats()
+	st, err := s.ReviewStats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

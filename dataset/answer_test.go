@@ -45,7 +45,7 @@ func TestFinishOnADeadConnectionKeepsTheAnswer(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Log(err)
 	}
-	ep, err := s.GetEpisode(id)
+	ep, err := s.GetEpisode(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

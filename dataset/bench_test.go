@@ -24,7 +24,7 @@ func BenchmarkAppendStep(b *testing.B) {
 	}
 	defer s.Close()
 	task := wmTask(b, s, "bench", Navigation, "http://shop.waymark.test/")
-	ep, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "bench"})
+	ep, err := s.CreateEpisode(b.Context(), Episode{TaskID: task.ID, Annotator: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func BenchmarkAppendStep(b *testing.B) {
 		st := Step{EpisodeID: ep.ID, Index: i, Action: &a, ActionJSON: string(aj), URL: "http://shop.waymark.test/p",
 			Title: "Product", Screenshot: shots[i%len(shots)], Timings: action.Timings{TotalMS: 120}}
 		t0 := time.Now()
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(b.Context(), st); err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, time.Since(t0))
@@ -92,11 +92,11 @@ func BenchmarkListEpisodes10k(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
-		l, err := s.ListEpisodes(EpisodeFilter{})
+		l, err := s.ListEpisodes(b.Context(), EpisodeFilter{})
 		if err != nil || len(l) != 10000 {
 			b.Fatal(len(l), err)
 		}
-		c, err := s.CountEpisodes(EpisodeFilter{})
+		c, err := s.CountEpisodes(b.Context(), EpisodeFilter{})
 		if err != nil || c.Total != 10000 {
 			b.Fatal(c, err)
 		}
@@ -124,7 +124,7 @@ func BenchmarkImport10k(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		rep, err := s.ImportTasks(strings.NewReader(doc), "bench.jsonl", ImportOptions{})
+		rep, err := s.ImportTasks(b.Context(), strings.NewReader(doc), "bench.jsonl", ImportOptions{})
 		total += time.Since(t0)
 		b.StopTimer()
 		if err != nil || rep.Imported != 10000 {

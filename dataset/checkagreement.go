@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -152,10 +153,10 @@ func ComputeCheckAgreement(items []CheckItem) CheckAgreement {
 
 // CheckAgreement computes the automatic checks' agreement with people over
 // the reviewable episodes (see above).
-func (s *Store) CheckAgreement() (CheckAgreement, error) {
-	rows, err := s.db.Query(`SELECT t.id, t.goal, t.category, e.auto_reward, o.outcome
+func (s *Store) CheckAgreement(ctx context.Context) (CheckAgreement, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.goal, t.category, e.auto_reward, o.outcome
 		FROM episodes e JOIN tasks t ON t.id = e.task_id JOIN episode_outcomes o ON o.episode_id = e.id
-		WHERE e.status IN ` + reviewableStatuses + ` AND e.auto_reward IS NOT NULL AND o.outcome IS NOT NULL
+		WHERE e.status IN `+reviewableStatuses+` AND e.auto_reward IS NOT NULL AND o.outcome IS NOT NULL
 		ORDER BY e.started_at, e.id`)
 	if err != nil {
 		return CheckAgreement{}, fmt.Errorf("check agreement: %w", err)

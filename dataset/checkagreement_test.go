@@ -54,14 +54,14 @@ func TestCheckFiguresTextbook(t *testing.T) {
 // cagEpisode stores a finished episode of task with the check's reward.
 func cagEpisode(t *testing.T, s *Store, task Task, reward float64) string {
 	t.Helper()
-	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "ann"})
+	e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendStep(Step{EpisodeID: e.ID, Index: 0, URL: task.StartURL}); err != nil {
+	if err := s.AppendStep(t.Context(), Step{EpisodeID: e.ID, Index: 0, URL: task.StartURL}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishEpisode(e.ID, EpisodeEnd{Reward: &reward}); err != nil {
+	if err := s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{Reward: &reward}); err != nil {
 		t.Fatal(err)
 	}
 	return e.ID
@@ -73,7 +73,7 @@ func cagReview(t *testing.T, s *Store, ep, who string, outcome Outcome) {
 	if outcome == OutcomeFailure {
 		r.FailureStep, r.FailureType = action.Int(0), "other"
 	}
-	if _, err := s.SaveReview(r); err != nil {
+	if _, err := s.SaveReview(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -103,7 +103,7 @@ func TestCheckAgreementFromStore(t *testing.T) {
 	settled := cagEpisode(t, s, broken, 1)
 	cagReview(t, s, settled, "rita", OutcomeSuccess)
 	cagReview(t, s, settled, "sam", OutcomeFailure)
-	if _, err := s.Settle(Review{EpisodeID: settled, Reviewer: "lead", Outcome: OutcomeSuccess, Settles: true}); err != nil {
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: settled, Reviewer: "lead", Outcome: OutcomeSuccess, Settles: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Not counted: an unsettled conflict, an invalid task, no reward.
@@ -111,12 +111,12 @@ func TestCheckAgreementFromStore(t *testing.T) {
 	cagReview(t, s, conflict, "rita", OutcomeSuccess)
 	cagReview(t, s, conflict, "sam", OutcomeFailure)
 	cagReview(t, s, cagEpisode(t, s, good, 0), "rita", OutcomeInvalidTask)
-	e, _ := s.CreateEpisode(Episode{TaskID: good.ID, Annotator: "ann"})
-	s.AppendStep(Step{EpisodeID: e.ID, Index: 0})
-	s.FinishEpisode(e.ID, EpisodeEnd{})
+	e, _ := s.CreateEpisode(t.Context(), Episode{TaskID: good.ID, Annotator: "ann"})
+	s.AppendStep(t.Context(), Step{EpisodeID: e.ID, Index: 0})
+	s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{})
 	cagReview(t, s, e.ID, "rita", OutcomeSuccess)
 
-	c, err := s.CheckAgreement()
+	c, err := s.CheckAgreement(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

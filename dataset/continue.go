@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -22,11 +23,11 @@ var ErrNotResumable = errors.New("the episode cannot be resumed")
 
 // ResumableEpisodes lists annotator's interrupted episodes that
 // ReopenEpisode would accept, newest first, at most limit (0: all).
-func (s *Store) ResumableEpisodes(annotator string, limit int) ([]Episode, error) {
+func (s *Store) ResumableEpisodes(ctx context.Context, annotator string, limit int) ([]Episode, error) {
 	if strings.TrimSpace(annotator) == "" {
 		return nil, nil
 	}
-	eps, err := s.ListEpisodes(EpisodeFilter{Status: StatusInterrupted, Annotator: annotator})
+	eps, err := s.ListEpisodes(context.Background(), EpisodeFilter{Status: StatusInterrupted, Annotator: annotator})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +36,7 @@ func (s *Store) ResumableEpisodes(annotator string, limit int) ([]Episode, error
 		if s.resumeRefusal(e) != "" {
 			continue
 		}
-		if n, err := s.reviewCount(e.ID); err != nil {
+		if n, err := s.reviewCount(ctx, e.ID); err != nil {
 			return nil, err
 		} else if n > 0 {
 			continue
@@ -77,9 +78,9 @@ func ownerPlace(owner string) string {
 	return "process " + p[1] + " on " + p[0]
 }
 
-func (s *Store) reviewCount(id string) (int, error) {
+func (s *Store) reviewCount(ctx context.Context, id string) (int, error) {
 	var n int
-	err := s.db.QueryRow(`SELECT COUNT(*) FROM reviews WHERE episode_id=?`, id).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM reviews WHERE episode_id=?`, id).Scan(&n)
 	return n, err
 }
 
@@ -99,25 +100,25 @@ type Reopened struct {
 // recording Waymark still runs, and one a reviewer has labelled (going on
 // would change what was reviewed). Two programs reopening the same episode
 // at once: one wins, the other is refused.
-func (s *Store) ReopenEpisode(id string) (Reopened, error) {
-	e, err := s.GetEpisode(id)
+func (s *Store) ReopenEpisode(ctx context.Context, id string) (Reopened, error) {
+	e, err := s.GetEpisode(context.Background(), id)
 	if err != nil {
 		return Reopened{}, err
 	}
 	if why := s.resumeRefusal(e); why != "" {
 		return Reopened{}, fmt.Errorf("%w: episode %s: %s", ErrNotResumable, id, why)
 	}
-	if n, err := s.reviewCount(id); err != nil {
+	if n, err := s.reviewCount(ctx, id); err != nil {
 		return Reopened{}, err
 	} else if n > 0 {
 		return Reopened{}, fmt.Errorf("%w: episode %s was already reviewed (%s), and going on would change what was labelled; continue it from its last step as a new episode instead",
 			ErrNotResumable, id, pluralWord(n, "review"))
 	}
 	r := Reopened{ID: id}
-	if err := s.db.QueryRow(`SELECT owner, end_reason, ended_at FROM episodes WHERE id=?`, id).Scan(&r.prevOwner, &r.prevReason, &r.prevEnded); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT owner, end_reason, ended_at FROM episodes WHERE id=?`, id).Scan(&r.prevOwner, &r.prevReason, &r.prevEnded); err != nil {
 		return Reopened{}, err
 	}
-	res, err := s.db.Exec(`UPDATE episodes SET status='recording', owner=?, end_reason='', ended_at=NULL
+	res, err := s.db.ExecContext(ctx, `UPDATE episodes SET status='recording', owner=?, end_reason='', ended_at=NULL
 		WHERE id=? AND status='interrupted' AND owner=?`, s.owner, id, r.prevOwner)
 	if err != nil {
 		return Reopened{}, s.explainWriteError(err)
@@ -131,7 +132,7 @@ func (s *Store) ReopenEpisode(id string) (Reopened, error) {
 // UndoReopen puts a reopened episode back as it was (interrupted, its old
 // owner, end reason and end time), when going on failed before any step was
 // recorded into it. An episode no longer recording is left alone.
-func (s *Store) UndoReopen(r Reopened) error {
+func (s *Store) UndoReopen(ctx context.Context, r Reopened) error {
 	if r.ID == "" {
 		return nil
 	}
@@ -145,7 +146,7 @@ func (s *Store) UndoReopen(r Reopened) error {
 	if reason == "" {
 		reason = action.EndInterrupted
 	}
-	_, err := s.db.Exec(`UPDATE episodes SET status='interrupted', owner=?, end_reason=?, ended_at=? WHERE id=? AND status='recording'`,
+	_, err := s.db.ExecContext(ctx, `UPDATE episodes SET status='interrupted', owner=?, end_reason=?, ended_at=? WHERE id=? AND status='recording'`,
 		r.prevOwner, reason, ended, r.ID)
 	return s.explainWriteError(err)
 }
@@ -155,8 +156,8 @@ func (s *Store) UndoReopen(r Reopened) error {
 // of its steps, neither removed nor the one that ended the episode, and no kept step up to k may be a
 // secret typed into a password or payment field (stored redacted, so it
 // cannot be typed again). The error says what to choose instead.
-func (s *Store) CheckContinue(id string, k int) error {
-	steps, err := s.Steps(id)
+func (s *Store) CheckContinue(ctx context.Context, id string, k int) error {
+	steps, err := s.Steps(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -210,13 +211,13 @@ func prevKept(steps []Step, idx int) int {
 
 // LastKeptStep is the index of episode id's last kept step (0 when only
 // the start page is kept).
-func (s *Store) LastKeptStep(id string) (int, error) {
+func (s *Store) LastKeptStep(ctx context.Context, id string) (int, error) {
 	var k sql.NullInt64
-	if err := s.db.QueryRow(`SELECT MAX(idx) FROM steps WHERE episode_id=? AND removed=0`, id).Scan(&k); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(idx) FROM steps WHERE episode_id=? AND removed=0`, id).Scan(&k); err != nil {
 		return 0, err
 	}
 	if !k.Valid {
-		if _, err := s.GetEpisode(id); err != nil {
+		if _, err := s.GetEpisode(context.Background(), id); err != nil {
 			return 0, err
 		}
 		return 0, fmt.Errorf("episode %s has no stored steps", id)

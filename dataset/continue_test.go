@@ -22,7 +22,7 @@ func replayKept(s *Store, failAt int) BringBack {
 		if err != nil {
 			return obs, 0, err
 		}
-		steps, err := s.Steps(id)
+		steps, err := s.Steps(ctx, id)
 		if err != nil {
 			return obs, 0, err
 		}
@@ -60,7 +60,7 @@ func recordInterrupted(t *testing.T, s *Store, task Task, annotator string, acti
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ep, err := s.GetEpisode(rec.EpisodeID())
+	ep, err := s.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil || ep.Status != StatusInterrupted {
 		t.Fatalf("episode %+v %v", ep, err)
 	}
@@ -69,7 +69,7 @@ func recordInterrupted(t *testing.T, s *Store, task Task, annotator string, acti
 
 func stepSummary(t *testing.T, s *Store, id string) []string {
 	t.Helper()
-	steps, err := s.Steps(id)
+	steps, err := s.Steps(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestReopenEpisode(t *testing.T) {
 	mine := recordInterrupted(t, s, task, "alice", action.ClickAt(10, 10), action.TypeText("tea"))
 	recordInterrupted(t, s, task, "bob", action.ClickAt(10, 10))
 	reviewed := recordInterrupted(t, s, task, "alice", action.ClickAt(20, 20))
-	if _, err := s.SaveReview(Review{EpisodeID: reviewed, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := s.SaveReview(t.Context(), Review{EpisodeID: reviewed, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	elsewhere := recordInterrupted(t, s, task, "alice", action.ClickAt(30, 30))
@@ -108,7 +108,7 @@ func TestReopenEpisode(t *testing.T) {
 	finished := recordInterrupted(t, s, task, "alice")
 	s.db.Exec(`UPDATE episodes SET status='finished', end_reason='finished' WHERE id=?`, finished)
 
-	eps, err := s.ResumableEpisodes("alice", 0)
+	eps, err := s.ResumableEpisodes(t.Context(), "alice", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +119,10 @@ func TestReopenEpisode(t *testing.T) {
 	if !reflect.DeepEqual(got, []string{mine, older}) {
 		t.Fatalf("resumable %v, want [mine older] = %v", got, []string{mine, older})
 	}
-	if eps, _ := s.ResumableEpisodes("alice", 1); len(eps) != 1 || eps[0].ID != mine {
+	if eps, _ := s.ResumableEpisodes(t.Context(), "alice", 1); len(eps) != 1 || eps[0].ID != mine {
 		t.Fatalf("limit 1: %v", eps)
 	}
-	if eps, _ := s.ResumableEpisodes(" ", 0); len(eps) != 0 {
+	if eps, _ := s.ResumableEpisodes(t.Context(), " ", 0); len(eps) != 0 {
 		t.Fatalf("no annotator: %v", eps)
 	}
 
@@ -131,32 +131,32 @@ func TestReopenEpisode(t *testing.T) {
 		"elsewhere": {elsewhere, "still running (process 42 on elsewhere-host)"},
 		"finished":  {finished, "it is finished"},
 	} {
-		if _, err := s.ReopenEpisode(c.id); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), c.want) {
+		if _, err := s.ReopenEpisode(t.Context(), c.id); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := s.ReopenEpisode("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReopenEpisode(t.Context(), "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown episode: %v", err)
 	}
 
 	s.db.Exec(`UPDATE episodes SET owner='deadhost|1|x' WHERE id=?`, mine) // a crashed program's (another host, silent long ago)
 	s.db.Exec(`UPDATE episodes SET ended_at='2020-01-01T00:00:00.000Z' WHERE id=?`, mine)
-	before, _ := s.GetEpisode(mine)
-	r, err := s.ReopenEpisode(mine)
+	before, _ := s.GetEpisode(t.Context(), mine)
+	r, err := s.ReopenEpisode(t.Context(), mine)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := s.GetEpisode(mine)
+	ep, _ := s.GetEpisode(t.Context(), mine)
 	if ep.Status != StatusRecording || ep.Owner != s.owner || ep.EndReason != "" || ep.EndedAt != nil || ep.NumSteps != 2 {
 		t.Fatalf("reopened: %+v", ep)
 	}
-	if _, err := s.ReopenEpisode(mine); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), "being recorded") {
+	if _, err := s.ReopenEpisode(t.Context(), mine); !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), "being recorded") {
 		t.Fatalf("second reopen: %v", err)
 	}
-	if err := s.UndoReopen(r); err != nil {
+	if err := s.UndoReopen(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
-	ep, _ = s.GetEpisode(mine)
+	ep, _ = s.GetEpisode(t.Context(), mine)
 	if !reflect.DeepEqual(ep, before) {
 		t.Fatalf("after UndoReopen\n got %+v\nwant %+v", ep, before)
 	}
@@ -191,12 +191,12 @@ func TestCheckContinue(t *testing.T) {
 		5:  "has no step 5 (its steps are 0–4)",
 		-1: "has no step -1",
 	} {
-		err := s.CheckContinue(id, k)
+		err := s.CheckContinue(ctx, id, k)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("k=%d: %v, want %q", k, err, want)
 		}
 	}
-	if k, err := s.LastKeptStep(id); err != nil || k != 3 {
+	if k, err := s.LastKeptStep(ctx, id); err != nil || k != 3 {
 		t.Errorf("last kept %d %v", k, err)
 	}
 }
@@ -209,7 +209,7 @@ func TestRecorderResume(t *testing.T) {
 	ctx := context.Background()
 	task := wmTask(t, s, "Buy tea", Interaction, "http://shop.waymark.test/")
 	id := recordInterrupted(t, s, task, "alice", action.ClickAt(10, 10), action.TypeText("tea"))
-	before, _ := s.GetEpisode(id)
+	before, _ := s.GetEpisode(ctx, id)
 	steps0 := stepSummary(t, s, id)
 
 	eng := newWMEngine(action.SetDefault, 20)
@@ -217,7 +217,7 @@ func TestRecorderResume(t *testing.T) {
 	if _, err := rec.Resume(ctx, id, replayKept(s, 2)); err == nil || !strings.Contains(err.Error(), "diverged on purpose") {
 		t.Fatalf("failing replay: %v", err)
 	}
-	if ep, _ := s.GetEpisode(id); !reflect.DeepEqual(ep, before) || !reflect.DeepEqual(stepSummary(t, s, id), steps0) {
+	if ep, _ := s.GetEpisode(ctx, id); !reflect.DeepEqual(ep, before) || !reflect.DeepEqual(stepSummary(t, s, id), steps0) {
 		t.Fatalf("a failed resume changed the episode: %+v", ep)
 	}
 	if rec.Recording() {
@@ -242,7 +242,7 @@ func TestRecorderResume(t *testing.T) {
 	if obs.Step != 3 {
 		t.Fatalf("the resumed step is reported as %d", obs.Step)
 	}
-	ep, _ := s.GetEpisode(id)
+	ep, _ := s.GetEpisode(ctx, id)
 	if ep.Status != StatusRecording || ep.NumSteps != 3 || !ep.Resumed {
 		t.Fatalf("episode %+v", ep)
 	}
@@ -259,7 +259,7 @@ func TestRecorderResume(t *testing.T) {
 	if _, err := rec.Step(ctx, action.FinishWith("")); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ := s.GetEpisode(id); ep.Status != StatusFinished {
+	if ep, _ := s.GetEpisode(ctx, id); ep.Status != StatusFinished {
 		t.Fatalf("status %s after finish", ep.Status)
 	}
 	if !reflect.DeepEqual(stepSummary(t, s, id), []string{"start", "click 10,10", `type "tea"`, "click 50,50", "finish"}) {
@@ -303,7 +303,7 @@ func TestRecorderUndo(t *testing.T) {
 	if idx, _, err = rec.Undo(ctx, replayKept(s, 1)); err == nil || idx != 3 || !strings.Contains(err.Error(), "saved as interrupted") {
 		t.Fatalf("undo whose replay fails: %d %v", idx, err)
 	}
-	ep, _ := s.GetEpisode(id)
+	ep, _ := s.GetEpisode(ctx, id)
 	if ep.Status != StatusInterrupted || rec.Recording() || ep.NumSteps != 1 {
 		t.Fatalf("after a failed undo: %+v", ep)
 	}
@@ -322,7 +322,7 @@ func TestRecorderResetBranch(t *testing.T) {
 	if _, err := rec.ResetBranch(ctx, engine.ResetOptions{}, parent, 1); err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := s.GetEpisode(rec.EpisodeID())
+	ep, _ := s.GetEpisode(ctx, rec.EpisodeID())
 	if ep.ParentEpisodeID != parent || ep.BranchStep == nil || *ep.BranchStep != 1 || ep.Annotator != "bob" || ep.TaskID != task.ID {
 		t.Fatalf("branch %+v", ep)
 	}

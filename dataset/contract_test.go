@@ -13,7 +13,7 @@ func TestContractPreviewOfStoredTasks(t *testing.T) {
 	const file = `{"instruction": "Open the returns policy", "website": "http://shop.waymark.test/", "type": "navigation"}
 {"instruction": "Find the FAQ", "website": "http://shop.waymark.test/faq", "type": "navigation"}
 `
-	rep, err := s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	rep, err := s.PreviewImport(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,15 +23,15 @@ func TestContractPreviewOfStoredTasks(t *testing.T) {
 	if n := wmCount(t, s); n != 0 {
 		t.Fatalf("a preview stored %d tasks", n)
 	}
-	if _, err := s.ImportTasks(strings.NewReader(file), "tasks.jsonl", ImportOptions{}); err != nil {
+	if _, err := s.ImportTasks(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// A goal stored with another start URL, or a start URL with another
 	// goal, is a different task.
-	if _, err := s.AddTask(Task{Goal: "Find the FAQ", Category: Navigation, StartURL: "http://shop.waymark.test/help"}); err != nil {
+	if _, err := s.AddTask(t.Context(), Task{Goal: "Find the FAQ", Category: Navigation, StartURL: "http://shop.waymark.test/help"}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	rep, err = s.PreviewImport(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,19 +44,19 @@ func TestContractPreviewOfStoredTasks(t *testing.T) {
 		t.Errorf("preview report %+v", rep)
 	}
 	// An archived task is reported as such.
-	tasks, err := s.ListTasks(TaskFilter{Search: "returns"})
+	tasks, err := s.ListTasks(t.Context(), TaskFilter{Search: "returns"})
 	if err != nil || len(tasks) != 1 {
 		t.Fatalf("list: %v %v", tasks, err)
 	}
-	if err := s.ArchiveTask(tasks[0].ID, true); err != nil {
+	if err := s.ArchiveTask(t.Context(), tasks[0].ID, true); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = s.PreviewImport(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	rep, err = s.PreviewImport(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{})
 	if err != nil || len(rep.Duplicates) != 2 || rep.Duplicates[0].Reason != "already stored (archived)" || rep.Duplicates[1].Reason != "already stored" {
 		t.Errorf("preview with an archived task: %+v %v", rep.Duplicates, err)
 	}
 	// The import itself agrees with its preview.
-	rep, err = s.ImportTasks(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{})
 	if err != nil || rep.Summary() != "imported 0 of 2 rows from tasks.jsonl (0 skipped, 2 duplicates)" {
 		t.Errorf("second import: %s %v", rep.Summary(), err)
 	}
@@ -182,7 +182,7 @@ func TestContractFormatFromContent(t *testing.T) {
 		{"tasks.tab", "goal\turl\tcategory\nG8\thttp://a.test/\tinfo\n", "tsv"},
 		{"tasks.NDJSON", `{"goal":"G9","url":"http://a.test/","category":"info"}`, "jsonl"},
 	} {
-		rep, err := s.PreviewImport(strings.NewReader(c.data), c.name, ImportOptions{})
+		rep, err := s.PreviewImport(t.Context(), strings.NewReader(c.data), c.name, ImportOptions{})
 		if err != nil || rep.Format != c.format || rep.Imported != 1 {
 			t.Errorf("%s %q: format %q, %v; want %s", c.name, c.data, rep.Format, err, c.format)
 		}
@@ -193,7 +193,7 @@ func TestContractFormatFromContent(t *testing.T) {
 		{"goal,url\n\n\néé\xc3", "first bad byte on line 4, column 3"},
 		{"\xfe\xffxx", "UTF-16"},
 	} {
-		_, err := s.PreviewImport(strings.NewReader(c.data), "t.csv", ImportOptions{})
+		_, err := s.PreviewImport(t.Context(), strings.NewReader(c.data), "t.csv", ImportOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.data, err, c.want)
 		}

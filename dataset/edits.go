@@ -320,7 +320,7 @@ func (s *Store) SetStepNote(ctx context.Context, episodeID string, idx int, note
 		return s.explainWriteError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := s.GetEpisode(episodeID); err != nil {
+		if _, err := s.GetEpisode(ctx, episodeID); err != nil {
 			return err
 		}
 		return fmt.Errorf("episode %s has no step %d: %w", episodeID, idx, ErrNotFound)

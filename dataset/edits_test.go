@@ -17,7 +17,7 @@ import (
 func wmEpisodeSteps(t *testing.T, s *Store, n int, status Status) string {
 	t.Helper()
 	task := wmTask(t, s, fmt.Sprintf("Edit %s %d", status, time.Now().UnixNano()), Navigation, "http://shop.waymark.test/")
-	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "ann"})
+	e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,12 +27,12 @@ func wmEpisodeSteps(t *testing.T, s *Store, n int, status Status) string {
 			a := action.ClickAt(i, i)
 			st.Action = &a
 		}
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if status != StatusRecording {
-		if err := s.setStatus(e.ID, status, "x"); err != nil {
+		if err := s.setStatus(t.Context(), e.ID, status, "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func wmKept(t *testing.T, s *Store, id string) []int {
 			removed++
 		}
 	}
-	ep, err := s.GetEpisode(id)
+	ep, err := s.GetEpisode(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestUndoStepWhileRecording(t *testing.T) {
 		t.Fatalf("next %d %v", next, err)
 	}
 	a := action.ClickAt(9, 9)
-	if err := s.AppendStep(Step{EpisodeID: id, Index: next, Action: &a, Screenshot: wmPagePNG(9)}); err != nil {
+	if err := s.AppendStep(ctx, Step{EpisodeID: id, Index: next, Action: &a, Screenshot: wmPagePNG(9)}); err != nil {
 		t.Fatal(err)
 	}
 	if k := wmKept(t, s, id); !slices.Equal(k, []int{0, 1, 4}) {
@@ -143,7 +143,7 @@ func TestUndoStepWhileRecording(t *testing.T) {
 			t.Fatalf("edits not oldest first: %+v", edits)
 		}
 	}
-	if ep, _ := s.GetEpisode(id); ep.NumEdits != 4 || ep.Resumed {
+	if ep, _ := s.GetEpisode(ctx, id); ep.NumEdits != 4 || ep.Resumed {
 		t.Fatalf("episode summary %+v", ep)
 	}
 	_, err = s.UndoStep(ctx, id, "  ")
@@ -190,7 +190,7 @@ func TestReviewEditsAndAuditLog(t *testing.T) {
 		t.Fatalf("kept after restores %v", k)
 	}
 	// The steps themselves are all still stored, removed ones flagged.
-	steps, err := s.Steps(id)
+	steps, err := s.Steps(ctx, id)
 	if err != nil || len(steps) != 7 || !steps[5].Removed || steps[6].Removed || steps[2].Removed {
 		t.Fatalf("steps %+v %v", steps, err)
 	}
@@ -209,10 +209,10 @@ func TestReviewEditsAndAuditLog(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("audit log\n got %+v\nwant %+v", got, want)
 	}
-	if ep, _ := s.GetEpisode(id); ep.NumEdits != 4 || ep.NumRemoved != 1 || !ep.Edited() {
+	if ep, _ := s.GetEpisode(ctx, id); ep.NumEdits != 4 || ep.NumRemoved != 1 || !ep.Edited() {
 		t.Fatalf("summary %+v", ep)
 	}
-	if l, _ := s.ListEpisodes(EpisodeFilter{TaskID: mustEpisode(t, s, id).TaskID}); len(l) != 1 || l[0].NumEdits != 4 || l[0].NumRemoved != 1 || l[0].NumSteps != 5 {
+	if l, _ := s.ListEpisodes(ctx, EpisodeFilter{TaskID: mustEpisode(t, s, id).TaskID}); len(l) != 1 || l[0].NumEdits != 4 || l[0].NumRemoved != 1 || l[0].NumSteps != 5 {
 		t.Fatalf("list %+v", l)
 	}
 
@@ -259,7 +259,7 @@ func TestReviewEditsAndAuditLog(t *testing.T) {
 
 func mustEpisode(t *testing.T, s *Store, id string) Episode {
 	t.Helper()
-	e, err := s.GetEpisode(id)
+	e, err := s.GetEpisode(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestMarkResumedAndNextStepIndex(t *testing.T) {
 		t.Fatalf("next of a missing episode: %v", err)
 	}
 	task := wmTask(t, s, "Empty", Navigation, "http://shop.waymark.test/")
-	empty, _ := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "ann"})
+	empty, _ := s.CreateEpisode(ctx, Episode{TaskID: task.ID, Annotator: "ann"})
 	if next, err := s.NextStepIndex(ctx, empty.ID); err != nil || next != 0 {
 		t.Fatalf("next of an empty episode %d %v", next, err)
 	}
@@ -316,7 +316,7 @@ func TestSetStepNote(t *testing.T) {
 		t.Fatalf("note on a missing episode: %v", err)
 	}
 	// After the episode ends, and on a removed step, notes still work.
-	if err := s.setStatus(id, StatusFinished, "x"); err != nil {
+	if err := s.setStatus(ctx, id, StatusFinished, "x"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RemoveStep(ctx, id, 2, "rev", ""); err != nil {
@@ -325,7 +325,7 @@ func TestSetStepNote(t *testing.T) {
 	if err := s.SetStepNote(ctx, id, 2, "why this was removed"); err != nil {
 		t.Fatal(err)
 	}
-	steps, _ := s.Steps(id)
+	steps, _ := s.Steps(ctx, id)
 	if steps[0].Note != long || steps[1].Note != "the menu opened slowly" || steps[2].Note != "why this was removed" {
 		t.Fatalf("notes %q %q %q", steps[0].Note[:4], steps[1].Note, steps[2].Note)
 	}
@@ -335,10 +335,10 @@ func TestSetStepNote(t *testing.T) {
 	// AppendStep keeps a note given with the step, and refuses a removed one.
 	a := action.ClickAt(1, 1)
 	rec := wmEpisodeSteps(t, s, 0, StatusRecording)
-	if err := s.AppendStep(Step{EpisodeID: rec, Index: 1, Action: &a, Note: " typed by hand "}); err != nil {
+	if err := s.AppendStep(ctx, Step{EpisodeID: rec, Index: 1, Action: &a, Note: " typed by hand "}); err != nil {
 		t.Fatal(err)
 	}
-	wmRefused(t, s.AppendStep(Step{EpisodeID: rec, Index: 2, Action: &a, Removed: true}), "remove it afterwards with RemoveStep")
+	wmRefused(t, s.AppendStep(ctx, Step{EpisodeID: rec, Index: 2, Action: &a, Removed: true}), "remove it afterwards with RemoveStep")
 	for st, err := range s.EpisodeSteps(ctx, rec) {
 		if err != nil {
 			t.Fatal(err)
@@ -347,7 +347,7 @@ func TestSetStepNote(t *testing.T) {
 			t.Fatalf("appended note %q", st.Note)
 		}
 	}
-	if steps, _ := s.Steps(id); steps[1].Note != "" {
+	if steps, _ := s.Steps(ctx, id); steps[1].Note != "" {
 		t.Fatalf("a blank note was kept: %q", steps[1].Note)
 	}
 }
@@ -357,7 +357,7 @@ func TestBranchEpisodes(t *testing.T) {
 	parent := wmEpisodeSteps(t, s, 4, StatusFinished)
 	task := mustEpisode(t, s, parent).TaskID
 	k := 2
-	b, err := s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &k})
+	b, err := s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &k})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,28 +369,28 @@ func TestBranchEpisodes(t *testing.T) {
 	if mustEpisode(t, s, parent).ParentEpisodeID != "" || mustEpisode(t, s, parent).BranchStep != nil {
 		t.Fatal("the parent became a branch")
 	}
-	l, err := s.ListEpisodes(EpisodeFilter{ParentID: parent})
+	l, err := s.ListEpisodes(t.Context(), EpisodeFilter{ParentID: parent})
 	if err != nil || len(l) != 1 || l[0].ID != b.ID || *l[0].BranchStep != 2 {
 		t.Fatalf("branches %+v %v", l, err)
 	}
-	if l, _ := s.ListEpisodes(EpisodeFilter{ParentID: b.ID}); len(l) != 0 {
+	if l, _ := s.ListEpisodes(t.Context(), EpisodeFilter{ParentID: b.ID}); len(l) != 0 {
 		t.Fatalf("branches of the branch %+v", l)
 	}
 	five, zero, neg := 5, 0, -1
-	_, err = s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: "gone", BranchStep: &zero})
+	_, err = s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: "gone", BranchStep: &zero})
 	wmRefused(t, err, "cannot branch from episode gone: not found")
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatal(err)
 	}
-	_, err = s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &five})
+	_, err = s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &five})
 	wmRefused(t, err, "cannot branch from step 5 of episode "+parent+": it has no such step (its last is 4)")
-	_, err = s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &neg})
+	_, err = s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &neg})
 	wmRefused(t, err, "is negative")
-	_, err = s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent})
+	_, err = s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent})
 	wmRefused(t, err, "has no branch step")
-	_, err = s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", BranchStep: &zero})
+	_, err = s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", BranchStep: &zero})
 	wmRefused(t, err, "no parent episode")
-	if _, err := s.CreateEpisode(Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &zero}); err != nil {
+	if _, err := s.CreateEpisode(t.Context(), Episode{TaskID: task, Annotator: "ann", ParentEpisodeID: parent, BranchStep: &zero}); err != nil {
 		t.Fatalf("a branch from step 0: %v", err)
 	}
 }
@@ -416,7 +416,7 @@ func TestMigrationAddsStepEdits(t *testing.T) {
 	if v != SchemaVersion || SchemaVersion < 5 {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	steps, err := s.Steps("e1")
+	steps, err := s.Steps(t.Context(), "e1")
 	if err != nil || len(steps) != 3 {
 		t.Fatalf("steps %+v %v", steps, err)
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -22,13 +23,13 @@ var ErrEpisodeExists = errors.New("an episode with this id already exists")
 // StartedAt (now when zero) are filled in the returned copy. A branch
 // (ParentEpisodeID set) must name a stored episode and one of its stored
 // steps as BranchStep; a missing parent is refused (wrapping ErrNotFound).
-func (s *Store) CreateEpisode(e Episode) (Episode, error) {
-	tx, err := s.db.Begin()
+func (s *Store) CreateEpisode(ctx context.Context, e Episode) (Episode, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Episode{}, s.explainWriteError(err)
 	}
 	defer tx.Rollback()
-	if err := s.insertEpisode(tx, &e); err != nil {
+	if err := s.insertEpisode(ctx, tx, &e); err != nil {
 		return Episode{}, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -37,7 +38,7 @@ func (s *Store) CreateEpisode(e Episode) (Episode, error) {
 	return e, nil
 }
 
-func (s *Store) insertEpisode(tx *sql.Tx, e *Episode) error {
+func (s *Store) insertEpisode(ctx context.Context, tx *sql.Tx, e *Episode) error {
 	if e.ID == "" {
 		e.ID = uuid.NewString()
 	}
@@ -57,7 +58,7 @@ func (s *Store) insertEpisode(tx *sql.Tx, e *Episode) error {
 	e.Status = StatusRecording
 	e.Owner = s.owner
 	var goal, cat string
-	err := tx.QueryRow(`SELECT goal, category FROM tasks WHERE id=?`, e.TaskID).Scan(&goal, &cat)
+	err := tx.QueryRowContext(ctx, `SELECT goal, category FROM tasks WHERE id=?`, e.TaskID).Scan(&goal, &cat)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("task %q: %w; choose a task from the list or import one", e.TaskID, ErrNotFound)
 	}
@@ -70,7 +71,7 @@ func (s *Store) insertEpisode(tx *sql.Tx, e *Episode) error {
 		return err
 	}
 	e.NumEdits, e.NumRemoved, e.Resumed, e.NumInterventions = 0, 0, false, 0
-	_, err = tx.Exec(`INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at, parent_episode_id, branch_step)
+	_, err = tx.ExecContext(ctx, `INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at, parent_episode_id, branch_step)
 		VALUES (?,?,?,?,?,?,?,?,?,?)`, e.ID, e.TaskID, e.Annotator, string(e.ActionSet), e.EngineJSON, e.Status, e.Owner, FormatTime(e.StartedAt), parent, branch)
 	if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
 		return fmt.Errorf("%w: %s", ErrEpisodeExists, e.ID)
@@ -161,8 +162,8 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 }
 
 // GetEpisode reads one episode with its task's goal and category.
-func (s *Store) GetEpisode(id string) (Episode, error) {
-	e, err := scanEpisode(s.db.QueryRow(`SELECT `+episodeColumns+` FROM episodes e JOIN tasks t ON t.id = e.task_id
+func (s *Store) GetEpisode(ctx context.Context, id string) (Episode, error) {
+	e, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes e JOIN tasks t ON t.id = e.task_id
 		LEFT JOIN (SELECT episode_id, SUM(kind <> 'resume') AS n, MAX(kind = 'resume') AS resumed
 			FROM episode_edits WHERE episode_id = ? GROUP BY episode_id) x ON x.episode_id = e.id
 		WHERE e.id=?`, id, id))
@@ -229,7 +230,7 @@ func (f EpisodeFilter) where() (string, []any) {
 
 // ListEpisodes lists the episodes f selects, newest first unless
 // f.OldestFirst, with their task's goal and category.
-func (s *Store) ListEpisodes(f EpisodeFilter) ([]Episode, error) {
+func (s *Store) ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Episode, error) {
 	where, args := f.where()
 	order := " ORDER BY e.started_at DESC, e.id DESC"
 	if f.OldestFirst {
@@ -237,7 +238,7 @@ func (s *Store) ListEpisodes(f EpisodeFilter) ([]Episode, error) {
 	}
 	q := `SELECT ` + episodeColumns + ` FROM episodes e JOIN tasks t ON t.id = e.task_id` + editsJoin + where + order
 	q, args = limitOffset(q, args, f.Limit, f.Offset)
-	rows, err := s.db.Query(q, args...)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +265,9 @@ type EpisodeCounts struct {
 
 // CountEpisodes counts the episodes f selects (Limit, Offset and order
 // ignored) per category and status.
-func (s *Store) CountEpisodes(f EpisodeFilter) (EpisodeCounts, error) {
+func (s *Store) CountEpisodes(ctx context.Context, f EpisodeFilter) (EpisodeCounts, error) {
 	where, args := f.where()
-	rows, err := s.db.Query(`SELECT t.category, e.status, COUNT(*) FROM episodes e JOIN tasks t ON t.id = e.task_id`+where+
+	rows, err := s.db.QueryContext(ctx, `SELECT t.category, e.status, COUNT(*) FROM episodes e JOIN tasks t ON t.id = e.task_id`+where+
 		` GROUP BY 1, 2`, args...)
 	if err != nil {
 		return EpisodeCounts{}, err
@@ -316,15 +317,15 @@ type EpisodeEnd struct {
 // AppendStep; the Recorder ends its episodes itself. An episode that is not
 // recording is left alone and gives an error (wrapping ErrNotFound when it
 // does not exist).
-func (s *Store) FinishEpisode(id string, e EpisodeEnd) error {
+func (s *Store) FinishEpisode(ctx context.Context, id string, e EpisodeEnd) error {
 	end := endOf(engine.Observation{Done: true, Answer: e.Answer, URL: e.FinalURL, Reward: e.Reward})
 	end.at = e.At
-	res, err := s.endEpisodeResult(s.db, id, end)
+	res, err := s.endEpisodeResult(ctx, s.db, id, end)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		ep, err := s.GetEpisode(id)
+		ep, err := s.GetEpisode(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -333,18 +334,18 @@ func (s *Store) FinishEpisode(id string, e EpisodeEnd) error {
 	return nil
 }
 
-func (s *Store) endEpisode(ex execer, id string, end episodeEnd) error {
-	_, err := s.endEpisodeResult(ex, id, end)
+func (s *Store) endEpisode(ctx context.Context, ex execer, id string, end episodeEnd) error {
+	_, err := s.endEpisodeResult(ctx, ex, id, end)
 	return err
 }
 
 type execer interface {
-	Exec(string, ...any) (sql.Result, error)
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }
 
 // endEpisodeResult ends a recording episode (an ended one is left alone:
 // the result counts no row).
-func (s *Store) endEpisodeResult(ex execer, id string, end episodeEnd) (sql.Result, error) {
+func (s *Store) endEpisodeResult(ctx context.Context, ex execer, id string, end episodeEnd) (sql.Result, error) {
 	var reward any
 	if end.reward != nil {
 		reward = *end.reward
@@ -353,32 +354,32 @@ func (s *Store) endEpisodeResult(ex execer, id string, end episodeEnd) (sql.Resu
 	if !end.at.IsZero() {
 		at = FormatTime(end.at)
 	}
-	return ex.Exec(`UPDATE episodes SET status=?, end_reason=?, final_answer=CASE WHEN ?='' THEN final_answer ELSE ? END,
+	return ex.ExecContext(ctx, `UPDATE episodes SET status=?, end_reason=?, final_answer=CASE WHEN ?='' THEN final_answer ELSE ? END,
 		final_url=CASE WHEN ?='' THEN final_url ELSE ? END, auto_reward=COALESCE(?, auto_reward), ended_at=? WHERE id=? AND status='recording'`,
 		end.status, end.reason, end.answer, end.answer, end.finalURL, end.finalURL, reward, at, id)
 }
 
 // DiscardEpisode marks an episode discarded (its steps are kept, so it can
 // be looked at or restored with RestoreEpisode).
-func (s *Store) DiscardEpisode(id string) error {
-	return s.setStatus(id, StatusDiscarded, action.EndDiscarded)
+func (s *Store) DiscardEpisode(ctx context.Context, id string) error {
+	return s.setStatus(ctx, id, StatusDiscarded, action.EndDiscarded)
 }
 
 // SetEpisodeAnnotator renames who recorded an episode (e.g. an agent that
 // names itself in a step's metadata after the episode began); the steps
 // the old annotator took get the new one as their actor, those of others
 // (a person who took over) keep theirs.
-func (s *Store) SetEpisodeAnnotator(id, annotator string) error {
-	tx, err := s.db.Begin()
+func (s *Store) SetEpisodeAnnotator(ctx context.Context, id, annotator string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`UPDATE steps SET actor=? WHERE episode_id=? AND actor=(SELECT `+actorSQL("annotator")+` FROM episodes WHERE id=?)`,
+	if _, err := tx.ExecContext(ctx, `UPDATE steps SET actor=? WHERE episode_id=? AND actor=(SELECT `+actorSQL("annotator")+` FROM episodes WHERE id=?)`,
 		ActorOf(annotator), id, id); err != nil {
 		return s.explainWriteError(err)
 	}
-	res, err := tx.Exec(`UPDATE episodes SET annotator=? WHERE id=?`, annotator, id)
+	res, err := tx.ExecContext(ctx, `UPDATE episodes SET annotator=? WHERE id=?`, annotator, id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
@@ -390,8 +391,8 @@ func (s *Store) SetEpisodeAnnotator(id, annotator string) error {
 
 // SetEpisodeAnswer keeps the final answer of an episode whose finish could
 // not be performed (it then ends as interrupted, its answer kept).
-func (s *Store) SetEpisodeAnswer(id, answer string) error {
-	res, err := s.db.Exec(`UPDATE episodes SET final_answer=? WHERE id=?`, answer, id)
+func (s *Store) SetEpisodeAnswer(ctx context.Context, id, answer string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE episodes SET final_answer=? WHERE id=?`, answer, id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
@@ -403,22 +404,22 @@ func (s *Store) SetEpisodeAnswer(id, answer string) error {
 
 // InterruptEpisode marks a recording episode interrupted (its program
 // stopped recording before the episode ended).
-func (s *Store) InterruptEpisode(id string) error {
-	res, err := s.db.Exec(`UPDATE episodes SET status='interrupted', end_reason=CASE WHEN end_reason='' THEN 'interrupted' ELSE end_reason END,
+func (s *Store) InterruptEpisode(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE episodes SET status='interrupted', end_reason=CASE WHEN end_reason='' THEN 'interrupted' ELSE end_reason END,
 		ended_at=COALESCE(ended_at, ?) WHERE id=? AND status='recording'`, now(), id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := s.GetEpisode(id); err != nil {
+		if _, err := s.GetEpisode(ctx, id); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Store) setStatus(id string, status Status, reason action.EndReason) error {
-	res, err := s.db.Exec(`UPDATE episodes SET status=?, end_reason=?, ended_at=COALESCE(ended_at, ?) WHERE id=?`, status, reason, now(), id)
+func (s *Store) setStatus(ctx context.Context, id string, status Status, reason action.EndReason) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE episodes SET status=?, end_reason=?, ended_at=COALESCE(ended_at, ?) WHERE id=?`, status, reason, now(), id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}

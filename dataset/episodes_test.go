@@ -16,12 +16,12 @@ func TestEpisodesListFiltersAndCounts(t *testing.T) {
 	nav := wmTask(t, s, "N", Navigation, "http://shop.waymark.test/")
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	mk := func(task Task, who string, day int, status Status) string {
-		e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: who, StartedAt: base.AddDate(0, 0, day)})
+		e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: who, StartedAt: base.AddDate(0, 0, day)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if status != StatusRecording {
-			if err := s.setStatus(e.ID, status, "x"); err != nil {
+			if err := s.setStatus(t.Context(), e.ID, status, "x"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -34,7 +34,7 @@ func TestEpisodesListFiltersAndCounts(t *testing.T) {
 
 	ids := func(f EpisodeFilter) []string {
 		t.Helper()
-		l, err := s.ListEpisodes(f)
+		l, err := s.ListEpisodes(t.Context(), f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,14 +74,14 @@ func TestEpisodesListFiltersAndCounts(t *testing.T) {
 			t.Errorf("ListEpisodes(%+v) = %v, want %v", c.f, got, c.want)
 		}
 	}
-	ep, err := s.GetEpisode(e2)
+	ep, err := s.GetEpisode(t.Context(), e2)
 	if err != nil || ep.Goal != "N" || ep.Category != Navigation || ep.Annotator != "bob" || !ep.StartedAt.Equal(base.AddDate(0, 0, 2)) {
 		t.Fatalf("GetEpisode: %+v %v", ep, err)
 	}
-	if _, err := s.GetEpisode("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetEpisode(t.Context(), "nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing episode: %v", err)
 	}
-	c, err := s.CountEpisodes(EpisodeFilter{Limit: 1})
+	c, err := s.CountEpisodes(t.Context(), EpisodeFilter{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +89,13 @@ func TestEpisodesListFiltersAndCounts(t *testing.T) {
 		c.ByCategoryStatus[Information][StatusInterrupted] != 1 {
 		t.Fatalf("counts %+v", c)
 	}
-	if c, _ := s.CountEpisodes(EpisodeFilter{Annotator: "alice"}); c.Total != 2 || c.ByCategory[Information] != 1 {
+	if c, _ := s.CountEpisodes(t.Context(), EpisodeFilter{Annotator: "alice"}); c.Total != 2 || c.ByCategory[Information] != 1 {
 		t.Fatalf("alice's counts %+v", c)
 	}
-	if _, err := s.CreateEpisode(Episode{TaskID: "missing", Annotator: "x"}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.CreateEpisode(t.Context(), Episode{TaskID: "missing", Annotator: "x"}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("episode of a missing task: %v", err)
 	}
-	if _, err := s.CreateEpisode(Episode{ID: e0, TaskID: info.ID, Annotator: "x"}); !errors.Is(err, ErrEpisodeExists) {
+	if _, err := s.CreateEpisode(t.Context(), Episode{ID: e0, TaskID: info.ID, Annotator: "x"}); !errors.Is(err, ErrEpisodeExists) {
 		t.Fatalf("episode id reused: %v", err)
 	}
 }
@@ -103,34 +103,34 @@ func TestEpisodesListFiltersAndCounts(t *testing.T) {
 func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	s := wmStore(t)
 	task := wmTask(t, s, "T", Navigation, "http://shop.waymark.test/")
-	e, _ := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "a"})
+	e, _ := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "a"})
 	shot := wmPagePNG(7)
 	a := action.ClickAt(10, 20)
 	for i, st := range []Step{
 		{EpisodeID: e.ID, Index: 0, URL: "http://shop.waymark.test/", Screenshot: shot},
 		{EpisodeID: e.ID, Index: 1, Action: &a, URL: "http://shop.waymark.test/p", Error: string(action.ErrRendererTimeout)},
 	} {
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(i, err)
 		}
 	}
-	if err := s.AppendStep(Step{EpisodeID: e.ID, Index: 1}); !errors.Is(err, ErrStepExists) {
+	if err := s.AppendStep(t.Context(), Step{EpisodeID: e.ID, Index: 1}); !errors.Is(err, ErrStepExists) {
 		t.Fatalf("same step twice: %v", err)
 	}
-	if err := s.AppendStep(Step{EpisodeID: "nope", Index: 0}); !errors.Is(err, ErrNotFound) {
+	if err := s.AppendStep(t.Context(), Step{EpisodeID: "nope", Index: 0}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("step of a missing episode: %v", err)
 	}
-	steps, _ := s.Steps(e.ID)
+	steps, _ := s.Steps(t.Context(), e.ID)
 	if len(steps) != 2 || steps[1].Action == nil || steps[1].Action.String() != "click 10,20" || steps[1].ActionJSON == "" || steps[1].Error != string(action.ErrRendererTimeout) {
 		t.Fatalf("steps %+v", steps)
 	}
-	if ep, _ := s.GetEpisode(e.ID); ep.NumSteps != 1 {
+	if ep, _ := s.GetEpisode(t.Context(), e.ID); ep.NumSteps != 1 {
 		t.Fatalf("num_steps %d", ep.NumSteps)
 	}
-	if got, _ := s.Screenshot(e.ID, 0); !bytes.Equal(got, shot) {
+	if got, _ := s.Screenshot(t.Context(), e.ID, 0); !bytes.Equal(got, shot) {
 		t.Fatal("screenshot changed in the store")
 	}
-	if got, err := s.Screenshot(e.ID, 1); err != nil || got != nil {
+	if got, err := s.Screenshot(t.Context(), e.ID, 1); err != nil || got != nil {
 		t.Fatalf("step without screenshot: %d bytes, %v", len(got), err)
 	}
 
@@ -139,7 +139,7 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	if cached != nil {
 		t.Fatal("a thumbnail was made on append")
 	}
-	th, err := s.Thumbnail(e.ID, 0)
+	th, err := s.Thumbnail(t.Context(), e.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +158,16 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 	}
 	// Never recomputed: a marker in the cache comes back as is.
 	s.db.Exec(`UPDATE steps SET thumb=? WHERE episode_id=? AND idx=0`, []byte("cached"), e.ID)
-	if again, _ := s.Thumbnail(e.ID, 0); string(again) != "cached" {
+	if again, _ := s.Thumbnail(t.Context(), e.ID, 0); string(again) != "cached" {
 		t.Fatal("the thumbnail was recomputed instead of read from the cache")
 	}
-	if _, err := s.Thumbnail(e.ID, 1); !errors.Is(err, ErrNoScreenshot) {
+	if _, err := s.Thumbnail(t.Context(), e.ID, 1); !errors.Is(err, ErrNoScreenshot) {
 		t.Fatalf("thumbnail without screenshot: %v", err)
 	}
-	if _, err := s.Thumbnail(e.ID, 9); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Thumbnail(t.Context(), e.ID, 9); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("thumbnail of a missing step: %v", err)
 	}
-	if _, err := s.ThumbnailImage(e.ID, 0); err == nil {
+	if _, err := s.ThumbnailImage(t.Context(), e.ID, 0); err == nil {
 		t.Fatal("the marker decoded as a PNG")
 	}
 }
@@ -175,21 +175,21 @@ func TestStepsScreenshotsAndThumbnails(t *testing.T) {
 func TestSetEpisodeAnnotator(t *testing.T) {
 	s := wmStore(t)
 	task := wmTask(t, s, "Q", Information, "http://wiki.waymark.test/")
-	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "agent:127.0.0.1"})
+	e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "agent:127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetEpisodeAnnotator(e.ID, "agent:planner"); err != nil {
+	if err := s.SetEpisodeAnnotator(t.Context(), e.ID, "agent:planner"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.GetEpisode(e.ID)
+	got, err := s.GetEpisode(t.Context(), e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Annotator != "agent:planner" {
 		t.Fatalf("annotator = %q, want agent:planner", got.Annotator)
 	}
-	if err := s.SetEpisodeAnnotator("no-such-episode", "x"); !errors.Is(err, ErrNotFound) {
+	if err := s.SetEpisodeAnnotator(t.Context(), "no-such-episode", "x"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown episode: err = %v, want ErrNotFound", err)
 	}
 }

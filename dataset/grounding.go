@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -105,9 +106,9 @@ func parseTarget(s string) *action.Target {
 // StepExtras returns the BrowserGym observation extras stored with step idx
 // of an episode: the page after that step's action (after the reset for
 // step 0). It returns nil, nil when the step has none (extras were off).
-func (s *Store) StepExtras(episodeID string, idx int) (*action.Extras, error) {
+func (s *Store) StepExtras(ctx context.Context, episodeID string, idx int) (*action.Extras, error) {
 	var b []byte
-	err := s.db.QueryRow(`SELECT extras FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
+	err := s.db.QueryRowContext(ctx, `SELECT extras FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("episode %s step %d: %w", episodeID, idx, ErrNotFound)
 	}

@@ -70,7 +70,7 @@ func TestGroundingSecretsNeverStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	task, err := s.AddTask(dataset.Task{Goal: "Sign in and pay", Category: dataset.Interaction, StartURL: site.URL + "/"})
+	task, err := s.AddTask(t.Context(), dataset.Task{Goal: "Sign in and pay", Category: dataset.Interaction, StartURL: site.URL + "/"})
 	if err != nil {
 		t.Fatal(err)
 	}

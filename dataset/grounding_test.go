@@ -120,7 +120,7 @@ func TestGroundingRoundTrip(t *testing.T) {
 	}
 	ep := rec.EpisodeID()
 
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(ctx, ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestGroundingRoundTrip(t *testing.T) {
 	}
 
 	for idx, want := range map[int]*action.Extras{0: x0, 1: x1} {
-		got, err := s.StepExtras(ep, idx)
+		got, err := s.StepExtras(ctx, ep, idx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,10 +167,10 @@ func TestGroundingRoundTrip(t *testing.T) {
 			t.Errorf("step %d extras:\n got %+v\nwant %+v", idx, *got, want2)
 		}
 	}
-	if x, err := s.StepExtras(ep, 2); err != nil || x != nil {
+	if x, err := s.StepExtras(ctx, ep, 2); err != nil || x != nil {
 		t.Errorf("step 2 (extras off): %+v, %v; want nil, nil", x, err)
 	}
-	if _, err := s.StepExtras(ep, 9); err == nil {
+	if _, err := s.StepExtras(ctx, ep, 9); err == nil {
 		t.Error("a step that does not exist has extras")
 	}
 
@@ -263,7 +263,7 @@ func TestGroundingRedactedLastAction(t *testing.T) {
 	if x.LastAction != `keyboard_type("hunter2")` {
 		t.Errorf("the engine's extras were changed: %s", x.LastAction)
 	}
-	got, err := s.StepExtras(rec.EpisodeID(), 1)
+	got, err := s.StepExtras(ctx, rec.EpisodeID(), 1)
 	if err != nil || got == nil {
 		t.Fatal(got, err)
 	}
@@ -291,11 +291,11 @@ func TestGroundingDamaged(t *testing.T) {
 	if _, err := rawDB(t, s).Exec(`UPDATE steps SET extras=?, target_json='{"bid":' WHERE episode_id=? AND idx=0`, []byte("not gzip"), ep); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.StepExtras(ep, 0)
+	_, err := s.StepExtras(t.Context(), ep, 0)
 	if err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), "step 0") {
 		t.Errorf("damaged extras: %v", err)
 	}
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(t.Context(), ep)
 	if err != nil || len(steps) != 1 || steps[0].Target != nil {
 		t.Errorf("steps with a damaged target: %+v, %v", steps, err)
 	}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -97,7 +98,7 @@ func (r *Recorder) harFlush(engineStep, idx int, final bool) {
 			pages[i].ID = r.har.pagePrefix() + pages[i].ID
 		}
 	}
-	if err := r.store.SaveHARChunk(r.har.ep, entries, c.Summary, pages); err != nil {
+	if err := r.store.SaveHARChunk(context.Background(), r.har.ep, entries, c.Summary, pages); err != nil {
 		r.har.held = entries
 		r.har.err = err
 		return
@@ -111,14 +112,14 @@ func (r *Recorder) harFlush(engineStep, idx int, final bool) {
 // SaveHARChunk stores entries as one chunk of episodeID's capture (none:
 // only the summary) and updates the episode's capture summary; pages are
 // merged by id with those already stored (a page's timings arrive late).
-func (s *Store) SaveHARChunk(episodeID string, entries []har.Entry, sum har.Summary, pages []har.Page) error {
-	tx, err := s.db.Begin()
+func (s *Store) SaveHARChunk(ctx context.Context, episodeID string, entries []har.Entry, sum har.Summary, pages []har.Page) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	defer tx.Rollback()
 	var old sql.NullString
-	if err := tx.QueryRow(`SELECT har_json FROM episodes WHERE id=?`, episodeID).Scan(&old); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT har_json FROM episodes WHERE id=?`, episodeID).Scan(&old); err != nil {
 		return fmt.Errorf("episode %s: %w", episodeID, err)
 	}
 	sum.Pages = pages
@@ -143,12 +144,12 @@ func (s *Store) SaveHARChunk(episodeID string, entries []har.Entry, sum har.Summ
 			first = min(first, e.Step)
 			body += int64(len(e.Response.Content.Text))
 		}
-		if _, err := tx.Exec(`INSERT INTO har_chunks (episode_id, step_idx, entries, num_entries, body_bytes, created_at) VALUES (?,?,?,?,?,?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO har_chunks (episode_id, step_idx, entries, num_entries, body_bytes, created_at) VALUES (?,?,?,?,?,?)`,
 			episodeID, first, blob, len(entries), body, now()); err != nil {
 			return s.explainWriteError(err)
 		}
 	}
-	if _, err := tx.Exec(`UPDATE episodes SET har_json=? WHERE id=?`, string(sj), episodeID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE episodes SET har_json=? WHERE id=?`, string(sj), episodeID); err != nil {
 		return s.explainWriteError(err)
 	}
 	return s.explainWriteError(tx.Commit())
@@ -170,9 +171,9 @@ func gzipJSON(v any) ([]byte, error) {
 
 // HARSummary returns the capture summary of an episode (with its pages),
 // or nil when the episode was recorded without network capture.
-func (s *Store) HARSummary(id string) (*har.Summary, error) {
+func (s *Store) HARSummary(ctx context.Context, id string) (*har.Summary, error) {
 	var sj sql.NullString
-	err := s.db.QueryRow(`SELECT har_json FROM episodes WHERE id=?`, id).Scan(&sj)
+	err := s.db.QueryRowContext(ctx, `SELECT har_json FROM episodes WHERE id=?`, id).Scan(&sj)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("episode %s: %w", id, ErrNotFound)
 	}
@@ -188,8 +189,8 @@ func (s *Store) HARSummary(id string) (*har.Summary, error) {
 
 // harEntries reads the stored entries of an episode in capture order; with
 // step >= 0 only those that started during that step.
-func (s *Store) harEntries(id string, step int) ([]har.Entry, error) {
-	rows, err := s.db.Query(`SELECT id, entries FROM har_chunks WHERE episode_id=? ORDER BY id`, id)
+func (s *Store) harEntries(ctx context.Context, id string, step int) ([]har.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, entries FROM har_chunks WHERE episode_id=? ORDER BY id`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -225,11 +226,11 @@ func (s *Store) harEntries(id string, step int) ([]har.Entry, error) {
 // StepRequests returns the requests that started during step (0: the
 // reset) of episode id, in the order they finished; none (and no error)
 // when the episode was recorded without capture.
-func (s *Store) StepRequests(id string, step int) ([]har.Entry, error) {
+func (s *Store) StepRequests(ctx context.Context, id string, step int) ([]har.Entry, error) {
 	if step < 0 {
 		return nil, fmt.Errorf("step %d: steps are numbered from 0", step)
 	}
-	return s.harEntries(id, step)
+	return s.harEntries(ctx, id, step)
 }
 
 // EpisodeHAR returns the whole capture of episode id as a HAR 1.2 log:
@@ -237,19 +238,19 @@ func (s *Store) StepRequests(id string, step int) ([]har.Entry, error) {
 // entry, sorted by start time; the log's comment states the capture's
 // settings (redacted or not, caps, bodies dropped). An episode recorded
 // without capture is an error that says so.
-func (s *Store) EpisodeHAR(id string) (*har.Log, error) {
-	ep, err := s.GetEpisode(id)
+func (s *Store) EpisodeHAR(ctx context.Context, id string) (*har.Log, error) {
+	ep, err := s.GetEpisode(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := s.HARSummary(id)
+	sum, err := s.HARSummary(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if sum == nil {
 		return nil, fmt.Errorf("episode %s was recorded without network capture: record with --har (the default when recording) to get its HAR", id)
 	}
-	entries, err := s.harEntries(id, -1)
+	entries, err := s.harEntries(ctx, id, -1)
 	if err != nil {
 		return nil, err
 	}

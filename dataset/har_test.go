@@ -77,7 +77,7 @@ func harURLs(es []har.Entry) string {
 
 func TestRecorderStoresHARPerStep(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	task, err := s.AddTask(t.Context(), Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRecorderStoresHARPerStep(t *testing.T) {
 		}
 	}
 	// After step 2 (before the end): the late request of step 2 is not in.
-	got, err := s.StepRequests(id, 2)
+	got, err := s.StepRequests(ctx, id, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,15 +111,15 @@ func TestRecorderStoresHARPerStep(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = s.StepRequests(id, 2)
+	got, _ = s.StepRequests(ctx, id, 2)
 	if harURLs(got) != "2 /api/step/2, 2 /api/late/2" {
 		t.Errorf("step 2 requests after the end = %q", harURLs(got))
 	}
-	got, _ = s.StepRequests(id, 0)
+	got, _ = s.StepRequests(ctx, id, 0)
 	if harURLs(got) != "0 /, 0 /api/late" {
 		t.Errorf("step 0 requests = %q", harURLs(got))
 	}
-	log, err := s.EpisodeHAR(id)
+	log, err := s.EpisodeHAR(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestRecorderStoresHARPerStep(t *testing.T) {
 
 func TestEpisodeHARWithoutCapture(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	task, err := s.AddTask(t.Context(), Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +154,10 @@ func TestEpisodeHARWithoutCapture(t *testing.T) {
 	if _, err := rec.Reset(context.Background(), engine.ResetOptions{StartURL: task.StartURL}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.EpisodeHAR(rec.EpisodeID()); err == nil || !strings.Contains(err.Error(), "without network capture") {
+	if _, err := s.EpisodeHAR(t.Context(), rec.EpisodeID()); err == nil || !strings.Contains(err.Error(), "without network capture") {
 		t.Errorf("EpisodeHAR of an episode without capture: %v", err)
 	}
-	if got, err := s.StepRequests(rec.EpisodeID(), 0); err != nil || len(got) != 0 {
+	if got, err := s.StepRequests(t.Context(), rec.EpisodeID(), 0); err != nil || len(got) != 0 {
 		t.Errorf("StepRequests without capture = %v, %v; want none", got, err)
 	}
 }
@@ -167,7 +167,7 @@ func TestEpisodeHARWithoutCapture(t *testing.T) {
 // stored index, not the engine's count.
 func TestRecorderHARAfterUndo(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
+	task, err := s.AddTask(t.Context(), Task{Goal: "Look around", Category: Navigation, StartURL: "http://wiki.waymark.test/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRecorderHARAfterUndo(t *testing.T) {
 	}
 	bring := func(ctx context.Context, inner engine.Engine, opts engine.ResetOptions, ep string) (engine.Observation, int, error) {
 		obs, err := inner.Reset(ctx, opts)
-		steps, _ := s.Steps(ep)
+		steps, _ := s.Steps(ctx, ep)
 		k := 0
 		for _, st := range steps {
 			if st.Index > 0 && !st.Removed && err == nil {
@@ -213,19 +213,19 @@ func TestRecorderHARAfterUndo(t *testing.T) {
 		2: "2 /api/step/2, 2 /api/late/2", // the undone step keeps its requests
 		3: "3 /api/step/2, 3 /api/late/2", // the engine's second step after the replay
 	} {
-		got, err := s.StepRequests(id, step)
+		got, err := s.StepRequests(ctx, id, step)
 		if err != nil || harURLs(got) != want {
 			t.Errorf("step %d: %q, %v; want %q", step, harURLs(got), err, want)
 		}
 	}
-	log, err := s.EpisodeHAR(id)
+	log, err := s.EpisodeHAR(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(log.Entries) != 8 || len(log.Pages) != 2 || log.Pages[0].ID != "page_1" || log.Pages[1].ID != "r1.page_1" {
 		t.Errorf("%d entries, pages %+v", len(log.Entries), log.Pages)
 	}
-	if got, _ := s.StepRequests(id, 3); len(got) > 0 && got[0].Pageref != "r1.page_1" {
+	if got, _ := s.StepRequests(ctx, id, 3); len(got) > 0 && got[0].Pageref != "r1.page_1" {
 		t.Errorf("step 3 pageref %q", got[0].Pageref)
 	}
 }

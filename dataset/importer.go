@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -203,23 +204,23 @@ func missingColumn(field, format string, a ...any) error {
 const ReasonNoCategory = "the category is empty; give a default category (--default-category information|navigation|interaction)"
 
 // ImportFile imports the tasks of a file on disk (see ImportTasks).
-func (s *Store) ImportFile(path string, opts ImportOptions) (ImportReport, error) {
+func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) (ImportReport, error) {
 	f, err := openImportFile(path)
 	if err != nil {
 		return ImportReport{File: path}, err
 	}
 	defer f.Close()
-	return s.ImportTasks(f, path, opts)
+	return s.ImportTasks(ctx, f, path, opts)
 }
 
 // PreviewFile is PreviewImport of a file on disk.
-func (s *Store) PreviewFile(path string, opts ImportOptions) (ImportReport, error) {
+func (s *Store) PreviewFile(ctx context.Context, path string, opts ImportOptions) (ImportReport, error) {
 	f, err := openImportFile(path)
 	if err != nil {
 		return ImportReport{File: path}, err
 	}
 	defer f.Close()
-	return s.PreviewImport(f, path, opts)
+	return s.PreviewImport(ctx, f, path, opts)
 }
 
 func openImportFile(path string) (*os.File, error) {
@@ -247,8 +248,8 @@ func openImportFile(path string) (*os.File, error) {
 // PreviewImport reads a task file and says what ImportTasks would do (the
 // column mapping, the tasks, the rows skipped and why, the duplicates)
 // without writing anything.
-func (s *Store) PreviewImport(r io.Reader, name string, opts ImportOptions) (ImportReport, error) {
-	rep, err := s.planImport(r, name, opts)
+func (s *Store) PreviewImport(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportReport, error) {
+	rep, err := s.planImport(ctx, r, name, opts)
 	rep.Preview = true
 	return rep.ImportReport, err
 }
@@ -259,18 +260,18 @@ func (s *Store) PreviewImport(r io.Reader, name string, opts ImportOptions) (Imp
 // stored (same goal and start URL), are reported, not imported. When the file
 // as a whole cannot be read the error wraps ErrImportFile and nothing is
 // stored.
-func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (ImportReport, error) {
-	plan, err := s.planImport(r, name, opts)
+func (s *Store) ImportTasks(ctx context.Context, r io.Reader, name string, opts ImportOptions) (ImportReport, error) {
+	plan, err := s.planImport(ctx, r, name, opts)
 	rep := plan.ImportReport
 	if err != nil || len(rep.Tasks) == 0 {
 		return rep, err
 	}
-	tx, err := s.db.Begin()
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
@@ -280,7 +281,7 @@ func (s *Store) ImportTasks(r io.Reader, name string, opts ImportOptions) (Impor
 	kept := rep.Tasks[:0]
 	for i, t := range rep.Tasks {
 		cj, _ := checkJSON(t.Check)
-		res, err := ins.Exec(t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets,
+		res, err := ins.ExecContext(ctx, t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets,
 			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts, manifestJSON(t.Manifest), graderKey(t))
 		if err != nil {
 			return ImportReport{File: rep.File}, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
@@ -307,7 +308,7 @@ type plannedImport struct {
 	rowOf []int
 }
 
-func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (plannedImport, error) {
+func (s *Store) planImport(ctx context.Context, r io.Reader, name string, opts ImportOptions) (plannedImport, error) {
 	rep := plannedImport{ImportReport: ImportReport{File: name, Mapping: map[string]string{}, ByCategory: map[string]int{}}}
 	rep.Source = opts.Source
 	if rep.Source == "" {
@@ -353,7 +354,7 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 		return rep, missingColumn(FieldCategory, "%s has no category column (found: %s); name one %s, give --map category=COLUMN, or give a default category (--default-category information|navigation|interaction)",
 			name, listOrNone(tab.Columns), strings.Join(ColumnAliases[FieldCategory], ", "))
 	}
-	exists, err := s.db.Prepare(`SELECT ` + taskColumns + ` FROM tasks t WHERE t.goal=? AND t.start_url=? ORDER BY t.archived`)
+	exists, err := s.db.PrepareContext(ctx, `SELECT `+taskColumns+` FROM tasks t WHERE t.goal=? AND t.start_url=? ORDER BY t.archived`)
 	if err != nil {
 		return rep, err
 	}
@@ -376,7 +377,7 @@ func (s *Store) planImport(r io.Reader, name string, opts ImportOptions) (planne
 			continue
 		}
 		seen[key] = tr.Row
-		stored, err := storedTwin(exists, t)
+		stored, err := storedTwin(ctx, exists, t)
 		if err != nil {
 			return rep, err
 		}
@@ -423,8 +424,8 @@ func graderKey(t Task) string {
 // storedTwin returns the stored task an imported task t is the same as
 // (by taskIdentity; a plain row is the same as any task with its goal and
 // start URL), or nil. query selects the tasks with t's goal and start URL.
-func storedTwin(query *sql.Stmt, t Task) (*Task, error) {
-	rows, err := query.Query(t.Goal, t.StartURL)
+func storedTwin(ctx context.Context, query *sql.Stmt, t Task) (*Task, error) {
+	rows, err := query.QueryContext(ctx, t.Goal, t.StartURL)
 	if err != nil {
 		return nil, err
 	}

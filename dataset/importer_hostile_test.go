@@ -31,7 +31,7 @@ func TestImportErrorsAreBounded(t *testing.T) {
 			if strings.Contains(name, "--map") {
 				opts.Map = map[string]string{"goal": "nope"}
 			}
-			_, err := s.ImportTasks(strings.NewReader(file), "wide.csv", opts)
+			_, err := s.ImportTasks(t.Context(), strings.NewReader(file), "wide.csv", opts)
 			if err == nil {
 				t.Fatal("imported")
 			}
@@ -53,7 +53,7 @@ func TestImportErrorsAreBounded(t *testing.T) {
 func TestImportTasksKeyNotAList(t *testing.T) {
 	s := wmStore(t)
 	for _, body := range []string{`{"tasks":null}`, `{"tasks":5}`, `{"tasks":{"taskId":"a"}}`} {
-		_, err := s.ImportTasks(strings.NewReader(body), "m.json", ImportOptions{})
+		_, err := s.ImportTasks(t.Context(), strings.NewReader(body), "m.json", ImportOptions{})
 		if err == nil || !strings.Contains(err.Error(), `"tasks"`) || !strings.Contains(err.Error(), "array") {
 			t.Errorf("%s: %v, want an error saying \"tasks\" must be an array of tasks", body, err)
 		}
@@ -70,7 +70,7 @@ func TestImportCROnlyLineEndings(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := wmStore(t)
-			rep, err := s.ImportTasks(strings.NewReader(body), name, ImportOptions{})
+			rep, err := s.ImportTasks(t.Context(), strings.NewReader(body), name, ImportOptions{})
 			if err != nil || rep.Imported != 2 || len(rep.Skipped) != 0 {
 				t.Fatalf("imported %d, skipped %v: %v", rep.Imported, rep.Skipped, err)
 			}
@@ -94,7 +94,7 @@ func TestImportManifestSameGoalDifferentGrader(t *testing.T) {
  {"goal":"Click the button","setupUrl":"http://a.test/","validateScript":"document.title === 'C'"},
  {"goal":"Click the button","setupUrl":"http://a.test/","validateScript":"document.title === 'C'"}
 ]`
-	rep, err := s.ImportTasks(strings.NewReader(manifest), "m.json", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(manifest), "m.json", ImportOptions{})
 	if err != nil || rep.Imported != 3 || len(rep.Duplicates) != 1 {
 		t.Fatalf("imported %d, duplicates %v: %v; want 3 (a, b and the untitled C) and one duplicate (the second C)", rep.Imported, rep.Duplicates, err)
 	}
@@ -105,13 +105,13 @@ func TestImportManifestSameGoalDifferentGrader(t *testing.T) {
 	if len(scripts) != 3 {
 		t.Errorf("graders imported: %v", scripts)
 	}
-	rep, err = s.ImportTasks(strings.NewReader(manifest), "m.json", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(manifest), "m.json", ImportOptions{})
 	if err != nil || rep.Imported != 0 || len(rep.Duplicates) != 4 {
 		t.Fatalf("again: imported %d, duplicates %d: %v; want 0 and 4", rep.Imported, len(rep.Duplicates), err)
 	}
 	// A plain task file's row with the same goal and URL is still the
 	// stored task.
-	rep, err = s.ImportTasks(strings.NewReader("goal,url,category\nClick the button,http://a.test/,interaction\n"), "t.csv", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader("goal,url,category\nClick the button,http://a.test/,interaction\n"), "t.csv", ImportOptions{})
 	if err != nil || rep.Imported != 0 || len(rep.Duplicates) != 1 {
 		t.Errorf("a plain row: imported %d, duplicates %d: %v", rep.Imported, len(rep.Duplicates), err)
 	}
@@ -137,11 +137,11 @@ func TestMigrationToGraderKeys(t *testing.T) {
 	if v != SchemaVersion || SchemaVersion < 7 {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	ep, err := s.GetEpisode("e1")
+	ep, err := s.GetEpisode(t.Context(), "e1")
 	if err != nil || ep.TaskID != "t1" {
 		t.Fatalf("the episode after the migration: %+v %v", ep, err)
 	}
-	task, err := s.GetTask("t1")
+	task, err := s.GetTask(t.Context(), "t1")
 	if err != nil || task.Manifest == nil || task.Manifest.ValidateScript != "document.title === 'A'" || task.SourceID != "a" {
 		t.Fatalf("the task after the migration: %+v %v", task, err)
 	}
@@ -152,11 +152,11 @@ func TestMigrationToGraderKeys(t *testing.T) {
  {"taskId":"a","goal":"Click the button","setupUrl":"http://a.test/","validateScript":"document.title === 'A'"},
  {"taskId":"b","goal":"Click the button","setupUrl":"http://a.test/","validateScript":"document.title === 'B'"}
 ]`
-	rep, err := s.ImportTasks(strings.NewReader(manifest), "m.json", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(manifest), "m.json", ImportOptions{})
 	if err != nil || rep.Imported != 1 || len(rep.Duplicates) != 1 || rep.Tasks[0].SourceID != "b" {
 		t.Fatalf("import after the migration: %d imported, duplicates %v: %v; want b imported, a already stored", rep.Imported, rep.Duplicates, err)
 	}
-	if ok, err := s.IntegrityCheck(); ok != "ok" || err != nil {
+	if ok, err := s.IntegrityCheck(t.Context()); ok != "ok" || err != nil {
 		t.Errorf("integrity after the migration: %q %v", ok, err)
 	}
 }

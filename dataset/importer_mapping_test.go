@@ -13,7 +13,7 @@ import (
 func TestImportMissingColumnAndNoColumn(t *testing.T) {
 	s := wmStore(t)
 	doc := "Objective,Website,type\nFind the tent,http://shop.waymark.test/,\n"
-	rep, err := s.PreviewImport(strings.NewReader(doc), "o.csv", ImportOptions{})
+	rep, err := s.PreviewImport(t.Context(), strings.NewReader(doc), "o.csv", ImportOptions{})
 	var missing *MissingColumnError
 	if !errors.As(err, &missing) || missing.Field != FieldGoal || !errors.Is(err, ErrImportFile) {
 		t.Fatalf("err %v", err)
@@ -21,15 +21,15 @@ func TestImportMissingColumnAndNoColumn(t *testing.T) {
 	if strings.Join(rep.Columns, ",") != "Objective,Website,type" || rep.Mapping[FieldURL] != "Website" || rep.Mapping[FieldCategory] != "type" {
 		t.Fatalf("columns %q mapping %v", rep.Columns, rep.Mapping)
 	}
-	rep, err = s.PreviewImport(strings.NewReader(doc), "o.csv", ImportOptions{Map: map[string]string{FieldGoal: "Objective"}})
+	rep, err = s.PreviewImport(t.Context(), strings.NewReader(doc), "o.csv", ImportOptions{Map: map[string]string{FieldGoal: "Objective"}})
 	if err != nil || len(rep.Skipped) != 1 || rep.Skipped[0].Reason != ReasonNoCategory {
 		t.Fatalf("err %v skipped %v", err, rep.Skipped)
 	}
-	_, err = s.PreviewImport(strings.NewReader(doc), "o.csv", ImportOptions{Map: map[string]string{FieldGoal: "Objective", FieldCategory: ""}})
+	_, err = s.PreviewImport(t.Context(), strings.NewReader(doc), "o.csv", ImportOptions{Map: map[string]string{FieldGoal: "Objective", FieldCategory: ""}})
 	if !errors.As(err, &missing) || missing.Field != FieldCategory {
 		t.Fatalf("no category column: err %v", err)
 	}
-	rep, err = s.PreviewImport(strings.NewReader(doc), "o.csv", ImportOptions{Map: map[string]string{FieldGoal: "Objective", FieldCategory: ""}, DefaultCategory: Navigation})
+	rep, err = s.PreviewImport(t.Context(), strings.NewReader(doc), "o.csv", ImportOptions{Map: map[string]string{FieldGoal: "Objective", FieldCategory: ""}, DefaultCategory: Navigation})
 	if err != nil || rep.Imported != 1 || rep.Mapping[FieldCategory] != "" {
 		t.Fatalf("err %v report %+v", err, rep)
 	}

@@ -27,16 +27,16 @@ func TestImportReportOrderAndCategoryCounts(t *testing.T) {
 		}
 	}
 	three := map[string]int{"information": 1, "navigation": 1, "interaction": 1}
-	rep, err := s.PreviewImport(strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{})
+	rep, err := s.PreviewImport(t.Context(), strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("preview", rep, three)
-	if rep, err = s.ImportTasks(strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{}); err != nil {
+	if rep, err = s.ImportTasks(t.Context(), strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("import", rep, three)
-	if rep, err = s.PreviewImport(strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{}); err != nil {
+	if rep, err = s.PreviewImport(t.Context(), strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("preview once stored", rep, map[string]int{})

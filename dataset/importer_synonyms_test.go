@@ -15,7 +15,7 @@ func TestImportMixedSynonymsPerRow(t *testing.T) {
 {"goal": "Open the returns page", "start_url": "http://shop.waymark.test/help", "category": "navigation"}
 {"task": "Book a workshop", "website": "http://forms.waymark.test/", "task_type": "form"}
 `
-	rep, err := s.PreviewImport(strings.NewReader(doc), "mixed.jsonl", ImportOptions{})
+	rep, err := s.PreviewImport(t.Context(), strings.NewReader(doc), "mixed.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestImportMixedSynonymsPerRow(t *testing.T) {
 		}
 	}
 	// An explicit column is not replaced by a row's synonym.
-	rep, err = s.PreviewImport(strings.NewReader(doc), "mixed.jsonl", ImportOptions{Map: map[string]string{FieldGoal: "instruction"}})
+	rep, err = s.PreviewImport(t.Context(), strings.NewReader(doc), "mixed.jsonl", ImportOptions{Map: map[string]string{FieldGoal: "instruction"}})
 	if err != nil {
 		t.Fatal(err)
 	}

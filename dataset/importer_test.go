@@ -52,7 +52,7 @@ const wmJSONL = `{"id": "t1", "instruction": "What is the population of Lyon?", 
 
 func TestImportJSONLines(t *testing.T) {
 	s := wmStore(t)
-	rep, err := s.ImportTasks(strings.NewReader(wmJSONL), "/data/webtasks.jsonl", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(wmJSONL), "/data/webtasks.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestImportJSONLines(t *testing.T) {
 	if len(rep.Skipped) != 6 || len(rep.Duplicates) != 1 {
 		t.Fatalf("skipped %v duplicates %v", rep.Skipped, rep.Duplicates)
 	}
-	tasks, _ := s.ListTasks(TaskFilter{Source: "webtasks.jsonl"})
+	tasks, _ := s.ListTasks(t.Context(), TaskFilter{Source: "webtasks.jsonl"})
 	if len(tasks) != 3 {
 		t.Fatalf("%d tasks stored", len(tasks))
 	}
@@ -100,7 +100,7 @@ func TestImportJSONLines(t *testing.T) {
 
 	// The same file again: every valid row is a duplicate, nothing changes.
 	before := wmCount(t, s)
-	rep, err = s.ImportTasks(strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{DefaultCategory: "nav"})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(wmJSONL), "webtasks.jsonl", ImportOptions{DefaultCategory: "nav"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestImportJSONArrayAndObject(t *testing.T) {
   42,
   {"task": "Open settings", "url": "http://settings.waymark.test/", "category": "Navigation"}
 ]`
-	rep, err := s.ImportTasks(strings.NewReader(doc), "tasks.json", ImportOptions{Source: "mine"})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(doc), "tasks.json", ImportOptions{Source: "mine"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestImportJSONArrayAndObject(t *testing.T) {
 		t.Fatalf("skipped %v", rep.Skipped)
 	}
 	wrapped := `{"data": [{"prompt": "Find the wiki's main page", "start_url": "http://wiki.waymark.test/x", "task_type": "navigation"}]}`
-	rep, err = s.ImportTasks(strings.NewReader(wrapped), "hf.json", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(wrapped), "hf.json", ImportOptions{})
 	if err != nil || rep.Imported != 1 {
 		t.Fatalf("wrapped: %v %s", err, rep.Summary())
 	}
@@ -141,7 +141,7 @@ func TestImportCSVAndTSV(t *testing.T) {
 		"\"Find the price of \"\"Red Kettle\"\", in euros\",http://shop.waymark.test/,info,\"multi\nline\"\n" +
 		"Open the cart,http://shop.waymark.test/,,\n" +
 		"Toggle alerts,http://settings.waymark.test/,interactive,x\n"
-	rep, err := s.ImportTasks(strings.NewReader(csvDoc), "list.csv", ImportOptions{
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(csvDoc), "list.csv", ImportOptions{
 		Map: map[string]string{"goal": "question", "url": "SITE", "category": "Kind"}, DefaultCategory: "navigation"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,19 +152,19 @@ func TestImportCSVAndTSV(t *testing.T) {
 	if rep.Mapping[FieldGoal] != "Question" || rep.Columns[0] != "Question" {
 		t.Fatalf("mapping %v columns %v (the BOM must go)", rep.Mapping, rep.Columns)
 	}
-	got, ok, _ := s.FindTask(`Find the price of "Red Kettle", in euros`, "http://shop.waymark.test/")
+	got, ok, _ := s.FindTask(t.Context(), `Find the price of "Red Kettle", in euros`, "http://shop.waymark.test/")
 	if !ok || got.Category != Information {
 		t.Fatalf("quoted CSV field: %+v %v", got, ok)
 	}
-	if cart, ok, _ := s.FindTask("Open the cart", "http://shop.waymark.test/"); !ok || cart.Category != Navigation {
+	if cart, ok, _ := s.FindTask(t.Context(), "Open the cart", "http://shop.waymark.test/"); !ok || cart.Category != Navigation {
 		t.Fatalf("default category: %+v", cart)
 	}
 	semi := "goal;url;category\nRead the weather;http://wiki.waymark.test/weather;info\n"
-	if rep, err := s.ImportTasks(strings.NewReader(semi), "excel.csv", ImportOptions{}); err != nil || rep.Imported != 1 {
+	if rep, err := s.ImportTasks(t.Context(), strings.NewReader(semi), "excel.csv", ImportOptions{}); err != nil || rep.Imported != 1 {
 		t.Fatalf("semicolon CSV: %v %s %v", err, rep.Summary(), rep.Skipped)
 	}
 	tsv := "goal\turl\tcategory\nRead the news\thttp://wiki.waymark.test/news\tinformation\nToo\tmany\tfields\there\n"
-	rep, err = s.ImportTasks(strings.NewReader(tsv), "x.tsv", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(tsv), "x.tsv", ImportOptions{})
 	if err != nil || rep.Imported != 1 || rep.Format != "tsv" {
 		t.Fatalf("tsv: %v %s", err, rep.Summary())
 	}
@@ -199,7 +199,7 @@ func TestImportParquet(t *testing.T) {
 	os.WriteFile(path, buf.Bytes(), 0o644)
 	s := wmStore(t)
 	opts := ImportOptions{Map: map[string]string{"goal": "ques"}, DefaultCategory: "information"}
-	pre, err := s.PreviewFile(path, opts)
+	pre, err := s.PreviewFile(t.Context(), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,11 +211,11 @@ func TestImportParquet(t *testing.T) {
 		t.Fatalf("preview: %s columns %v mapping %v", pre.Summary(), pre.Columns, pre.Mapping)
 	}
 	wmIssue(t, pre.Skipped, 3, `the start URL (column "web") is empty`)
-	rep, err := s.ImportFile(path, opts)
+	rep, err := s.ImportFile(t.Context(), path, opts)
 	if err != nil || rep.Imported != 2 || wmCount(t, s) != 2 {
 		t.Fatalf("import: %v %s", err, rep.Summary())
 	}
-	nile, ok, _ := s.FindTask("How long is the Nile?", "https://wiki.waymark.test")
+	nile, ok, _ := s.FindTask(t.Context(), "How long is the Nile?", "https://wiki.waymark.test")
 	if !ok || nile.SourceID != "Wiki--1" || nile.Check == nil || nile.Check.Answer != "6,650 km|6650 km" || nile.Source != "train-00000-of-00001.parquet" {
 		t.Fatalf("nile %+v check %+v", nile, nile.Check)
 	}
@@ -248,7 +248,7 @@ func TestImportBadFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		before := wmCount(t, s)
-		_, err := s.ImportTasks(strings.NewReader(c.content), filepath.Join(dir, c.name), c.opts)
+		_, err := s.ImportTasks(t.Context(), strings.NewReader(c.content), filepath.Join(dir, c.name), c.opts)
 		if !errors.Is(err, ErrImportFile) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v\n   want an ErrImportFile mentioning %q", c.name, err, c.want)
 		}
@@ -256,10 +256,10 @@ func TestImportBadFiles(t *testing.T) {
 			t.Errorf("%s: the failed import changed the store", c.name)
 		}
 	}
-	if _, err := s.ImportFile(filepath.Join(dir, "missing.csv"), ImportOptions{}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if _, err := s.ImportFile(t.Context(), filepath.Join(dir, "missing.csv"), ImportOptions{}); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := s.ImportFile(dir, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "is a folder") {
+	if _, err := s.ImportFile(t.Context(), dir, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Errorf("folder: %v", err)
 	}
 }
@@ -271,7 +271,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	s := wmStore(t)
 	release := wmHoldWriteLock(t, s.Path())
 	doc := "goal,url,category\na,http://a.test/,nav\nb,http://a.test/,nav\n"
-	_, err := s.ImportTasks(strings.NewReader(doc), "x.csv", ImportOptions{})
+	_, err := s.ImportTasks(t.Context(), strings.NewReader(doc), "x.csv", ImportOptions{})
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "nothing was imported") {
 		t.Fatalf("import while locked: %v", err)
 	}
@@ -279,7 +279,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	if wmCount(t, s) != 0 {
 		t.Fatal("a failed import stored tasks")
 	}
-	if rep, err := s.ImportTasks(strings.NewReader(doc), "x.csv", ImportOptions{}); err != nil || rep.Imported != 2 {
+	if rep, err := s.ImportTasks(t.Context(), strings.NewReader(doc), "x.csv", ImportOptions{}); err != nil || rep.Imported != 2 {
 		t.Fatalf("after release: %v %s", err, rep.Summary())
 	}
 }
@@ -323,7 +323,7 @@ func wmParquet(t testing.TB) []byte {
 func TestImportHostileFiles(t *testing.T) {
 	s := wmStore(t)
 	good := wmParquet(t)
-	if rep, err := s.PreviewImport(bytes.NewReader(good), "ok.parquet", ImportOptions{}); err != nil || rep.Imported != 2 {
+	if rep, err := s.PreviewImport(t.Context(), bytes.NewReader(good), "ok.parquet", ImportOptions{}); err != nil || rep.Imported != 2 {
 		t.Fatalf("the valid Parquet file: %v %s", err, rep.Summary())
 	}
 	hugeFooter := bytes.Clone(good)
@@ -345,7 +345,7 @@ func TestImportHostileFiles(t *testing.T) {
 	for _, c := range cases {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := s.PreviewImport(bytes.NewReader(c.content), c.name, ImportOptions{})
+		_, err := s.PreviewImport(t.Context(), bytes.NewReader(c.content), c.name, ImportOptions{})
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, ErrImportFile) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v\n   want an ErrImportFile mentioning %q", c.name, err, c.want)

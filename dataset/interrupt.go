@@ -1,5 +1,7 @@
 package dataset
 
+import "context"
+
 import "waymark/engine/action"
 
 // Interrupt ends the current episode, if it is recording, as interrupted
@@ -13,12 +15,12 @@ func (r *Recorder) Interrupt(reason action.EndReason) error {
 		return nil
 	}
 	r.open = false
-	return r.store.interruptWith(r.ep, reason)
+	return r.store.interruptWith(context.Background(), r.ep, reason)
 }
 
 // interruptWith marks a recording episode interrupted with reason.
-func (s *Store) interruptWith(id string, reason action.EndReason) error {
-	if _, err := s.db.Exec(`UPDATE episodes SET status='interrupted', end_reason=?, ended_at=COALESCE(ended_at, ?) WHERE id=? AND status='recording'`,
+func (s *Store) interruptWith(ctx context.Context, id string, reason action.EndReason) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE episodes SET status='interrupted', end_reason=?, ended_at=COALESCE(ended_at, ?) WHERE id=? AND status='recording'`,
 		reason, now(), id); err != nil {
 		return s.explainWriteError(err)
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -226,7 +227,7 @@ func taskManifestOptions(t Task, opts *engine.ResetOptions) {
 // saveValidation keeps an observation's validate result with its episode
 // (episodes.validate_json): the last one wins, so at the end it is the
 // end's.
-func (s *Store) saveValidation(episodeID string, v *action.Validation) error {
+func (s *Store) saveValidation(ctx context.Context, episodeID string, v *action.Validation) error {
 	if v == nil {
 		return nil
 	}
@@ -234,15 +235,15 @@ func (s *Store) saveValidation(episodeID string, v *action.Validation) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Exec(`UPDATE episodes SET validate_json=? WHERE id=?`, string(b), episodeID)
+	_, err = s.db.ExecContext(ctx, `UPDATE episodes SET validate_json=? WHERE id=?`, string(b), episodeID)
 	return s.explainWriteError(err)
 }
 
 // EpisodeValidation reads an episode's stored validate result (nil when
 // its task has no validate script, or it has not run).
-func (s *Store) EpisodeValidation(episodeID string) (*action.Validation, error) {
+func (s *Store) EpisodeValidation(ctx context.Context, episodeID string) (*action.Validation, error) {
 	var v sql.NullString
-	err := s.db.QueryRow(`SELECT validate_json FROM episodes WHERE id=?`, episodeID).Scan(&v)
+	err := s.db.QueryRowContext(ctx, `SELECT validate_json FROM episodes WHERE id=?`, episodeID).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("episode %s: %w", episodeID, ErrNotFound)
 	}
@@ -258,8 +259,8 @@ func (s *Store) EpisodeValidation(episodeID string) (*action.Validation, error) 
 
 // ManifestTasks lists the tasks imported from a manifest (archived ones
 // too), in import order.
-func (s *Store) ManifestTasks() ([]Task, error) {
-	rows, err := s.db.Query(`SELECT ` + taskColumns + ` FROM tasks t WHERE t.manifest_json IS NOT NULL ORDER BY t.created_at, t.rowid`)
+func (s *Store) ManifestTasks(ctx context.Context) ([]Task, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks t WHERE t.manifest_json IS NOT NULL ORDER BY t.created_at, t.rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -277,12 +278,12 @@ func (s *Store) ManifestTasks() ([]Task, error) {
 
 // FindTaskRef finds a task by its id, else by its source id (a manifest's
 // taskId); several tasks with that source id are refused by name.
-func (s *Store) FindTaskRef(ref string) (Task, error) {
-	t, err := s.GetTask(ref)
+func (s *Store) FindTaskRef(ctx context.Context, ref string) (Task, error) {
+	t, err := s.GetTask(context.Background(), ref)
 	if !errors.Is(err, ErrNotFound) {
 		return t, err
 	}
-	rows, err := s.db.Query(`SELECT `+taskColumns+` FROM tasks t WHERE t.source_id=? ORDER BY t.created_at`, ref)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks t WHERE t.source_id=? ORDER BY t.created_at`, ref)
 	if err != nil {
 		return Task{}, err
 	}

@@ -43,7 +43,7 @@ func TestRecorderRunsManifestValidateScript(t *testing.T) {
  {"taskId": "t.throws", "goal": "Click the button, bad grader", "setupUrl": "%[1]s/throws", "category": "interaction", "validateScript": "JSON.parse('{oops')"},
  {"taskId": "t.answer", "goal": "Say yes after clicking", "setupUrl": "%[1]s/answer", "category": "information", "answer": "yes", "validateScript": %[2]q}
 ]`, site.URL, validate)
-	rep, err := s.ImportTasks(strings.NewReader(manifest), "m.json", dataset.ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(manifest), "m.json", dataset.ImportOptions{})
 	if err != nil || rep.Imported != 4 {
 		t.Fatalf("import: %v %d %v", err, rep.Imported, rep.Skipped)
 	}
@@ -59,7 +59,7 @@ func TestRecorderRunsManifestValidateScript(t *testing.T) {
 
 	episode := func(ref string, steps ...action.Action) (engine.Observation, string) {
 		t.Helper()
-		task, err := s.FindTaskRef(ref)
+		task, err := s.FindTaskRef(ctx, ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,11 +77,11 @@ func TestRecorderRunsManifestValidateScript(t *testing.T) {
 	}
 	stored := func(id string) (*action.Validation, *float64) {
 		t.Helper()
-		v, err := s.EpisodeValidation(id)
+		v, err := s.EpisodeValidation(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := s.GetEpisode(id)
+		ep, err := s.GetEpisode(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestRecorderRunsManifestValidateScript(t *testing.T) {
 		}
 	})
 	t.Run("each step", func(t *testing.T) {
-		task, _ := s.FindTaskRef("t.each")
+		task, _ := s.FindTaskRef(t.Context(), "t.each")
 		rec.SetTask(task.ID)
 		obs, err := rec.Reset(ctx, engine.ResetOptions{})
 		if err != nil {

@@ -22,22 +22,22 @@ func TestImportPracticeManifest(t *testing.T) {
 	}
 	defer s.Close()
 
-	prev, err := s.PreviewImport(bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})
+	prev, err := s.PreviewImport(t.Context(), bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if prev.Format != "manifest" || prev.Imported != 5 || len(prev.Skipped) != 0 {
 		t.Fatalf("preview: format %s, %d tasks, skipped %v", prev.Format, prev.Imported, prev.Skipped)
 	}
-	if got, _ := s.ManifestTasks(); len(got) != 0 {
+	if got, _ := s.ManifestTasks(t.Context()); len(got) != 0 {
 		t.Fatalf("the preview stored %d tasks", len(got))
 	}
 
-	rep, err := s.ImportTasks(bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})
 	if err != nil || rep.Imported != 5 {
 		t.Fatalf("import: %v, %d imported, skipped %v", err, rep.Imported, rep.Skipped)
 	}
-	tasks, err := s.ManifestTasks()
+	tasks, err := s.ManifestTasks(t.Context())
 	if err != nil || len(tasks) != 5 {
 		t.Fatalf("ManifestTasks: %v, %d", err, len(tasks))
 	}
@@ -99,16 +99,16 @@ func TestImportPracticeManifest(t *testing.T) {
 	}
 
 	// Found by taskId as by id; again: all duplicates.
-	if got, err := s.FindTaskRef("waymark.practice.wiki.L1.open-varnholm"); err != nil || got.ID != wiki.ID {
+	if got, err := s.FindTaskRef(t.Context(), "waymark.practice.wiki.L1.open-varnholm"); err != nil || got.ID != wiki.ID {
 		t.Errorf("FindTaskRef by taskId: %v %v", got.ID, err)
 	}
-	if got, err := s.FindTaskRef(wiki.ID); err != nil || got.SourceID != wiki.SourceID {
+	if got, err := s.FindTaskRef(t.Context(), wiki.ID); err != nil || got.SourceID != wiki.SourceID {
 		t.Errorf("FindTaskRef by id: %v %v", got.SourceID, err)
 	}
-	if _, err := s.FindTaskRef("nope.L9"); !errors.Is(err, dataset.ErrNotFound) || !strings.Contains(err.Error(), `no task has the id or taskId "nope.L9"`) {
+	if _, err := s.FindTaskRef(t.Context(), "nope.L9"); !errors.Is(err, dataset.ErrNotFound) || !strings.Contains(err.Error(), `no task has the id or taskId "nope.L9"`) {
 		t.Errorf("FindTaskRef of an unknown id: %v", err)
 	}
-	again, err := s.ImportTasks(bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})
+	again, err := s.ImportTasks(t.Context(), bytes.NewReader(practice.Manifest), "task-manifest.json", dataset.ImportOptions{})
 	if err != nil || again.Imported != 0 || len(again.Duplicates) != 5 {
 		t.Errorf("re-import: %v, %d imported, %d duplicates", err, again.Imported, len(again.Duplicates))
 	}
@@ -131,7 +131,7 @@ func TestImportManifestURLsAndRefusals(t *testing.T) {
   "allowedActions": ["scroll", "send_msg_to_user"], "answer": "7"},
  {"taskId": "choredesk.L1.e", "goal": "Do E", "setupUrl": "https://example.com/e", "validateEachStep": true}
 ]}`
-	rep, err := s.PreviewImport(strings.NewReader(file), "task-manifest.json", dataset.ImportOptions{})
+	rep, err := s.PreviewImport(t.Context(), strings.NewReader(file), "task-manifest.json", dataset.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestImportManifestURLsAndRefusals(t *testing.T) {
 	}
 
 	// With the base URL the relative addresses resolve; a bad base is named.
-	rep, err = s.ImportTasks(strings.NewReader(file), "task-manifest.json", dataset.ImportOptions{BaseURL: "http://127.0.0.1:8765/suite/"})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(file), "task-manifest.json", dataset.ImportOptions{BaseURL: "http://127.0.0.1:8765/suite/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,11 +173,11 @@ func TestImportManifestURLsAndRefusals(t *testing.T) {
 		t.Errorf("start URLs: %v", urls)
 	}
 	one := `{"taskId": "x.y", "goal": "Do X", "setupUrl": "x.html"}`
-	rep, _ = s.PreviewImport(strings.NewReader(one), "one.json", dataset.ImportOptions{BaseURL: "ftp://host/"})
+	rep, _ = s.PreviewImport(t.Context(), strings.NewReader(one), "one.json", dataset.ImportOptions{BaseURL: "ftp://host/"})
 	if rep.Rows != 1 || len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0].Reason, `the base URL "ftp://host/" is not an http(s) address`) {
 		t.Errorf("a single task object with a bad base URL: %+v", rep.Skipped)
 	}
-	rep, _ = s.PreviewImport(strings.NewReader(one), "one.json", dataset.ImportOptions{BaseURL: "http://h:1/", DefaultCategory: "navigation"})
+	rep, _ = s.PreviewImport(t.Context(), strings.NewReader(one), "one.json", dataset.ImportOptions{BaseURL: "http://h:1/", DefaultCategory: "navigation"})
 	if rep.Imported != 1 || rep.Tasks[0].Category != dataset.Navigation || rep.Tasks[0].Manifest.CategoryFrom != "default" {
 		t.Errorf("default category: %+v", rep.Tasks)
 	}

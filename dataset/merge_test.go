@@ -95,12 +95,12 @@ func TestMergeTwoAnnotators(t *testing.T) {
 		t.Fatal("the two stores' tasks should have ids of their own")
 	}
 	onlyB := wmTask(t, b, "What does the wiki say about owls?", Information, "http://wiki.waymark.test/")
-	diffA, err := a.AddTask(Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
+	diffA, err := a.AddTask(t.Context(), Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
 		Check: &action.Check{Kind: action.CheckKindURL, URL: "/booked$"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.AddTask(Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
+	if _, err := b.AddTask(t.Context(), Task{Goal: "Book a room", Category: Interaction, StartURL: "http://forms.waymark.test/", Source: "test",
 		Check: &action.Check{Kind: action.CheckKindURL, URL: "/confirmed$"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -108,25 +108,25 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	ea := mgRecord(t, a, ta.ID, "alice", 2)
 	eb1 := mgRecord(t, b, tb.ID, "bob", 3)
 	eb2 := mgRecord(t, b, onlyB.ID, "bob", 2)
-	if err := b.SaveHARChunk(eb1, []har.Entry{{StartedDateTime: "2026-01-01T00:00:01.000Z", Step: 1, Request: har.Request{Method: "GET", URL: "http://shop.waymark.test/api/cart"}}}, har.Summary{Redacted: true, Entries: 1}, nil); err != nil {
+	if err := b.SaveHARChunk(t.Context(), eb1, []har.Entry{{StartedDateTime: "2026-01-01T00:00:01.000Z", Step: 1, Request: har.Request{Method: "GET", URL: "http://shop.waymark.test/api/cart"}}}, har.Summary{Redacted: true, Entries: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.RemoveStep(context.Background(), eb1, 2, "bob", "clicked the wrong link"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReview(Review{EpisodeID: eb1, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := b.SaveReview(t.Context(), Review{EpisodeID: eb1, Reviewer: "carol", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReview(Review{EpisodeID: eb2, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"}); err != nil {
+	if _, err := b.SaveReview(t.Context(), Review{EpisodeID: eb2, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReplayRun(ReplayRun{EpisodeID: eb1, Display: "headless", Steps: []ReplayStep{{Step: 0, Verdict: "match"}}, Matched: 1, Compared: 1}); err != nil {
+	if _, err := b.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: eb1, Display: "headless", Steps: []ReplayStep{{Step: 0, Verdict: "match"}}, Matched: 1, Compared: 1}); err != nil {
 		t.Fatal(err)
 	}
-	bSteps, _ := b.Steps(eb1)
+	bSteps, _ := b.Steps(t.Context(), eb1)
 	var bShots [][]byte
 	for _, st := range bSteps {
-		pic, err := b.Screenshot(eb1, st.Index)
+		pic, err := b.Screenshot(t.Context(), eb1, st.Index)
 		if err != nil || len(pic) == 0 {
 			t.Fatalf("source screenshot %d: %v", st.Index, err)
 		}
@@ -155,16 +155,16 @@ func TestMergeTwoAnnotators(t *testing.T) {
 		t.Errorf("issues %+v, want the task defined differently with both checks", rep.Issues)
 	}
 	// Bob's episode of the shared task is under Alice's task now.
-	ep, err := a.GetEpisode(eb1)
+	ep, err := a.GetEpisode(t.Context(), eb1)
 	if err != nil || ep.TaskID != ta.ID || ep.Annotator != "bob" {
 		t.Fatalf("merged episode %+v %v; want task %s", ep, err, ta.ID)
 	}
-	got, _ := a.Steps(eb1)
+	got, _ := a.Steps(t.Context(), eb1)
 	if len(got) != len(bSteps) {
 		t.Fatalf("%d steps merged, want %d", len(got), len(bSteps))
 	}
 	for i := range got {
-		pic, _ := a.Screenshot(eb1, got[i].Index)
+		pic, _ := a.Screenshot(t.Context(), eb1, got[i].Index)
 		if !bytes.Equal(pic, bShots[i]) || got[i].URL != bSteps[i].URL || got[i].Removed != bSteps[i].Removed {
 			t.Errorf("step %d differs after the merge", i)
 		}
@@ -172,16 +172,16 @@ func TestMergeTwoAnnotators(t *testing.T) {
 	if !got[2].Removed {
 		t.Error("the removed step came back")
 	}
-	if revs, _ := a.CurrentReviews(eb2); len(revs) != 1 || revs[0].Outcome != OutcomeFailure || revs[0].Reviewer != "carol" {
+	if revs, _ := a.CurrentReviews(t.Context(), eb2); len(revs) != 1 || revs[0].Outcome != OutcomeFailure || revs[0].Reviewer != "carol" {
 		t.Errorf("reviews of the merged episode %+v", revs)
 	}
 	if runs, _ := a.ReplayRuns(context.Background(), eb1); len(runs) != 1 {
 		t.Errorf("%d replay runs merged, want 1", len(runs))
 	}
-	if ep, _ := a.GetEpisode(ea); ep.Annotator != "alice" {
+	if ep, _ := a.GetEpisode(t.Context(), ea); ep.Annotator != "alice" {
 		t.Error("the target's own episode changed")
 	}
-	if v, err := a.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := a.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("integrity %q %v", v, err)
 	}
 
@@ -234,7 +234,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	b := mgStorePath(t, dir, "b.db")
 	task := wmTask(t, b, "Open the cart", Navigation, "http://shop.waymark.test/")
 	ep := mgRecord(t, b, task.ID, "bob", 2)
-	r1, err := b.SaveReview(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
+	r1, err := b.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeSuccess})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	mgMerge2(t, a, bPath)
 
 	// Carol changes her mind on machine A; later on machine B, differently.
-	r2, err := a.SaveReview(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"})
+	r2, err := a.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: action.Int(1), FailureType: "wrong_element"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond) // r3 must be the newer: timestamps have millisecond resolution
-	r3, err := b.SaveReview(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeNotExecutable})
+	r3, err := b.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeNotExecutable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	if len(rep.Issues) != 1 || rep.Issues[0].Kind != "review" || rep.Issues[0].ID != r2.ID || !strings.Contains(rep.Issues[0].Resolution, r3.ID) {
 		t.Errorf("issues %+v; want r2 %s kept as history of r3 %s", rep.Issues, r2.ID, r3.ID)
 	}
-	hist, err := a.ReviewHistory(ep, "carol")
+	hist, err := a.ReviewHistory(t.Context(), ep, "carol")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	if len(hist) != 3 || sup[r1.ID] == "" || sup[r2.ID] != r3.ID || sup[r3.ID] != "" {
 		t.Fatalf("history %v; want r1 and r2 superseded, r3 current", sup)
 	}
-	cur, _ := a.CurrentReviews(ep)
+	cur, _ := a.CurrentReviews(t.Context(), ep)
 	if len(cur) != 1 || cur[0].ID != r3.ID || cur[0].Outcome != OutcomeNotExecutable {
 		t.Fatalf("current reviews %+v, want r3", cur)
 	}
@@ -288,11 +288,11 @@ func TestMergeReviewEditedOnTwoMachines(t *testing.T) {
 	if _, err := b.Merge(context.Background(), aPath, MergeOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cur, _ = b.CurrentReviews(ep)
+	cur, _ = b.CurrentReviews(t.Context(), ep)
 	if len(cur) != 1 || cur[0].ID != r3.ID {
 		t.Fatalf("B's current reviews after merging A back %+v, want r3", cur)
 	}
-	if h, _ := b.ReviewHistory(ep, "carol"); len(h) != 3 {
+	if h, _ := b.ReviewHistory(t.Context(), ep, "carol"); len(h) != 3 {
 		t.Fatalf("B's history has %d versions, want 3", len(h))
 	}
 }
@@ -324,7 +324,7 @@ func TestMergeEpisodeDiffersKeepsThisVersion(t *testing.T) {
 	if err := b.RemoveStep(context.Background(), ep, 3, "dave", "not needed"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SaveReview(Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
+	if _, err := b.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess}); err != nil {
 		t.Fatal(err)
 	}
 	closeForMerge(t, b)
@@ -348,7 +348,7 @@ func TestMergeEpisodeDiffersKeepsThisVersion(t *testing.T) {
 			t.Errorf("%s: added %d, identical %d; want %d, %d", tbl, rep.Added[tbl], rep.Identical[tbl], added, identical)
 		}
 	}
-	steps, _ := a.Steps(ep)
+	steps, _ := a.Steps(t.Context(), ep)
 	if steps[3].Removed {
 		t.Error("this store's step was changed by the other file's edit")
 	}
@@ -395,7 +395,7 @@ INSERT INTO reviews(id,episode_id,reviewer,outcome,created_at) VALUES('r-old','e
 	if rep.Added["episodes"] != 1 || rep.Added["steps"] != 2 || rep.Added["reviews"] != 1 || rep.Added["tasks"] != 1 {
 		t.Fatalf("schema-1 merge added %v", rep.Added)
 	}
-	if e, err := a.GetEpisode("e-old"); err != nil || e.Owner != "" || e.Annotator != "olga" {
+	if e, err := a.GetEpisode(t.Context(), "e-old"); err != nil || e.Owner != "" || e.Annotator != "olga" {
 		t.Fatalf("old episode %+v %v", e, err)
 	}
 }

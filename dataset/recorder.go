@@ -109,7 +109,7 @@ func (r *Recorder) Inner() engine.Engine { return r.eng }
 // task resolves the episode's task and fills the reset options from it.
 func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, error) {
 	if ro.TaskID != "" {
-		t, err := r.store.GetTask(ro.TaskID)
+		t, err := r.store.GetTask(context.Background(), ro.TaskID)
 		if err != nil {
 			return Task{}, err
 		}
@@ -134,7 +134,7 @@ func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, er
 	if cat == "" {
 		cat = Navigation
 	}
-	return r.store.EnsureTask(Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
+	return r.store.EnsureTask(context.Background(), Task{Goal: goal, Category: cat, StartURL: opts.StartURL, Source: SourceAdhoc, Check: opts.Check})
 }
 
 // Reset starts a new episode: the engine resets, then the episode (status
@@ -187,7 +187,7 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	}
 	if opts.EpisodeID == "" {
 		opts.EpisodeID = uuid.NewString()
-	} else if _, err := r.store.GetEpisode(opts.EpisodeID); err == nil {
+	} else if _, err := r.store.GetEpisode(ctx, opts.EpisodeID); err == nil {
 		opts.EpisodeID = uuid.NewString() // ids are never reused
 	}
 	r.harFlush(-1, 0, true) // the previous episode's last requests
@@ -206,7 +206,7 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	if err := r.saveReset(ep, obs); err != nil {
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
-	_ = r.store.saveValidation(ep.ID, obs.Validation) // a hint; the observation carries it too
+	_ = r.store.saveValidation(ctx, ep.ID, obs.Validation) // a hint; the observation carries it too
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = ep.ID, 1, !obs.Done, nil, false, t.KeepSecrets
 	r.ro = opts
@@ -222,14 +222,14 @@ func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
 		return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	if err := s.insertEpisode(tx, &ep); err != nil {
+	if err := s.insertEpisode(context.Background(), tx, &ep); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
-	if err := s.insertStep(tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
+	if err := s.insertStep(context.Background(), tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
 	if obs.Done {
-		if err := s.endEpisode(tx, ep.ID, endOf(obs)); err != nil {
+		if err := s.endEpisode(context.Background(), tx, ep.ID, endOf(obs)); err != nil {
 			return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
 		}
 	}
@@ -305,7 +305,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 			// The finish did not reach the engine (e.g. the OpenEnv
 			// server went away): the person's answer is kept with the
 			// episode, which ends as interrupted.
-			if serr := r.store.SetEpisodeAnswer(ep, a.Text); serr != nil {
+			if serr := r.store.SetEpisodeAnswer(ctx, ep, a.Text); serr != nil {
 				err = errors.Join(err, fmt.Errorf("the answer could not be kept: %w", serr))
 			}
 		}
@@ -327,7 +327,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 		e := endOf(obs)
 		end = &e
 	}
-	werr := r.store.appendStep(st, end)
+	werr := r.store.appendStep(ctx, st, end)
 	if werr == nil {
 		r.harFlush(obs.Step, idx, obs.Done)
 	}
@@ -339,7 +339,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 			idx, a.String(), ErrNotSaved, werr, idx)
 	}
 	r.next = idx + 1
-	_ = r.store.saveValidation(ep, obs.Validation) // a hint; the step is saved and the observation carries it
+	_ = r.store.saveValidation(ctx, ep, obs.Validation) // a hint; the step is saved and the observation carries it
 	if obs.Done {
 		r.open = false
 	}
@@ -372,7 +372,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 		return engine.Observation{}, err
 	}
 	s := r.store
-	ep, err := s.GetEpisode(episodeID)
+	ep, err := s.GetEpisode(ctx, episodeID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
@@ -386,14 +386,14 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	if why := s.resumeRefusal(ep); why != "" {
 		return engine.Observation{}, fmt.Errorf("%w: episode %s: %s", ErrNotResumable, episodeID, why)
 	}
-	k, err := s.LastKeptStep(episodeID)
+	k, err := s.LastKeptStep(ctx, episodeID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
-	if err := s.CheckContinue(episodeID, k); err != nil {
+	if err := s.CheckContinue(ctx, episodeID, k); err != nil {
 		return engine.Observation{}, fmt.Errorf("%w: %w", ErrNotResumable, err)
 	}
-	t, err := s.GetTask(ep.TaskID)
+	t, err := s.GetTask(ctx, ep.TaskID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
@@ -405,16 +405,16 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 		return obs, err
 	}
 	r.harRestart(episodeID)
-	reo, err := s.ReopenEpisode(episodeID)
+	reo, err := s.ReopenEpisode(ctx, episodeID)
 	if err != nil {
 		return engine.Observation{}, err
 	}
 	if err := s.MarkResumed(ctx, episodeID, replayed, ro.Annotator); err != nil {
-		return engine.Observation{}, errors.Join(fmt.Errorf("the episode could not be marked resumed, so it was left interrupted: %w", err), s.UndoReopen(reo))
+		return engine.Observation{}, errors.Join(fmt.Errorf("the episode could not be marked resumed, so it was left interrupted: %w", err), s.UndoReopen(ctx, reo))
 	}
 	next, err := s.NextStepIndex(ctx, episodeID)
 	if err != nil {
-		return engine.Observation{}, errors.Join(err, s.InterruptEpisode(episodeID))
+		return engine.Observation{}, errors.Join(err, s.InterruptEpisode(ctx, episodeID))
 	}
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = episodeID, next, !obs.Done, nil, false, t.KeepSecrets
@@ -423,7 +423,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	if obs.Done {
 		// The replayed page ended the episode (it should not: the stored
 		// one went on); nothing can be recorded into it.
-		return obs, errors.Join(fmt.Errorf("the replayed episode ended at step %d (%s), so it cannot go on", replayed, obs.EndReason), s.InterruptEpisode(episodeID))
+		return obs, errors.Join(fmt.Errorf("the replayed episode ended at step %d (%s), so it cannot go on", replayed, obs.EndReason), s.InterruptEpisode(ctx, episodeID))
 	}
 	return obs, nil
 }
@@ -451,7 +451,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 		return 0, engine.Observation{}, errors.New("no episode is being recorded: there is nothing to undo")
 	}
 	s := r.store
-	last, err := s.LastKeptStep(ep)
+	last, err := s.LastKeptStep(ctx, ep)
 	if err != nil {
 		return 0, engine.Observation{}, err
 	}
@@ -460,7 +460,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 	}
 	// Refuse before changing anything when the steps before the undone one
 	// cannot be replayed (a secret that was not stored).
-	if err := s.CheckContinue(ep, prevKeptIndex(s, ep, last)); err != nil {
+	if err := s.CheckContinue(ctx, ep, prevKeptIndex(s, ep, last)); err != nil {
 		return 0, engine.Observation{}, fmt.Errorf("step %d cannot be undone: %w", last, err)
 	}
 	idx, err := s.UndoStep(ctx, ep, ro.Annotator)
@@ -493,7 +493,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 // prevKeptIndex is the last kept step before idx (0 when there is none or
 // the steps cannot be read: CheckContinue then checks only the start).
 func prevKeptIndex(s *Store, ep string, idx int) int {
-	steps, err := s.Steps(ep)
+	steps, err := s.Steps(context.Background(), ep)
 	if err != nil {
 		return 0
 	}
@@ -508,7 +508,7 @@ func (r *Recorder) stopCurrent() error {
 		return nil
 	}
 	r.open = false
-	return r.store.InterruptEpisode(r.ep)
+	return r.store.InterruptEpisode(context.Background(), r.ep)
 }
 
 // Discard marks the current (or last) episode discarded; its steps are kept.
@@ -519,7 +519,7 @@ func (r *Recorder) Discard() error {
 	if r.ep == "" {
 		return errors.New("there is no episode to discard")
 	}
-	if err := r.store.DiscardEpisode(r.ep); err != nil {
+	if err := r.store.DiscardEpisode(context.Background(), r.ep); err != nil {
 		return err
 	}
 	r.open, r.failed, r.discarded = false, nil, true

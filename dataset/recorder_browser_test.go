@@ -50,7 +50,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	task, err := s.AddTask(dataset.Task{Goal: "What colour is the sky?", Category: dataset.Information, StartURL: site.URL + "/",
+	task, err := s.AddTask(t.Context(), dataset.Task{Goal: "What colour is the sky?", Category: dataset.Information, StartURL: site.URL + "/",
 		Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "blue"}})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := s.GetEpisode(rec.EpisodeID())
+	ep, err := s.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 		ep.AutoReward == nil || *ep.AutoReward != 1 || ep.NumSteps != 4 || ep.FinalURL != obs.URL {
 		t.Fatalf("episode %+v (reward %v)", ep, ep.AutoReward)
 	}
-	steps, _ := s.Steps(ep.ID)
+	steps, _ := s.Steps(ctx, ep.ID)
 	if len(steps) != 5 {
 		t.Fatalf("%d steps", len(steps))
 	}
@@ -96,7 +96,7 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 		t.Fatalf("step 3 after the search: %s %q", steps[3].URL, steps[3].Title)
 	}
 	for i := range steps {
-		b, err := s.Screenshot(ep.ID, i)
+		b, err := s.Screenshot(ctx, ep.ID, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,21 +105,21 @@ func TestRecorderWithBrowserEngine(t *testing.T) {
 			t.Fatalf("step %d screenshot: %v %v", i, img.Bounds(), err)
 		}
 	}
-	if th, err := s.ThumbnailImage(ep.ID, 3); err != nil || th.Bounds().Dx() != dataset.ThumbWidth {
+	if th, err := s.ThumbnailImage(ctx, ep.ID, 3); err != nil || th.Bounds().Dx() != dataset.ThumbWidth {
 		t.Fatalf("thumbnail: %v", err)
 	}
 	// The network capture: the search's page load belongs to step 3, the
 	// click into the box (step 1) made no request; the HAR has both pages.
-	if got, err := s.StepRequests(ep.ID, 1); err != nil || len(got) != 0 {
+	if got, err := s.StepRequests(ctx, ep.ID, 1); err != nil || len(got) != 0 {
 		t.Fatalf("step 1 requests: %v %v", got, err)
 	}
-	got, err := s.StepRequests(ep.ID, 3)
+	got, err := s.StepRequests(ctx, ep.ID, 3)
 	if err != nil || !slices.ContainsFunc(got, func(e har.Entry) bool {
 		return e.Request.URL == site.URL+"/answer?q=sky%20colour" && e.ResourceType == "document" && e.Response.Status == 200 && e.Step == 3
 	}) {
 		t.Fatalf("step 3 requests: %+v %v", got, err)
 	}
-	if log, err := s.EpisodeHAR(ep.ID); err != nil || len(log.Pages) != 2 || log.Browser == nil || log.Browser.Name != "Chromium" {
+	if log, err := s.EpisodeHAR(ctx, ep.ID); err != nil || len(log.Pages) != 2 || log.Browser == nil || log.Browser.Name != "Chromium" {
 		t.Fatalf("episode HAR: %+v %v", log, err)
 	}
 	if !bytes.Contains([]byte(ep.EngineJSON), []byte(`"display":"headless"`)) || !bytes.Contains([]byte(ep.EngineJSON), []byte(`"browser":"Chromium`)) {

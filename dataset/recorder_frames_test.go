@@ -72,7 +72,7 @@ func TestStoredStepShowsTheSettledPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := s.Screenshot(rec.EpisodeID(), 1)
+	stored, err := s.Screenshot(ctx, rec.EpisodeID(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func wmReopen(t *testing.T, s *Store) *Store {
 
 func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "What is the capital of France?", Category: Information, StartURL: "http://wiki.waymark.test/",
+	task, err := s.AddTask(t.Context(), Task{Goal: "What is the capital of France?", Category: Information, StartURL: "http://wiki.waymark.test/",
 		Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "Paris"}})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	if obs0.URL != task.StartURL {
 		t.Fatalf("the task's start URL was not used: %q", obs0.URL)
 	}
-	ep, err := other.GetEpisode(epID)
+	ep, err := other.GetEpisode(ctx, epID)
 	if err != nil {
 		t.Fatalf("episode not committed when Reset returned: %v", err)
 	}
@@ -54,7 +54,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 		!strings.Contains(ep.EngineJSON, `"browser":"wmEngine test"`) || ep.Goal != task.Goal || ep.Category != Information || ep.Owner == "" {
 		t.Fatalf("episode %+v", ep)
 	}
-	if steps, _ := other.Steps(epID); len(steps) != 1 || steps[0].Index != 0 || steps[0].Action != nil || steps[0].ActionJSON != "" {
+	if steps, _ := other.Steps(ctx, epID); len(steps) != 1 || steps[0].Index != 0 || steps[0].Action != nil || steps[0].ActionJSON != "" {
 		t.Fatalf("step 0 not committed: %+v", steps)
 	}
 
@@ -64,7 +64,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, err := other.Steps(epID)
+		steps, err := other.Steps(ctx, epID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 			last.URL != obs.URL || last.Timings.TotalMS != 33 || last.Screenshot != nil {
 			t.Fatalf("step %d stored as %+v (action JSON %s, want %s)", i+1, last, last.ActionJSON, want)
 		}
-		shot, err := other.Screenshot(epID, i+1)
+		shot, err := other.Screenshot(ctx, epID, i+1)
 		if err != nil || !bytes.Equal(shot, obs.Screenshot) {
 			t.Fatalf("screenshot of step %d: %d bytes, err %v", i+1, len(shot), err)
 		}
@@ -91,7 +91,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	if _, err := rec.Step(ctx, action.Action{Op: action.Goto, URL: "http://a.test/"}); !errors.As(err, &ve) {
 		t.Fatalf("extended op in the default set: err = %v", err)
 	}
-	if steps, _ := other.Steps(epID); len(steps) != 4 {
+	if steps, _ := other.Steps(ctx, epID); len(steps) != 4 {
 		t.Fatalf("invalid actions were recorded: %d steps", len(steps))
 	}
 	obs, err := rec.Step(ctx, action.FinishWith(" paris "))
@@ -101,7 +101,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	if !obs.Done {
 		t.Fatal("finish did not end the episode")
 	}
-	ep, _ = other.GetEpisode(epID)
+	ep, _ = other.GetEpisode(ctx, epID)
 	if ep.Status != StatusFinished || ep.EndReason != action.EndFinished || ep.FinalAnswer != " paris " || ep.FinalURL != obs.URL ||
 		ep.AutoReward == nil || *ep.AutoReward != 1 || ep.NumSteps != 4 || ep.EndedAt == nil {
 		t.Fatalf("finished episode %+v", ep)
@@ -113,7 +113,7 @@ func TestRecorderCommitsEachStepBeforeReturning(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ = other.GetEpisode(epID); ep.Status != StatusFinished {
+	if ep, _ = other.GetEpisode(ctx, epID); ep.Status != StatusFinished {
 		t.Fatalf("close changed a finished episode: %s", ep.Status)
 	}
 }
@@ -136,7 +136,7 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if _, err := rec.Step(ctx, action.Action{Op: action.Goto, URL: "http://shop.waymark.test/cart"}); err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := s.GetEpisode(first)
+	ep, _ := s.GetEpisode(ctx, first)
 	if ep.Status != StatusFinished || ep.EndReason != action.EndStepLimit || ep.ActionSet != action.SetExtended || ep.AutoReward != nil {
 		t.Fatalf("step-limit episode %+v", ep)
 	}
@@ -144,10 +144,10 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if err := rec.Discard(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ = s.GetEpisode(first); ep.Status != StatusDiscarded || ep.EndReason != action.EndDiscarded {
+	if ep, _ = s.GetEpisode(ctx, first); ep.Status != StatusDiscarded || ep.EndReason != action.EndDiscarded {
 		t.Fatalf("discarded: %+v", ep)
 	}
-	if steps, _ := s.Steps(first); len(steps) != 3 {
+	if steps, _ := s.Steps(ctx, first); len(steps) != 3 {
 		t.Fatalf("discard lost steps: %d", len(steps))
 	}
 	if _, err := rec.Step(ctx, action.ScrollBy(10)); err == nil || !strings.Contains(err.Error(), "discarded") {
@@ -171,7 +171,7 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if third == first || third == second {
 		t.Fatalf("an episode id was reused: %s", third)
 	}
-	if ep, _ = s.GetEpisode(second); ep.Status != StatusInterrupted || ep.NumSteps != 1 {
+	if ep, _ = s.GetEpisode(ctx, second); ep.Status != StatusInterrupted || ep.NumSteps != 1 {
 		t.Fatalf("episode left by a reset: %+v", ep)
 	}
 	// Close while recording: interrupted, steps kept.
@@ -181,7 +181,7 @@ func TestRecorderEndReasonsDiscardAndInterrupt(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ = s.GetEpisode(third); ep.Status != StatusInterrupted || ep.EndReason != action.EndInterrupted || ep.NumSteps != 1 {
+	if ep, _ = s.GetEpisode(ctx, third); ep.Status != StatusInterrupted || ep.EndReason != action.EndInterrupted || ep.NumSteps != 1 {
 		t.Fatalf("episode left by close: %+v", ep)
 	}
 	if _, err := rec.Step(ctx, action.PressKey("TAB")); err == nil {
@@ -211,14 +211,14 @@ func TestRecorderFramesAndAdhocTasks(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the engine's live frame was not forwarded")
 	}
-	ep, _ := s.GetEpisode(rec.EpisodeID())
-	task, _ := s.GetTask(ep.TaskID)
+	ep, _ := s.GetEpisode(ctx, rec.EpisodeID())
+	task, _ := s.GetTask(ctx, ep.TaskID)
 	if task.Source != SourceAdhoc || task.StartURL != "http://127.0.0.1:9/" || task.Category != Navigation {
 		t.Fatalf("ad-hoc task %+v", task)
 	}
 	// The same URL again reuses the ad-hoc task.
 	rec.Reset(ctx, engine.ResetOptions{StartURL: "http://127.0.0.1:9/"})
-	ep2, _ := s.GetEpisode(rec.EpisodeID())
+	ep2, _ := s.GetEpisode(ctx, rec.EpisodeID())
 	if ep2.TaskID != ep.TaskID {
 		t.Fatal("a second ad-hoc task was made for the same URL")
 	}
@@ -275,8 +275,8 @@ func TestRecorderDiskFull(t *testing.T) {
 		t.Fatalf("step after a failed save: %v", err)
 	}
 	id := rec.EpisodeID()
-	ep, _ := s.GetEpisode(id)
-	steps, _ := s.Steps(id)
+	ep, _ := s.GetEpisode(ctx, id)
+	steps, _ := s.Steps(ctx, id)
 	if len(steps) != 2 || ep.NumSteps != 1 {
 		t.Fatalf("after the failure: %d steps stored, num_steps %d; want 2 and 1", len(steps), ep.NumSteps)
 	}
@@ -286,10 +286,10 @@ func TestRecorderDiskFull(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ = s.GetEpisode(id); ep.Status != StatusInterrupted || ep.NumSteps != 1 {
+	if ep, _ = s.GetEpisode(ctx, id); ep.Status != StatusInterrupted || ep.NumSteps != 1 {
 		t.Fatalf("episode after close %+v", ep)
 	}
-	if v, _ := s.IntegrityCheck(); v != "ok" {
+	if v, _ := s.IntegrityCheck(ctx); v != "ok" {
 		t.Fatal(v)
 	}
 }
@@ -316,7 +316,7 @@ func TestRecorderLockedDatabase(t *testing.T) {
 		t.Fatalf("waited %v for the lock", d)
 	}
 	release()
-	steps, _ := s.Steps(rec.EpisodeID())
+	steps, _ := s.Steps(ctx, rec.EpisodeID())
 	if len(steps) != 1 {
 		t.Fatalf("%d steps stored, want only step 0", len(steps))
 	}
@@ -387,8 +387,8 @@ func TestRecorderDuringASlowStep(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("the aborted step reported success")
 	}
-	ep, _ := s.GetEpisode(id)
-	if steps, _ := s.Steps(id); len(steps) != 2 || ep.Status != StatusInterrupted {
+	ep, _ := s.GetEpisode(ctx, id)
+	if steps, _ := s.Steps(ctx, id); len(steps) != 2 || ep.Status != StatusInterrupted {
 		t.Fatalf("after close: %d steps, status %s", len(steps), ep.Status)
 	}
 }

@@ -89,7 +89,7 @@ func (r ReplayRun) OK() bool {
 // SaveReplayRun stores a replay run of an existing episode and returns it
 // with its ID (a UUID when empty) and StartedAt (now when zero). The
 // episode itself is not touched.
-func (s *Store) SaveReplayRun(r ReplayRun) (ReplayRun, error) {
+func (s *Store) SaveReplayRun(ctx context.Context, r ReplayRun) (ReplayRun, error) {
 	if strings.TrimSpace(r.EpisodeID) == "" {
 		return ReplayRun{}, errors.New("save replay run: no episode given")
 	}
@@ -123,20 +123,20 @@ func (s *Store) SaveReplayRun(r ReplayRun) (ReplayRun, error) {
 	if r.FirstDiverged != nil {
 		first = *r.FirstDiverged
 	}
-	tx, err := s.db.Begin()
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return ReplayRun{}, s.explainWriteError(err)
 	}
 	defer tx.Rollback()
 	var one int
-	err = tx.QueryRow(`SELECT 1 FROM episodes WHERE id=?`, r.EpisodeID).Scan(&one)
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM episodes WHERE id=?`, r.EpisodeID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ReplayRun{}, fmt.Errorf("save replay run: episode %s: %w (it may have been deleted meanwhile)", r.EpisodeID, ErrNotFound)
 	}
 	if err != nil {
 		return ReplayRun{}, s.explainWriteError(err)
 	}
-	if _, err := tx.Exec(`INSERT INTO replay_runs (id, episode_id, started_at, ended_at, engine_json, display, steps_json,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO replay_runs (id, episode_id, started_at, ended_at, engine_json, display, steps_json,
 		matched, compared, first_diverged, warning, error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.EpisodeID, FormatTime(r.StartedAt), ended, r.EngineJSON, r.Display, string(steps),
 		r.Matched, r.Compared, first, r.Warning, r.Error); err != nil {

@@ -21,25 +21,25 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := wmTask(t, s, "Open the cart", Navigation, "http://shop.waymark.test/")
-	e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "ann"})
+	e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "bob"})
+	other, _ := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "bob"})
 	a := action.ClickAt(10, 20)
 	for _, st := range []Step{
 		{EpisodeID: e.ID, Index: 0, URL: "http://shop.waymark.test/", Screenshot: wmPagePNG(1)},
 		{EpisodeID: e.ID, Index: 1, Action: &a, URL: "http://shop.waymark.test/cart", Screenshot: wmPagePNG(2)},
 	} {
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.FinishEpisode(e.ID, EpisodeEnd{Answer: "cart"}); err != nil {
+	if err := s.FinishEpisode(t.Context(), e.ID, EpisodeEnd{Answer: "cart"}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.GetEpisode(e.ID)
-	beforeSteps, _ := s.Steps(e.ID)
+	before, _ := s.GetEpisode(t.Context(), e.ID)
+	beforeSteps, _ := s.Steps(t.Context(), e.ID)
 
 	if runs, err := s.ReplayRuns(context.Background(), e.ID); err != nil || len(runs) != 0 {
 		t.Fatalf("before any run: %v %v", runs, err)
@@ -47,7 +47,7 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 	one, score := 1, 0.99871
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	end0 := t0.Add(4 * time.Second)
-	old, err := s.SaveReplayRun(ReplayRun{EpisodeID: e.ID, StartedAt: t0, EndedAt: &end0, EngineJSON: `{"kind":"local","display":"headless"}`,
+	old, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: e.ID, StartedAt: t0, EndedAt: &end0, EngineJSON: `{"kind":"local","display":"headless"}`,
 		Display: "headless", Matched: 1, Compared: 2, FirstDiverged: &one,
 		Warning: "the site keeps state", Error: "step 1 diverged",
 		Steps: []ReplayStep{{Step: 0, Action: "reset", Verdict: "match", Score: new(float64)},
@@ -59,7 +59,7 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 		t.Fatalf("saved %+v (ok %v)", old, old.OK())
 	}
 	end1 := t0.Add(time.Hour + 3*time.Second)
-	newer, err := s.SaveReplayRun(ReplayRun{EpisodeID: e.ID, StartedAt: t0.Add(time.Hour), EndedAt: &end1, Display: "xvfb", Matched: 2, Compared: 2,
+	newer, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: e.ID, StartedAt: t0.Add(time.Hour), EndedAt: &end1, Display: "xvfb", Matched: 2, Compared: 2,
 		Steps: []ReplayStep{{Step: 0, Verdict: "match"}, {Step: 1, Verdict: "match"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +68,11 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 		t.Fatalf("newer %+v", newer)
 	}
 	// A run without a time gets now: the newest of all.
-	unfinished, err := s.SaveReplayRun(ReplayRun{EpisodeID: e.ID, Error: "cancelled"})
+	unfinished, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: e.ID, Error: "cancelled"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SaveReplayRun(ReplayRun{EpisodeID: other.ID}); err != nil {
+	if _, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: other.ID}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -98,10 +98,10 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 	if *runs[2].Steps[1].Score != score || runs[2].Steps[1].Why != "screenshot: 412 pixels differ" || *runs[2].FirstDiverged != 1 || !runs[2].EndedAt.Equal(end0) {
 		t.Errorf("old run %+v", runs[2])
 	}
-	if after, _ := s.GetEpisode(e.ID); !reflect.DeepEqual(before, after) {
+	if after, _ := s.GetEpisode(t.Context(), e.ID); !reflect.DeepEqual(before, after) {
 		t.Errorf("the episode changed:\n%+v\n%+v", before, after)
 	}
-	if afterSteps, _ := s.Steps(e.ID); !reflect.DeepEqual(beforeSteps, afterSteps) {
+	if afterSteps, _ := s.Steps(t.Context(), e.ID); !reflect.DeepEqual(beforeSteps, afterSteps) {
 		t.Error("the steps changed")
 	}
 	if runs, _ := s.ReplayRuns(context.Background(), "nope"); len(runs) != 0 {
@@ -112,14 +112,14 @@ func TestReplayRunsStoredNewestFirst(t *testing.T) {
 func TestSaveReplayRunRefusesBadRuns(t *testing.T) {
 	s := wmStore(t)
 	task := wmTask(t, s, "T", Navigation, "http://shop.waymark.test/")
-	e, _ := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "a"})
-	if _, err := s.SaveReplayRun(ReplayRun{EpisodeID: "missing"}); !errors.Is(err, ErrNotFound) {
+	e, _ := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "a"})
+	if _, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: "missing"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing episode: %v", err)
 	}
-	if _, err := s.SaveReplayRun(ReplayRun{}); err == nil {
+	if _, err := s.SaveReplayRun(t.Context(), ReplayRun{}); err == nil {
 		t.Error("no episode: saved")
 	}
-	if _, err := s.SaveReplayRun(ReplayRun{EpisodeID: e.ID, EngineJSON: "{kind"}); err == nil {
+	if _, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: e.ID, EngineJSON: "{kind"}); err == nil {
 		t.Error("engine JSON that is not JSON: saved")
 	}
 	if runs, _ := s.ReplayRuns(context.Background(), e.ID); len(runs) != 0 {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -47,9 +48,9 @@ var (
 // points to it, so the history is kept (see ReviewHistory). r.Settles is
 // ignored: use Settle for a settling label. For outcomes other than failure
 // the failure step and type are cleared. Safe for concurrent use.
-func (s *Store) SaveReview(r Review) (Review, error) {
+func (s *Store) SaveReview(ctx context.Context, r Review) (Review, error) {
 	r.Settles = false
-	return s.insertReview(r)
+	return s.insertReview(ctx, r)
 }
 
 // Settle records a settling label for an episode in conflict (its current
@@ -59,9 +60,9 @@ func (s *Store) SaveReview(r Review) (Review, error) {
 // and in the export. It replaces any earlier settling label of the episode
 // (whoever wrote it), keeping the history. The reviewers' own reviews are
 // left alone, so agreement figures still measure them.
-func (s *Store) Settle(r Review) (Review, error) {
+func (s *Store) Settle(ctx context.Context, r Review) (Review, error) {
 	r.Settles = true
-	return s.insertReview(r)
+	return s.insertReview(ctx, r)
 }
 
 func validateReview(r *Review) error {
@@ -132,18 +133,18 @@ func decodeFlags(s string) map[int][]string {
 	return out
 }
 
-func (s *Store) insertReview(r Review) (Review, error) {
+func (s *Store) insertReview(ctx context.Context, r Review) (Review, error) {
 	if err := validateReview(&r); err != nil {
 		return Review{}, err
 	}
-	tx, err := s.db.Begin()
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Review{}, fmt.Errorf("save review: %w", err)
 	}
 	defer tx.Rollback()
 	var status Status
 	var numSteps int
-	err = tx.QueryRow(`SELECT status, (SELECT COALESCE(MAX(idx),0) FROM steps WHERE episode_id=episodes.id) FROM episodes WHERE id=?`, r.EpisodeID).Scan(&status, &numSteps)
+	err = tx.QueryRowContext(ctx, `SELECT status, (SELECT COALESCE(MAX(idx),0) FROM steps WHERE episode_id=episodes.id) FROM episodes WHERE id=?`, r.EpisodeID).Scan(&status, &numSteps)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != StatusFinished && status != StatusInterrupted) {
 		return Review{}, ErrNotReviewable
 	}
@@ -164,15 +165,15 @@ func (s *Store) insertReview(r Review) (Review, error) {
 	var args []any
 	if r.Settles {
 		var d int
-		if err := tx.QueryRow(`SELECT COUNT(DISTINCT outcome) FROM current_reviews WHERE episode_id=? AND settles=0`, r.EpisodeID).Scan(&d); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT outcome) FROM current_reviews WHERE episode_id=? AND settles=0`, r.EpisodeID).Scan(&d); err != nil {
 			return Review{}, fmt.Errorf("save settling label: %w", err)
 		}
 		var settled int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM current_reviews WHERE episode_id=? AND settles=1`, r.EpisodeID).Scan(&settled); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM current_reviews WHERE episode_id=? AND settles=1`, r.EpisodeID).Scan(&settled); err != nil {
 			return Review{}, fmt.Errorf("save settling label: %w", err)
 		}
 		var stepConflicts int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM step_label_outcomes WHERE episode_id=? AND conflict`, r.EpisodeID).Scan(&stepConflicts); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM step_label_outcomes WHERE episode_id=? AND conflict`, r.EpisodeID).Scan(&stepConflicts); err != nil {
 			return Review{}, fmt.Errorf("save settling label: %w", err)
 		}
 		if d < 2 && settled == 0 && stepConflicts == 0 {
@@ -182,7 +183,7 @@ func (s *Store) insertReview(r Review) (Review, error) {
 	} else {
 		q, args = `SELECT id FROM current_reviews WHERE episode_id=? AND settles=0 AND reviewer=?`, []any{r.EpisodeID, r.Reviewer}
 	}
-	rows, err := tx.Query(q, args...)
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return Review{}, fmt.Errorf("save review: %w", err)
 	}
@@ -199,7 +200,7 @@ func (s *Store) insertReview(r Review) (Review, error) {
 	// newest row by created_at, and two saves can land in one millisecond.
 	t := time.Now().UTC().Truncate(time.Millisecond)
 	var last sql.NullString
-	if err := tx.QueryRow(`SELECT MAX(created_at) FROM reviews WHERE episode_id=?`, r.EpisodeID).Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(created_at) FROM reviews WHERE episode_id=?`, r.EpisodeID).Scan(&last); err != nil {
 		return Review{}, err
 	}
 	if last.Valid {
@@ -213,15 +214,15 @@ func (s *Store) insertReview(r Review) (Review, error) {
 	if r.FailureStep != nil {
 		fs = *r.FailureStep
 	}
-	if _, err := tx.Exec(`INSERT INTO reviews(id, episode_id, reviewer, outcome, failure_step, failure_type, reason, step_flags_json, settles, created_at)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reviews(id, episode_id, reviewer, outcome, failure_step, failure_type, reason, step_flags_json, settles, created_at)
 		VALUES(?,?,?,?,?,?,?,?,?,?)`, r.ID, r.EpisodeID, r.Reviewer, r.Outcome, fs, r.FailureType, r.Reason, encodeFlags(r.StepFlags), r.Settles, FormatTime(t)); err != nil {
 		return Review{}, fmt.Errorf("save review: %w", err)
 	}
-	if err := insertStepLabels(tx, r.ID, r.StepLabels); err != nil {
+	if err := insertStepLabels(ctx, tx, r.ID, r.StepLabels); err != nil {
 		return Review{}, err
 	}
 	for _, id := range old {
-		if _, err := tx.Exec(`UPDATE reviews SET superseded_by=? WHERE id=?`, r.ID, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE reviews SET superseded_by=? WHERE id=?`, r.ID, id); err != nil {
 			return Review{}, fmt.Errorf("save review: %w", err)
 		}
 	}
@@ -280,8 +281,8 @@ func scanReview(sc interface{ Scan(...any) error }) (ReviewRecord, error) {
 // ReviewHistory returns every review a reviewer wrote for an episode,
 // newest first: the first is current, the others are the versions it
 // replaced. Settling labels are included (Settles is true).
-func (s *Store) ReviewHistory(episodeID, reviewer string) ([]ReviewRecord, error) {
-	rows, err := s.db.Query(`SELECT `+reviewCols+` FROM reviews WHERE episode_id=? AND reviewer=? ORDER BY created_at DESC`, episodeID, reviewer)
+func (s *Store) ReviewHistory(ctx context.Context, episodeID, reviewer string) ([]ReviewRecord, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+reviewCols+` FROM reviews WHERE episode_id=? AND reviewer=? ORDER BY created_at DESC`, episodeID, reviewer)
 	if err != nil {
 		return nil, err
 	}
@@ -289,19 +290,19 @@ func (s *Store) ReviewHistory(episodeID, reviewer string) ([]ReviewRecord, error
 	if err != nil {
 		return nil, err
 	}
-	return recs, s.attachStepLabels(recs)
+	return recs, s.attachStepLabels(ctx, recs)
 }
 
 // CurrentReviews returns the reviews in force for an episode, oldest first:
 // one per reviewer, plus the current settling label if any (Settles true).
-func (s *Store) CurrentReviews(episodeID string) ([]Review, error) {
-	rows, err := s.db.Query(`SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? ORDER BY created_at`, episodeID)
+func (s *Store) CurrentReviews(ctx context.Context, episodeID string) ([]Review, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? ORDER BY created_at`, episodeID)
 	if err != nil {
 		return nil, err
 	}
 	recs, err := scanReviews(rows)
 	if err == nil {
-		err = s.attachStepLabels(recs)
+		err = s.attachStepLabels(ctx, recs)
 	}
 	out := make([]Review, len(recs))
 	for i, r := range recs {
@@ -312,8 +313,8 @@ func (s *Store) CurrentReviews(episodeID string) ([]Review, error) {
 
 // MyReview returns the reviewer's current (non-settling) review of an
 // episode, or nil.
-func (s *Store) MyReview(episodeID, reviewer string) (*Review, error) {
-	rows, err := s.db.Query(`SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? AND reviewer=? AND settles=0`, episodeID, reviewer)
+func (s *Store) MyReview(ctx context.Context, episodeID, reviewer string) (*Review, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+reviewCols+` FROM current_reviews WHERE episode_id=? AND reviewer=? AND settles=0`, episodeID, reviewer)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +322,7 @@ func (s *Store) MyReview(episodeID, reviewer string) (*Review, error) {
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
-	if err := s.attachStepLabels(recs[:1]); err != nil {
+	if err := s.attachStepLabels(ctx, recs[:1]); err != nil {
 		return nil, err
 	}
 	return &recs[0].Review, nil
@@ -365,8 +366,8 @@ One sentence that a second reviewer could check. Required in practice for failur
 
 // Guidelines returns the review guidelines (markdown), or DefaultGuidelines
 // when none were saved.
-func (s *Store) Guidelines() (string, error) {
-	v, err := s.Meta(guidelinesKey)
+func (s *Store) Guidelines(ctx context.Context) (string, error) {
+	v, err := s.Meta(ctx, guidelinesKey)
 	if err != nil {
 		return "", fmt.Errorf("read review guidelines: %w", err)
 	}
@@ -378,8 +379,8 @@ func (s *Store) Guidelines() (string, error) {
 
 // SetGuidelines saves the review guidelines with the dataset. An empty text
 // restores the default.
-func (s *Store) SetGuidelines(markdown string) error {
-	if err := s.SetMeta(guidelinesKey, markdown); err != nil {
+func (s *Store) SetGuidelines(ctx context.Context, markdown string) error {
+	if err := s.SetMeta(ctx, guidelinesKey, markdown); err != nil {
 		return fmt.Errorf("save review guidelines (they were not saved): %w", err)
 	}
 	return nil

@@ -53,7 +53,7 @@ var rvPNGs sync.Map // color.Color → PNG
 // rvTask adds a task through the store's API.
 func rvTask(t testing.TB, s *Store, goal, category string) string {
 	t.Helper()
-	task, err := s.AddTask(Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
+	task, err := s.AddTask(t.Context(), Task{Goal: goal, Category: category, StartURL: "http://127.0.0.1/" + uuid.NewString()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func rvTask(t testing.TB, s *Store, goal, category string) string {
 // through the store's API and leaves it in the given status.
 func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, n int, started time.Time) string {
 	t.Helper()
-	ep, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
+	ep, err := s.CreateEpisode(t.Context(), Episode{TaskID: taskID, Annotator: annotator, StartedAt: started})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,19 +76,19 @@ func rvEpisode(t testing.TB, s *Store, taskID, annotator string, status Status, 
 			a := action.ClickAt(10*i, 10*i)
 			st.Action = &a
 		}
-		if err := s.AppendStep(st); err != nil {
+		if err := s.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	switch status {
 	case StatusRecording:
 	case StatusDiscarded:
-		err = s.DiscardEpisode(ep.ID)
+		err = s.DiscardEpisode(t.Context(), ep.ID)
 	case StatusInterrupted:
-		err = s.InterruptEpisode(ep.ID)
+		err = s.InterruptEpisode(t.Context(), ep.ID)
 	default:
 		// The recorder ends its episodes itself; a test says how this one ended.
-		err = s.FinishEpisode(ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
+		err = s.FinishEpisode(t.Context(), ep.ID, EpisodeEnd{At: started.Add(time.Minute)})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func rvIP(v int) *int { return &v }
 
 func rvSave(t testing.TB, s *Store, r Review) Review {
 	t.Helper()
-	out, err := s.SaveReview(r)
+	out, err := s.SaveReview(t.Context(), r)
 	if err != nil {
 		t.Fatalf("SaveReview(%+v): %v", r, err)
 	}
@@ -127,7 +127,7 @@ func TestReviewPersistenceAndHistory(t *testing.T) {
 	}
 	defer s2.Close()
 
-	hist, err := s2.ReviewHistory(ep, "alice")
+	hist, err := s2.ReviewHistory(t.Context(), ep, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestReviewPersistenceAndHistory(t *testing.T) {
 	if !hist[0].CreatedAt.After(hist[1].CreatedAt) {
 		t.Errorf("times not increasing: %v then %v", hist[1].CreatedAt, hist[0].CreatedAt)
 	}
-	cur, err := s2.CurrentReviews(ep)
+	cur, err := s2.CurrentReviews(t.Context(), ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,9 +190,9 @@ func TestReviewRefusals(t *testing.T) {
 	for _, c := range cases {
 		var err error
 		if c.r.Settles {
-			_, err = s.Settle(c.r)
+			_, err = s.Settle(t.Context(), c.r)
 		} else {
-			_, err = s.SaveReview(c.r)
+			_, err = s.SaveReview(t.Context(), c.r)
 		}
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
@@ -203,7 +203,7 @@ func TestReviewRefusals(t *testing.T) {
 		{EpisodeID: ep, Reviewer: "a", Outcome: OutcomeFailure, FailureStep: rvIP(1), FailureType: "typo"},
 		{EpisodeID: ep, Reviewer: "a", Outcome: OutcomeSuccess, StepFlags: map[int][]string{1: {"great"}}},
 	} {
-		if _, err := s.SaveReview(r); err == nil {
+		if _, err := s.SaveReview(t.Context(), r); err == nil {
 			t.Errorf("SaveReview(%+v) accepted", r)
 		}
 	}
@@ -235,14 +235,14 @@ func TestConflictAndSettling(t *testing.T) {
 	if o, c := outcome(); o != nil || !c {
 		t.Fatalf("disagreement: outcome %v conflict %v, want NULL and conflict", o, c)
 	}
-	q, err := s.ReviewQueue(QueueFilter{Reviewer: "carol", State: QueueConflict})
+	q, err := s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "carol", State: QueueConflict})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(q.Items) != 1 || q.Items[0].EpisodeID != ep || q.Counts[QueueConflict] != 1 {
 		t.Fatalf("conflict queue = %+v", q)
 	}
-	st, err := s.Settle(Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: rvIP(3), FailureType: "wrong_element", Reason: "step 3 clicked the wrong button"})
+	st, err := s.Settle(t.Context(), Review{EpisodeID: ep, Reviewer: "carol", Outcome: OutcomeFailure, FailureStep: rvIP(3), FailureType: "wrong_element", Reason: "step 3 clicked the wrong button"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestConflictAndSettling(t *testing.T) {
 	if fs != 3 || ft != "wrong_element" || !settled {
 		t.Errorf("episode_outcomes after settling: step %d type %q settled %v", fs, ft, settled)
 	}
-	q, _ = s.ReviewQueue(QueueFilter{Reviewer: "carol"})
+	q, _ = s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "carol"})
 	if q.Counts[QueueConflict] != 0 || q.Counts[QueueSettled] != 1 || q.Counts[QueueUnreviewed] != 0 {
 		t.Errorf("counts after settling = %v", q.Counts)
 	}
@@ -264,7 +264,7 @@ func TestConflictAndSettling(t *testing.T) {
 		t.Errorf("queue item after settling = %+v", q.Items[0])
 	}
 	// Re-settling replaces the old settling label.
-	st2, err := s.Settle(Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess})
+	st2, err := s.Settle(t.Context(), Review{EpisodeID: ep, Reviewer: "dave", Outcome: OutcomeSuccess})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestConflictAndSettling(t *testing.T) {
 		t.Errorf("old settling label superseded_by = %q, want %q", sup, st2.ID)
 	}
 	// Settling leaves the reviewers' own reviews in force.
-	cur, _ := s.CurrentReviews(ep)
+	cur, _ := s.CurrentReviews(t.Context(), ep)
 	if len(cur) != 3 {
 		t.Errorf("current reviews = %d, want alice, bob and the settling label", len(cur))
 	}
@@ -300,7 +300,7 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "y", Outcome: OutcomeInvalidTask})
 	rvSave(t, s, Review{EpisodeID: e4, Reviewer: "x", Outcome: OutcomeNotExecutable})
 	rvSave(t, s, Review{EpisodeID: e4, Reviewer: "y", Outcome: OutcomeSuccess})
-	if _, err := s.Settle(Review{EpisodeID: e4, Reviewer: "z", Outcome: OutcomeNotExecutable}); err != nil {
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: e4, Reviewer: "z", Outcome: OutcomeNotExecutable}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -332,7 +332,7 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 		{"limit offset", QueueFilter{Reviewer: "me", Sort: SortOldest, Offset: 1, Limit: 2}, []string{e2, e3}},
 	}
 	for _, c := range cases {
-		q, err := s.ReviewQueue(c.f)
+		q, err := s.ReviewQueue(t.Context(), c.f)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -340,14 +340,14 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
-	q, _ := s.ReviewQueue(QueueFilter{Reviewer: "me"})
+	q, _ := s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "me"})
 	want := map[string]int{QueueUnreviewed: 2, QueueMine: 1, QueueConflict: 1, QueueSettled: 1}
 	for k, v := range want {
 		if q.Counts[k] != v {
 			t.Errorf("count %s = %d, want %d (all %v)", k, q.Counts[k], v, q.Counts)
 		}
 	}
-	q, _ = s.ReviewQueue(QueueFilter{Reviewer: "me", Category: Navigation})
+	q, _ = s.ReviewQueue(t.Context(), QueueFilter{Reviewer: "me", Category: Navigation})
 	if q.Counts[QueueUnreviewed] != 1 || q.Counts[QueueSettled] != 1 || q.Counts[QueueMine] != 0 {
 		t.Errorf("navigation counts = %v", q.Counts)
 	}
@@ -356,7 +356,7 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 	// episodes, and wraps around.
 	f := QueueFilter{Reviewer: "me", Sort: SortOldest}
 	next := func(after string) string {
-		it, ok, err := s.NextUnreviewed(f, after)
+		it, ok, err := s.NextUnreviewed(t.Context(), f, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,18 +383,18 @@ func TestReviewQueueFiltersAndCounts(t *testing.T) {
 
 func TestGuidelines(t *testing.T) {
 	s := rvStore(t)
-	g, err := s.Guidelines()
+	g, err := s.Guidelines(t.Context())
 	if err != nil || g != DefaultGuidelines {
 		t.Fatalf("default guidelines: %q, %v", g, err)
 	}
-	if err := s.SetGuidelines("# Ours\nBe strict."); err != nil {
+	if err := s.SetGuidelines(t.Context(), "# Ours\nBe strict."); err != nil {
 		t.Fatal(err)
 	}
-	if g, _ := s.Guidelines(); g != "# Ours\nBe strict." {
+	if g, _ := s.Guidelines(t.Context()); g != "# Ours\nBe strict." {
 		t.Errorf("guidelines = %q", g)
 	}
-	s.SetGuidelines("  ")
-	if g, _ := s.Guidelines(); g != DefaultGuidelines {
+	s.SetGuidelines(t.Context(), "  ")
+	if g, _ := s.Guidelines(t.Context()); g != DefaultGuidelines {
 		t.Errorf("empty text should restore the default")
 	}
 }
@@ -430,7 +430,7 @@ func BenchmarkReviewQueue10k(b *testing.B) {
 	}
 	b.Run("queue", func(b *testing.B) {
 		for b.Loop() {
-			q, err := s.ReviewQueue(QueueFilter{Reviewer: "alice", State: QueueUnreviewed, Limit: 200})
+			q, err := s.ReviewQueue(b.Context(), QueueFilter{Reviewer: "alice", State: QueueUnreviewed, Limit: 200})
 			if err != nil || q.Counts[QueueUnreviewed] != 7000 {
 				b.Fatalf("%v %v", err, q.Counts)
 			}
@@ -439,7 +439,7 @@ func BenchmarkReviewQueue10k(b *testing.B) {
 	})
 	b.Run("next", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok, err := s.NextUnreviewed(QueueFilter{Reviewer: "alice"}, "ep-05000"); err != nil || !ok {
+			if _, ok, err := s.NextUnreviewed(b.Context(), QueueFilter{Reviewer: "alice"}, "ep-05000"); err != nil || !ok {
 				b.Fatal(err)
 			}
 		}
@@ -447,7 +447,7 @@ func BenchmarkReviewQueue10k(b *testing.B) {
 	})
 	b.Run("agreement", func(b *testing.B) {
 		for b.Loop() {
-			ag, err := s.Agreement()
+			ag, err := s.Agreement(b.Context())
 			if err != nil || ag.Episodes != 3000 {
 				b.Fatalf("%v %d", err, ag.Episodes)
 			}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"slices"
@@ -121,8 +122,8 @@ type Queue struct {
 
 // ReviewQueue lists reviewable episodes matching the filter, with counts per
 // state. Only finished or interrupted episodes are listed.
-func (s *Store) ReviewQueue(f QueueFilter) (Queue, error) {
-	all, err := s.queueAll(f)
+func (s *Store) ReviewQueue(ctx context.Context, f QueueFilter) (Queue, error) {
+	all, err := s.queueAll(ctx, f)
 	if err != nil {
 		return Queue{}, err
 	}
@@ -152,9 +153,9 @@ func (s *Store) ReviewQueue(f QueueFilter) (Queue, error) {
 // reviewer has not reviewed and that is not settled, wrapping around to the
 // start. afterEpisodeID may be "" (start at the top). ok is false when none is
 // left.
-func (s *Store) NextUnreviewed(f QueueFilter, afterEpisodeID string) (item QueueItem, ok bool, err error) {
+func (s *Store) NextUnreviewed(ctx context.Context, f QueueFilter, afterEpisodeID string) (item QueueItem, ok bool, err error) {
 	f.State = ""
-	all, err := s.queueAll(f)
+	all, err := s.queueAll(ctx, f)
 	if err != nil {
 		return QueueItem{}, false, err
 	}
@@ -174,7 +175,7 @@ func (s *Store) NextUnreviewed(f QueueFilter, afterEpisodeID string) (item Queue
 	return QueueItem{}, false, nil
 }
 
-func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
+func (s *Store) queueAll(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 	where := []string{`e.status IN ` + reviewableStatuses}
 	args := []any{f.Reviewer}
 	if f.Category != "" {
@@ -234,7 +235,7 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 	FROM episodes e JOIN tasks t ON t.id = e.task_id
 	LEFT JOIN r ON r.episode_id = e.id LEFT JOIN st ON st.episode_id = e.id
 	WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order
-	rows, err := s.db.Query(q, args...)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("review queue: %w", err)
 	}
@@ -280,8 +281,8 @@ func (s *Store) queueAll(f QueueFilter) ([]QueueItem, error) {
 }
 
 // Annotators lists the distinct annotators of reviewable episodes, sorted.
-func (s *Store) Annotators() ([]string, error) {
-	rows, err := s.db.Query(`SELECT DISTINCT annotator FROM episodes WHERE status IN ` + reviewableStatuses + ` ORDER BY annotator`)
+func (s *Store) Annotators(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT annotator FROM episodes WHERE status IN `+reviewableStatuses+` ORDER BY annotator`)
 	if err != nil {
 		return nil, err
 	}

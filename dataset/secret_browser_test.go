@@ -176,7 +176,7 @@ func TestSecretsNeverStored(t *testing.T) {
 	defer s.Close()
 	addTask := func(tk dataset.Task) dataset.Task {
 		tk.Category = dataset.Interaction
-		got, err := s.AddTask(tk)
+		got, err := s.AddTask(t.Context(), tk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srvStore.Close()
-	srvTask, err := srvStore.AddTask(dataset.Task{Goal: "Sign in to Nimbus", Category: dataset.Interaction,
+	srvTask, err := srvStore.AddTask(t.Context(), dataset.Task{Goal: "Sign in to Nimbus", Category: dataset.Interaction,
 		StartURL: "http://forms.waymark.test/signin", Check: fnvCheck(map[string]string{"signinPassword": viaOpenEnv})})
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestSecretsNeverStored(t *testing.T) {
 
 	// What the stores hold.
 	for i, id := range ids {
-		steps, err := s.Steps(id)
+		steps, err := s.Steps(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +279,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		}
 	}
 	redacted := func(id string) int {
-		steps, _ := s.Steps(id)
+		steps, _ := s.Steps(t.Context(), id)
 		n := 0
 		for _, st := range steps {
 			if st.Action != nil && st.Action.IsRedacted() {

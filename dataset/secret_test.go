@@ -52,11 +52,11 @@ func TestRecorderRedactsSecretText(t *testing.T) {
 		t.Run(fmt.Sprintf("keep_secrets=%v", keep), func(t *testing.T) {
 			s := wmStore(t)
 			secret := fmt.Sprintf("pw:hunter2-SECRET-%v", keep)
-			task, err := s.AddTask(Task{Goal: "Sign in", Category: Interaction, StartURL: "http://forms.waymark.test/signin", KeepSecrets: keep})
+			task, err := s.AddTask(t.Context(), Task{Goal: "Sign in", Category: Interaction, StartURL: "http://forms.waymark.test/signin", KeepSecrets: keep})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := s.GetTask(task.ID); got.KeepSecrets != keep {
+			if got, _ := s.GetTask(t.Context(), task.ID); got.KeepSecrets != keep {
 				t.Fatalf("the task reads back keep_secrets=%v", got.KeepSecrets)
 			}
 			eng := &secretFieldEngine{wmEngine: newWMEngine(action.SetDefault, 0)}
@@ -78,7 +78,7 @@ func TestRecorderRedactsSecretText(t *testing.T) {
 			if len(eng.typed) != 2 || eng.typed[1] != secret {
 				t.Fatalf("the page received %q", eng.typed)
 			}
-			steps, err := wmReopen(t, s).Steps(rec.EpisodeID())
+			steps, err := wmReopen(t, s).Steps(ctx, rec.EpisodeID())
 			if err != nil || len(steps) != 4 {
 				t.Fatalf("%d steps: %v", len(steps), err)
 			}
@@ -115,15 +115,15 @@ func TestMigrationAddsKeepSecrets(t *testing.T) {
 	if v != SchemaVersion {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	task, err := s.GetTask("t1")
+	task, err := s.GetTask(t.Context(), "t1")
 	if err != nil || task.KeepSecrets {
 		t.Fatalf("old task: %+v %v", task, err)
 	}
 	task.KeepSecrets = true
-	if err := s.UpdateTask(task); err != nil {
+	if err := s.UpdateTask(t.Context(), task); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.GetTask("t1"); !got.KeepSecrets {
+	if got, _ := s.GetTask(t.Context(), "t1"); !got.KeepSecrets {
 		t.Fatal("UpdateTask did not keep keep_secrets")
 	}
 }
@@ -138,7 +138,7 @@ func TestImportKeepSecrets(t *testing.T) {
 {"goal":"Sign in D","url":"http://forms.waymark.test/signin","category":"interaction","keep_secrets":"Yes"}
 {"goal":"Sign in E","url":"http://forms.waymark.test/signin","category":"interaction","keep_secrets":"maybe"}
 `
-	rep, err := s.ImportTasks(strings.NewReader(file), "tasks.jsonl", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(file), "tasks.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestImportKeepSecrets(t *testing.T) {
 	}
 	wmIssue(t, rep.Skipped, 5, `"maybe" is not a yes or no`)
 	want := map[string]bool{"Sign in A": true, "Sign in B": false, "Sign in C": false, "Sign in D": true}
-	items, err := s.ListTasks(TaskFilter{})
+	items, err := s.ListTasks(t.Context(), TaskFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

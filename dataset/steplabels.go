@@ -39,14 +39,14 @@ func validateStepLabels(labels map[int]string) error {
 }
 
 // insertStepLabels stores a new review row's step labels.
-func insertStepLabels(tx *sql.Tx, reviewID string, labels map[int]string) error {
+func insertStepLabels(ctx context.Context, tx *sql.Tx, reviewID string, labels map[int]string) error {
 	steps := make([]int, 0, len(labels))
 	for k := range labels {
 		steps = append(steps, k)
 	}
 	sort.Ints(steps)
 	for _, k := range steps {
-		if _, err := tx.Exec(`INSERT INTO step_labels (review_id, step_idx, label) VALUES (?,?,?)`, reviewID, k, labels[k]); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO step_labels (review_id, step_idx, label) VALUES (?,?,?)`, reviewID, k, labels[k]); err != nil {
 			return fmt.Errorf("save step labels: %w", err)
 		}
 	}
@@ -55,10 +55,10 @@ func insertStepLabels(tx *sql.Tx, reviewID string, labels map[int]string) error 
 
 // attachStepLabels fills the StepLabels of reviews read from the store
 // (an empty map for a review that labelled no step).
-func (s *Store) attachStepLabels(recs []ReviewRecord) error {
+func (s *Store) attachStepLabels(ctx context.Context, recs []ReviewRecord) error {
 	for i := range recs {
 		recs[i].StepLabels = map[int]string{}
-		rows, err := s.db.Query(`SELECT step_idx, label FROM step_labels WHERE review_id=?`, recs[i].ID)
+		rows, err := s.db.QueryContext(ctx, `SELECT step_idx, label FROM step_labels WHERE review_id=?`, recs[i].ID)
 		if err != nil {
 			return fmt.Errorf("read step labels: %w", err)
 		}
@@ -107,11 +107,11 @@ func (s *Store) SettledStepLabels(ctx context.Context, episodeID string) (map[in
 // non-settling reviews of reviewable episodes count, and a pair of
 // reviewers is compared on the steps both of them labelled. Its Episodes
 // field counts those steps (steps with two labels or more).
-func (s *Store) StepAgreement() (Agreement, error) {
-	rows, err := s.db.Query(`SELECT r.episode_id, l.step_idx, r.reviewer, l.label
+func (s *Store) StepAgreement(ctx context.Context) (Agreement, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT r.episode_id, l.step_idx, r.reviewer, l.label
 		FROM current_reviews r JOIN step_labels l ON l.review_id = r.id
 		JOIN episodes e ON e.id = r.episode_id
-		WHERE r.settles = 0 AND e.status IN ` + reviewableStatuses + `
+		WHERE r.settles = 0 AND e.status IN `+reviewableStatuses+`
 		ORDER BY r.episode_id, l.step_idx, r.reviewer`)
 	if err != nil {
 		return Agreement{}, fmt.Errorf("step agreement: %w", err)

@@ -24,7 +24,7 @@ func TestStepLabelsRoundTrip(t *testing.T) {
 	if !maps.Equal(first.StepLabels, want) {
 		t.Fatalf("saved labels %v, want %v", first.StepLabels, want)
 	}
-	mine, err := s.MyReview(ep, "rita")
+	mine, err := s.MyReview(t.Context(), ep, "rita")
 	if err != nil || mine == nil {
 		t.Fatalf("my review: %v %v", mine, err)
 	}
@@ -34,7 +34,7 @@ func TestStepLabelsRoundTrip(t *testing.T) {
 
 	// An edit: step 2 becomes wrong, step 3 unlabelled.
 	rvSave(t, s, Review{EpisodeID: ep, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: map[int]string{1: StepCorrect, 2: StepWrong}})
-	hist, err := s.ReviewHistory(ep, "rita")
+	hist, err := s.ReviewHistory(t.Context(), ep, "rita")
 	if err != nil || len(hist) != 2 {
 		t.Fatalf("history %v %v", hist, err)
 	}
@@ -44,7 +44,7 @@ func TestStepLabelsRoundTrip(t *testing.T) {
 	if got := hist[1].StepLabels; !maps.Equal(got, want) {
 		t.Errorf("old version's labels %v, want %v kept", got, want)
 	}
-	cur, err := s.CurrentReviews(ep)
+	cur, err := s.CurrentReviews(t.Context(), ep)
 	if err != nil || len(cur) != 1 || cur[0].StepLabels[2] != StepWrong {
 		t.Errorf("current reviews %+v %v", cur, err)
 	}
@@ -59,16 +59,16 @@ func TestStepLabelsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	if mine, _ := s2.MyReview(ep, "rita"); mine == nil || !maps.Equal(mine.StepLabels, map[int]string{1: StepCorrect, 2: StepWrong}) {
+	if mine, _ := s2.MyReview(t.Context(), ep, "rita"); mine == nil || !maps.Equal(mine.StepLabels, map[int]string{1: StepCorrect, 2: StepWrong}) {
 		t.Errorf("after reopening: %+v", mine)
 	}
 
 	for _, bad := range []map[int]string{{0: StepCorrect}, {4: StepCorrect}, {1: "mistake"}} {
-		if _, err := s2.SaveReview(Review{EpisodeID: ep, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: bad}); err == nil {
+		if _, err := s2.SaveReview(t.Context(), Review{EpisodeID: ep, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: bad}); err == nil {
 			t.Errorf("labels %v were accepted", bad)
 		}
 	}
-	if mine, _ := s2.MyReview(ep, "rita"); mine == nil || len(mine.StepLabels) != 2 {
+	if mine, _ := s2.MyReview(t.Context(), ep, "rita"); mine == nil || len(mine.StepLabels) != 2 {
 		t.Errorf("a refused save changed the review: %+v", mine)
 	}
 }
@@ -96,7 +96,7 @@ func TestSettledStepLabels(t *testing.T) {
 	// The outcomes agree, yet a step is in conflict: a settling label is
 	// allowed, and its mark wins on step 3; its silence on step 1 leaves
 	// the reviewers' agreement there.
-	if _, err := s.Settle(Review{EpisodeID: ep, Reviewer: "lead", Outcome: OutcomeSuccess, StepLabels: map[int]string{3: StepWrong, 4: StepCorrect}}); err != nil {
+	if _, err := s.Settle(ctx, Review{EpisodeID: ep, Reviewer: "lead", Outcome: OutcomeSuccess, StepLabels: map[int]string{3: StepWrong, 4: StepCorrect}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err = s.SettledStepLabels(ctx, ep)
@@ -111,7 +111,7 @@ func TestSettledStepLabels(t *testing.T) {
 	ep2 := rvEpisode(t, s, task, "ann", StatusFinished, 2, time.Now().Add(-time.Hour))
 	rvSave(t, s, Review{EpisodeID: ep2, Reviewer: "rita", Outcome: OutcomeSuccess, StepLabels: map[int]string{1: StepCorrect}})
 	rvSave(t, s, Review{EpisodeID: ep2, Reviewer: "sam", Outcome: OutcomeSuccess, StepLabels: map[int]string{1: StepCorrect}})
-	if _, err := s.Settle(Review{EpisodeID: ep2, Reviewer: "lead", Outcome: OutcomeSuccess}); err == nil {
+	if _, err := s.Settle(ctx, Review{EpisodeID: ep2, Reviewer: "lead", Outcome: OutcomeSuccess}); err == nil {
 		t.Error("settled an episode nobody disagrees on")
 	}
 }
@@ -135,11 +135,11 @@ func TestStepAgreementWorkedExample(t *testing.T) {
 		StepLabels: map[int]string{1: StepWrong, 2: StepUnnecessary, 3: StepCorrect}})
 	rvSave(t, s, Review{EpisodeID: e2, Reviewer: "sam", Outcome: OutcomeSuccess,
 		StepLabels: map[int]string{1: StepWrong, 2: StepUnnecessary}})
-	if _, err := s.Settle(Review{EpisodeID: e1, Reviewer: "lead", Outcome: OutcomeSuccess,
+	if _, err := s.Settle(t.Context(), Review{EpisodeID: e1, Reviewer: "lead", Outcome: OutcomeSuccess,
 		StepLabels: map[int]string{1: StepWrong, 2: StepWrong, 3: StepWrong, 4: StepWrong}}); err != nil {
 		t.Fatal(err)
 	}
-	ag, err := s.StepAgreement()
+	ag, err := s.StepAgreement(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +182,11 @@ func TestMergeCopiesStepLabels(t *testing.T) {
 	if !strings.Contains(rep.Summary(), "6 step labels") {
 		t.Errorf("the summary does not count the step labels:\n%s", rep.Summary())
 	}
-	mine, err := a.MyReview(eb, "carol")
+	mine, err := a.MyReview(t.Context(), eb, "carol")
 	if err != nil || mine == nil || !maps.Equal(mine.StepLabels, map[int]string{1: StepCorrect, 2: StepWrong, 3: StepCorrect}) {
 		t.Fatalf("carol's merged review %+v %v", mine, err)
 	}
-	if h, _ := a.ReviewHistory(eb, "carol"); len(h) != 2 || !maps.Equal(h[1].StepLabels, map[int]string{1: StepCorrect, 2: StepUnnecessary}) {
+	if h, _ := a.ReviewHistory(t.Context(), eb, "carol"); len(h) != 2 || !maps.Equal(h[1].StepLabels, map[int]string{1: StepCorrect, 2: StepUnnecessary}) {
 		t.Errorf("carol's history after the merge %+v", h)
 	}
 	got, err := a.SettledStepLabels(context.Background(), eb)
@@ -230,7 +230,7 @@ func TestMergeFromBeforeStepLabels(t *testing.T) {
 	if rep.Added["reviews"] != 1 || rep.Added["step_labels"] != 0 {
 		t.Errorf("added %v", rep.Added)
 	}
-	if mine, _ := a.MyReview("e1", "rita"); mine == nil || len(mine.StepLabels) != 0 {
+	if mine, _ := a.MyReview(t.Context(), "e1", "rita"); mine == nil || len(mine.StepLabels) != 0 {
 		t.Errorf("the old review %+v", mine)
 	}
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -19,23 +20,23 @@ var ErrStepExists = errors.New("this step is already stored")
 // and counts it in the episode's num_steps (the kept action steps). The
 // step's Note is stored (see SetStepNote for its limits). The screenshot is stored as
 // given; no thumbnail work is done here (see Thumbnail).
-func (s *Store) AppendStep(st Step) error {
-	return s.appendStep(st, nil)
+func (s *Store) AppendStep(ctx context.Context, st Step) error {
+	return s.appendStep(ctx, st, nil)
 }
 
 // appendStep stores st and, when end is set, ends the episode in the same
 // transaction, so a reported step and the episode's status never disagree.
-func (s *Store) appendStep(st Step, end *episodeEnd) error {
-	tx, err := s.db.Begin()
+func (s *Store) appendStep(ctx context.Context, st Step, end *episodeEnd) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	defer tx.Rollback()
-	if err := s.insertStep(tx, st); err != nil {
+	if err := s.insertStep(ctx, tx, st); err != nil {
 		return err
 	}
 	if end != nil {
-		if err := s.endEpisode(tx, st.EpisodeID, *end); err != nil {
+		if err := s.endEpisode(context.Background(), tx, st.EpisodeID, *end); err != nil {
 			return s.explainWriteError(err)
 		}
 	}
@@ -45,7 +46,7 @@ func (s *Store) appendStep(st Step, end *episodeEnd) error {
 	return nil
 }
 
-func (s *Store) insertStep(tx *sql.Tx, st Step) error {
+func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, st Step) error {
 	var actionJSON any
 	op := ""
 	if st.ActionJSON != "" {
@@ -85,7 +86,7 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 		}
 	}
 	// An empty actor is the episode's annotator's own (ActorOf).
-	_, err = tx.Exec(`INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
+	_, err = tx.ExecContext(ctx, `INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
 		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, extras, target_json, actor) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
 		COALESCE(NULLIF(?, ''), (SELECT `+actorSQL("annotator")+` FROM episodes WHERE id = ?), ''))`,
 		st.EpisodeID, st.Index, actionJSON, op, st.URL, st.Title, st.Error, st.Done, shot,
@@ -104,7 +105,7 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 		// num_steps counts the kept action steps: after an undo the next
 		// step's index is past the removed one's, so it is a count, not
 		// the highest index.
-		if _, err := tx.Exec(`UPDATE episodes SET num_steps = num_steps + 1 WHERE id=?`, st.EpisodeID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE episodes SET num_steps = num_steps + 1 WHERE id=?`, st.EpisodeID); err != nil {
 			return s.explainWriteError(err)
 		}
 	}
@@ -114,8 +115,8 @@ func (s *Store) insertStep(tx *sql.Tx, st Step) error {
 // Steps lists all of an episode's steps in order, removed ones included
 // (with Removed set), without their screenshots (see
 // Screenshot and Thumbnail, or EpisodeSteps for a stream with them).
-func (s *Store) Steps(episodeID string) ([]Step, error) {
-	rows, err := s.db.Query(`SELECT `+stepColumns+` FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
+func (s *Store) Steps(ctx context.Context, episodeID string) ([]Step, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+stepColumns+` FROM steps WHERE episode_id=? ORDER BY idx`, episodeID)
 	if err != nil {
 		return nil, err
 	}
@@ -163,9 +164,9 @@ func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any
 
 // Screenshot returns the PNG stored with step idx of an episode (nil, nil
 // when the step has none, for example after a renderer timeout).
-func (s *Store) Screenshot(episodeID string, idx int) ([]byte, error) {
+func (s *Store) Screenshot(ctx context.Context, episodeID string, idx int) ([]byte, error) {
 	var b []byte
-	err := s.db.QueryRow(`SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
+	err := s.db.QueryRowContext(ctx, `SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("episode %s step %d: %w", episodeID, idx, ErrNotFound)
 	}

@@ -536,9 +536,9 @@ func (s *Store) Close() error {
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok").
-func (s *Store) IntegrityCheck() (string, error) {
+func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
 	var out []string
-	rows, err := s.db.Query(`PRAGMA integrity_check`)
+	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
 	if err != nil {
 		return "", err
 	}
@@ -554,9 +554,9 @@ func (s *Store) IntegrityCheck() (string, error) {
 }
 
 // Meta reads a key of the meta table ("" when absent).
-func (s *Store) Meta(key string) (string, error) {
+func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.db.QueryRow(`SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -564,7 +564,7 @@ func (s *Store) Meta(key string) (string, error) {
 }
 
 // SetMeta writes a key of the meta table.
-func (s *Store) SetMeta(key, value string) error {
-	_, err := s.db.Exec(`INSERT INTO meta(key,value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO meta(key,value) VALUES(?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
 	return err
 }

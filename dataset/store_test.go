@@ -168,18 +168,18 @@ func TestLockedDatabase(t *testing.T) {
 	// after the busy timeout instead of hanging.
 	release := wmHoldWriteLock(t, path)
 	start := time.Now()
-	_, err = s.AddTask(Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"})
+	_, err = s.AddTask(t.Context(), Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"})
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "try again") {
 		t.Fatalf("write while locked: %v", err)
 	}
 	if time.Since(start) > 3*time.Second {
 		t.Fatalf("waited %v", time.Since(start))
 	}
-	if _, err := s.ListTasks(TaskFilter{}); err != nil {
+	if _, err := s.ListTasks(t.Context(), TaskFilter{}); err != nil {
 		t.Fatalf("reads must go on during another's write: %v", err)
 	}
 	release()
-	if _, err := s.AddTask(Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"}); err != nil {
+	if _, err := s.AddTask(t.Context(), Task{Goal: "g", Category: Navigation, StartURL: "http://a.test/"}); err != nil {
 		t.Fatalf("after the lock was released: %v", err)
 	}
 	s.Close()
@@ -227,7 +227,7 @@ func TestChildRecorder(t *testing.T) {
 		s.Close()
 		os.Exit(0)
 	}
-	task, _, _ := s.FindTask("Record until killed", "http://shop.waymark.test/")
+	task, _, _ := s.FindTask(t.Context(), "Record until killed", "http://shop.waymark.test/")
 	rec := NewRecorder(s, newWMEngine(action.SetDefault, 0), RecorderOptions{TaskID: task.ID, Annotator: "child"})
 	ctx := context.Background()
 	if _, err := rec.Reset(ctx, engine.ResetOptions{}); err != nil {
@@ -318,10 +318,10 @@ func TestSigkillMidRecording(t *testing.T) {
 	if last < 1 {
 		t.Fatalf("the child recorded nothing (last %d)", last)
 	}
-	if v, err := s.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := s.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("integrity_check after SIGKILL: %q %v", v, err)
 	}
-	steps, err := s.Steps(episode)
+	steps, err := s.Steps(t.Context(), episode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestSigkillMidRecording(t *testing.T) {
 		if st.Index != i {
 			t.Fatalf("step %d has index %d", i, st.Index)
 		}
-		if shot, err := s.Screenshot(episode, i); err != nil || len(shot) < 1000 {
+		if shot, err := s.Screenshot(t.Context(), episode, i); err != nil || len(shot) < 1000 {
 			t.Fatalf("screenshot of step %d: %d bytes, %v", i, len(shot), err)
 		}
 	}
@@ -343,7 +343,7 @@ func TestSigkillMidRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	ep, _ := s2.GetEpisode(episode)
+	ep, _ := s2.GetEpisode(t.Context(), episode)
 	if ep.Status != StatusInterrupted || ep.NumSteps != len(steps)-1 || ep.EndedAt == nil {
 		t.Fatalf("after reopening: %+v (stored %d steps)", ep, len(steps))
 	}
@@ -370,7 +370,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := s2.GetEpisode(episode)
+	ep, _ := s2.GetEpisode(t.Context(), episode)
 	s2.Close()
 	if ep.Status != StatusRecording {
 		t.Fatalf("a live recorder's episode became %s", ep.Status)
@@ -382,14 +382,14 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s3.Close()
-	if ep, _ = s3.GetEpisode(episode); ep.Status != StatusInterrupted {
+	if ep, _ = s3.GetEpisode(t.Context(), episode); ep.Status != StatusInterrupted {
 		t.Fatalf("a dead recorder's episode stayed %s", ep.Status)
 	}
 	deadPid := cmd.Process.Pid
 
 	// Owners written by hand: which ones count as alive.
 	host, _ := os.Hostname()
-	task, _, _ := s.FindTask("Record until killed", "http://shop.waymark.test/")
+	task, _, _ := s.FindTask(t.Context(), "Record until killed", "http://shop.waymark.test/")
 	old := time.Now().Add(-48 * time.Hour)
 	cases := []struct {
 		name, owner string
@@ -406,7 +406,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for _, c := range cases {
-		e, err := s.CreateEpisode(Episode{TaskID: task.ID, Annotator: "x", StartedAt: c.started})
+		e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "x", StartedAt: c.started})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +419,7 @@ func TestOpenLeavesLiveRecordersAlone(t *testing.T) {
 	}
 	defer s4.Close()
 	for _, c := range cases {
-		ep, _ := s4.GetEpisode(ids[c.name])
+		ep, _ := s4.GetEpisode(t.Context(), ids[c.name])
 		if got := ep.Status == StatusRecording; got != c.alive {
 			t.Errorf("%s: status %s, want alive=%v", c.name, ep.Status, c.alive)
 		}

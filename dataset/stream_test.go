@@ -97,7 +97,7 @@ func TestLabeledEpisodes(t *testing.T) {
 	}
 
 	// Settling the conflict gives it the settling label's outcome.
-	if _, err := s.Settle(Review{EpisodeID: conflict, Reviewer: "lead", Outcome: OutcomeFailure, FailureStep: rvIP(2), FailureType: "gave_up"}); err != nil {
+	if _, err := s.Settle(ctx, Review{EpisodeID: conflict, Reviewer: "lead", Outcome: OutcomeFailure, FailureStep: rvIP(2), FailureType: "gave_up"}); err != nil {
 		t.Fatal(err)
 	}
 	got = collect(t, s.LabeledEpisodes(ctx, LabelFilter{Outcomes: []Outcome{OutcomeFailure}}))
@@ -109,7 +109,7 @@ func TestLabeledEpisodes(t *testing.T) {
 func TestEpisodeStepsAndReviews(t *testing.T) {
 	s, ok, conflict, _ := stStore(t)
 	ctx := context.Background()
-	listed, err := s.Steps(ok)
+	listed, err := s.Steps(ctx, ok)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestEpisodeStepsAndReviews(t *testing.T) {
 		t.Fatalf("%d steps streamed, %d listed, want 4", len(streamed), len(listed))
 	}
 	for i, st := range streamed {
-		shot, err := s.Screenshot(ok, i)
+		shot, err := s.Screenshot(ctx, ok, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestStreamBreakReleasesRows(t *testing.T) {
 	}
 	next("AllCurrentReviews")
 	// A write goes through too.
-	if _, err := s.AddTask(Task{Goal: "After the streams", Category: Navigation, StartURL: "http://127.0.0.1/after"}); err != nil {
+	if _, err := s.AddTask(ctx, Task{Goal: "After the streams", Category: Navigation, StartURL: "http://127.0.0.1/after"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -227,7 +227,7 @@ func TestStreamCancelled(t *testing.T) {
 		t.Errorf("cancelled after step 1: %d rows, error %v", rows, last)
 	}
 	// The connection is usable again.
-	if _, err := s.Steps(ok); err != nil {
+	if _, err := s.Steps(t.Context(), ok); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -238,10 +238,10 @@ func TestFinishEpisode(t *testing.T) {
 	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	id := rvEpisode(t, s, task, "ann", StatusRecording, 2, t0)
 	reward := 1.0
-	if err := s.FinishEpisode(id, EpisodeEnd{Answer: "42", FinalURL: "http://127.0.0.1/end", Reward: &reward, At: t0.Add(time.Minute)}); err != nil {
+	if err := s.FinishEpisode(t.Context(), id, EpisodeEnd{Answer: "42", FinalURL: "http://127.0.0.1/end", Reward: &reward, At: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	ep, err := s.GetEpisode(id)
+	ep, err := s.GetEpisode(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,13 +249,13 @@ func TestFinishEpisode(t *testing.T) {
 		ep.AutoReward == nil || *ep.AutoReward != 1 || ep.EndedAt == nil || !ep.EndedAt.Equal(t0.Add(time.Minute)) {
 		t.Errorf("finished episode %+v", ep)
 	}
-	if err := s.FinishEpisode(id, EpisodeEnd{Answer: "43"}); err == nil {
+	if err := s.FinishEpisode(t.Context(), id, EpisodeEnd{Answer: "43"}); err == nil {
 		t.Error("a finished episode was finished again")
 	}
-	if err := s.FinishEpisode("no-such-episode", EpisodeEnd{}); !errors.Is(err, ErrNotFound) {
+	if err := s.FinishEpisode(t.Context(), "no-such-episode", EpisodeEnd{}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing episode: %v", err)
 	}
-	if ep2, _ := s.GetEpisode(id); ep2.FinalAnswer != "42" {
+	if ep2, _ := s.GetEpisode(t.Context(), id); ep2.FinalAnswer != "42" {
 		t.Errorf("refused finish changed the answer to %q", ep2.FinalAnswer)
 	}
 }

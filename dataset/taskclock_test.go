@@ -62,29 +62,29 @@ func TestTaskClockValidation(t *testing.T) {
 func TestTaskClockStored(t *testing.T) {
 	s := wmStore(t)
 	at, _ := ParseReferenceTime("2024-03-15T10:30:00+01:00")
-	task, err := s.AddTask(Task{Goal: "What is today's date?", Category: Information, StartURL: "http://shop.waymark.test/",
+	task, err := s.AddTask(t.Context(), Task{Goal: "What is today's date?", Category: Information, StartURL: "http://shop.waymark.test/",
 		ReferenceTime: &at, Timezone: "Europe/Berlin", Locale: "de-DE"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.GetTask(task.ID)
+	got, err := s.GetTask(t.Context(), task.ID)
 	if err != nil || got.ReferenceTime == nil || FormatReferenceTime(*got.ReferenceTime) != "2024-03-15T10:30:00+01:00" ||
 		got.Timezone != "Europe/Berlin" || got.Locale != "de-DE" {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
-	list, err := s.ListTasks(TaskFilter{})
+	list, err := s.ListTasks(t.Context(), TaskFilter{})
 	if err != nil || len(list) != 1 || list[0].ReferenceTime == nil || !list[0].ReferenceTime.Equal(at) || list[0].Locale != "de-DE" {
 		t.Fatalf("listed %+v, %v", list, err)
 	}
 	got.ReferenceTime, got.Timezone, got.Locale = nil, "", ""
-	if err := s.UpdateTask(got); err != nil {
+	if err := s.UpdateTask(t.Context(), got); err != nil {
 		t.Fatal(err)
 	}
-	if g, _ := s.GetTask(task.ID); g.ReferenceTime != nil || g.Timezone != "" || g.Locale != "" {
+	if g, _ := s.GetTask(t.Context(), task.ID); g.ReferenceTime != nil || g.Timezone != "" || g.Locale != "" {
 		t.Fatalf("after clearing: %+v", g)
 	}
 	got.Timezone = "Nowhere/Town"
-	if err := s.UpdateTask(got); err == nil {
+	if err := s.UpdateTask(t.Context(), got); err == nil {
 		t.Fatal("UpdateTask took a bad time zone")
 	}
 
@@ -111,16 +111,16 @@ func TestMigrationAddsTaskClock(t *testing.T) {
 	if v != SchemaVersion || SchemaVersion < 4 {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion)
 	}
-	task, err := s.GetTask("t1")
+	task, err := s.GetTask(t.Context(), "t1")
 	if err != nil || task.ReferenceTime != nil || task.Timezone != "" || task.Locale != "" || !task.KeepSecrets {
 		t.Fatalf("old task: %+v %v", task, err)
 	}
 	at := time.Date(2024, 3, 15, 9, 30, 0, 0, time.UTC)
 	task.ReferenceTime, task.Timezone = &at, "Asia/Tokyo"
-	if err := s.UpdateTask(task); err != nil {
+	if err := s.UpdateTask(t.Context(), task); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.GetTask("t1"); got.ReferenceTime == nil || !got.ReferenceTime.Equal(at) || got.Timezone != "Asia/Tokyo" {
+	if got, _ := s.GetTask(t.Context(), "t1"); got.ReferenceTime == nil || !got.ReferenceTime.Equal(at) || got.Timezone != "Asia/Tokyo" {
 		t.Fatalf("after the update: %+v", got)
 	}
 }
@@ -136,7 +136,7 @@ func TestImportTaskClock(t *testing.T) {
 {"goal":"D","url":"http://forms.waymark.test/","category":"qa","locale":"fr_FR"}
 {"goal":"E","url":"http://forms.waymark.test/","category":"qa"}
 `
-	rep, err := s.ImportTasks(strings.NewReader(file), "manifest.jsonl", ImportOptions{})
+	rep, err := s.ImportTasks(t.Context(), strings.NewReader(file), "manifest.jsonl", ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,19 +149,19 @@ func TestImportTaskClock(t *testing.T) {
 	wmIssue(t, rep.Skipped, 2, `column "reference_time": the reference time "2024-03-15T10:30:00" has no UTC offset`)
 	wmIssue(t, rep.Skipped, 3, `column "timezoneId": the time zone "Europe/Pariss"`)
 	wmIssue(t, rep.Skipped, 4, `column "locale": the locale "fr_FR" is not a BCP 47 language tag (use a hyphen: fr-FR)`)
-	a, ok, err := s.FindTask("A", "http://forms.waymark.test/")
+	a, ok, err := s.FindTask(t.Context(), "A", "http://forms.waymark.test/")
 	if err != nil || !ok || a.ReferenceTime == nil || FormatReferenceTime(*a.ReferenceTime) != "2024-03-15T10:30:00+01:00" ||
 		a.Timezone != "Europe/Paris" || a.Locale != "fr-FR" {
 		t.Fatalf("task A: %+v %v", a, err)
 	}
-	e, ok, _ := s.FindTask("E", "http://forms.waymark.test/")
+	e, ok, _ := s.FindTask(t.Context(), "E", "http://forms.waymark.test/")
 	if !ok || e.ReferenceTime != nil || e.Timezone != "" || e.Locale != "" {
 		t.Fatalf("task E: %+v", e)
 	}
 
 	// CSV columns by their own names.
 	csv := "goal,url,category,reference_time,timezone,locale\nF,http://forms.waymark.test/,qa,2024-12-31T23:59:00Z,America/New_York,en-US\n"
-	rep, err = s.ImportTasks(strings.NewReader(csv), "tasks.csv", ImportOptions{})
+	rep, err = s.ImportTasks(t.Context(), strings.NewReader(csv), "tasks.csv", ImportOptions{})
 	if err != nil || rep.Imported != 1 {
 		t.Fatalf("%s %v %v", rep.Summary(), rep.Skipped, err)
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -92,7 +93,7 @@ func checkJSON(c *action.Check) (any, error) {
 // AddTask validates and stores a new task and returns it with its id and
 // times. A task with the same goal and start URL is refused with
 // ErrDuplicateTask.
-func (s *Store) AddTask(t Task) (Task, error) {
+func (s *Store) AddTask(ctx context.Context, t Task) (Task, error) {
 	if err := ValidateTask(&t); err != nil {
 		return Task{}, err
 	}
@@ -104,7 +105,7 @@ func (s *Store) AddTask(t Task) (Task, error) {
 		return Task{}, err
 	}
 	ts := now()
-	res, err := s.db.Exec(`INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
+	res, err := s.db.ExecContext(ctx, `INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`,
 		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts, manifestJSON(t.Manifest), graderKey(t))
 	if err != nil {
@@ -119,7 +120,7 @@ func (s *Store) AddTask(t Task) (Task, error) {
 
 // UpdateTask changes a task's goal, category, start URL, source, check,
 // whether it keeps secrets, and its reference time, time zone and locale.
-func (s *Store) UpdateTask(t Task) error {
+func (s *Store) UpdateTask(ctx context.Context, t Task) error {
 	if err := ValidateTask(&t); err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (s *Store) UpdateTask(t Task) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.Exec(`UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, keep_secrets=?, reference_time=?, timezone=?, locale=?, updated_at=? WHERE id=?`,
+	res, err := s.db.ExecContext(ctx, `UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, keep_secrets=?, reference_time=?, timezone=?, locale=?, updated_at=? WHERE id=?`,
 		t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, now(), t.ID)
 	if err != nil {
 		if isUniqueViolation(err) {
@@ -143,8 +144,8 @@ func (s *Store) UpdateTask(t Task) error {
 
 // ArchiveTask hides a task from the lists (archived=true) or brings it back.
 // Archiving keeps the task and all its episodes.
-func (s *Store) ArchiveTask(id string, archived bool) error {
-	res, err := s.db.Exec(`UPDATE tasks SET archived=?, updated_at=? WHERE id=?`, archived, now(), id)
+func (s *Store) ArchiveTask(ctx context.Context, id string, archived bool) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE tasks SET archived=?, updated_at=? WHERE id=?`, archived, now(), id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
@@ -156,20 +157,20 @@ func (s *Store) ArchiveTask(id string, archived bool) error {
 
 // DeleteTask removes a task that has no episodes. A task with episodes is
 // refused with ErrTaskHasEpisodes: archive it instead.
-func (s *Store) DeleteTask(id string) error {
-	tx, err := s.db.Begin()
+func (s *Store) DeleteTask(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRow(`SELECT COUNT(*) FROM episodes WHERE task_id=?`, id).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE task_id=?`, id).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return fmt.Errorf("%w (%d); archive it instead, so its episodes keep their task", ErrTaskHasEpisodes, n)
 	}
-	res, err := tx.Exec(`DELETE FROM tasks WHERE id=?`, id)
+	res, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE id=?`, id)
 	if err != nil {
 		return s.explainWriteError(err)
 	}
@@ -202,8 +203,8 @@ func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
 }
 
 // GetTask reads one task; a missing id gives an error wrapping ErrNotFound.
-func (s *Store) GetTask(id string) (Task, error) {
-	t, err := scanTask(s.db.QueryRow(`SELECT `+taskColumns+` FROM tasks t WHERE t.id=?`, id))
+func (s *Store) GetTask(ctx context.Context, id string) (Task, error) {
+	t, err := scanTask(s.db.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks t WHERE t.id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
@@ -211,8 +212,8 @@ func (s *Store) GetTask(id string) (Task, error) {
 }
 
 // FindTask returns the task with this goal and start URL, if any.
-func (s *Store) FindTask(goal, startURL string) (Task, bool, error) {
-	t, err := scanTask(s.db.QueryRow(`SELECT `+taskColumns+` FROM tasks t WHERE t.goal=? AND t.start_url=? ORDER BY t.grader_key <> '', t.created_at, t.rowid`,
+func (s *Store) FindTask(ctx context.Context, goal, startURL string) (Task, bool, error) {
+	t, err := scanTask(s.db.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks t WHERE t.goal=? AND t.start_url=? ORDER BY t.grader_key <> '', t.created_at, t.rowid`,
 		strings.TrimSpace(goal), strings.TrimSpace(startURL)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, false, nil
@@ -223,13 +224,13 @@ func (s *Store) FindTask(goal, startURL string) (Task, bool, error) {
 // EnsureTask returns the stored task with t's goal and start URL, or adds t
 // (see AddTask) when there is none. When another program adds the same task
 // between the look-up and the insert, the task it added is returned.
-func (s *Store) EnsureTask(t Task) (Task, error) {
-	if have, ok, err := s.FindTask(t.Goal, t.StartURL); err != nil || ok {
+func (s *Store) EnsureTask(ctx context.Context, t Task) (Task, error) {
+	if have, ok, err := s.FindTask(ctx, t.Goal, t.StartURL); err != nil || ok {
 		return have, err
 	}
-	added, err := s.AddTask(t)
+	added, err := s.AddTask(ctx, t)
 	if errors.Is(err, ErrDuplicateTask) { // added meanwhile by another program
-		if have, ok, ferr := s.FindTask(t.Goal, t.StartURL); ferr == nil && ok {
+		if have, ok, ferr := s.FindTask(ctx, t.Goal, t.StartURL); ferr == nil && ok {
 			return have, nil
 		}
 	}
@@ -289,7 +290,7 @@ type TaskItem struct {
 
 // ListTasks lists tasks, sorted by category (canonical order), then source
 // and goal; with f.UndoneFirst the tasks not yet demonstrated come first.
-func (s *Store) ListTasks(f TaskFilter) ([]TaskItem, error) {
+func (s *Store) ListTasks(ctx context.Context, f TaskFilter) ([]TaskItem, error) {
 	where, args := f.where()
 	q := `SELECT ` + taskColumns + `,
 		(SELECT COUNT(*) FROM episodes e WHERE e.task_id = t.id),
@@ -301,7 +302,7 @@ func (s *Store) ListTasks(f TaskFilter) ([]TaskItem, error) {
 	}
 	q += `CASE t.category WHEN 'information' THEN 0 WHEN 'navigation' THEN 1 ELSE 2 END, t.source, t.goal`
 	q, args = limitOffset(q, args, f.Limit, f.Offset)
-	rows, err := s.db.Query(q, args...)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -341,10 +342,10 @@ type TaskCounts struct {
 
 // CountTasks counts the tasks f selects by category, by source and by
 // whether a person demonstrated them.
-func (s *Store) CountTasks(f TaskFilter) (TaskCounts, error) {
+func (s *Store) CountTasks(ctx context.Context, f TaskFilter) (TaskCounts, error) {
 	f.Limit, f.Offset = 0, 0
 	where, args := f.where()
-	rows, err := s.db.Query(`SELECT t.category, t.source, EXISTS (`+demonstratedEpisodes+`), COUNT(*) FROM tasks t`+where+
+	rows, err := s.db.QueryContext(ctx, `SELECT t.category, t.source, EXISTS (`+demonstratedEpisodes+`), COUNT(*) FROM tasks t`+where+
 		` GROUP BY 1, 2, 3`, args...)
 	if err != nil {
 		return TaskCounts{}, err
@@ -371,8 +372,8 @@ func (s *Store) CountTasks(f TaskFilter) (TaskCounts, error) {
 }
 
 // Sources lists the distinct task sources, for a filter menu.
-func (s *Store) Sources() ([]string, error) {
-	rows, err := s.db.Query(`SELECT DISTINCT source FROM tasks ORDER BY source`)
+func (s *Store) Sources(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT source FROM tasks ORDER BY source`)
 	if err != nil {
 		return nil, err
 	}

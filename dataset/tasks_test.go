@@ -11,7 +11,7 @@ import (
 
 func TestTaskCRUD(t *testing.T) {
 	s := wmStore(t)
-	task, err := s.AddTask(Task{Goal: "  Find the price of the red kettle ", Category: Information, StartURL: "http://shop.waymark.test/",
+	task, err := s.AddTask(t.Context(), Task{Goal: "  Find the price of the red kettle ", Category: Information, StartURL: "http://shop.waymark.test/",
 		Source: "builtin", Check: &action.Check{Kind: action.CheckKindAnswer, Answer: "$24.99|24.99"}})
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +19,7 @@ func TestTaskCRUD(t *testing.T) {
 	if task.ID == "" || task.Goal != "Find the price of the red kettle" || task.CreatedAt.IsZero() {
 		t.Fatalf("added task = %+v", task)
 	}
-	got, err := s.GetTask(task.ID)
+	got, err := s.GetTask(t.Context(), task.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,22 +28,22 @@ func TestTaskCRUD(t *testing.T) {
 		t.Fatalf("got %+v (check %+v)", got, got.Check)
 	}
 	// Same goal and URL again: refused.
-	if _, err := s.AddTask(Task{Goal: task.Goal, Category: Navigation, StartURL: task.StartURL}); !errors.Is(err, ErrDuplicateTask) {
+	if _, err := s.AddTask(t.Context(), Task{Goal: task.Goal, Category: Navigation, StartURL: task.StartURL}); !errors.Is(err, ErrDuplicateTask) {
 		t.Fatalf("duplicate: err = %v", err)
 	}
 	got.Goal, got.Category = "Find the kettle's colour", Navigation
 	got.Check = &action.Check{Kind: action.CheckKindURL, URL: `/kettle$`}
-	if err := s.UpdateTask(got); err != nil {
+	if err := s.UpdateTask(t.Context(), got); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := s.GetTask(task.ID)
+	again, _ := s.GetTask(t.Context(), task.ID)
 	if again.Goal != "Find the kettle's colour" || again.Category != Navigation || again.Check.Kind != action.CheckKindURL {
 		t.Fatalf("after update: %+v", again)
 	}
-	if err := s.UpdateTask(Task{ID: "nope", Goal: "x", Category: Navigation, StartURL: "http://a.test/"}); !errors.Is(err, ErrNotFound) {
+	if err := s.UpdateTask(t.Context(), Task{ID: "nope", Goal: "x", Category: Navigation, StartURL: "http://a.test/"}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("update missing: %v", err)
 	}
-	if _, err := s.GetTask("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetTask(t.Context(), "nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("get missing: %v", err)
 	}
 }
@@ -64,18 +64,18 @@ func TestTaskValidation(t *testing.T) {
 		{Task{Goal: "g", Category: Information, StartURL: "http://a.test/", Check: &action.Check{Kind: "answer"}}, "no expected answer"},
 	}
 	for _, c := range cases {
-		_, err := s.AddTask(c.task)
+		_, err := s.AddTask(t.Context(), c.task)
 		if !errors.Is(err, ErrInvalidTask) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("AddTask(%+v) = %v, want ErrInvalidTask mentioning %q", c.task, err, c.want)
 		}
 	}
 	// *.waymark.test hosts and loopback are ordinary http URLs.
 	for _, u := range []string{"http://wiki.waymark.test/wiki/Rivers", "http://127.0.0.1:8123/", "https://example.com/a?b=c"} {
-		if _, err := s.AddTask(Task{Goal: "go " + u, Category: Navigation, StartURL: u}); err != nil {
+		if _, err := s.AddTask(t.Context(), Task{Goal: "go " + u, Category: Navigation, StartURL: u}); err != nil {
 			t.Errorf("AddTask(%s): %v", u, err)
 		}
 	}
-	if n, _ := s.CountTasks(TaskFilter{}); n.Total != 3 {
+	if n, _ := s.CountTasks(t.Context(), TaskFilter{}); n.Total != 3 {
 		t.Fatalf("stored %d tasks, want only the 3 valid ones", n.Total)
 	}
 }
@@ -84,33 +84,33 @@ func TestArchiveAndDelete(t *testing.T) {
 	s := wmStore(t)
 	used := wmTask(t, s, "used", Navigation, "http://a.test/")
 	unused := wmTask(t, s, "unused", Navigation, "http://a.test/")
-	if _, err := s.CreateEpisode(Episode{TaskID: used.ID, Annotator: "ann"}); err != nil {
+	if _, err := s.CreateEpisode(t.Context(), Episode{TaskID: used.ID, Annotator: "ann"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteTask(used.ID); !errors.Is(err, ErrTaskHasEpisodes) || !strings.Contains(err.Error(), "archive it instead") {
+	if err := s.DeleteTask(t.Context(), used.ID); !errors.Is(err, ErrTaskHasEpisodes) || !strings.Contains(err.Error(), "archive it instead") {
 		t.Fatalf("delete task with episodes: %v", err)
 	}
-	if _, err := s.GetTask(used.ID); err != nil {
+	if _, err := s.GetTask(t.Context(), used.ID); err != nil {
 		t.Fatalf("task with episodes was deleted: %v", err)
 	}
-	if err := s.ArchiveTask(used.ID, true); err != nil {
+	if err := s.ArchiveTask(t.Context(), used.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	active, _ := s.ListTasks(TaskFilter{})
-	archived, _ := s.ListTasks(TaskFilter{Archived: true})
+	active, _ := s.ListTasks(t.Context(), TaskFilter{})
+	archived, _ := s.ListTasks(t.Context(), TaskFilter{Archived: true})
 	if len(active) != 1 || active[0].ID != unused.ID || len(archived) != 1 || archived[0].ID != used.ID || !archived[0].Archived {
 		t.Fatalf("active %v archived %v", active, archived)
 	}
-	if err := s.DeleteTask(unused.ID); err != nil {
+	if err := s.DeleteTask(t.Context(), unused.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetTask(unused.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetTask(t.Context(), unused.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted task still there: %v", err)
 	}
-	if err := s.DeleteTask(unused.ID); !errors.Is(err, ErrNotFound) {
+	if err := s.DeleteTask(t.Context(), unused.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("delete twice: %v", err)
 	}
-	if err := s.ArchiveTask("nope", true); !errors.Is(err, ErrNotFound) {
+	if err := s.ArchiveTask(t.Context(), "nope", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("archive missing: %v", err)
 	}
 }
@@ -120,18 +120,18 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 	info := wmTask(t, s, "How tall is the tower?", Information, "http://wiki.waymark.test/")
 	nav := wmTask(t, s, "Open the returns page", Navigation, "http://shop.waymark.test/")
 	inter := wmTask(t, s, "Turn on dark mode", Interaction, "http://settings.waymark.test/")
-	other, err := s.AddTask(Task{Goal: "Open 100% cotton shirts", Category: Navigation, StartURL: "http://shop.waymark.test/", Source: "webvoyager.jsonl"})
+	other, err := s.AddTask(t.Context(), Task{Goal: "Open 100% cotton shirts", Category: Navigation, StartURL: "http://shop.waymark.test/", Source: "webvoyager.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// nav: demonstrated by a person; inter: only by an agent; info: a
 	// discarded attempt only.
 	finish := func(taskID, who string, status Status) {
-		e, err := s.CreateEpisode(Episode{TaskID: taskID, Annotator: who})
+		e, err := s.CreateEpisode(t.Context(), Episode{TaskID: taskID, Annotator: who})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.setStatus(e.ID, status, "finished"); err != nil {
+		if err := s.setStatus(t.Context(), e.ID, status, "finished"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,7 +146,7 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 		}
 		return out
 	}
-	all, err := s.ListTasks(TaskFilter{})
+	all, err := s.ListTasks(t.Context(), TaskFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,27 +155,27 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 	if strings.Join(ids(all), "|") != strings.Join(want, "|") {
 		t.Fatalf("order %q, want %q", ids(all), want)
 	}
-	todo, _ := s.ListTasks(TaskFilter{NotDemonstrated: true})
+	todo, _ := s.ListTasks(t.Context(), TaskFilter{NotDemonstrated: true})
 	if strings.Join(ids(todo), "|") != strings.Join([]string{info.Goal, other.Goal, inter.Goal}, "|") {
 		t.Fatalf("not demonstrated: %q", ids(todo))
 	}
-	undone, _ := s.ListTasks(TaskFilter{UndoneFirst: true})
+	undone, _ := s.ListTasks(t.Context(), TaskFilter{UndoneFirst: true})
 	if strings.Join(ids(undone), "|") != strings.Join([]string{info.Goal, other.Goal, inter.Goal, nav.Goal}, "|") {
 		t.Fatalf("undone first: %q", ids(undone))
 	}
-	if l, _ := s.ListTasks(TaskFilter{Category: Navigation}); len(l) != 2 {
+	if l, _ := s.ListTasks(t.Context(), TaskFilter{Category: Navigation}); len(l) != 2 {
 		t.Fatalf("navigation: %q", ids(l))
 	}
-	if l, _ := s.ListTasks(TaskFilter{Source: "webvoyager.jsonl"}); len(l) != 1 || l[0].ID != other.ID {
+	if l, _ := s.ListTasks(t.Context(), TaskFilter{Source: "webvoyager.jsonl"}); len(l) != 1 || l[0].ID != other.ID {
 		t.Fatalf("source: %q", ids(l))
 	}
-	if l, _ := s.ListTasks(TaskFilter{Search: "100%"}); len(l) != 1 || l[0].ID != other.ID {
+	if l, _ := s.ListTasks(t.Context(), TaskFilter{Search: "100%"}); len(l) != 1 || l[0].ID != other.ID {
 		t.Fatalf("search with %% must be literal: %q", ids(l))
 	}
-	if l, _ := s.ListTasks(TaskFilter{Search: "SETTINGS.waymark"}); len(l) != 1 || l[0].ID != inter.ID {
+	if l, _ := s.ListTasks(t.Context(), TaskFilter{Search: "SETTINGS.waymark"}); len(l) != 1 || l[0].ID != inter.ID {
 		t.Fatalf("search url: %q", ids(l))
 	}
-	if l, _ := s.ListTasks(TaskFilter{Limit: 2, Offset: 1}); strings.Join(ids(l), "|") != nav.Goal+"|"+other.Goal {
+	if l, _ := s.ListTasks(t.Context(), TaskFilter{Limit: 2, Offset: 1}); strings.Join(ids(l), "|") != nav.Goal+"|"+other.Goal {
 		t.Fatalf("page: %q", ids(l))
 	}
 	for _, it := range all {
@@ -186,7 +186,7 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 			t.Fatalf("agent rollout counted as a demonstration: %+v", it)
 		}
 	}
-	c, err := s.CountTasks(TaskFilter{})
+	c, err := s.CountTasks(t.Context(), TaskFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 		c.BySource["webvoyager.jsonl"] != 1 || c.Demonstrated != 1 || c.NotDemonstrated != 3 {
 		t.Fatalf("counts %+v", c)
 	}
-	srcs, _ := s.Sources()
+	srcs, _ := s.Sources(t.Context())
 	if strings.Join(srcs, ",") != "test,webvoyager.jsonl" {
 		t.Fatalf("sources %q", srcs)
 	}
@@ -202,16 +202,16 @@ func TestListTasksFiltersAndCounts(t *testing.T) {
 
 func TestEnsureTask(t *testing.T) {
 	s := rvStore(t)
-	t1, err := s.EnsureTask(Task{Goal: "  Open the shop ", Category: Navigation, StartURL: "http://127.0.0.1/shop", Source: SourceAdhoc})
+	t1, err := s.EnsureTask(t.Context(), Task{Goal: "  Open the shop ", Category: Navigation, StartURL: "http://127.0.0.1/shop", Source: SourceAdhoc})
 	if err != nil || t1.ID == "" || t1.Goal != "Open the shop" {
 		t.Fatalf("added %+v, %v", t1, err)
 	}
 	// Found: the stored task is returned, the new fields ignored.
-	t2, err := s.EnsureTask(Task{Goal: "Open the shop", Category: Information, StartURL: " http://127.0.0.1/shop", Source: "other"})
+	t2, err := s.EnsureTask(t.Context(), Task{Goal: "Open the shop", Category: Information, StartURL: " http://127.0.0.1/shop", Source: "other"})
 	if err != nil || t2.ID != t1.ID || t2.Category != Navigation || t2.Source != SourceAdhoc {
 		t.Errorf("found %+v, %v; want the task added first", t2, err)
 	}
-	if _, err := s.EnsureTask(Task{Goal: "", Category: Navigation, StartURL: "http://127.0.0.1/shop"}); !errors.Is(err, ErrInvalidTask) {
+	if _, err := s.EnsureTask(t.Context(), Task{Goal: "", Category: Navigation, StartURL: "http://127.0.0.1/shop"}); !errors.Is(err, ErrInvalidTask) {
 		t.Errorf("invalid task: %v", err)
 	}
 
@@ -236,7 +236,7 @@ func TestEnsureTask(t *testing.T) {
 				st = s2
 			}
 			<-start
-			got[i], errs[i] = st.EnsureTask(Task{Goal: "Race to the shop", Category: Navigation, StartURL: "http://127.0.0.1/race"})
+			got[i], errs[i] = st.EnsureTask(t.Context(), Task{Goal: "Race to the shop", Category: Navigation, StartURL: "http://127.0.0.1/race"})
 		}()
 	}
 	close(start)

@@ -208,7 +208,7 @@ func wmStore(t testing.TB) *Store {
 // wmTask adds a task and returns it.
 func wmTask(t testing.TB, s *Store, goal, category, url string) Task {
 	t.Helper()
-	task, err := s.AddTask(Task{Goal: goal, Category: category, StartURL: url, Source: "test"})
+	task, err := s.AddTask(t.Context(), Task{Goal: goal, Category: category, StartURL: url, Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -25,9 +26,9 @@ var ErrNoScreenshot = errors.New("the step has no screenshot")
 // Thumbnail returns a 160×120 PNG of step idx's screenshot. It is made with
 // imaging on the first request and cached in the steps.thumb column; later
 // calls read the cache and never recompute it.
-func (s *Store) Thumbnail(episodeID string, idx int) ([]byte, error) {
+func (s *Store) Thumbnail(ctx context.Context, episodeID string, idx int) ([]byte, error) {
 	var thumb, shot []byte
-	err := s.db.QueryRow(`SELECT thumb FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&thumb)
+	err := s.db.QueryRowContext(ctx, `SELECT thumb FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&thumb)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("episode %s step %d: %w", episodeID, idx, ErrNotFound)
 	}
@@ -37,7 +38,7 @@ func (s *Store) Thumbnail(episodeID string, idx int) ([]byte, error) {
 	if len(thumb) > 0 {
 		return thumb, nil
 	}
-	if err := s.db.QueryRow(`SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&shot); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT screenshot FROM steps WHERE episode_id=? AND idx=?`, episodeID, idx).Scan(&shot); err != nil {
 		return nil, err
 	}
 	if len(shot) == 0 {
@@ -49,13 +50,13 @@ func (s *Store) Thumbnail(episodeID string, idx int) ([]byte, error) {
 	}
 	// A failed cache write is not the caller's problem: the thumbnail is
 	// still good, it will simply be made again next time.
-	_, _ = s.db.Exec(`UPDATE steps SET thumb=? WHERE episode_id=? AND idx=? AND thumb IS NULL`, thumb, episodeID, idx)
+	_, _ = s.db.ExecContext(ctx, `UPDATE steps SET thumb=? WHERE episode_id=? AND idx=? AND thumb IS NULL`, thumb, episodeID, idx)
 	return thumb, nil
 }
 
 // ThumbnailImage is Thumbnail decoded, ready for a canvas.Image.
-func (s *Store) ThumbnailImage(episodeID string, idx int) (image.Image, error) {
-	b, err := s.Thumbnail(episodeID, idx)
+func (s *Store) ThumbnailImage(ctx context.Context, episodeID string, idx int) (image.Image, error) {
+	b, err := s.Thumbnail(ctx, episodeID, idx)
 	if err != nil {
 		return nil, err
 	}

@@ -87,10 +87,10 @@ func lockDrill(t *testing.T, mode string) (acked []int, errs []string, stored in
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	if v, err := s2.IntegrityCheck(); err != nil || v != "ok" {
+	if v, err := s2.IntegrityCheck(t.Context()); err != nil || v != "ok" {
 		t.Fatalf("integrity_check after the drill: %q %v", v, err)
 	}
-	steps, err := s2.Steps(episode)
+	steps, err := s2.Steps(t.Context(), episode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func lockDrill(t *testing.T, mode string) (acked []int, errs []string, stored in
 			t.Errorf("step %d was acknowledged but is not in the store after the kill (store holds %d steps)", i, len(steps))
 		}
 	}
-	ep, _ := s2.GetEpisode(episode)
+	ep, _ := s2.GetEpisode(t.Context(), episode)
 	if ep.Status != StatusInterrupted {
 		t.Errorf("episode is %s after the kill, want interrupted", ep.Status)
 	}
@@ -251,7 +251,7 @@ func TestWALReplacedRefusesWrites(t *testing.T) {
 		t.Fatalf("the replacement has device %d inode %d, the log had device %d inode %d: want the same device, another inode", as.Dev, as.Ino, bs.Dev, bs.Ino)
 	}
 	for _, goal := range []string{"First write after the replacement", "Second write after the replacement"} {
-		_, err := s.AddTask(Task{Goal: goal, Category: Navigation, StartURL: "http://a.test/", Source: "test"})
+		_, err := s.AddTask(t.Context(), Task{Goal: goal, Category: Navigation, StartURL: "http://a.test/", Source: "test"})
 		if !errors.Is(err, ErrStoreLost) {
 			t.Fatalf("%q after the log was replaced: error %v, want ErrStoreLost", goal, err)
 		}

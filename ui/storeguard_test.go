@@ -44,7 +44,7 @@ func TestFileDialogKeepsStoreLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if _, err := store.AddTask(dataset.Task{Goal: "before", Category: dataset.Navigation, StartURL: "http://a.test/"}); err != nil {
+	if _, err := store.AddTask(t.Context(), dataset.Task{Goal: "before", Category: dataset.Navigation, StartURL: "http://a.test/"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "tasks.jsonl"), []byte(`{"goal":"x","url":"http://a.test/"}`+"\n"), 0o600)
@@ -91,7 +91,7 @@ func TestFileDialogKeepsStoreLocks(t *testing.T) {
 	if _, err := os.Stat(path + "-wal"); err != nil {
 		t.Fatalf("the write-ahead log is gone after another program closed the database: %v", err)
 	}
-	if _, err := store.AddTask(dataset.Task{Goal: "after", Category: dataset.Navigation, StartURL: "http://a.test/"}); err != nil {
+	if _, err := store.AddTask(t.Context(), dataset.Task{Goal: "after", Category: dataset.Navigation, StartURL: "http://a.test/"}); err != nil {
 		t.Fatalf("the store refuses to write after the dialog: %v", err)
 	}
 }

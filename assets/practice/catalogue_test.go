@@ -106,7 +106,7 @@ func TestCatalogueOfPracticeSites(t *testing.T) {
 				t.Fatalf("%s, step %d (%s): %v", name, i+1, a, err)
 			}
 		}
-		log, err := st.EpisodeHAR(rec.EpisodeID())
+		log, err := st.EpisodeHAR(ctx, rec.EpisodeID())
 		if err != nil {
 			t.Fatal(err)
 		}

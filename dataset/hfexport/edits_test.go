@@ -95,12 +95,12 @@ func TestExportEditedEpisodes(t *testing.T) {
 			a := action.ClickAt(10*i, 10*i)
 			st.Action = &a
 		}
-		must(s.AppendStep(st))
+		must(s.AppendStep(ctx, st))
 	}
 
 	// "edit-a": step 3 undone while recording, then steps 4-6; in review
 	// step 5 removed. Kept: 0 1 2 4 6.
-	a, err := s.CreateEpisode(dataset.Episode{ID: "edit-a", TaskID: "task-clock", Annotator: "ann"})
+	a, err := s.CreateEpisode(ctx, dataset.Episode{ID: "edit-a", TaskID: "task-clock", Annotator: "ann"})
 	must(err)
 	for i := 0; i <= 3; i++ {
 		step(a.ID, i)
@@ -114,25 +114,25 @@ func TestExportEditedEpisodes(t *testing.T) {
 		step(a.ID, i)
 	}
 	must(s.SetStepNote(ctx, a.ID, 4, "the list loaded late"))
-	must(s.FinishEpisode(a.ID, dataset.EpisodeEnd{Answer: "done"}))
+	must(s.FinishEpisode(ctx, a.ID, dataset.EpisodeEnd{Answer: "done"}))
 	must(s.RemoveStep(ctx, a.ID, 5, "rev", "a detour"))
 	four := 4
-	_, err = s.SaveReview(dataset.Review{EpisodeID: a.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &four,
+	_, err = s.SaveReview(ctx, dataset.Review{EpisodeID: a.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &four,
 		FailureType: "wrong_element", StepFlags: map[int][]string{2: {dataset.FlagMistake}, 5: {dataset.FlagUnnecessary}, 6: {dataset.FlagMistake}}})
 	must(err)
 
 	// "edit-b": a branch of edit-a at its step 2, resumed at its step 2,
 	// labelled a failure at step 3, then trimmed after step 2.
 	two := 2
-	b, err := s.CreateEpisode(dataset.Episode{ID: "edit-b", TaskID: "task-plain", Annotator: "ann", ParentEpisodeID: a.ID, BranchStep: &two})
+	b, err := s.CreateEpisode(ctx, dataset.Episode{ID: "edit-b", TaskID: "task-plain", Annotator: "ann", ParentEpisodeID: a.ID, BranchStep: &two})
 	must(err)
 	for i := 0; i <= 3; i++ {
 		step(b.ID, i)
 	}
 	must(s.MarkResumed(ctx, b.ID, 2, "ann"))
-	must(s.FinishEpisode(b.ID, dataset.EpisodeEnd{}))
+	must(s.FinishEpisode(ctx, b.ID, dataset.EpisodeEnd{}))
 	three := 3
-	_, err = s.SaveReview(dataset.Review{EpisodeID: b.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &three, FailureType: "gave_up"})
+	_, err = s.SaveReview(ctx, dataset.Review{EpisodeID: b.ID, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &three, FailureType: "gave_up"})
 	must(err)
 	must(s.TrimAfter(ctx, b.ID, 2, "rev", "wandered off"))
 

@@ -1,6 +1,7 @@
 package hfexport
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -67,7 +68,7 @@ func (x *exporter) grounding(episodeID string) *episodeGrounding {
 // see makes stored step idx the observation the next action is taken on.
 func (g *episodeGrounding) see(idx int) error {
 	g.seen = nil
-	xs, err := g.x.store.StepExtras(g.ep, idx)
+	xs, err := g.x.store.StepExtras(context.Background(), g.ep, idx)
 	switch {
 	case err != nil && g.x.ctx.Err() != nil:
 		return g.x.ctx.Err()

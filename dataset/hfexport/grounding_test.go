@@ -26,11 +26,11 @@ type groundedStep struct {
 // undone while recording and step 3's stored extras damaged afterwards.
 func groundedEpisode(t *testing.T, f *fixture) string {
 	t.Helper()
-	task, err := f.store.AddTask(dataset.Task{Goal: "Buy the red shoes", Category: dataset.Interaction, StartURL: "http://127.0.0.1:8080/shop", Source: "test"})
+	task, err := f.store.AddTask(t.Context(), dataset.Task{Goal: "Buy the red shoes", Category: dataset.Interaction, StartURL: "http://127.0.0.1:8080/shop", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := f.store.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "alice", StartedAt: f.base})
+	ep, err := f.store.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "alice", StartedAt: f.base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func groundedEpisode(t *testing.T, f *fixture) string {
 		if s.txt != "" {
 			st.Extras = &action.Extras{AXTreeTxt: s.txt, AXTree: []byte(`{"nodes":[]}`), FocusedBid: "a12"}
 		}
-		if err := f.store.AppendStep(st); err != nil {
+		if err := f.store.AppendStep(t.Context(), st); err != nil {
 			t.Fatal(err)
 		}
 		if idx == 5 {
@@ -67,7 +67,7 @@ func groundedEpisode(t *testing.T, f *fixture) string {
 			}
 		}
 	}
-	if err := f.store.FinishEpisode(ep.ID, dataset.EpisodeEnd{Answer: "42", At: f.base.Add(time.Minute)}); err != nil {
+	if err := f.store.FinishEpisode(t.Context(), ep.ID, dataset.EpisodeEnd{Answer: "42", At: f.base.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	f.exec(`UPDATE steps SET extras=? WHERE episode_id=? AND idx=3`, []byte("damaged"), ep.ID)

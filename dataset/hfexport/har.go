@@ -2,6 +2,7 @@ package hfexport
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func (x *exporter) writeHAR(id string) error {
 	if !x.o.HAR {
 		return nil
 	}
-	sum, err := x.store.HARSummary(id)
+	sum, err := x.store.HARSummary(context.Background(), id)
 	if err != nil {
 		return fmt.Errorf("episode %s: reading its network capture: %w", id, err)
 	}
@@ -50,7 +51,7 @@ func (x *exporter) writeHAR(id string) error {
 		x.stats.har.without++
 		return nil
 	}
-	log, err := x.store.EpisodeHAR(id)
+	log, err := x.store.EpisodeHAR(context.Background(), id)
 	if err != nil {
 		return fmt.Errorf("episode %s: reading its network capture: %w", id, err)
 	}

@@ -48,7 +48,7 @@ func TestExportHAR(t *testing.T) {
 	// with an older list might have left it).
 	start, step2 := harEntries("session=abc123", har.Redacted)
 	for _, es := range [][]har.Entry{start, step2} {
-		if err := f.store.SaveHARChunk("ep-00-a", es, sum, pages); err != nil {
+		if err := f.store.SaveHARChunk(t.Context(), "ep-00-a", es, sum, pages); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +56,7 @@ func TestExportHAR(t *testing.T) {
 	raw := sum
 	raw.Redacted, raw.RedactHeaders, raw.RedactKeys = false, nil, nil
 	start, step2 = harEntries("session=xyz789", "hunter2")
-	if err := f.store.SaveHARChunk("ep-01-a", append(start, step2...), raw, pages); err != nil {
+	if err := f.store.SaveHARChunk(t.Context(), "ep-01-a", append(start, step2...), raw, pages); err != nil {
 		t.Fatal(err)
 	}
 
@@ -92,7 +92,7 @@ func TestExportHAR(t *testing.T) {
 	}
 	for _, id := range []string{"ep-00-a", "ep-01-a"} {
 		hf, text := read(id)
-		stored, err := f.store.EpisodeHAR(id)
+		stored, err := f.store.EpisodeHAR(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -132,9 +132,9 @@ func TestExportInterruptedLabelledWithReviewFields(t *testing.T) {
 		t.Helper()
 		var err error
 		if settle {
-			_, err = f.store.Settle(r)
+			_, err = f.store.Settle(t.Context(), r)
 		} else {
-			_, err = f.store.SaveReview(r)
+			_, err = f.store.SaveReview(t.Context(), r)
 		}
 		if err != nil {
 			t.Fatalf("review %+v: %v", r, err)

@@ -39,7 +39,7 @@ func load(t *testing.T, s *dataset.Store, id string) *replay.Recording {
 
 func steps(t *testing.T, s *dataset.Store, id string) []string {
 	t.Helper()
-	st, err := s.Steps(id)
+	st, err := s.Steps(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,10 +174,10 @@ func TestPrefix(t *testing.T) {
 	}
 
 	// The program stops (as after a crash): the episode is interrupted.
-	if err := s.InterruptEpisode(undone); err != nil {
+	if err := s.InterruptEpisode(ctx, undone); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.GetEpisode(undone)
+	before, _ := s.GetEpisode(ctx, undone)
 	// The site changed meanwhile: the resume stops at step 4 and changes
 	// nothing.
 	site.setSaved("Not saved: the notebook is full.")
@@ -185,7 +185,7 @@ func TestPrefix(t *testing.T) {
 	if _, err := r2.Resume(ctx, undone, replay.BringBack(s, nil)); !errors.As(err, &d) || d.Step != 4 {
 		t.Fatalf("diverged resume: %v", err)
 	}
-	if ep, _ := s.GetEpisode(undone); !reflect.DeepEqual(ep, before) {
+	if ep, _ := s.GetEpisode(ctx, undone); !reflect.DeepEqual(ep, before) {
 		t.Fatalf("a diverged resume changed the episode:\n%+v\n%+v", ep, before)
 	}
 	site.setSaved("Saved.")
@@ -195,7 +195,7 @@ func TestPrefix(t *testing.T) {
 	if obs, err = r2.Step(ctx, action.FinishWith("saved")); err != nil || obs.Step != 5 {
 		t.Fatalf("after the resume: %+v %v", obs, err)
 	}
-	ep, _ := s.GetEpisode(undone)
+	ep, _ := s.GetEpisode(ctx, undone)
 	if ep.Status != dataset.StatusFinished || !ep.Resumed || ep.NumSteps != 4 {
 		t.Fatalf("resumed episode %+v", ep)
 	}
@@ -215,7 +215,7 @@ func TestPrefix(t *testing.T) {
 	if obs, err = b.Step(ctx, action.TypeText(" now")); err != nil || obs.Step != 3 {
 		t.Fatalf("by hand after the branch: %+v %v", obs, err)
 	}
-	branch, _ := s.GetEpisode(b.EpisodeID())
+	branch, _ := s.GetEpisode(ctx, b.EpisodeID())
 	if branch.ParentEpisodeID != id || *branch.BranchStep != 2 || branch.Status != dataset.StatusRecording {
 		t.Fatalf("branch %+v", branch)
 	}
@@ -233,7 +233,7 @@ func TestPrefix(t *testing.T) {
 	if err := b.Discard(); err != nil {
 		t.Fatal(err)
 	}
-	if ep, _ := s.GetEpisode(b.EpisodeID()); ep.Status != dataset.StatusDiscarded {
+	if ep, _ := s.GetEpisode(ctx, b.EpisodeID()); ep.Status != dataset.StatusDiscarded {
 		t.Fatalf("diverged branch %s", ep.Status)
 	}
 }

@@ -41,7 +41,7 @@ type Recording struct {
 // Load reads an episode and its steps (with screenshots) from the store:
 // every stored step, removed ones flagged (see Recording.Steps).
 func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording, error) {
-	ep, err := st.GetEpisode(episodeID)
+	ep, err := st.GetEpisode(ctx, episodeID)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording,
 	if rec.Steps[0].Removed {
 		return nil, fmt.Errorf("episode %s: its start page (step 0) is marked removed, so there is nothing to replay", episodeID)
 	}
-	if t, err := st.GetTask(ep.TaskID); err == nil && strings.TrimSpace(t.StartURL) != "" {
+	if t, err := st.GetTask(ctx, ep.TaskID); err == nil && strings.TrimSpace(t.StartURL) != "" {
 		rec.StartURL = t.StartURL
 		dataset.TaskResetOptions(t, &rec.Clock)
 	} else {

@@ -91,7 +91,7 @@ func record(t testing.TB, s *dataset.Store, eng engine.Engine, startURL string, 
 
 func snapshot(t *testing.T, s *dataset.Store, id string) (dataset.Episode, []dataset.Step) {
 	t.Helper()
-	ep, err := s.GetEpisode(id)
+	ep, err := s.GetEpisode(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestReplayRecordedEpisode(t *testing.T) {
 		t.Errorf("warnings %q", rep.Warnings)
 	}
 	// Stored beside the episode, as Review shows it.
-	saved, err := s.SaveReplayRun(rep.StoredRun(eng.Info(), nil))
+	saved, err := s.SaveReplayRun(t.Context(), rep.StoredRun(eng.Info(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func practiceStore(tb testing.TB, path string) (*dataset.Store, map[string]datas
 	tasks := map[string]dataset.Task{}
 	for _, p := range practice.Tasks() {
 		c := p.Check
-		t, err := st.EnsureTask(dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL, Source: practice.Source, SourceID: p.Key,
+		t, err := st.EnsureTask(tb.Context(), dataset.Task{Goal: p.Goal, Category: p.Category, StartURL: p.StartURL, Source: practice.Source, SourceID: p.Key,
 			Check: &c, ReferenceTime: p.ReferenceTime, Timezone: p.Timezone, Locale: p.Locale, KeepSecrets: true})
 		if err != nil {
 			tb.Fatal(err)
@@ -166,7 +166,7 @@ func recordSolution(tb testing.TB, st *dataset.Store, eng engine.Engine, task da
 			tb.Fatalf("%s: step %d (%s): done %v (%s) with %d actions", task.SourceID, i+1, a, obs.Done, obs.EndReason, len(sol))
 		}
 	}
-	ep, err := st.GetEpisode(rec.EpisodeID())
+	ep, err := st.GetEpisode(ctx, rec.EpisodeID())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -158,7 +158,7 @@ func (t *Tab) refreshAnnotators() {
 	if t.ctx == nil || t.ctx.Store == nil {
 		return
 	}
-	names, err := t.ctx.Store.Annotators()
+	names, err := t.ctx.Store.Annotators(context.Background())
 	if err != nil {
 		t.status.SetText("Cannot list annotators: " + err.Error())
 		return

@@ -25,13 +25,13 @@ func colleagueStore(t *testing.T, episodes, steps int) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	task, err := s.AddTask(dataset.Task{Goal: "Zoe's task", Category: dataset.Navigation, StartURL: "http://127.0.0.1/zoe"})
+	task, err := s.AddTask(t.Context(), dataset.Task{Goal: "Zoe's task", Category: dataset.Navigation, StartURL: "http://127.0.0.1/zoe"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pic := noisyPNG(t)
 	for e := 0; e < episodes; e++ {
-		ep, err := s.CreateEpisode(dataset.Episode{TaskID: task.ID, Annotator: "zoe"})
+		ep, err := s.CreateEpisode(t.Context(), dataset.Episode{TaskID: task.ID, Annotator: "zoe"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,11 +41,11 @@ func colleagueStore(t *testing.T, episodes, steps int) string {
 				a := action.ClickAt(i, i)
 				st.Action = &a
 			}
-			if err := s.AppendStep(st); err != nil {
+			if err := s.AppendStep(t.Context(), st); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := s.FinishEpisode(ep.ID, dataset.EpisodeEnd{}); err != nil {
+		if err := s.FinishEpisode(t.Context(), ep.ID, dataset.EpisodeEnd{}); err != nil {
 			t.Fatal(err)
 		}
 	}

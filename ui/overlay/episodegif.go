@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -38,11 +39,11 @@ type GIFOptions struct {
 // caption (step, action, actor), then the page the last one led to.
 func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, error) {
 	from, to, delay := max(o.From, 1), o.To, o.Delay
-	ep, err := st.GetEpisode(id)
+	ep, err := st.GetEpisode(context.Background(), id)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s in %s", ErrNoEpisode, id, st.Path())
 	}
-	all, err := st.Steps(id)
+	all, err := st.Steps(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 		s, before := kept[i], kept[i-1]
 		a := s.Action
 		if s.Index >= from && s.Index <= to {
-			shot, err := st.Screenshot(id, before.Index)
+			shot, err := st.Screenshot(context.Background(), id, before.Index)
 			if err != nil {
 				return nil, err
 			}
@@ -81,7 +82,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 		}
 		pointer = PointerAfter(pointer, a)
 		if s.Index == to {
-			shot, err := st.Screenshot(id, s.Index)
+			shot, err := st.Screenshot(context.Background(), id, s.Index)
 			if err != nil {
 				return nil, err
 			}

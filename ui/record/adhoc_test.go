@@ -17,7 +17,7 @@ func TestAdhocDialogKeys(t *testing.T) {
 	f := openRecordFixture(t, []dataset.Task{{Goal: "Open the page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
 	c := f.win.Canvas()
 	adhocs := func() int {
-		items, err := f.store.ListTasks(dataset.TaskFilter{Source: dataset.SourceAdhoc})
+		items, err := f.store.ListTasks(t.Context(), dataset.TaskFilter{Source: dataset.SourceAdhoc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -215,7 +215,7 @@ func (l *lifecycle) resume(id string) {
 		return
 	}
 	st := r.ctx.Store
-	ep, err := st.GetEpisode(id)
+	ep, err := st.GetEpisode(context.Background(), id)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
@@ -224,14 +224,14 @@ func (l *lifecycle) resume(id string) {
 		r.refuseContinue(title, fmt.Sprintf("The episode was recorded by %s, and you are %s: only its annotator can go on with it.", ep.Annotator, s.Annotator))
 		return
 	}
-	t, err := st.GetTask(ep.TaskID)
+	t, err := st.GetTask(context.Background(), ep.TaskID)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	k, err := st.LastKeptStep(id)
+	k, err := st.LastKeptStep(context.Background(), id)
 	if err == nil {
-		err = st.CheckContinue(id, k)
+		err = st.CheckContinue(context.Background(), id, k)
 	}
 	if err != nil {
 		r.refuseContinue(title, err.Error()+". The episode was left as it is.")
@@ -252,17 +252,17 @@ func (l *lifecycle) branch(id string, k int) {
 		return
 	}
 	st := r.ctx.Store
-	parent, err := st.GetEpisode(id)
+	parent, err := st.GetEpisode(context.Background(), id)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	t, err := st.GetTask(parent.TaskID)
+	t, err := st.GetTask(context.Background(), parent.TaskID)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	if err := st.CheckContinue(id, k); err != nil {
+	if err := st.CheckContinue(context.Background(), id, k); err != nil {
 		r.refuseContinue(title, err.Error()+".")
 		return
 	}

@@ -147,7 +147,7 @@ func storeEpisode(t *testing.T, f *recordFixture, annotator string, actions ...a
 
 func storedSteps(t *testing.T, s *dataset.Store, id string) []string {
 	t.Helper()
-	steps, err := s.Steps(id)
+	steps, err := s.Steps(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestRecordResumeNoticeLeaveAsIs(t *testing.T) {
 	storeEpisode(t, f, "Someone else", action.ClickAt(1, 1))
 	before := map[string]dataset.Episode{}
 	for _, id := range []string{older, newer} {
-		before[id], _ = f.store.GetEpisode(id)
+		before[id], _ = f.store.GetEpisode(t.Context(), id)
 	}
 
 	f.tab.OfferResume()
@@ -235,7 +235,7 @@ func TestRecordResumeNoticeLeaveAsIs(t *testing.T) {
 		t.Fatal("Leave as is started something")
 	}
 	for id, ep := range before {
-		if now, _ := f.store.GetEpisode(id); now.Status != dataset.StatusInterrupted || now.EndedAt == nil || !now.EndedAt.Equal(*ep.EndedAt) {
+		if now, _ := f.store.GetEpisode(t.Context(), id); now.Status != dataset.StatusInterrupted || now.EndedAt == nil || !now.EndedAt.Equal(*ep.EndedAt) {
 			t.Errorf("episode %s changed: %+v", id, now)
 		}
 	}
@@ -288,7 +288,7 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 		t.Fatalf("new step's index %d", f.tab.steps.rows[3].idx)
 	}
 	equal(t, storedSteps(t, f.store, id), []string{"start", "click 10,10", `type "tea"`, "click 30,40"})
-	ep, _ := f.store.GetEpisode(id)
+	ep, _ := f.store.GetEpisode(t.Context(), id)
 	if ep.Status != dataset.StatusRecording || !ep.Resumed {
 		t.Fatalf("episode %+v", ep)
 	}
@@ -301,7 +301,7 @@ func TestRecordResumeDivergedLeavesTheEpisode(t *testing.T) {
 	pe := newPageEngine(t)
 	f.usePageEngine(pe)
 	id := storeEpisode(t, f, "Tester", action.ClickAt(10, 10), action.TypeText("tea"), action.ClickAt(20, 20))
-	before, _ := f.store.GetEpisode(id)
+	before, _ := f.store.GetEpisode(t.Context(), id)
 	pe.change(2) // the page after step 2 is not what was recorded
 	f.tab.Resume(id)
 	pe.let(2)
@@ -311,7 +311,7 @@ func TestRecordResumeDivergedLeavesTheEpisode(t *testing.T) {
 	if !strings.Contains(all, "step 2 did not replay as recorded") || !strings.Contains(all, "screenshot") || !strings.Contains(all, "left interrupted, as it was") {
 		t.Fatalf("message:\n%s", all)
 	}
-	if ep, _ := f.store.GetEpisode(id); ep.Status != before.Status || ep.EndReason != before.EndReason || !ep.EndedAt.Equal(*before.EndedAt) || ep.Owner != before.Owner || ep.Resumed {
+	if ep, _ := f.store.GetEpisode(t.Context(), id); ep.Status != before.Status || ep.EndReason != before.EndReason || !ep.EndedAt.Equal(*before.EndedAt) || ep.Owner != before.Owner || ep.Resumed {
 		t.Fatalf("the episode changed:\n%+v\n%+v", ep, before)
 	}
 	equal(t, storedSteps(t, f.store, id), []string{"start", "click 10,10", `type "tea"`, "click 20,20"})
@@ -393,7 +393,7 @@ func TestRecordUndo(t *testing.T) {
 	f.tab.life.undo()
 	pe.let(1) // step 1 replays, and differs
 	f.loop.until(t, "the episode to stop", func() bool { return f.tab.life.state == stEnded })
-	ep, _ := f.store.GetEpisode(f.tab.life.episodeID)
+	ep, _ := f.store.GetEpisode(t.Context(), f.tab.life.episodeID)
 	if ep.Status != dataset.StatusInterrupted || !strings.Contains(f.tab.status.errLbl.Text, "step 3 was undone") || !strings.Contains(f.tab.status.errLbl.Text, "step 1 did not replay as recorded") {
 		t.Fatalf("status %s, message %q", ep.Status, f.tab.status.errLbl.Text)
 	}
@@ -454,7 +454,7 @@ func TestRecordBranch(t *testing.T) {
 	click(v, fyne.NewPos(40, 40))
 	pe.let(1)
 	f.loop.until(t, "by hand", func() bool { return len(f.tab.steps.rows) == 4 })
-	ep, _ := f.store.GetEpisode(branch)
+	ep, _ := f.store.GetEpisode(t.Context(), branch)
 	if ep.ParentEpisodeID != parent || ep.BranchStep == nil || *ep.BranchStep != 2 || ep.Annotator != "Tester" || ep.TaskID != f.task.ID {
 		t.Fatalf("branch episode %+v", ep)
 	}
@@ -475,7 +475,7 @@ func TestRecordBranch(t *testing.T) {
 	if all := overlayText(f); !strings.Contains(all, "step 2 did not replay as recorded") || !strings.Contains(all, "the new episode was discarded") {
 		t.Fatalf("message:\n%s", all)
 	}
-	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{ParentID: parent})
+	eps, _ := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{ParentID: parent})
 	if len(eps) != 2 || eps[0].Status != dataset.StatusDiscarded {
 		t.Fatalf("branches %+v", eps)
 	}

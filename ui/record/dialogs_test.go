@@ -207,7 +207,7 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	if !f.tab.life.runner.Wait(5 * time.Second) {
 		t.Fatal("the engine was not closed")
 	}
-	eps, err := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %v %v", eps, err)
 	}
@@ -240,7 +240,7 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	f.loop.until(t, "the resume", func() bool {
 		return f.tab.life.state == stEnded && strings.Contains(f.tab.status.errLbl.Text, "could not be resumed") && !f.tab.life.runner.Busy()
 	})
-	eps, _ = f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ = f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if len(eps) != 1 || eps[0].Status != dataset.StatusInterrupted {
 		t.Errorf("a new episode was started instead of resuming: %+v", eps)
 	}

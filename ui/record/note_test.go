@@ -16,7 +16,7 @@ import (
 // storedNotes are the notes of the episode's steps, by index.
 func (f *recordFixture) storedNotes(t *testing.T) []string {
 	t.Helper()
-	steps, err := f.store.Steps(f.tab.life.episodeID)
+	steps, err := f.store.Steps(t.Context(), f.tab.life.episodeID)
 	if err != nil {
 		t.Fatal(err)
 	}

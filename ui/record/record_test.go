@@ -133,7 +133,7 @@ func openRecordFixture(t *testing.T, tasks []dataset.Task, sets ...action.Set) *
 	t.Cleanup(func() { store.Close() })
 	var task dataset.Task
 	for i, tk := range tasks {
-		tk, err := store.AddTask(tk)
+		tk, err := store.AddTask(t.Context(), tk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,11 +173,11 @@ func openRecordFixture(t *testing.T, tasks []dataset.Task, sets ...action.Set) *
 
 func (f *recordFixture) storedActions(t *testing.T) []string {
 	t.Helper()
-	eps, err := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, err := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("episodes %v %v", eps, err)
 	}
-	steps, err := f.store.Steps(eps[0].ID)
+	steps, err := f.store.Steps(t.Context(), eps[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestRecordTabFinishNeedsAnswerForInformation(t *testing.T) {
 	f.eng.gate <- struct{}{}
 	f.loop.until(t, "the episode to end", func() bool { return f.tab.life.state == stEnded })
 	equal(t, f.storedActions(t), []string{`finish "42"`})
-	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if eps[0].Status != dataset.StatusFinished || eps[0].FinalAnswer != "42" || eps[0].Annotator != "Tester" {
 		t.Fatalf("episode %+v", eps[0])
 	}
@@ -299,7 +299,7 @@ func TestRecordTabCloseSavesPendingInput(t *testing.T) {
 	f.tab.Close()
 	wg.Wait()
 	equal(t, f.storedActions(t), []string{`type "unsent"`})
-	eps, _ := f.store.ListEpisodes(dataset.EpisodeFilter{})
+	eps, _ := f.store.ListEpisodes(t.Context(), dataset.EpisodeFilter{})
 	if eps[0].Status != dataset.StatusInterrupted {
 		t.Fatalf("status %q after closing, want interrupted", eps[0].Status)
 	}
@@ -338,7 +338,7 @@ func TestRecordTabShortcuts(t *testing.T) {
 
 func TestRecordTabStartAndNextShortcuts(t *testing.T) {
 	f := newRecordFixture(t, dataset.Navigation)
-	other, err := f.store.AddTask(dataset.Task{Goal: "Another task", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"})
+	other, err := f.store.AddTask(t.Context(), dataset.Task{Goal: "Another task", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/b", Source: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ func (r *Tab) OfferResume() {
 		return
 	}
 	r.resumeOffered = true
-	eps, err := r.ctx.Store.ResumableEpisodes(name, 0)
+	eps, err := r.ctx.Store.ResumableEpisodes(context.Background(), name, 0)
 	if err != nil {
 		r.status.setError("The interrupted episodes could not be listed: " + err.Error())
 		return

@@ -38,7 +38,7 @@ func TestStatusBarSaysWhatTheStartIsDoing(t *testing.T) {
 	f.tab.life.discard()
 	f.loop.until(t, "the discard", func() bool { return f.tab.life.state == stEnded })
 
-	tasks, err := f.store.ListTasks(dataset.TaskFilter{})
+	tasks, err := f.store.ListTasks(t.Context(), dataset.TaskFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -145,7 +146,7 @@ func (p *taskPanel) refresh() {
 	if i := p.catSel.SelectedIndex(); i > 0 {
 		f.Category = dataset.Categories[i-1]
 	}
-	tasks, err := p.t.ctx.Store.ListTasks(f)
+	tasks, err := p.t.ctx.Store.ListTasks(context.Background(), f)
 	if err != nil {
 		p.t.status.setError("Cannot read the task list: " + err.Error())
 		return
@@ -321,7 +322,7 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).
 func (p *taskPanel) saveAdhoc(goal, category, url string) (dataset.Task, error) {
-	t, err := p.t.ctx.Store.EnsureTask(dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
+	t, err := p.t.ctx.Store.EnsureTask(context.Background(), dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
 	if err != nil {
 		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
 	}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"time"
@@ -144,7 +145,7 @@ func (s *timeline) add(row stepRow, obs action.Observation) {
 	go func() {
 		var thumb image.Image
 		if store != nil && ep != "" {
-			thumb, _ = store.ThumbnailImage(ep, row.idx)
+			thumb, _ = store.ThumbnailImage(context.Background(), ep, row.idx)
 		}
 		if thumb == nil && len(shot) > 0 {
 			if b, err := dataset.MakeThumbnail(shot); err == nil {
@@ -169,7 +170,7 @@ func (s *timeline) load(ep string) {
 	s.gen++
 	store := s.t.ctx.Store
 	if store != nil && ep != "" {
-		steps, err := store.Steps(ep)
+		steps, err := store.Steps(context.Background(), ep)
 		if err != nil {
 			s.t.status.setError("The stored steps could not be read for the timeline: " + err.Error())
 		}
@@ -192,7 +193,7 @@ func (s *timeline) load(ep string) {
 		thumbs := make([]image.Image, len(rows))
 		for i, row := range rows {
 			if store != nil {
-				thumbs[i], _ = store.ThumbnailImage(ep, row.idx)
+				thumbs[i], _ = store.ThumbnailImage(context.Background(), ep, row.idx)
 			}
 		}
 		s.t.ctx.UI().Do(func() {
@@ -340,7 +341,7 @@ func (s *timeline) preview(id int) {
 		return
 	}
 	go func() {
-		png, err := store.Screenshot(ep, before)
+		png, err := store.Screenshot(context.Background(), ep, before)
 		var img image.Image
 		if err == nil && len(png) > 0 {
 			img, _ = decodePNG(png)

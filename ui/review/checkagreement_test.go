@@ -37,7 +37,7 @@ func TestQueueShowsCheckAgreement(t *testing.T) {
 		if c.outcome == dataset.OutcomeFailure {
 			r.FailureStep, r.FailureType = action.Int(1), "other"
 		}
-		if _, err := e.s.SaveReview(r); err != nil {
+		if _, err := e.s.SaveReview(t.Context(), r); err != nil {
 			t.Fatalf("review %d: %v", i, err)
 		}
 	}

@@ -32,7 +32,7 @@ func TestCloseStopsTheThumbnailWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	q, err := s.ReviewQueue(t.Context(), dataset.QueueFilter{Reviewer: "rita"})
 	if err != nil || len(q.Items) != 1 || q.Items[0].EpisodeID != id {
 		t.Fatalf("queue %+v %v", q.Items, err)
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -317,7 +318,7 @@ func (e *stepEdits) askTrim() {
 // (or the reviews cannot be read: the edit itself is harmless to them).
 func (e *stepEdits) reviewsTouching(steps []int) string {
 	p := e.p
-	revs, err := p.t.store.CurrentReviews(p.ep.ID)
+	revs, err := p.t.store.CurrentReviews(context.Background(), p.ep.ID)
 	if err != nil {
 		return ""
 	}

@@ -30,7 +30,7 @@ func (e *env) edits(id string) []dataset.Edit {
 // removed lists the removed step indices of an episode, as stored.
 func (e *env) removed(id string) []int {
 	e.t.Helper()
-	steps, err := e.s.Steps(id)
+	steps, err := e.s.Steps(context.Background(), id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestContinueFromStep(t *testing.T) {
 func TestBranchesInQueueAndPlayer(t *testing.T) {
 	e := newEnv(t)
 	parent := e.eps[0] // the oldest: last in the queue
-	ep, err := e.s.GetEpisode(parent)
+	ep, err := e.s.GetEpisode(t.Context(), parent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,11 +368,11 @@ func TestEditNamesTheReviewItTouches(t *testing.T) {
 	e.key(fyne.KeyN)
 	id := p.ep.ID
 	two := 2
-	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "sam", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+	if _, err := e.s.SaveReview(t.Context(), dataset.Review{EpisodeID: id, Reviewer: "sam", Outcome: dataset.OutcomeFailure, FailureStep: &two,
 		FailureType: "wrong_element", StepFlags: map[int][]string{2: {dataset.FlagMistake}, 3: {dataset.FlagUnnecessary}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.SaveReview(dataset.Review{EpisodeID: id, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &two,
+	if _, err := e.s.SaveReview(t.Context(), dataset.Review{EpisodeID: id, Reviewer: "rita", Outcome: dataset.OutcomeFailure, FailureStep: &two,
 		FailureType: "gave_up"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -176,7 +177,7 @@ func (f *form) load(it dataset.QueueItem) {
 	conflict := (it.In(dataset.QueueConflict) || it.Settled) && settlingQueue
 	var others []dataset.Review
 	if conflict {
-		cur, err := f.t.store.CurrentReviews(it.EpisodeID)
+		cur, err := f.t.store.CurrentReviews(context.Background(), it.EpisodeID)
 		if err != nil {
 			f.setStatus("Cannot read the other reviews: "+err.Error(), true)
 		}
@@ -195,7 +196,7 @@ func (f *form) load(it dataset.QueueItem) {
 		}
 	}
 	if start == nil {
-		mine, err := f.t.store.MyReview(it.EpisodeID, f.t.reviewer())
+		mine, err := f.t.store.MyReview(context.Background(), it.EpisodeID, f.t.reviewer())
 		if err != nil {
 			f.setStatus("Cannot read your review: "+err.Error(), true)
 		}
@@ -240,7 +241,7 @@ func (f *form) updateHistory() {
 		f.history.SetText("")
 		return
 	}
-	h, err := f.t.store.ReviewHistory(f.t.player.ep.ID, f.t.reviewer())
+	h, err := f.t.store.ReviewHistory(context.Background(), f.t.player.ep.ID, f.t.reviewer())
 	if err != nil || len(h) <= 1 {
 		f.history.SetText("")
 		return
@@ -401,9 +402,9 @@ func (f *form) store() bool {
 	var saved dataset.Review
 	var err error
 	if settling {
-		saved, err = f.t.store.Settle(r)
+		saved, err = f.t.store.Settle(context.Background(), r)
 	} else {
-		saved, err = f.t.store.SaveReview(r)
+		saved, err = f.t.store.SaveReview(context.Background(), r)
 	}
 	if err != nil {
 		msg := err.Error()

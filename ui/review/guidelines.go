@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -36,7 +37,7 @@ func (g *guidelines) build() fyne.CanvasObject {
 
 // show reads the guidelines from the store and shows them.
 func (g *guidelines) show() {
-	text, err := g.f.t.store.Guidelines()
+	text, err := g.f.t.store.Guidelines(context.Background())
 	if err != nil {
 		text = "Cannot read the guidelines: " + err.Error()
 	}
@@ -46,7 +47,7 @@ func (g *guidelines) show() {
 // toggleEdit opens the guidelines for editing, or saves the edit.
 func (g *guidelines) toggleEdit() {
 	if !g.editing {
-		text, _ := g.f.t.store.Guidelines()
+		text, _ := g.f.t.store.Guidelines(context.Background())
 		g.edit.SetText(text)
 		g.stack.Objects = []fyne.CanvasObject{g.edit}
 		g.btn.SetText("Save guidelines")
@@ -54,7 +55,7 @@ func (g *guidelines) toggleEdit() {
 		g.stack.Refresh()
 		return
 	}
-	if err := g.f.t.store.SetGuidelines(g.edit.Text); err != nil {
+	if err := g.f.t.store.SetGuidelines(context.Background(), g.edit.Text); err != nil {
 		g.f.setStatus(err.Error(), true)
 		return
 	}

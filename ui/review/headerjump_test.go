@@ -73,7 +73,7 @@ func TestSideBySideUsesTheWholePane(t *testing.T) {
 func TestBranchHeaderShowsWhole(t *testing.T) {
 	e := newEnv(t)
 	parent := e.eps[0]
-	ep, err := e.s.GetEpisode(parent)
+	ep, err := e.s.GetEpisode(t.Context(), parent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -157,15 +158,15 @@ const minViewWidth = 560
 // open loads an episode's metadata and step list and shows its first action
 // at once; thumbnails follow lazily as rows become visible.
 func (p *player) open(it dataset.QueueItem) error {
-	ep, err := p.t.store.GetEpisode(it.EpisodeID)
+	ep, err := p.t.store.GetEpisode(context.Background(), it.EpisodeID)
 	if err != nil {
 		return err
 	}
-	task, err := p.t.store.GetTask(ep.TaskID)
+	task, err := p.t.store.GetTask(context.Background(), ep.TaskID)
 	if err != nil {
 		return err
 	}
-	steps, err := p.t.store.Steps(ep.ID)
+	steps, err := p.t.store.Steps(context.Background(), ep.ID)
 	if err != nil {
 		return err
 	}
@@ -196,11 +197,11 @@ func (p *player) reloadSteps() error {
 	if p.ep == nil {
 		return nil
 	}
-	ep, err := p.t.store.GetEpisode(p.ep.ID)
+	ep, err := p.t.store.GetEpisode(context.Background(), p.ep.ID)
 	if err != nil {
 		return err
 	}
-	steps, err := p.t.store.Steps(ep.ID)
+	steps, err := p.t.store.Steps(context.Background(), ep.ID)
 	if err != nil {
 		return err
 	}
@@ -341,7 +342,7 @@ func (p *player) shot(i int) (image.Image, error) {
 	if img, ok := p.shots[i]; ok {
 		return img, nil
 	}
-	b, err := p.t.store.Screenshot(p.ep.ID, i)
+	b, err := p.t.store.Screenshot(context.Background(), p.ep.ID, i)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"slices"
@@ -307,13 +308,13 @@ func (q *queuePanel) reload() {
 	if len(bad) > 0 {
 		q.t.form.setStatus(fmt.Sprintf("Dates are written YYYY-MM-DD, e.g. 2026-03-01 (%q was ignored).", bad), true)
 	}
-	if anns, err := q.t.store.Annotators(); err == nil {
+	if anns, err := q.t.store.Annotators(context.Background()); err == nil {
 		opts := append([]string{anyAnnotator, onlyPeople, onlyAgents}, anns...)
 		if !slices.Equal(opts, q.annSel.Options) {
 			q.annSel.SetOptions(opts)
 		}
 	}
-	res, err := q.t.store.ReviewQueue(q.filter())
+	res, err := q.t.store.ReviewQueue(context.Background(), q.filter())
 	if err != nil {
 		q.summary.SetText("Cannot read the queue: " + err.Error())
 		return
@@ -358,16 +359,16 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 }
 
 func (q *queuePanel) reloadAgreement() {
-	ag, err := q.t.store.Agreement()
+	ag, err := q.t.store.Agreement(context.Background())
 	if err != nil {
 		q.agreement.SetText("Cannot compute agreement: " + err.Error())
 		return
 	}
 	text := agreementText(ag)
-	if sa, err := q.t.store.StepAgreement(); err == nil {
+	if sa, err := q.t.store.StepAgreement(context.Background()); err == nil {
 		text += "\n" + stepAgreementText(sa)
 	}
-	if ca, err := q.t.store.CheckAgreement(); err == nil {
+	if ca, err := q.t.store.CheckAgreement(context.Background()); err == nil {
 		text += "\n" + checkAgreementText(ca)
 	}
 	q.agreement.SetText(text)

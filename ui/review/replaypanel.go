@@ -278,7 +278,7 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 		return
 	}
 	run := rep.StoredRun(info, runErr)
-	saved, err := store.SaveReplayRun(run)
+	saved, err := store.SaveReplayRun(ctx, run)
 	if err != nil {
 		saved = run // shown, though not kept
 		err = fmt.Errorf("the replay ran, but its result could not be stored: %w", err)

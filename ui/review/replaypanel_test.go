@@ -102,7 +102,7 @@ func TestReplayPanel(t *testing.T) {
 	if mw := tab.Content().MinSize().Width; mw > ui.MaxTabWidth {
 		t.Errorf("the Review tab asks for %v, more than %v", mw, ui.MaxTabWidth)
 	}
-	q, err := s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	q, err := s.ReviewQueue(ctx, dataset.QueueFilter{Reviewer: "rita"})
 	if err != nil || len(q.Items) != 1 || q.Items[0].EpisodeID != id {
 		t.Fatalf("queue %+v %v", q.Items, err)
 	}

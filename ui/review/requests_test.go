@@ -56,10 +56,10 @@ func TestRequestsPanel(t *testing.T) {
 			Request:  har.Request{Method: "GET", URL: "https://cdn.example/pic.png"},
 			Response: har.Response{Status: 0, Error: "net::ERR_NAME_NOT_RESOLVED"}},
 	}
-	if err := e.s.SaveHARChunk(ep, start, sum, page); err != nil {
+	if err := e.s.SaveHARChunk(t.Context(), ep, start, sum, page); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.SaveHARChunk(ep, step2, sum, nil); err != nil {
+	if err := e.s.SaveHARChunk(t.Context(), ep, step2, sum, nil); err != nil {
 		t.Fatal(err)
 	}
 	it, _ := e.findItem(ep)

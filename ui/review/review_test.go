@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/png"
 	"path/filepath"
@@ -53,7 +54,7 @@ func newEnv(t *testing.T) *env {
 		}
 		e.eps = append(e.eps, id)
 	}
-	if _, err := s.CreateEpisode(dataset.Episode{TaskID: task, Annotator: "ann"}); err != nil {
+	if _, err := s.CreateEpisode(t.Context(), dataset.Episode{TaskID: task, Annotator: "ann"}); err != nil {
 		t.Fatal(err)
 	}
 	e.tab = New(&ui.Context{Store: s, User: func() string { return "rita" }})
@@ -80,7 +81,7 @@ func (e *env) ctrlS() {
 
 func (e *env) shot(idx int) image.Image {
 	e.t.Helper()
-	b, err := e.s.Screenshot(e.tab.player.ep.ID, idx)
+	b, err := e.s.Screenshot(context.Background(), e.tab.player.ep.ID, idx)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func sameImage(a, b image.Image) bool {
 
 func (e *env) reviews(ep string) []dataset.Review {
 	e.t.Helper()
-	rs, err := e.s.CurrentReviews(ep)
+	rs, err := e.s.CurrentReviews(context.Background(), ep)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestKeyboardFlow(t *testing.T) {
 	if p.ep.ID != e.eps[1] {
 		t.Fatalf("N opened %s, want the next unreviewed %s", p.ep.ID, e.eps[1])
 	}
-	if h, _ := e.s.ReviewHistory(first, "rita"); len(h) != 1 {
+	if h, _ := e.s.ReviewHistory(t.Context(), first, "rita"); len(h) != 1 {
 		t.Errorf("an unchanged review was saved again: %d versions", len(h))
 	}
 	if f.outcome != "" || len(f.stepFlags.byStep) != 0 {
@@ -256,13 +257,13 @@ func TestKeyboardFlow(t *testing.T) {
 	}
 	e.key(fyne.Key1)
 	e.ctrlS()
-	if h, _ := e.s.ReviewHistory(first, "rita"); len(h) != 2 || h[0].Outcome != dataset.OutcomeSuccess || h[1].SupersededBy != h[0].ID {
+	if h, _ := e.s.ReviewHistory(t.Context(), first, "rita"); len(h) != 2 || h[0].Outcome != dataset.OutcomeSuccess || h[1].SupersededBy != h[0].ID {
 		t.Errorf("history after an edit = %+v", h)
 	}
 }
 
 func (e *env) findItem(id string) (dataset.QueueItem, bool) {
-	q, err := e.s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	q, err := e.s.ReviewQueue(context.Background(), dataset.QueueFilter{Reviewer: "rita"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestSettleAConflict(t *testing.T) {
 			{EpisodeID: id, Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
 			{EpisodeID: id, Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
 		} {
-			if _, err := e.s.SaveReview(r); err != nil {
+			if _, err := e.s.SaveReview(t.Context(), r); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -335,7 +336,7 @@ func TestGuidelinesEditable(t *testing.T) {
 	}
 	f.guides.edit.SetText("# House rules\nAlways give a reason.")
 	f.guides.btn.OnTapped()
-	if g, _ := e.s.Guidelines(); g != "# House rules\nAlways give a reason." {
+	if g, _ := e.s.Guidelines(t.Context()); g != "# House rules\nAlways give a reason." {
 		t.Errorf("stored guidelines = %q", g)
 	}
 	if len(f.guides.view.Segments) == 0 {
@@ -376,7 +377,7 @@ func TestNoPeekingOutsideTheConflictQueue(t *testing.T) {
 		{EpisodeID: e.eps[2], Reviewer: "ann2", Outcome: dataset.OutcomeSuccess},
 		{EpisodeID: e.eps[2], Reviewer: "bo", Outcome: dataset.OutcomeInvalidTask},
 	} {
-		if _, err := e.s.SaveReview(r); err != nil {
+		if _, err := e.s.SaveReview(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -423,12 +424,12 @@ func TestCtrlSFromTheWindow(t *testing.T) {
 	ctrlS := &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}
 	tab.Content().Hide()
 	w.Canvas().(fyne.Shortcutable).TypedShortcut(ctrlS)
-	if rs, _ := s.CurrentReviews(ep); len(rs) != 0 {
+	if rs, _ := s.CurrentReviews(t.Context(), ep); len(rs) != 0 {
 		t.Fatal("Ctrl+S saved while the tab was hidden")
 	}
 	tab.Content().Show()
 	w.Canvas().(fyne.Shortcutable).TypedShortcut(ctrlS)
-	if rs, _ := s.CurrentReviews(ep); len(rs) != 1 || rs[0].Outcome != dataset.OutcomeSuccess {
+	if rs, _ := s.CurrentReviews(t.Context(), ep); len(rs) != 1 || rs[0].Outcome != dataset.OutcomeSuccess {
 		t.Fatalf("Ctrl+S from the window: reviews %+v", rs)
 	}
 }

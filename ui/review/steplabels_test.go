@@ -110,7 +110,7 @@ func TestStepAgreementInTheQueue(t *testing.T) {
 		{EpisodeID: e.eps[0], Reviewer: "sam", Outcome: dataset.OutcomeSuccess, StepLabels: map[int]string{1: c, 2: c, 3: w, 4: w}},
 		{EpisodeID: e.eps[0], Reviewer: "tom", Outcome: dataset.OutcomeSuccess, StepLabels: map[int]string{1: c, 2: c, 3: c, 4: w}},
 	} {
-		if _, err := e.s.SaveReview(r); err != nil {
+		if _, err := e.s.SaveReview(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -121,7 +121,7 @@ func TestSuccessWarning(t *testing.T) {
 		if e.w.Canvas().Overlays().Top() != nil {
 			t.Error("asked again after the reviewer confirmed")
 		}
-		if h, _ := e.s.ReviewHistory(failed, "rita"); len(h) != 2 {
+		if h, _ := e.s.ReviewHistory(t.Context(), failed, "rita"); len(h) != 2 {
 			t.Errorf("%d versions after the edit, want 2", len(h))
 		}
 	})

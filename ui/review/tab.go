@@ -220,7 +220,7 @@ func (t *Tab) nextUnreviewed() {
 	if t.queue.state == dataset.QueueConflict {
 		it, ok, err = t.nextConflict(after)
 	} else {
-		it, ok, err = t.store.NextUnreviewed(t.queue.filter(), after)
+		it, ok, err = t.store.NextUnreviewed(context.Background(), t.queue.filter(), after)
 	}
 	if err != nil {
 		t.form.setStatus("Cannot read the queue: "+err.Error(), true)
@@ -242,7 +242,7 @@ func (t *Tab) nextUnreviewed() {
 func (t *Tab) nextConflict(after string) (dataset.QueueItem, bool, error) {
 	f := t.queue.filter()
 	f.State = ""
-	q, err := t.store.ReviewQueue(f)
+	q, err := t.store.ReviewQueue(context.Background(), f)
 	if err != nil {
 		return dataset.QueueItem{}, false, err
 	}

@@ -24,7 +24,7 @@ func targetEpisode(t *testing.T, s *dataset.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := s.CreateEpisode(dataset.Episode{TaskID: task, Annotator: "ann", StartedAt: time.Now().Add(-time.Hour)})
+	ep, err := s.CreateEpisode(t.Context(), dataset.Episode{TaskID: task, Annotator: "ann", StartedAt: time.Now().Add(-time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +45,11 @@ func targetEpisode(t *testing.T, s *dataset.Store) string {
 			a := st.a
 			row.Action = &a
 		}
-		if err := s.AppendStep(row); err != nil {
+		if err := s.AppendStep(t.Context(), row); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.FinishEpisode(ep.ID, dataset.EpisodeEnd{At: time.Now()}); err != nil {
+	if err := s.FinishEpisode(t.Context(), ep.ID, dataset.EpisodeEnd{At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	return ep.ID

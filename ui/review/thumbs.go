@@ -55,7 +55,7 @@ func (l *thumbLoader) request(i int) {
 		return
 	}
 	if l.syncLoad {
-		if img, err := p.t.store.ThumbnailImage(p.ep.ID, i); err == nil {
+		if img, err := p.t.store.ThumbnailImage(context.Background(), p.ep.ID, i); err == nil {
 			l.images[i] = img
 		}
 		return
@@ -80,7 +80,7 @@ func (l *thumbLoader) worker(ctx context.Context) {
 			if int64(j.gen) != l.liveGen.Load() {
 				continue // another episode was opened meanwhile
 			}
-			img, err := p.t.store.ThumbnailImage(j.epID, j.index)
+			img, err := p.t.store.ThumbnailImage(ctx, j.epID, j.index)
 			if ctx.Err() != nil {
 				return
 			}

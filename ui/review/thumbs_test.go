@@ -72,7 +72,7 @@ func BenchmarkOpen300Steps(b *testing.B) {
 	w := test.NewWindow(tab.Content())
 	defer w.Close()
 	w.Resize(fyne.NewSize(1700, 1000))
-	q, _ := s.ReviewQueue(dataset.QueueFilter{Reviewer: "rita"})
+	q, _ := s.ReviewQueue(b.Context(), dataset.QueueFilter{Reviewer: "rita"})
 	var it dataset.QueueItem
 	for _, x := range q.Items {
 		if x.EpisodeID == id {

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -69,9 +70,9 @@ func taskForm(cur *dataset.Task) ([]*widget.FormItem, func() dataset.Task) {
 // SaveTask adds (ID empty) or updates a task from the form.
 func (t *Tab) SaveTask(task dataset.Task) (dataset.Task, error) {
 	if task.ID == "" {
-		return t.ctx.Store.AddTask(task)
+		return t.ctx.Store.AddTask(context.Background(), task)
 	}
-	return task, t.ctx.Store.UpdateTask(task)
+	return task, t.ctx.Store.UpdateTask(context.Background(), task)
 }
 
 func (t *Tab) showEdit(cur *dataset.Task) {

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -378,7 +379,7 @@ func (d *importDialog) options() dataset.ImportOptions {
 // refresh previews the file again with the dialog's choices. The file is
 // read already and the preview is quick, so it runs on the Fyne goroutine.
 func (d *importDialog) refresh() {
-	d.rep, d.err = d.t.ctx.Store.PreviewImport(bytes.NewReader(d.data), d.name, d.options())
+	d.rep, d.err = d.t.ctx.Store.PreviewImport(context.Background(), bytes.NewReader(d.data), d.name, d.options())
 	d.show()
 }
 
@@ -455,7 +456,7 @@ func (d *importDialog) remembered() map[string]string {
 
 func (d *importDialog) doImport() {
 	t := d.t
-	rep, err := t.ctx.Store.ImportTasks(bytes.NewReader(d.data), d.name, d.options())
+	rep, err := t.ctx.Store.ImportTasks(context.Background(), bytes.NewReader(d.data), d.name, d.options())
 	if err != nil {
 		if errors.Is(err, dataset.ErrImportFile) {
 			err = importError(d.name, err)

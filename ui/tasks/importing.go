@@ -74,10 +74,10 @@ func (t *Tab) load(label, name string, read func(context.Context) ([]byte, error
 			t.post(func() { t.showErr(fmt.Errorf("cannot read %s: %w", label, err)) })
 			return
 		}
-		rep, err := store.PreviewImport(bytes.NewReader(data), name, dataset.ImportOptions{})
+		rep, err := store.PreviewImport(ctx, bytes.NewReader(data), name, dataset.ImportOptions{})
 		chosen := usableMapping(remembered, rep.Columns)
 		if len(chosen) > 0 && ctx.Err() == nil {
-			rep, err = store.PreviewImport(bytes.NewReader(data), name, dataset.ImportOptions{Map: chosen})
+			rep, err = store.PreviewImport(ctx, bytes.NewReader(data), name, dataset.ImportOptions{Map: chosen})
 		}
 		if ctx.Err() != nil {
 			return

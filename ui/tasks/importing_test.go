@@ -169,7 +169,7 @@ func TestImportDialogMapsUnrecognisedColumns(t *testing.T) {
 		t.Fatal("Import is disabled")
 	}
 	test.Tap(imp)
-	all, err := store.ListTasks(dataset.TaskFilter{Source: "objectives.csv"})
+	all, err := store.ListTasks(t.Context(), dataset.TaskFilter{Source: "objectives.csv"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestTasksTabCountsAreSingularForOne(t *testing.T) {
 	if len(tab.tasks) != 1 {
 		t.Fatalf("tasks %v", goals(tab))
 	}
-	if _, err := store.CreateEpisode(dataset.Episode{TaskID: tab.tasks[0].ID, Annotator: "ada", Status: dataset.StatusInterrupted}); err != nil {
+	if _, err := store.CreateEpisode(t.Context(), dataset.Episode{TaskID: tab.tasks[0].ID, Annotator: "ada", Status: dataset.StatusInterrupted}); err != nil {
 		t.Fatal(err)
 	}
 	tab.Reload()
@@ -34,7 +34,7 @@ func TestTasksTabCountsAreSingularForOne(t *testing.T) {
 	// Two of three archived: the active list counts one task.
 	tab.search.SetText("")
 	for _, task := range tab.tasks[1:] {
-		if err := store.ArchiveTask(task.ID, true); err != nil {
+		if err := store.ArchiveTask(t.Context(), task.ID, true); err != nil {
 			t.Fatal(err)
 		}
 	}

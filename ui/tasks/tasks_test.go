@@ -40,7 +40,7 @@ func newTasksFixtureLoop(t *testing.T) (*Tab, *dataset.Store, *[]dataset.Task, *
 		{Goal: "Open the returns page", Category: dataset.Navigation, StartURL: "http://shop.test/", Source: "pack"},
 		{Goal: "Turn on dark mode", Category: dataset.Interaction, StartURL: "http://forms.test/", Source: "mine.csv"},
 	} {
-		if _, err := store.AddTask(task); err != nil {
+		if _, err := store.AddTask(t.Context(), task); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +100,7 @@ func TestTasksTabFiltersAndCounts(t *testing.T) {
 	equal(t, goals(tab), nil)
 	tab.archived.SetChecked(true)
 	equal(t, goals(tab), []string{"What is the price of the red kettle?"})
-	archived, _ := store.ListTasks(dataset.TaskFilter{Archived: true})
+	archived, _ := store.ListTasks(t.Context(), dataset.TaskFilter{Archived: true})
 	if len(archived) != 1 {
 		t.Fatalf("archived in the store: %d", len(archived))
 	}
@@ -122,7 +122,7 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 	if _, err := tab.SaveTask(added); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := store.GetTask(added.ID)
+	got, _ := store.GetTask(t.Context(), added.ID)
 	if got.Goal != "Find the wiki page of Ada Lovelace" {
 		t.Fatalf("edit not stored: %q", got.Goal)
 	}
@@ -131,7 +131,7 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 	}
 
 	csv := "instruction,website,type\nFind the cheapest tent,http://shop.test/,info\nNo url here,,navigation\nBook a workshop,http://forms.test/,weird\n"
-	rep, err := store.PreviewImport(bytes.NewReader([]byte(csv)), "batch.csv", dataset.ImportOptions{})
+	rep, err := store.PreviewImport(t.Context(), bytes.NewReader([]byte(csv)), "batch.csv", dataset.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestTasksTabAddEditAndImportPreview(t *testing.T) {
 			t.Errorf("%s ← %q, want %q", f, rep.Mapping[f], col)
 		}
 	}
-	if n, _ := store.CountTasks(dataset.TaskFilter{}); n.Total != 4 {
+	if n, _ := store.CountTasks(t.Context(), dataset.TaskFilter{}); n.Total != 4 {
 		t.Fatalf("a preview wrote tasks: %d", n.Total)
 	}
 }

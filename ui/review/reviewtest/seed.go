@@ -60,7 +60,7 @@ func Record(ctx context.Context, s *dataset.Store, scripts []Script) ([]string, 
 	set.ExplicitWait = 300 * time.Millisecond
 	var ids []string
 	for _, sc := range scripts {
-		task, err := s.EnsureTask(dataset.Task{Goal: sc.Goal, Category: sc.Category, StartURL: sc.StartURL, Source: "demo", Check: sc.Check})
+		task, err := s.EnsureTask(ctx, dataset.Task{Goal: sc.Goal, Category: sc.Category, StartURL: sc.StartURL, Source: "demo", Check: sc.Check})
 		if err != nil {
 			return ids, err
 		}

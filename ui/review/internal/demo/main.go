@@ -36,7 +36,7 @@ func main() {
 	}
 	defer s.Close()
 	if *doSeed {
-		q, err := s.ReviewQueue(dataset.QueueFilter{})
+		q, err := s.ReviewQueue(context.Background(), dataset.QueueFilter{})
 		if err == nil && q.Total == 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			ids, err := reviewtest.Record(ctx, s, reviewtest.Scripts)
