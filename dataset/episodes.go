@@ -66,7 +66,7 @@ func (s *Store) insertEpisode(ctx context.Context, tx *sql.Tx, e *Episode) error
 		return s.explainWriteError(err)
 	}
 	e.Goal, e.Category = goal, cat
-	parent, branch, err := checkBranch(tx, e)
+	parent, branch, err := checkBranch(ctx, tx, e)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Store) insertEpisode(ctx context.Context, tx *sql.Tx, e *Episode) error
 
 // checkBranch checks a branch's parent and step; it returns the values to
 // store (NULL for an episode that is no branch).
-func checkBranch(tx *sql.Tx, e *Episode) (parent, branch any, err error) {
+func checkBranch(ctx context.Context, tx *sql.Tx, e *Episode) (parent, branch any, err error) {
 	if e.ParentEpisodeID == "" {
 		if e.BranchStep != nil {
 			return nil, nil, errors.New("the episode has a branch step but no parent episode: name the episode it continues from")
@@ -96,7 +96,7 @@ func checkBranch(tx *sql.Tx, e *Episode) (parent, branch any, err error) {
 		return nil, nil, fmt.Errorf("the branch step %d is negative: continue from step 0 or later of episode %s", k, e.ParentEpisodeID)
 	}
 	var maxIdx sql.NullInt64
-	err = tx.QueryRow(`SELECT (SELECT MAX(idx) FROM steps WHERE episode_id = p.id) FROM episodes p WHERE p.id=?`, e.ParentEpisodeID).Scan(&maxIdx)
+	err = tx.QueryRowContext(ctx, `SELECT (SELECT MAX(idx) FROM steps WHERE episode_id = p.id) FROM episodes p WHERE p.id=?`, e.ParentEpisodeID).Scan(&maxIdx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, fmt.Errorf("cannot branch from episode %s: %w (it may have been recorded in another database); choose an episode from the Review list", e.ParentEpisodeID, ErrNotFound)
 	}

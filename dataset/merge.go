@@ -107,7 +107,7 @@ func (s *Store) Merge(ctx context.Context, path string, opts MergeOptions) (Merg
 	if err := checkMergeSource(path); err != nil {
 		return rep, err
 	}
-	if err := s.checkNoLiveRecording(); err != nil {
+	if err := s.checkNoLiveRecording(ctx); err != nil {
 		return rep, err
 	}
 	conn, err := s.db.Conn(ctx)
@@ -150,8 +150,8 @@ var ErrMergeWhileRecording = errors.New("an episode is being recorded into this 
 // checkNoLiveRecording refuses while an episode of this store is recording
 // in a live process (this one, or another program on the file such as
 // waymark serve --record; see ownerAlive).
-func (s *Store) checkNoLiveRecording() error {
-	rows, err := s.db.Query(`SELECT owner, COALESCE((SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
+func (s *Store) checkNoLiveRecording(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT owner, COALESCE((SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
 		FROM episodes WHERE status='recording'`)
 	if err != nil {
 		return err
