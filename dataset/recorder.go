@@ -206,7 +206,7 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	if err := r.saveReset(ep, obs); err != nil {
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
-	_ = r.store.saveValidation(ctx, ep.ID, obs.Validation) // a hint; the observation carries it too
+	_ = r.store.saveValidation(context.WithoutCancel(ctx), ep.ID, obs.Validation) // a hint; the observation carries it too
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = ep.ID, 1, !obs.Done, nil, false, t.KeepSecrets
 	r.ro = opts
@@ -305,7 +305,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 			// The finish did not reach the engine (e.g. the OpenEnv
 			// server went away): the person's answer is kept with the
 			// episode, which ends as interrupted.
-			if serr := r.store.SetEpisodeAnswer(ctx, ep, a.Text); serr != nil {
+			if serr := r.store.SetEpisodeAnswer(context.WithoutCancel(ctx), ep, a.Text); serr != nil {
 				err = errors.Join(err, fmt.Errorf("the answer could not be kept: %w", serr))
 			}
 		}
@@ -327,7 +327,9 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 		e := endOf(obs)
 		end = &e
 	}
-	werr := r.store.appendStep(ctx, st, end)
+	// What the browser did is stored even if the caller gave up as the step
+	// returned (a dropped connection, a closed window): never its cancellation.
+	werr := r.store.appendStep(context.WithoutCancel(ctx), st, end)
 	if werr == nil {
 		r.harFlush(obs.Step, idx, obs.Done)
 	}
@@ -339,7 +341,7 @@ func (r *Recorder) StepAs(ctx context.Context, a engine.Action, actor string) (e
 			idx, a.String(), ErrNotSaved, werr, idx)
 	}
 	r.next = idx + 1
-	_ = r.store.saveValidation(ctx, ep, obs.Validation) // a hint; the step is saved and the observation carries it
+	_ = r.store.saveValidation(context.WithoutCancel(ctx), ep, obs.Validation) // a hint; the step is saved and the observation carries it
 	if obs.Done {
 		r.open = false
 	}
@@ -410,11 +412,11 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 		return engine.Observation{}, err
 	}
 	if err := s.MarkResumed(ctx, episodeID, replayed, ro.Annotator); err != nil {
-		return engine.Observation{}, errors.Join(fmt.Errorf("the episode could not be marked resumed, so it was left interrupted: %w", err), s.UndoReopen(ctx, reo))
+		return engine.Observation{}, errors.Join(fmt.Errorf("the episode could not be marked resumed, so it was left interrupted: %w", err), s.UndoReopen(context.WithoutCancel(ctx), reo))
 	}
 	next, err := s.NextStepIndex(ctx, episodeID)
 	if err != nil {
-		return engine.Observation{}, errors.Join(err, s.InterruptEpisode(ctx, episodeID))
+		return engine.Observation{}, errors.Join(err, s.InterruptEpisode(context.WithoutCancel(ctx), episodeID))
 	}
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = episodeID, next, !obs.Done, nil, false, t.KeepSecrets
@@ -423,7 +425,7 @@ func (r *Recorder) Resume(ctx context.Context, episodeID string, bringBack Bring
 	if obs.Done {
 		// The replayed page ended the episode (it should not: the stored
 		// one went on); nothing can be recorded into it.
-		return obs, errors.Join(fmt.Errorf("the replayed episode ended at step %d (%s), so it cannot go on", replayed, obs.EndReason), s.InterruptEpisode(ctx, episodeID))
+		return obs, errors.Join(fmt.Errorf("the replayed episode ended at step %d (%s), so it cannot go on", replayed, obs.EndReason), s.InterruptEpisode(context.WithoutCancel(ctx), episodeID))
 	}
 	return obs, nil
 }

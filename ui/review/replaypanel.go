@@ -278,7 +278,9 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 		return
 	}
 	run := rep.StoredRun(info, runErr)
-	saved, err := store.SaveReplayRun(ctx, run)
+	// The screen's life, not the run's: a cancelled run keeps the steps it
+	// compared (Close ended life above).
+	saved, err := store.SaveReplayRun(life, run)
 	if err != nil {
 		saved = run // shown, though not kept
 		err = fmt.Errorf("the replay ran, but its result could not be stored: %w", err)
