@@ -142,9 +142,16 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 	}
 	cx, cy := (tb.labels[1][0]+tb.labels[1][1])/2, (tb.labelTop+tb.labelBottom)/2
 	g.xdo("mousemove", strconv.Itoa(cx), strconv.Itoa(cy), "click", "1")
-	time.Sleep(800 * time.Millisecond)
-	if after := tabBarOf(t, loadPNG(t, g.keepShot("review-e2e-tab.png")), wx, wy); after.indicatorFrom > cx || after.indicatorTo < cx {
-		t.Fatalf("after clicking the second tab label at %d,%d the underline is at x %d..%d, not under it", cx, cy, after.indicatorFrom, after.indicatorTo)
+	// The underline slides under the label; a starved window draws it late
+	// (a bound on hanging, not on speed).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		after := tabBarOf(t, loadPNG(t, g.keepShot("review-e2e-tab.png")), wx, wy)
+		if after.indicatorFrom <= cx && after.indicatorTo >= cx {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after clicking the second tab label at %d,%d the underline is at x %d..%d, not under it", cx, cy, after.indicatorFrom, after.indicatorTo)
+		}
 	}
 
 	// From here on, keys only.

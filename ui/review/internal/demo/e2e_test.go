@@ -123,7 +123,7 @@ func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
 	defer s.Close()
 	check := func(ep string, want func(dataset.Review) error) {
 		t.Helper()
-		rs, err := s.CurrentReviews(ctx, ep)
+		rs, err := s.CurrentReviews(t.Context(), ep)
 		if err != nil {
 			t.Fatal(err)
 		}
