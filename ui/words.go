@@ -97,12 +97,7 @@ var statusWords = map[dataset.Status]string{
 
 // StatusName names an episode's status in a word or two ("being
 // recorded"); an unknown status is shown as it is.
-func StatusName(s dataset.Status) string {
-	if w, ok := statusWords[s]; ok {
-		return w
-	}
-	return string(s)
-}
+func StatusName(s dataset.Status) string { return wordIn(statusWords, s) }
 
 // outcomeWords is the one table of how each review outcome reads to a
 // person (see dataset.Outcomes): the Review form's options and every
@@ -116,12 +111,7 @@ var outcomeWords = map[dataset.Outcome]string{
 
 // OutcomeName names a review outcome in lower case ("not executable"); an
 // unknown outcome is shown as it is.
-func OutcomeName(o dataset.Outcome) string {
-	if w, ok := outcomeWords[o]; ok {
-		return w
-	}
-	return string(o)
-}
+func OutcomeName(o dataset.Outcome) string { return wordIn(outcomeWords, o) }
 
 // verdictWords is the one table of how each replay verdict reads to a
 // person (see dataset.Verdicts): a word or two, with a sign.
@@ -134,11 +124,15 @@ var verdictWords = map[dataset.Verdict]string{
 
 // VerdictMark is a replay verdict in a word or two, with a sign; an
 // unknown verdict is shown as it is.
-func VerdictMark(v dataset.Verdict) string {
-	if w, ok := verdictWords[v]; ok {
+func VerdictMark(v dataset.Verdict) string { return wordIn(verdictWords, v) }
+
+// wordIn is value's word in table, or value as it is when the table has
+// none (a newer store's value read by this version).
+func wordIn[K ~string](table map[K]string, value K) string {
+	if w, ok := table[value]; ok {
 		return w
 	}
-	return string(v)
+	return string(value)
 }
 
 // CheckResult describes the automatic check's result ("" when the task has
