@@ -236,7 +236,7 @@ func (b *pooled) spareState() (gen int, making bool, spare target.ID) {
 	if b.spare != nil {
 		spare = b.spare.id
 	}
-	return b.spareGen, b.making, spare
+	return b.spareGen, b.made != nil, spare
 }
 
 func (p *Pool) logf(format string, args ...any) {
@@ -274,8 +274,7 @@ type pooled struct {
 	draining    bool // takes no new engines; stops when users reach 0
 	stopped     bool
 	spare       *tabContext   // made ahead for the next episode (spare.go)
-	making      bool          // a spare is being made
-	made        chan struct{} // closed when the spare being made is done
+	made        chan struct{} // while a spare is being made; closed when it is done
 	makingRules string        // the host rules of the spare being made
 	spareGen    int           // spares begun
 }

@@ -93,7 +93,7 @@ func (tc *tabContext) adopt(listen func(any)) { tc.relay.fn.Store(&listen) }
 // about a second of CPU, and both would compete for it.
 func (p *Pool) takeSpare(ctx context.Context, b *pooled, rules string) *tabContext {
 	p.mu.Lock()
-	if b.making && b.makingRules == rules {
+	if b.made != nil && b.makingRules == rules {
 		made := b.made
 		p.mu.Unlock()
 		select {
@@ -116,15 +116,14 @@ func (p *Pool) takeSpare(ctx context.Context, b *pooled, rules string) *tabConte
 // ready or being made.
 func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 	p.mu.Lock()
-	if p.opts.NoSpare || p.closed || b.making || b.draining || b.stopped ||
+	if p.opts.NoSpare || p.closed || b.made != nil || b.draining || b.stopped ||
 		b.spare != nil && b.spare.rules == rules && b.spare.ctx.Err() == nil {
 		p.mu.Unlock()
 		return
 	}
 	old := b.spare
-	b.spare, b.making, b.makingRules = nil, true, rules
 	made := make(chan struct{})
-	b.made = made
+	b.spare, b.made, b.makingRules = nil, made, rules
 	b.spareGen++
 	p.mu.Unlock()
 	if old != nil {
@@ -133,7 +132,7 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 	go func() {
 		sp, err := newTabContext(context.Background(), b.ctx, rules, limit, nil)
 		p.mu.Lock()
-		b.making = false
+		b.made = nil
 		if err == nil && !p.closed && !b.draining && !b.stopped && b.spare == nil {
 			b.spare, sp = sp, nil
 		}
