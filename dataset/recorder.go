@@ -462,7 +462,7 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 	}
 	// Refuse before changing anything when the steps before the undone one
 	// cannot be replayed (a secret that was not stored).
-	if err := s.CheckContinue(ctx, ep, prevKeptIndex(s, ep, last)); err != nil {
+	if err := s.CheckContinue(ctx, ep, prevKeptIndex(ctx, s, ep, last)); err != nil {
 		return 0, engine.Observation{}, fmt.Errorf("step %d cannot be undone: %w", last, err)
 	}
 	idx, err := s.UndoStep(ctx, ep, ro.Annotator)
@@ -494,8 +494,8 @@ func (r *Recorder) Undo(ctx context.Context, bringBack BringBack) (int, engine.O
 
 // prevKeptIndex is the last kept step before idx (0 when there is none or
 // the steps cannot be read: CheckContinue then checks only the start).
-func prevKeptIndex(s *Store, ep string, idx int) int {
-	steps, err := s.Steps(context.Background(), ep)
+func prevKeptIndex(ctx context.Context, s *Store, ep string, idx int) int {
+	steps, err := s.Steps(ctx, ep)
 	if err != nil {
 		return 0
 	}
