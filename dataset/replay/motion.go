@@ -123,8 +123,8 @@ func leaveOutMotion(ctx context.Context, eng engine.Engine, stored dataset.Step,
 		r.Verdict, r.Why = dataset.VerdictMatch, fmt.Sprintf("matched with %s ignored, where the replayed page moves by itself (with them, %d pixels differed): %s", plural(len(ign), "region"), before, list)
 		return r
 	}
-	r.Why = fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed) outside %s ignored, where the replayed page moves by itself: %s",
-		s.DiffPixels, 100*s.Share, 100*MaxDiffShare, plural(len(ign), "region"), list)
+	r.Why = fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed)%s, outside %s ignored, where the replayed page moves by itself: %s",
+		s.DiffPixels, 100*s.Share, 100*MaxDiffShare, s.whereText(), plural(len(ign), "region"), list)
 	return r
 }
 

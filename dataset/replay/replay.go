@@ -476,7 +476,7 @@ func compareStep(stored dataset.Step, obs action.Observation) StepResult {
 		}
 		r.Score, r.DiffPixels = &s.Score, &s.DiffPixels
 		if !s.Same() {
-			why = append(why, fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed)", s.DiffPixels, 100*s.Share, 100*MaxDiffShare))
+			why = append(why, fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed)%s", s.DiffPixels, 100*s.Share, 100*MaxDiffShare, s.whereText()))
 		}
 	}
 	r.shotOnly = len(why) == 1 && strings.HasPrefix(why[0], "screenshot: ") && r.DiffPixels != nil

@@ -50,6 +50,19 @@ type Similarity struct {
 	// the image.
 	DiffPixels int
 	Share      float64
+	// Where is the smallest rectangle holding every differing pixel
+	// (empty when none differs): where a reviewer, or whoever reads a
+	// replay's report, looks first.
+	Where image.Rectangle
+}
+
+// whereText says where the differing pixels are, in viewport pixels, as
+// ", all within x 10–70, y 10–70" (inclusive), or "" when none differs.
+func (s Similarity) whereText() string {
+	if s.Where.Empty() {
+		return ""
+	}
+	return fmt.Sprintf(", all within x %d–%d, y %d–%d", s.Where.Min.X, s.Where.Max.X-1, s.Where.Min.Y, s.Where.Max.Y-1)
 }
 
 // Same reports whether the screenshots match under MaxDiffShare.
@@ -95,6 +108,7 @@ func CompareMasked(a, b image.Image, mask []image.Rectangle) (Similarity, error)
 		}
 	}
 	n := 0
+	var where image.Rectangle
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			if skip != nil && skip[y*w+x] {
@@ -102,11 +116,12 @@ func CompareMasked(a, b image.Image, mask []image.Rectangle) (Similarity, error)
 			}
 			if differs(ra, rb, x, y) {
 				n++
+				where = where.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}
 	}
 	total := w * h
-	s := Similarity{DiffPixels: n}
+	s := Similarity{DiffPixels: n, Where: where}
 	if total > 0 {
 		s.Share = float64(n) / float64(total)
 	}

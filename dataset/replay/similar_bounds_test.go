@@ -139,7 +139,7 @@ func TestCompareStepScreenshotFields(t *testing.T) {
 
 	big := dot(dot(dot(w, 10, 10), 30, 30), 70, 70)
 	r = compareStep(stored, action.Observation{Step: 2, URL: "http://a.test/", Screenshot: pngOf(t, big)})
-	if r.Verdict != dataset.VerdictDiverged || r.Why != "screenshot: 3 pixels differ (0.030%, more than the 0.020% allowed)" || !r.shotOnly || *r.DiffPixels != 3 {
+	if r.Verdict != dataset.VerdictDiverged || r.Why != "screenshot: 3 pixels differ (0.030%, more than the 0.020% allowed), all within x 10–70, y 10–70" || !r.shotOnly || *r.DiffPixels != 3 {
 		t.Errorf("three pixels: verdict %q, why %q, shotOnly %v", r.Verdict, r.Why, r.shotOnly)
 	}
 	r = compareStep(stored, action.Observation{Step: 2, URL: "http://a.test/other", Screenshot: pngOf(t, big)})

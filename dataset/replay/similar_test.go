@@ -159,8 +159,13 @@ func TestCompareDrawn(t *testing.T) {
 	}
 	draw.Draw(b, image.Rect(100, 100, 120, 120), image.Black, image.Point{}, draw.Src)
 	s, _ := replay.Compare(a, b)
-	if s.DiffPixels != 400 || s.Same() {
+	if s.DiffPixels != 400 || s.Same() || s.Where != image.Rect(100, 100, 120, 120) {
 		t.Fatalf("20×20 box: %+v", s)
+	}
+	// A mask leaves its pixels out of where they differ, too.
+	draw.Draw(b, image.Rect(700, 500, 701, 501), image.Black, image.Point{}, draw.Src)
+	if s, _ := replay.CompareMasked(a, b, []image.Rectangle{image.Rect(90, 90, 130, 130)}); s.DiffPixels != 1 || s.Where != image.Rect(700, 500, 701, 501) {
+		t.Fatalf("box masked, one pixel left: %+v", s)
 	}
 	if _, err := replay.Compare(a, image.NewRGBA(image.Rect(0, 0, 800, 599))); err == nil || !strings.Contains(err.Error(), "size") {
 		t.Fatalf("sizes: %v", err)
