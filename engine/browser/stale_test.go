@@ -211,11 +211,24 @@ func pixelDiff(a, b []byte, masks []image.Rectangle) (int, error) {
 	return n, nil
 }
 
-// runCorpus runs every case on one engine, in sequence.
+// runCorpus runs every case on one engine, in sequence. A case whose step
+// ended at the settle cap and then failed (stale, or a must-not-stall page
+// held to the cap) runs once more, and the second run counts: an
+// observation taken at the cap is what the engine promises when a page
+// does not settle within it, and on a machine busy with other test
+// binaries a navigation alone took longer than the 1.5 s cap. A settle
+// that misreads a page fails the same way twice (its step ends at the cap
+// again, or ends early as "quiet" and is never run again).
 func runCorpus(t testing.TB, e *Engine, base string, cases []staleCase) []staleResult {
 	var out []staleResult
 	for _, c := range cases {
-		out = append(out, runCase(t, e, base, c))
+		r := runCase(t, e, base, c)
+		if r.SettledBy == action.SettledCap && (len(r.Stale) > 0 || r.Stalled) {
+			t.Logf("%s: its step ended at the cap after %s and failed (stale %q, stalled %v); running it once more",
+				c.Name, r.Step.Round(time.Millisecond), r.Stale, r.Stalled)
+			r = runCase(t, e, base, c)
+		}
+		out = append(out, r)
 	}
 	return out
 }
