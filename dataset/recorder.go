@@ -203,10 +203,13 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	}
 	ep := Episode{ID: opts.EpisodeID, TaskID: t.ID, Annotator: ro.Annotator, ActionSet: set, EngineJSON: string(ij),
 		ParentEpisodeID: parentID, BranchStep: branch}
-	if err := r.saveReset(ep, obs); err != nil {
+	// What the browser did is stored even if the caller gave up as the
+	// reset returned: never its cancellation.
+	keep := context.WithoutCancel(ctx)
+	if err := r.saveReset(keep, ep, obs); err != nil {
 		return engine.Observation{}, fmt.Errorf("the episode could not be saved, so it was not started: %w", err)
 	}
-	_ = r.store.saveValidation(context.WithoutCancel(ctx), ep.ID, obs.Validation) // a hint; the observation carries it too
+	_ = r.store.saveValidation(keep, ep.ID, obs.Validation) // a hint; the observation carries it too
 	r.mu.Lock()
 	r.ep, r.next, r.open, r.failed, r.discarded, r.keep = ep.ID, 1, !obs.Done, nil, false, t.KeepSecrets
 	r.ro = opts
@@ -215,21 +218,21 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	return obs, nil
 }
 
-func (r *Recorder) saveReset(ep Episode, obs engine.Observation) error {
+func (r *Recorder) saveReset(ctx context.Context, ep Episode, obs engine.Observation) error {
 	s := r.store
-	tx, err := s.db.Begin()
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	if err := s.insertEpisode(context.Background(), tx, &ep); err != nil {
+	if err := s.insertEpisode(ctx, tx, &ep); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
-	if err := s.insertStep(context.Background(), tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
+	if err := s.insertStep(ctx, tx, stepOf(ep.ID, 0, nil, "", obs)); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSaved, err)
 	}
 	if obs.Done {
-		if err := s.endEpisode(context.Background(), tx, ep.ID, endOf(obs)); err != nil {
+		if err := s.endEpisode(ctx, tx, ep.ID, endOf(obs)); err != nil {
 			return fmt.Errorf("%w: %w", ErrNotSaved, s.explainWriteError(err))
 		}
 	}
