@@ -94,7 +94,12 @@ func StartRemote(t testing.TB, o RemoteOptions) *Remote {
 	dir := t.TempDir()
 	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
+		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage",
+		// What the engine turns off in its own Chromium, so each browser
+		// context the tests open costs the same CPU: the omnibox WebUI
+		// popups every window preloads and the spare renderer process.
+		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,SpareRendererForSitePerProcess",
+		"about:blank"}
 	if o.NoSandbox {
 		args = append(args, "--no-sandbox")
 	}
