@@ -47,6 +47,9 @@ import (
 //     keeps every version as history: of the versions that were current in
 //     either file, the newest (by time, then id) is current, and the report
 //     lists the episode.
+//   - The review guidelines are taken from the other file when this store
+//     has none of its own (only the default); where both have their own
+//     and they differ, this store's stay and the report says so.
 //
 // Merging the same file twice adds nothing.
 
@@ -59,6 +62,9 @@ type MergeReport struct {
 	// Issues are the rows that differ between the two files, with what the
 	// merge did about them.
 	Issues []MergeIssue
+	// GuidelinesTaken: this store had no review guidelines of its own and
+	// the other file's were copied.
+	GuidelinesTaken bool
 }
 
 // MergeIssue is one row the two files hold in different versions.
@@ -304,7 +310,7 @@ func (m *merger) run() error {
 			return err
 		}
 	}
-	for _, step := range []func() error{m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.stepLabels, m.replayRuns} {
+	for _, step := range []func() error{m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -823,6 +829,42 @@ func (m *merger) stepLabels() error {
 	return nil
 }
 
+// guidelines takes the other file's review guidelines where this store has
+// none of its own, and reports them where both have their own and differ.
+func (m *merger) guidelines() error {
+	read := func(schema string) (string, error) {
+		var v string
+		err := m.tx.QueryRowContext(m.ctx, `SELECT value FROM `+schema+`.meta WHERE key=?`, guidelinesKey).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
+		}
+		return strings.TrimSpace(v), err
+	}
+	there, err := read("src")
+	if err != nil || there == "" {
+		return err
+	}
+	here, err := read("main")
+	if err != nil {
+		return err
+	}
+	switch {
+	case here == there:
+	case here == "":
+		if _, err := m.exec(`INSERT INTO main.meta (key, value) SELECT key, value FROM src.meta WHERE key=?
+			ON CONFLICT (key) DO UPDATE SET value=excluded.value`, guidelinesKey); err != nil {
+			return err
+		}
+		m.rep.GuidelinesTaken = true
+	default:
+		lines := func(s string) int { return strings.Count(s, "\n") + 1 }
+		m.issue("guidelines", "review guidelines",
+			fmt.Sprintf("the other file's review guidelines differ from this database's (%d lines there, %d here)", lines(there), lines(here)),
+			"kept this database's; the other file's are not copied")
+	}
+	return nil
+}
+
 func reviewerName(who string) string {
 	if who == "the settling label" {
 		return who
@@ -844,6 +886,9 @@ func (r MergeReport) Summary() string {
 		return strings.Join(p, ", ")
 	}
 	fmt.Fprintf(&b, "merged %s\n  added: %s\n  already here (identical): %s\n", r.Source, part(r.Added), part(r.Identical))
+	if r.GuidelinesTaken {
+		fmt.Fprintf(&b, "  review guidelines: taken from %s (this database had none of its own)\n", r.Source)
+	}
 	if len(r.Issues) == 0 {
 		b.WriteString("  could not reconcile: nothing\n")
 		return b.String()
