@@ -139,26 +139,43 @@ func parseProbe(raw []any) probe {
 }
 
 // probeFrames adds the state of the out-of-process (cross-site) frames,
-// which the main frame's recorder cannot reach, to p. A frame that does not
-// answer (gone, navigating) adds nothing; a closed one is forgotten.
+// which the main frame's recorder cannot reach, to p. A frame that is busy
+// (its process runs a script and cannot answer within a second) counts as
+// pending: its answer is yet to be drawn (the step waits for it up to the
+// cap). A frame that changed after the action is probed from then on after
+// two of its animation frames, as the main frame is at its first probe: its
+// process draws on its own, and a screenshot shows its change only once it
+// drew it (the screenshot makes the main frame draw, not the others). One
+// that answers with an error (gone, navigating) adds nothing; a closed one
+// is forgotten.
 func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, since time.Time) {
 	t.mu.Lock()
 	fcs := make(map[target.ID]context.Context, len(t.frameCtx))
+	draw := map[target.ID]bool{}
 	for id, fc := range t.frameCtx {
 		if fc.Err() != nil {
 			delete(t.frameCtx, id)
+			delete(t.frameDrawn, id)
 			continue
 		}
 		fcs[id] = fc
+		draw[id] = t.frameDrawn[id].Equal(since)
 	}
 	t.mu.Unlock()
-	expr := probeExpr(false, animMax, since)
-	for _, fc := range fcs {
+	for id, fc := range fcs {
 		c, cancel := context.WithTimeout(fc, time.Second)
 		stop := context.AfterFunc(ctx, cancel)
-		raw, err := chromedp.Run(c, chromedp.Evaluate[[]any](expr, chromedp.EvalAwaitPromise))
+		raw, err := chromedp.Run(c, chromedp.Evaluate[[]any](probeExpr(draw[id], animMax, since), chromedp.EvalAwaitPromise))
+		busy := errors.Is(c.Err(), context.DeadlineExceeded) && fc.Err() == nil && ctx.Err() == nil
 		stop()
 		cancel()
+		if busy {
+			if settleTrace != nil {
+				settleTrace("frame probe: no answer within a second (busy)")
+			}
+			p.pending++
+			continue
+		}
 		if err != nil {
 			continue
 		}
@@ -166,6 +183,17 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, 
 			settleTrace("frame probe %v", raw)
 		}
 		fp := parseProbe(raw)
+		if !draw[id] && fp.last.After(since) {
+			// Not quiet yet: this answer was read before the frame drew
+			// its change; the next one waits for that.
+			p.pending++
+			t.mu.Lock()
+			if t.frameDrawn == nil {
+				t.frameDrawn = map[target.ID]time.Time{}
+			}
+			t.frameDrawn[id] = since
+			t.mu.Unlock()
+		}
 		p.pending += fp.pending
 		if fp.last.After(p.last) {
 			p.last = fp.last
