@@ -24,7 +24,9 @@ var selectShimScript string
 // the settle probe's recorder, then the select popup.
 var pageScript = settleScript + ";\n" + selectShimScript
 
-// frameInjectTimeout bounds injectFrame; steps wait for it to settle.
+// frameInjectTimeout bounds injectFrame on an idle machine (patient scales
+// it with the load: a cross-site frame's new renderer process took longer
+// on a machine running two test suites); steps wait for it to settle.
 const frameInjectTimeout = 3 * time.Second
 
 // injectFrame gives a cross-site iframe (an out-of-process frame, which is
@@ -41,7 +43,7 @@ func (t *tab) injectFrame(id target.ID) {
 	}()
 	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel(),
 		chromedp.WithListener(t.listenFrame))
-	limit, stop := context.WithTimeout(context.Background(), frameInjectTimeout)
+	limit, stop := context.WithTimeout(context.Background(), patient(frameInjectTimeout)) // hostload.go: more on a busy machine
 	defer stop()
 	deadline, _ := limit.Deadline()
 	// The first Do attaches; a timeout cancels the frame's context rather
