@@ -35,7 +35,12 @@ addEventListener('message', () => { for (;;) {} });</script></body>`)
 	})
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	e := newEngine(t, engine.DisplayHeadless, nil)
+	// A Chromium of its own, ended with the test: the looping frame's
+	// renderer process outlived its episode's browser context (seen still
+	// there 10 s after Close), and it must not spin beside the other tests.
+	pool := NewPool(PoolOptions{NoSpare: true})
+	t.Cleanup(pool.Close)
+	e := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	reset(t, e, ts.URL+"/")
 	// The parent's click tells the frame, which then never answers again.
 	obs := step(t, e, action.ClickAt(150, 40))
