@@ -85,7 +85,9 @@ func probeExpr(frames bool, animMax time.Duration, since time.Time) string {
 		strconv.FormatInt(since.UnixMilli(), 10) + `) : [document.readyState]; })()`
 }
 
-func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration, since time.Time) (probe, error) {
+// drawn holds the out-of-process frames that changed since the action
+// (probeFrames); settle keeps one per step.
+func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration, since time.Time, drawn map[target.ID]bool) (probe, error) {
 	expr := probeExpr(frames, animMax, since)
 	var raw []any
 	err := t.do(ctx, d, func(ctx context.Context) error {
@@ -105,7 +107,7 @@ func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax t
 	}
 	p := parseProbe(raw)
 	if p.ok {
-		t.probeFrames(ctx, &p, animMax, since)
+		t.probeFrames(ctx, &p, animMax, since, drawn)
 	}
 	if p.posted(time.Now()) {
 		p.pending++
@@ -147,25 +149,22 @@ func parseProbe(raw []any) probe {
 // process draws on its own, and a screenshot shows its change only once it
 // drew it (the screenshot makes the main frame draw, not the others). One
 // that answers with an error (gone, navigating) adds nothing; a closed one
-// is forgotten.
-func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, since time.Time) {
+// is forgotten. drawn holds the frames that changed since the action.
+func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, since time.Time, drawn map[target.ID]bool) {
 	t.mu.Lock()
 	fcs := make(map[target.ID]context.Context, len(t.frameCtx))
-	draw := map[target.ID]bool{}
 	for id, fc := range t.frameCtx {
 		if fc.Err() != nil {
 			delete(t.frameCtx, id)
-			delete(t.frameDrawn, id)
 			continue
 		}
 		fcs[id] = fc
-		draw[id] = t.frameDrawn[id].Equal(since)
 	}
 	t.mu.Unlock()
 	for id, fc := range fcs {
 		c, cancel := context.WithTimeout(fc, time.Second)
 		stop := context.AfterFunc(ctx, cancel)
-		raw, err := chromedp.Run(c, chromedp.Evaluate[[]any](probeExpr(draw[id], animMax, since), chromedp.EvalAwaitPromise))
+		raw, err := chromedp.Run(c, chromedp.Evaluate[[]any](probeExpr(drawn[id], animMax, since), chromedp.EvalAwaitPromise))
 		busy := errors.Is(c.Err(), context.DeadlineExceeded) && fc.Err() == nil && ctx.Err() == nil
 		stop()
 		cancel()
@@ -183,16 +182,11 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, 
 			settleTrace("frame probe %v", raw)
 		}
 		fp := parseProbe(raw)
-		if !draw[id] && fp.last.After(since) {
+		if !drawn[id] && fp.last.After(since) {
 			// Not quiet yet: this answer was read before the frame drew
 			// its change; the next one waits for that.
 			p.pending++
-			t.mu.Lock()
-			if t.frameDrawn == nil {
-				t.frameDrawn = map[target.ID]time.Time{}
-			}
-			t.frameDrawn[id] = since
-			t.mu.Unlock()
+			drawn[id] = true
 		}
 		p.pending += fp.pending
 		if fp.last.After(p.last) {
@@ -225,11 +219,12 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 	deadline := start.Add(limit)
 	docs := t.documentCount()
 	frames := true // the next probe waits for a drawn frame
+	drawn := map[target.ID]bool{}
 	for {
 		if stop != nil && stop() {
 			return time.Since(start), action.SettledNavigation, nil
 		}
-		p, err := t.probe(ctx, opTimeout, frames, limit, since)
+		p, err := t.probe(ctx, opTimeout, frames, limit, since, drawn)
 		if err != nil {
 			return time.Since(start), "", err
 		}

@@ -66,12 +66,9 @@ type tab struct {
 	screencast bool
 	frames     map[target.ID]bool            // out-of-process frames given the page script
 	frameCtx   map[target.ID]context.Context // their sessions, for the settle probe
-	// frameDrawn: the frames that changed after the action whose dispatch
-	// began at the time given (settle.go's probeFrames).
-	frameDrawn map[target.ID]time.Time
-	injecting  int         // frames still being given it
-	env        pageEnv     // the episode's clock, time zone and locale
-	net        *netCapture // the episode's network capture, nil when off
+	injecting  int                           // frames still being given it
+	env        pageEnv                       // the episode's clock, time zone and locale
+	net        *netCapture                   // the episode's network capture, nil when off
 }
 
 // inMemory reports whether a request's address is read from memory, not
