@@ -2,7 +2,7 @@ package browser
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,25 +71,18 @@ func TestAnEpisodeStartsNoBrowserUIOrSpareRenderer(t *testing.T) {
 }
 
 // renderers lists the renderer processes of the Chromium using profile,
-// each as the start of its command line.
+// each as its pid (and --top-chrome-webui for Chromium's own UI pages).
 func renderers(profile string) []string {
 	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, en := range ents {
-		b, err := os.ReadFile("/proc/" + en.Name() + "/cmdline")
-		if err != nil {
+	for pid, cmd := range processesUsingDir(profile) {
+		if !strings.Contains(cmd, "--type=renderer") {
 			continue
 		}
-		// Chromium rewrites its helpers' command lines as one string, with
-		// spaces where NULs were.
-		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.Contains(cmd, "--type=renderer") && strings.Contains(cmd, "--user-data-dir="+profile+" ") {
-			extra := ""
-			if strings.Contains(cmd, "--top-chrome-webui") {
-				extra = " --top-chrome-webui"
-			}
-			out = append(out, "pid "+en.Name()+extra)
+		extra := ""
+		if strings.Contains(cmd, "--top-chrome-webui") {
+			extra = " --top-chrome-webui"
 		}
+		out = append(out, fmt.Sprintf("pid %d%s", pid, extra))
 	}
 	return out
 }

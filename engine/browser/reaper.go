@@ -257,9 +257,22 @@ func killUsingDir(dir string) {
 // countUsingDir counts (and with kill, kills) the processes started with
 // --user-data-dir=dir or a folder inside dir.
 func countUsingDir(dir string, kill bool) int {
+	ps := processesUsingDir(dir)
+	if kill {
+		for pid := range ps {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return len(ps)
+}
+
+// processesUsingDir returns the command line of each process (by pid, this
+// one aside) started with --user-data-dir=dir or a folder inside dir, its
+// arguments separated by spaces.
+func processesUsingDir(dir string) map[int]string {
 	flag := []byte("--user-data-dir=" + filepath.Clean(dir))
 	ents, _ := os.ReadDir("/proc")
-	n := 0
+	out := map[int]string{}
 	for _, en := range ents {
 		pid, err := strconv.Atoi(en.Name())
 		if err != nil || pid == os.Getpid() {
@@ -278,13 +291,10 @@ func countUsingDir(dir string, kill bool) int {
 			}
 			rest = rest[i+len(flag):]
 			if len(rest) == 0 || rest[0] == 0 || rest[0] == ' ' || rest[0] == '/' {
-				if kill {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-				n++
+				out[pid] = string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
 				break
 			}
 		}
 	}
-	return n
+	return out
 }
