@@ -33,10 +33,12 @@ const (
 )
 
 // bodyFetchTimeout bounds one Network.getResponseBody; finalWait how long
-// the episode's end waits for the bodies being read.
+// the episode's end waits for the bodies being read; extraInfoWait how long
+// it waits for the raw headers of requests that finished without them.
 const (
 	bodyFetchTimeout = 5 * time.Second
 	finalWait        = 2 * time.Second
+	extraInfoWait    = 500 * time.Millisecond
 )
 
 type netKey struct {
@@ -82,8 +84,9 @@ type netCapture struct {
 	pending  map[netKey]*netEntry
 	reqXtra  map[netKey][]network.Headers
 	respXtra map[netKey][]*network.EventResponseReceivedExtraInfo
-	docs     map[*tab]*netEntry // the latest main-frame document request of each tab
-	current  map[*tab]int       // the page each tab shows (index in pages, -1 none)
+	waiting  map[netKey][]parked // finished, waiting for their response's ExtraInfo
+	docs     map[*tab]*netEntry  // the latest main-frame document request of each tab
+	current  map[*tab]int        // the page each tab shows (index in pages, -1 none)
 	pages    []*netPage
 	done     []har.Entry
 	sum      har.Summary
@@ -98,8 +101,8 @@ func newCapture(set engine.Settings) *netCapture {
 	}
 	c := &netCapture{bodyCap: set.HARBodyCap, epCap: set.HAREpisodeCap,
 		pending: map[netKey]*netEntry{}, reqXtra: map[netKey][]network.Headers{},
-		respXtra: map[netKey][]*network.EventResponseReceivedExtraInfo{},
-		docs:     map[*tab]*netEntry{}, current: map[*tab]int{}}
+		respXtra: map[netKey][]*network.EventResponseReceivedExtraInfo{}, waiting: map[netKey][]parked{},
+		docs: map[*tab]*netEntry{}, current: map[*tab]int{}}
 	if c.bodyCap <= 0 {
 		c.bodyCap = DefaultHARBodyCap
 	}
@@ -183,6 +186,14 @@ func (c *netCapture) observe(t *tab, ev any) {
 	case *network.EventResponseReceivedExtraInfo:
 		k := netKey{t, ev.RequestID}
 		c.respXtra[k] = append(c.respXtra[k], ev)
+		for len(c.waiting[k]) > 0 && len(c.respXtra[k]) > 0 {
+			w := c.waiting[k][0]
+			c.waiting[k] = c.waiting[k][1:]
+			c.complete(k, w.p, w.redirect)
+		}
+		if len(c.waiting[k]) == 0 {
+			delete(c.waiting, k)
+		}
 	case *network.EventResponseReceived:
 		if p := c.pending[netKey{t, ev.RequestID}]; p != nil {
 			p.resp, p.extra, p.typ = ev.Response, ev.HasExtraInfo, ev.Type
@@ -251,10 +262,27 @@ func (c *netCapture) pageAt(t *tab) *netPage {
 	return nil
 }
 
-// finish completes a request that left pending: its body is read when
-// wanted, then it becomes an entry. redirect is the next hop's URL for a
-// redirect response. c.mu is held.
+// parked is a finished request waiting for its response's ExtraInfo.
+type parked struct {
+	p        *netEntry
+	redirect string
+}
+
+// finish completes a request that left pending, or parks it until its
+// response's ExtraInfo event (the raw headers: Set-Cookie, the cookies
+// sent) comes: Chromium sends that event on a path of its own, and on a
+// busy machine it can come after loadingFinished. c.mu is held.
 func (c *netCapture) finish(k netKey, p *netEntry, redirect string) {
+	if p.resp != nil && p.extra && (len(c.waiting[k]) > 0 || len(c.respXtra[k]) == 0) {
+		c.waiting[k] = append(c.waiting[k], parked{p, redirect})
+		return
+	}
+	c.complete(k, p, redirect)
+}
+
+// complete makes a finished request an entry, its body read when wanted.
+// redirect is the next hop's URL for a redirect response. c.mu is held.
+func (c *netCapture) complete(k netKey, p *netEntry, redirect string) {
 	if p.extra && len(c.reqXtra[k]) > 0 {
 		p.reqHdrs, c.reqXtra[k] = c.reqXtra[k][0], c.reqXtra[k][1:]
 	}
@@ -349,10 +377,33 @@ func fetchBody(k netKey) ([]byte, bool, error) {
 	return nil, false, err
 }
 
+// settleWaiting gives the ExtraInfo events still missing a moment to come,
+// then completes the requests that wait for them without their raw headers.
+func (c *netCapture) settleWaiting() {
+	deadline := time.Now().Add(extraInfoWait)
+	for {
+		c.mu.Lock()
+		n := len(c.waiting)
+		if n == 0 || time.Now().After(deadline) {
+			for k, ws := range c.waiting {
+				for _, w := range ws {
+					c.complete(k, w.p, w.redirect)
+				}
+				delete(c.waiting, k)
+			}
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // take drains the finished entries; with final it waits for bodies being
 // read, hands over the requests still open, and stops the capture.
 func (c *netCapture) take(final bool) har.Capture {
 	if final {
+		c.settleWaiting()
 		done := make(chan struct{})
 		go func() { c.fetching.Wait(); close(done) }()
 		select {
