@@ -73,6 +73,7 @@ type runGuard struct {
 	mu   sync.Mutex
 	w    *os.File      // the reaper's pipe; nil when no reaper runs
 	done chan struct{} // closed when the reaper has exited
+	pid  int           // the reaper's process
 	n    int           // profiles made
 }
 
@@ -138,7 +139,7 @@ func (g *runGuard) startReaper() error {
 		w.Close()
 		return err
 	}
-	g.done = make(chan struct{})
+	g.done, g.pid = make(chan struct{}), cmd.Process.Pid
 	go func() { cmd.Wait(); close(g.done) }()
 	g.w = w
 	return nil
@@ -193,11 +194,15 @@ func (g *runGuard) close() {
 	g.mu.Unlock()
 	g.lock.Close()
 	// The reaper finds nothing left to do and ends: wait for it, so a
-	// closed engine leaves no process behind.
+	// closed engine leaves no process behind. One that has not ended in
+	// 3 s (starved on a busy machine) is killed: everything it watched is
+	// gone already.
 	if g.done != nil {
 		select {
 		case <-g.done:
 		case <-time.After(3 * time.Second):
+			syscall.Kill(g.pid, syscall.SIGKILL)
+			<-g.done
 		}
 	}
 }

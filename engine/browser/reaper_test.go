@@ -141,3 +141,25 @@ func TestCloseEndsTheReaper(t *testing.T) {
 		t.Fatal("the reaper still runs after close")
 	}
 }
+
+// A reaper that has not run by the time the engine closes (a starved
+// process on a busy machine; here a stopped one) is ended, not left behind.
+func TestCloseEndsAStalledReaper(t *testing.T) {
+	g, err := newRunGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.done == nil || g.pid == 0 {
+		t.Fatal("no reaper started")
+	}
+	if err := syscall.Kill(g.pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	g.close()
+	select {
+	case <-g.done:
+	default:
+		syscall.Kill(g.pid, syscall.SIGKILL)
+		t.Fatal("a stalled reaper still runs after close")
+	}
+}
