@@ -360,7 +360,11 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 	if full > 0 {
 		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
 	}
-	return engine.Handle{}, fmt.Errorf("no remote browser endpoint could take a session (%s); %s", strings.Join(errs, "; "), advice)
+	msg := fmt.Sprintf("no remote browser endpoint could take a session (%s); %s", strings.Join(errs, "; "), advice)
+	if slow > 0 && slow == len(errs) {
+		return engine.Handle{}, &engine.Error{Kind: ErrRemoteSlow, Msg: msg}
+	}
+	return engine.Handle{}, errors.New(msg)
 }
 
 // lateCreateWait is how long a browser context that was asked for but not
