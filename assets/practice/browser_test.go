@@ -142,6 +142,23 @@ func (b *browser) clickNav(sel string) error {
 	return fmt.Errorf("click %s: no new page loaded within 8 s", sel)
 }
 
+// waitFor polls js until it is true, for at most d: what the page does
+// after an endpoint answers comes when it comes (on a busy machine, well
+// after the endpoint's own delay).
+func (b *browser) waitFor(js string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		ok, err := b.eval(js)
+		if err == nil && ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s was not true within %v (last error: %v)", js, d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // typeText types into a field with key events.
 func (b *browser) typeText(sel, text string) error {
 	ctx, cancel := b.step(5 * time.Second)
@@ -184,6 +201,11 @@ func expect(js string, want bool) step {
 		}
 		return err
 	}
+}
+
+// expectSoon waits (at most 10 s) for js to be true.
+func expectSoon(js string) step {
+	return func(b *browser) error { return b.waitFor(js, 10*time.Second) }
 }
 
 func run(b *browser, steps []step) error {
@@ -479,16 +501,14 @@ func TestInBrowser(t *testing.T) {
 		if done, _ := b.eval(`document.getElementById('stock-status').innerText.startsWith('In stock')`); done {
 			t.Error("stock status arrived at once; the endpoint should answer after ~250 ms")
 		}
-		time.Sleep(600 * time.Millisecond)
-		if done, _ := b.eval(`/^(In stock: \d+ available|Out of stock)/.test(document.getElementById('stock-status').innerText)`); !done {
-			t.Error("stock status did not arrive")
+		if err := b.waitFor(`/^(In stock: \d+ available|Out of stock)/.test(document.getElementById('stock-status').innerText)`, 10*time.Second); err != nil {
+			t.Errorf("stock status did not arrive: %v", err)
 		}
 		if err := b.typeText(`#q`, "boo"); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(700 * time.Millisecond)
-		if ok, _ := b.eval(`!document.getElementById('suggest').hidden && document.querySelectorAll('#suggest li').length > 0`); !ok {
-			t.Error("search suggestions did not appear")
+		if err := b.waitFor(`!document.getElementById('suggest').hidden && document.querySelectorAll('#suggest li').length > 0`, 10*time.Second); err != nil {
+			t.Errorf("search suggestions did not appear: %v", err)
 		}
 	})
 
@@ -525,7 +545,8 @@ func TestInBrowser(t *testing.T) {
 			{"shop-order", "", append(append([]step{}, fillCart...), open("http://shop.waymark.test/checkout"),
 				typeText(`#name`, "Jane Doe"), typeText(`#email`, "jane@example.com"), typeText(`#address`, "5 Fjord Street"), typeText(`#city`, "Varnholm"), typeText(`#zip`, "10115"),
 				setValue(`#shipping`, "express"), typeText(`#card`, "4242 4242 4242 4242"), typeText(`#expiry`, "12/30"), typeText(`#cvc`, "123"), clickNav(`#place-order`))},
-			{"shop-product-added", "", []step{open("http://shop.waymark.test/product/trail-runner-x"), click(`button.size[data-size="44"]`), click(`#add-to-cart`), click(`#check-stock`), func(*browser) error { time.Sleep(600 * time.Millisecond); return nil }}},
+			{"shop-product-added", "", []step{open("http://shop.waymark.test/product/trail-runner-x"), click(`button.size[data-size="44"]`), click(`#add-to-cart`), click(`#check-stock`),
+				expectSoon(`/^(In stock|Out of stock)/.test(document.getElementById('stock-status').innerText)`)}},
 			{"shop-cart-empty", "http://shop.waymark.test/cart", []step{open("http://shop.waymark.test/"), expect(`(localStorage.clear(), true)`, true)}},
 			{"wiki-home", "http://wiki.waymark.test/", nil},
 			{"wiki-article", "http://wiki.waymark.test/wiki/Varnholm", nil},
