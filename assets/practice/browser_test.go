@@ -159,9 +159,11 @@ func (b *browser) waitFor(js string, d time.Duration) error {
 	}
 }
 
-// typeText types into a field with key events.
+// typeText types into a field with key events. Each character is three
+// round trips to the browser: the bound only stops a hang (on a loaded
+// machine a card number took over 5 s).
 func (b *browser) typeText(sel, text string) error {
-	ctx, cancel := b.step(5 * time.Second)
+	ctx, cancel := b.step(30 * time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(sel), text, chromedp.NodeVisible)); err != nil {
 		return fmt.Errorf("type into %s: %w", sel, err)
