@@ -403,7 +403,7 @@ func TestServeAgreesOnADiscardedEpisode(t *testing.T) {
 			want = dataset.StatusDiscarded
 		}
 		if a.Status != want || b.Status != want || b.NumSteps != a.NumSteps {
-			t.Errorf("discard %v: app %s (%d steps), server %s (%d steps); want both %s", discard, a.Status, a.NumSteps, b.Status, b.NumSteps, want)
+			t.Errorf("discard %v: app %s %q (%d steps), server %s %q (%d steps); want both %s", discard, a.Status, a.EndReason, a.NumSteps, b.Status, b.EndReason, b.NumSteps, want)
 		}
 	}
 }
