@@ -349,9 +349,10 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		}
 	}
 	p.mu.Unlock()
+	// Every endpoint that failed is alive but did not answer in time.
+	allSlow := slow > 0 && slow == len(errs)
 	advice := "check that the browser farm runs, or raise max_per_endpoint"
-	if slow > 0 && slow == len(errs) {
-		// Every endpoint that failed is alive but did not answer in time.
+	if allSlow {
 		advice = fmt.Sprintf("the farm is slow to answer (overloaded?): try again, or raise connect_timeout (now %v)", p.connectTimeout())
 		if full > 0 {
 			advice += " or max_per_endpoint"
@@ -361,7 +362,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		errs = append(errs, fmt.Sprintf("%d endpoint(s) at max_per_endpoint %d", full, p.opts.MaxPerEndpoint))
 	}
 	msg := fmt.Sprintf("no remote browser endpoint could take a session (%s); %s", strings.Join(errs, "; "), advice)
-	if slow > 0 && slow == len(errs) {
+	if allSlow {
 		return engine.Handle{}, &engine.Error{Kind: ErrRemoteSlow, Msg: msg}
 	}
 	return engine.Handle{}, errors.New(msg)
