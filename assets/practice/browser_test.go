@@ -132,14 +132,10 @@ func (b *browser) clickNav(sel string) error {
 	if err := b.click(sel); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(8 * time.Second)
-	for time.Now().Before(deadline) {
-		if ok, err := b.eval(`!window.__wmOld && document.readyState === 'complete'`); err == nil && ok {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
+	if b.waitFor(`!window.__wmOld && document.readyState === 'complete'`, 8*time.Second) != nil {
+		return fmt.Errorf("click %s: no new page loaded within 8 s", sel)
 	}
-	return fmt.Errorf("click %s: no new page loaded within 8 s", sel)
+	return nil
 }
 
 // waitFor polls js until it is true, for at most d: what the page does
