@@ -143,9 +143,14 @@ func dialRaw(t testing.TB, hs *httptest.Server) *raw {
 	return &raw{t: t, c: c}
 }
 
+// send writes msg as one text frame. The write returns only when the server
+// has read the frame, and a 15 MiB frame takes the server ~5 s to read under
+// the race detector on an idle machine (copies of the growing buffer are
+// instrumented), more on a busy one; so the hang guard is the same 90 s the
+// reply gets, not a speed bound.
 func (r *raw) send(msg string) {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	if err := r.c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
 		r.t.Fatalf("send %s: %v", msg, err)
