@@ -36,7 +36,7 @@ var errBlankRefusal = fmt.Errorf("%w: the last observation showed no visible con
 // capture takes the screenshot and reads the page's info at the same time.
 func (e *Engine) capture(ctx context.Context, t *tab) (png []byte, in pageInfo, shotErr, infErr error) {
 	var wg sync.WaitGroup
-	wg.Go(func() { png, shotErr = t.screenshot(ctx, e.set.OpTimeout) })
+	wg.Go(func() { png, shotErr = t.confirmedShot(ctx, e.set.OpTimeout) })
 	in, infErr = t.info(ctx, e.set.OpTimeout, e.stateExpr, e.set.RecoverObservation)
 	wg.Wait()
 	return png, in, shotErr, infErr

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -220,6 +221,15 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 	docs := t.documentCount()
 	frames := true // the next probe waits for a drawn frame
 	drawn := map[target.ID]bool{}
+	defer func() {
+		ids := make([]target.ID, 0, len(drawn))
+		for id := range drawn {
+			ids = append(ids, id)
+		}
+		t.mu.Lock()
+		t.redrawn = ids
+		t.mu.Unlock()
+	}()
 	for {
 		if stop != nil && stop() {
 			return time.Since(start), action.SettledNavigation, nil
@@ -270,4 +280,69 @@ func (t *tab) documentCount() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.documents
+}
+
+// frameDrawTicks is how many animation frames of each out-of-process frame
+// that changed the observation waits for, at most frameDrawWait.
+const (
+	frameDrawTicks = 4
+	frameDrawWait  = 3 * time.Second
+)
+
+// confirmedShot is the observation's screenshot. A screenshot makes only
+// the top-level page draw: an out-of-process (cross-site) frame rasterizes,
+// draws and hands its picture over on its own, and the screenshot shows
+// the last picture it handed over, which can be older than what its main
+// thread drew. Measured on two idle cores: a frame whose change is
+// expensive to rasterize (60 full-frame blurred layers) handed it over 0.9
+// to 1.1 s after the step had settled (its two animation frames had come),
+// so every observation of it was stale; a plain text change lagged the
+// same way on a loaded machine. Such a frame's animation frames are held
+// back until its compositor has drawn what was committed (the first came
+// 0.6 to 1 s after the step settled, the next ones 0.3 s later), so when
+// the last settle saw such frames change, the screenshot first waits for
+// frameDrawTicks of each one's animation frames, at most frameDrawWait
+// (they came within 2 s in every run measured, and the observation then
+// matched the page 1.5 s later). A frame that is not on the screen
+// (display:none, scrolled out of sight) draws none and is not waited
+// for, nor are frames that did not change.
+func (t *tab) confirmedShot(ctx context.Context, d time.Duration) ([]byte, error) {
+	t.mu.Lock()
+	ids := t.redrawn
+	t.mu.Unlock()
+	if len(ids) > 0 {
+		start := time.Now()
+		t.frameTicks(ctx, ids)
+		if settleTrace != nil {
+			settleTrace("out-of-process frames drew in %v", time.Since(start))
+		}
+	}
+	return t.screenshot(ctx, d)
+}
+
+// frameTicks waits for frameDrawTicks animation frames in each of the
+// frames ids, at most frameDrawWait in all; a frame that is gone, busy or
+// without the settle recorder is not waited for.
+func (t *tab) frameTicks(ctx context.Context, ids []target.ID) {
+	t.mu.Lock()
+	fcs := make([]context.Context, 0, len(ids))
+	for _, id := range ids {
+		if fc := t.frameCtx[id]; fc != nil && fc.Err() == nil {
+			fcs = append(fcs, fc)
+		}
+	}
+	t.mu.Unlock()
+	expr := fmt.Sprintf(`(() => { const st = window[Symbol.for('waymark.settle')]; return st && st.ticks ? st.ticks(%d, %d) : 0; })()`,
+		frameDrawTicks, frameDrawWait.Milliseconds())
+	end := time.Now().Add(frameDrawWait + 500*time.Millisecond)
+	for _, fc := range fcs {
+		c, cancel := context.WithDeadline(fc, end)
+		stop := context.AfterFunc(ctx, cancel)
+		how, err := chromedp.Run(c, chromedp.Evaluate[any](expr, chromedp.EvalAwaitPromise))
+		if settleTrace != nil {
+			settleTrace("frame ticks: %v %v", how, err)
+		}
+		stop()
+		cancel()
+	}
 }

@@ -344,5 +344,21 @@
     agg[7] = dnow();
     return agg;
   };
+  // ticks resolves after n animation frames of this frame, or after max
+  // ms: an out-of-process frame's animation frames wait while its
+  // compositor has not activated and drawn what the page committed, so
+  // they say when its picture has been handed over.
+  st.ticks = (n, max) => new Promise(r => {
+    let done = false, io = null;
+    const f = v => { if (!done) { done = true; if (io) io.disconnect(); r(v); } };
+    if (!innerWidth || !innerHeight) return f('unrendered');
+    try {
+      io = new IntersectionObserver(es => { if (es.length && !es[es.length - 1].isIntersecting) f('outside'); });
+      io.observe(document.documentElement);
+    } catch (e) {}
+    const step = () => { if (--n <= 0) f('drawn'); else rAF(step); };
+    rAF(step);
+    sT(() => f('max'), max);
+  });
   Object.defineProperty(window, K, {value: st});
 })()
