@@ -163,12 +163,7 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, 
 	}
 	t.mu.Unlock()
 	for id, fc := range fcs {
-		c, cancel := context.WithTimeout(fc, time.Second)
-		stop := context.AfterFunc(ctx, cancel)
-		raw, err := chromedp.Run(c, chromedp.Evaluate[[]any](probeExpr(drawn[id], animMax, since), chromedp.EvalAwaitPromise))
-		busy := errors.Is(c.Err(), context.DeadlineExceeded) && fc.Err() == nil && ctx.Err() == nil
-		stop()
-		cancel()
+		raw, busy, err := evalInFrame[[]any](ctx, fc, time.Now().Add(time.Second), probeExpr(drawn[id], animMax, since))
 		if busy {
 			if settleTrace != nil {
 				settleTrace("frame probe: no answer within a second (busy)")
@@ -303,10 +298,10 @@ const (
 // the last settle saw such frames change, the screenshot first waits for
 // frameDrawTicks of each one's animation frames, at most frameDrawWait
 // (60 layers: within 2 s in every idle run, and the observation then
-// matched the page 1.5 s later; 4 layers, the corpus's case: 0.1 to 0.25 s
-// idle, where without the wait it was stale 4 times in 4). A frame that is not on the screen
-// (display:none, scrolled out of sight) draws none and is not waited
-// for, nor are frames that did not change.
+// matched the page 1.5 s later; 4 layers, the corpus's case: 0.1 to 0.25
+// s idle, where without the wait it was stale 4 times in 4). A frame that
+// is not on the screen (display:none, scrolled out of sight) draws none
+// and is not waited for, nor are frames that did not change.
 func (t *tab) confirmedShot(ctx context.Context, d time.Duration) ([]byte, error) {
 	t.mu.Lock()
 	ids := t.redrawn
@@ -333,17 +328,30 @@ func (t *tab) frameTicks(ctx context.Context, ids []target.ID) {
 		}
 	}
 	t.mu.Unlock()
-	expr := fmt.Sprintf(`(() => { const st = window[Symbol.for('waymark.settle')]; return st && st.ticks ? st.ticks(%d, %d) : 0; })()`,
-		frameDrawTicks, frameDrawWait.Milliseconds())
 	end := time.Now().Add(frameDrawWait + 500*time.Millisecond)
 	for _, fc := range fcs {
-		c, cancel := context.WithDeadline(fc, end)
-		stop := context.AfterFunc(ctx, cancel)
-		how, err := chromedp.Run(c, chromedp.Evaluate[any](expr, chromedp.EvalAwaitPromise))
+		how, _, err := evalInFrame[any](ctx, fc, end, ticksExpr)
 		if settleTrace != nil {
 			settleTrace("frame ticks: %v %v", how, err)
 		}
-		stop()
-		cancel()
 	}
+}
+
+// ticksExpr asks a frame's settle recorder to wait for frameDrawTicks of
+// its animation frames, at most frameDrawWait.
+var ticksExpr = fmt.Sprintf(`(() => { const st = window[Symbol.for('waymark.settle')]; return st && st.ticks ? st.ticks(%d, %d) : 0; })()`,
+	frameDrawTicks, frameDrawWait.Milliseconds())
+
+// evalInFrame evaluates expr, awaiting its promise, in an out-of-process
+// frame's session fc until deadline; ctx ending ends it too. busy reports
+// that the frame did not answer by the deadline although it and ctx are
+// still there.
+func evalInFrame[T any](ctx, fc context.Context, deadline time.Time, expr string) (v T, busy bool, err error) {
+	c, cancel := context.WithDeadline(fc, deadline)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	v, err = chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	busy = errors.Is(c.Err(), context.DeadlineExceeded) && fc.Err() == nil && ctx.Err() == nil
+	return v, busy, err
 }

@@ -66,7 +66,7 @@ type tab struct {
 	screencast bool
 	frames     map[target.ID]bool            // out-of-process frames given the page script
 	frameCtx   map[target.ID]context.Context // their sessions, for the settle probe
-	redrawn    []target.ID                   // the frames the last settle saw change (settle, confirmShot)
+	redrawn    []target.ID                   // the frames the last settle saw change (settle, confirmedShot)
 	injecting  int                           // frames still being given it
 	env        pageEnv                       // the episode's clock, time zone and locale
 	net        *netCapture                   // the episode's network capture, nil when off
