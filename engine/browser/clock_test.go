@@ -102,7 +102,7 @@ func TestReferenceClock(t *testing.T) {
 		// later in page time than real time has passed since the reset
 		// began (a starved renderer runs it late, within that).
 		if s.Timer < s.Now+40 || s.Timer-s.Now > wallSince(begin) {
-			t.Errorf("%s: the 50 ms timer fired at %.0f, %.0f ms after the first read, %v after the reset began", where, s.Timer, s.Timer-s.Now, time.Since(begin))
+			t.Errorf("%s: the 50 ms timer fired at %.0f, %.0f ms after the first read, %.0f ms (wall clock) after the reset began", where, s.Timer, s.Timer-s.Now, wallSince(begin))
 		}
 	}
 	check("page", seen(t, e, `at`))
