@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	display := startXvfb(t)
-	cmd := exec.Command(bin, "-db", db, "-user", "rita")
+	cmd := exec.Command(bin, "-db", db, "-user", "rita", "-echo")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1")
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
@@ -64,30 +65,71 @@ func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready := make(chan bool, 1)
+	// The program prints "ready" before its window opens, then a line for
+	// each key ("key N") and shortcut ("shortcut …") after the tab has
+	// handled it. The test waits for those lines, not for the clock: a
+	// loaded machine can take seconds to map the window or handle a key.
+	lines := make(chan string, 64)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if sc.Text() == "ready" {
-				ready <- true
-			}
+			lines <- sc.Text()
 		}
+		close(lines)
 		io.Copy(io.Discard, stdout)
 	}()
-	select {
-	case <-ready:
-	case <-time.After(60 * time.Second):
+	waitLine := func(what string, want func(string) bool, within time.Duration) bool {
+		t.Helper()
+		deadline := time.After(within)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the review program ended while waiting for %s", what)
+				}
+				if want(l) {
+					return true
+				}
+			case <-deadline:
+				return false
+			}
+		}
+	}
+	if !waitLine(`"ready"`, func(l string) bool { return l == "ready" }, 60*time.Second) {
 		t.Fatal("the review window did not start")
 	}
-	time.Sleep(3 * time.Second) // the window maps and draws
-	xdo := func(args ...string) {
+	run := func(args ...string) {
 		t.Helper()
-		c := exec.Command("xdotool", args...)
+		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "xdotool", args...)
 		c.Env = append(os.Environ(), "DISPLAY="+display)
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("xdotool %v: %v %s", args, err, out)
 		}
-		time.Sleep(600 * time.Millisecond)
+	}
+	// The window takes keys once it is mapped and has focus: F12 (no
+	// review key) is sent until the program says it saw one.
+	run("search", "--sync", "--onlyvisible", "--name", "^Waymark.*Review$") // WM_NAME drops the dash in some locales
+	taking := false
+	for i := 0; i < 120 && !taking; i++ {
+		run("key", "F12")
+		taking = waitLine("F12", func(l string) bool { return l == "key F12" }, 500*time.Millisecond)
+	}
+	if !taking {
+		t.Fatal("the review window took no key in 60 s")
+	}
+	// xdo sends one key and waits until the program has handled it.
+	xdo := func(key string) {
+		t.Helper()
+		run("key", key)
+		want := func(l string) bool { return strings.EqualFold(l, "key "+key) }
+		if strings.HasPrefix(key, "ctrl+") {
+			want = func(l string) bool { return strings.HasPrefix(l, "shortcut ") }
+		}
+		if !waitLine("key "+key, want, 60*time.Second) {
+			t.Fatalf("the review program did not handle the key %q in 60 s", key)
+		}
 	}
 	// Shop episode: N opens it at step 1; → → to step 3; 2 = failure (first
 	// failing step = the step shown); T = first failure type; M flags the
@@ -108,11 +150,11 @@ func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"n", "Right", "Right", "2", "t", "m", "ctrl+s"} {
-		xdo("key", k)
+		xdo(k)
 	}
 	screenshot("review-e2e-failure.png")
 	for _, k := range []string{"n", "1", "End", "space", "n"} {
-		xdo("key", k)
+		xdo(k)
 	}
 	screenshot("review-e2e-done.png")
 

@@ -16,7 +16,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/driver/desktop"
 
 	"waymark/dataset"
 	"waymark/ui"
@@ -28,6 +27,7 @@ func main() {
 	db := flag.String("db", "", "database file (default: the Waymark default)")
 	user := flag.String("user", "rita", "reviewer name")
 	doSeed := flag.Bool("seed", false, "record two demo episodes when nothing is reviewable")
+	echo := flag.Bool("echo", false, "print a line for each key and shortcut after the tab has handled it (the end-to-end test waits for these)")
 	flag.Parse()
 	s, err := dataset.Open(*db)
 	if err != nil {
@@ -53,11 +53,20 @@ func main() {
 	tab := review.New(&ui.Context{App: a, Window: w, Store: s, User: func() string { return *user }})
 	w.SetContent(tab.Content())
 	c := w.Canvas()
-	c.SetOnTypedKey(func(ev *fyne.KeyEvent) { tab.TypedKey(ev) })
+	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		tab.TypedKey(ev)
+		if *echo {
+			fmt.Println("key", ev.Name)
+		}
+	})
 	for _, sc := range tab.Shortcuts() {
-		c.AddShortcut(sc, func(sc fyne.Shortcut) { tab.TypedShortcut(sc) })
+		c.AddShortcut(sc, func(sc fyne.Shortcut) {
+			tab.TypedShortcut(sc)
+			if *echo {
+				fmt.Println("shortcut", sc.ShortcutName())
+			}
+		})
 	}
-	_ = desktop.CustomShortcut{}
 	w.Resize(fyne.NewSize(1240, 900))
 	w.SetOnClosed(tab.Close)
 	fmt.Println("ready")
