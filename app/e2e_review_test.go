@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"path/filepath"
@@ -39,6 +40,16 @@ func rgb8(img image.Image, x, y int) (int, int, int) {
 // that hold text (pixels far from the bar's background).
 func tabBarOf(t *testing.T, img image.Image, wx, wy int) tabBar {
 	t.Helper()
+	tb, err := findTabBar(img, wx, wy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// findTabBar is tabBarOf that returns an error when the window shows no
+// tab bar (yet).
+func findTabBar(img image.Image, wx, wy int) (tabBar, error) {
 	blue := func(x, y int) bool {
 		r, g, b := rgb8(img, x, y)
 		return b > 150 && b > r+60 && b > g+30
@@ -67,7 +78,7 @@ func tabBarOf(t *testing.T, img image.Image, wx, wy int) tabBar {
 		}
 	}
 	if tb.indicatorY < 0 {
-		t.Fatal("no selected-tab underline in the first 80 rows of the window")
+		return tb, errors.New("no selected-tab underline in the first 80 rows of the window")
 	}
 	tb.labelTop, tb.labelBottom = wy+2, tb.indicatorY-3
 	br, bg, bb := rgb8(img, w-2, (tb.labelTop+tb.labelBottom)/2) // the bar's background, right of every label
@@ -97,7 +108,10 @@ func tabBarOf(t *testing.T, img image.Image, wx, wy int) tabBar {
 	if start >= 0 {
 		tb.labels = append(tb.labels, [2]int{start, last})
 	}
-	return tb
+	if len(tb.labels) < 2 {
+		return tb, fmt.Errorf("%d tab labels in the bar, want at least 2", len(tb.labels))
+	}
+	return tb, nil
 }
 
 func abs(v int) int {
@@ -133,10 +147,18 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 	g := launchGUI(t, display, guiOptions{dbPath: db})
 	g.waitLine(`tab Review min size`, 60*time.Second)
 	wx, wy := g.waitWindow(30 * time.Second)
-	time.Sleep(1500 * time.Millisecond) // the first frame is drawn
 
-	// The one click: the Review tab's label (the second in the bar).
-	tb := tabBarOf(t, loadPNG(t, g.keepShot("review-e2e-start.png")), wx, wy)
+	// The one click: the Review tab's label (the second in the bar), once
+	// the window has drawn its tab bar (a starved window draws late).
+	var tb tabBar
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		if tb, err = findTabBar(loadPNG(t, g.keepShot("review-e2e-start.png")), wx, wy); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the window mapped: %v", err)
+		}
+	}
 	if len(tb.labels) < 2 || tb.labels[0][0] > tb.indicatorTo || tb.labels[0][1] < tb.indicatorFrom {
 		t.Fatalf("tab bar not as expected (want the first tab selected and a second label): %+v", tb)
 	}

@@ -168,6 +168,9 @@ func (r *Tab) askFinish() {
 	d.Resize(fyne.NewSize(460, 0))
 	d.Show()
 	r.ctx.Window.Canvas().Focus(ans)
+	if r.opts.Debugf != nil {
+		r.opts.Debugf("finish dialog open")
+	}
 }
 
 // askGoto asks for an address and sends goto (extended set).
