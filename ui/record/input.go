@@ -64,8 +64,8 @@ type Mapper struct {
 	wheel     float64 // page pixels, positive = down
 	wheelOn   bool
 	wheelGen  int
-	typeTimer *time.Timer
-	whTimer   *time.Timer
+	typeStop  func() bool // stops the typing pause's timer
+	whStop    func() bool // stops the wheel pause's timer
 	hoverGen  int
 	hoverRest time.Duration
 	pointer   *[2]int        // the last pointer position the page got (click, move, drag end)
@@ -73,11 +73,26 @@ type Mapper struct {
 	heldAt    time.Time
 	heldGen   int
 	dblDelay  time.Duration
+	clock     clock
 }
+
+// clock is the time the mapper's pauses run on: the wall clock, or in tests
+// one moved by hand, so that a slow machine cannot end a pause early.
+type clock interface {
+	Now() time.Time
+	// AfterFunc calls f on its own goroutine after d; stop cancels it.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // NewMapper makes a mapper for the action set with the default pauses.
 func NewMapper(set action.Set, ev MapperEvents) *Mapper {
-	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause, dblDelay: DoubleClickDelay, hoverRest: HoverRest}
+	return &Mapper{set: set, ev: ev, typePause: TypingPause, wheelPause: WheelPause, dblDelay: DoubleClickDelay, hoverRest: HoverRest, clock: wallClock{}}
 }
 
 // SetPauses changes the typing and wheel pauses (tests shorten them).
@@ -112,7 +127,7 @@ func (m *Mapper) Hover(x, y int) {
 	if p := m.pointer; p != nil && abs(p[0]-x) < hoverMinDistance && abs(p[1]-y) < hoverMinDistance {
 		return
 	}
-	time.AfterFunc(m.hoverRest, func() {
+	m.clock.AfterFunc(m.hoverRest, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.hoverGen == gen {
@@ -151,10 +166,10 @@ func (m *Mapper) Rune(r rune) {
 	}
 	m.typeGen++
 	gen := m.typeGen
-	if m.typeTimer != nil {
-		m.typeTimer.Stop()
+	if m.typeStop != nil {
+		m.typeStop()
 	}
-	m.typeTimer = time.AfterFunc(m.typePause, func() {
+	m.typeStop = m.clock.AfterFunc(m.typePause, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.typeGen == gen {
@@ -226,7 +241,7 @@ func (m *Mapper) Click(x, y int) {
 		m.emitLocked(action.ClickAt(x, y))
 		return
 	}
-	if h := m.held; h != nil && time.Since(m.heldAt) <= m.dblDelay && abs(*h.X-x) <= 3 && abs(*h.Y-y) <= 3 {
+	if h := m.held; h != nil && m.clock.Now().Sub(m.heldAt) <= m.dblDelay && abs(*h.X-x) <= 3 && abs(*h.Y-y) <= 3 {
 		m.held = nil
 		m.heldGen++
 		m.send(action.Action{Op: action.DoubleClick, X: h.X, Y: h.Y})
@@ -234,10 +249,10 @@ func (m *Mapper) Click(x, y int) {
 	}
 	m.emitLocked(action.Action{}) // flushes; the empty action is not sent
 	a := action.ClickAt(x, y)
-	m.held, m.heldAt = &a, time.Now()
+	m.held, m.heldAt = &a, m.clock.Now()
 	m.heldGen++
 	gen := m.heldGen
-	time.AfterFunc(m.dblDelay, func() {
+	m.clock.AfterFunc(m.dblDelay, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.heldGen == gen {
@@ -283,10 +298,10 @@ func (m *Mapper) Wheel(fyneDY float32) {
 	m.wheelOn = true
 	m.wheelGen++
 	gen := m.wheelGen
-	if m.whTimer != nil {
-		m.whTimer.Stop()
+	if m.whStop != nil {
+		m.whStop()
 	}
-	m.whTimer = time.AfterFunc(m.wheelPause, func() {
+	m.whStop = m.clock.AfterFunc(m.wheelPause, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.wheelGen == gen {

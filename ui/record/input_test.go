@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +23,65 @@ type sink struct {
 	refused []string
 	pending string
 	dy      int
+	clock   *handClock // the mapper's clock (newTestView)
+}
+
+// handClock is a clock the test moves: its timers fire only inside
+// Advance, earliest first, on the test's goroutine. The mapper's pauses
+// then end when the test says, however slow the machine is.
+type handClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*handTimer
+}
+
+type handTimer struct {
+	at   time.Time
+	f    func()
+	done bool // fired or stopped
+}
+
+func (c *handClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *handClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &handTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+// Advance moves the clock on by d and runs the timers that came due.
+func (c *handClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due, waiting []*handTimer
+	for _, t := range c.timers {
+		switch {
+		case t.done:
+		case !t.at.After(c.now):
+			t.done = true
+			due = append(due, t)
+		default:
+			waiting = append(waiting, t)
+		}
+	}
+	c.timers = waiting
+	c.mu.Unlock()
+	slices.SortStableFunc(due, func(a, b *handTimer) int { return a.at.Compare(b.at) })
+	for _, t := range due {
+		t.f()
+	}
 }
 
 func (s *sink) events() MapperEvents {
@@ -46,19 +106,6 @@ func (s *sink) refusals() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.refused...)
-}
-
-func (s *sink) waitFor(t *testing.T, n int) []string {
-	t.Helper()
-	deadline := time.Now().Add(hangLimit)
-	for time.Now().Before(deadline) {
-		if got := s.strings(); len(got) >= n {
-			return got
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("wanted %d actions, got %q", n, s.strings())
-	return nil
 }
 
 func equal(t *testing.T, got, want []string) {
@@ -108,8 +155,9 @@ func TestViewToPage(t *testing.T) {
 func newTestView(t *testing.T, scale float32, set action.Set) (*LiveView, *sink, *Mapper, fyne.Window) {
 	t.Helper()
 	test.NewTempApp(t)
-	s := &sink{}
+	s := &sink{clock: &handClock{now: time.Unix(1e9, 0)}}
 	m := NewMapper(set, s.events())
+	m.clock = s.clock
 	m.SetPauses(60*time.Millisecond, 40*time.Millisecond)
 	v := NewLiveView(m)
 	w := test.NewTempWindow(t, newPixelCenter(v, v.FocusRing()...))
@@ -164,16 +212,27 @@ func TestBufferedTypingIsOneAction(t *testing.T) {
 		t.Fatalf("pending text %q while typing", pending)
 	}
 	equal(t, s.strings(), nil) // nothing sent before the pause
-	equal(t, s.waitFor(t, 1), []string{`type "red shoes"`})
-	time.Sleep(100 * time.Millisecond)
+	s.clock.Advance(59 * time.Millisecond)
+	equal(t, s.strings(), nil)
+	s.clock.Advance(time.Millisecond)
 	equal(t, s.strings(), []string{`type "red shoes"`})
+	s.clock.Advance(time.Second)
+	equal(t, s.strings(), []string{`type "red shoes"`})
+	// Each character starts the pause again.
+	test.Type(v, "a")
+	s.clock.Advance(50 * time.Millisecond)
+	test.Type(v, "b")
+	s.clock.Advance(50 * time.Millisecond)
+	equal(t, s.strings(), []string{`type "red shoes"`})
+	s.clock.Advance(10 * time.Millisecond)
+	equal(t, s.strings(), []string{`type "red shoes"`, `type "ab"`})
 
 	// A click and a special key flush the text first, in order.
 	test.Type(v, "abc")
 	click(v, fyne.NewPos(10, 20))
 	test.Type(v, "d")
 	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	equal(t, s.strings(), []string{`type "red shoes"`, `type "abc"`, "click 10,20", `type "d"`, "key ENTER"})
+	equal(t, s.strings(), []string{`type "red shoes"`, `type "ab"`, `type "abc"`, "click 10,20", `type "d"`, "key ENTER"})
 }
 
 func TestKeyMapping(t *testing.T) {
@@ -239,15 +298,20 @@ func TestWheelCoalescingAndSign(t *testing.T) {
 	if dy != 300 {
 		t.Fatalf("pending scroll %d, want 300", dy)
 	}
-	equal(t, s.waitFor(t, 1), []string{"scroll 300"})
+	equal(t, s.strings(), nil) // the gesture goes on until the pause
+	s.clock.Advance(40 * time.Millisecond)
+	equal(t, s.strings(), []string{"scroll 300"})
 	// One notch up scrolls up.
 	v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 25}})
-	equal(t, s.waitFor(t, 2), []string{"scroll 300", "scroll -100"})
+	s.clock.Advance(40 * time.Millisecond)
+	equal(t, s.strings(), []string{"scroll 300", "scroll -100"})
 	// A long spin is clamped to the action's limit.
 	for range 40 {
 		v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -25}})
+		s.clock.Advance(30 * time.Millisecond) // notches closer than the pause are one gesture
 	}
-	equal(t, s.waitFor(t, 3), []string{"scroll 300", "scroll -100", "scroll 1200"})
+	s.clock.Advance(10 * time.Millisecond)
+	equal(t, s.strings(), []string{"scroll 300", "scroll -100", "scroll 1200"})
 	// A click during a gesture sends the scroll first.
 	v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -25}})
 	click(v, fyne.NewPos(5, 5))
@@ -255,7 +319,7 @@ func TestWheelCoalescingAndSign(t *testing.T) {
 	// Up and down in one gesture that cancel out send nothing.
 	v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -25}})
 	v.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 25}})
-	time.Sleep(150 * time.Millisecond)
+	s.clock.Advance(time.Second)
 	if n := len(s.strings()); n != 5 {
 		t.Fatalf("a net-zero gesture sent an action: %q", s.strings())
 	}
@@ -325,12 +389,17 @@ func TestDoubleClickInTheExtendedSet(t *testing.T) {
 	click(v, fyne.NewPos(101, 99)) // within 3 px and the delay
 	equal(t, s.strings(), []string{"double_click 100,100"})
 	click(v, fyne.NewPos(300, 300)) // alone: sent once the delay passes
+	s.clock.Advance(149 * time.Millisecond)
 	equal(t, s.strings(), []string{"double_click 100,100"})
-	equal(t, s.waitFor(t, 2), []string{"double_click 100,100", "click 300,300"})
+	s.clock.Advance(time.Millisecond)
+	equal(t, s.strings(), []string{"double_click 100,100", "click 300,300"})
+	click(v, fyne.NewPos(300, 300)) // the same place after the delay: a click of its own
+	s.clock.Advance(150 * time.Millisecond)
+	equal(t, s.strings(), []string{"double_click 100,100", "click 300,300", "click 300,300"})
 	click(v, fyne.NewPos(10, 10))
 	test.Type(v, "x") // other input sends the held click first, in order
 	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	equal(t, s.strings(), []string{"double_click 100,100", "click 300,300", "click 10,10", `type "x"`, "key ENTER"})
+	equal(t, s.strings(), []string{"double_click 100,100", "click 300,300", "click 300,300", "click 10,10", `type "x"`, "key ENTER"})
 	// The default set has no double_click: two quick clicks are two clicks.
 	v2, s2, _, _ := newTestView(t, 1, action.SetDefault)
 	click(v2, fyne.NewPos(100, 100))
@@ -347,22 +416,25 @@ func TestHoverRestSendsMoveInTheExtendedSet(t *testing.T) {
 	}
 	move(100, 100)
 	move(300, 200) // only where the pointer rests counts
-	equal(t, s.waitFor(t, 1), []string{"move 300,200"})
+	s.clock.Advance(59 * time.Millisecond)
+	equal(t, s.strings(), nil)
+	s.clock.Advance(time.Millisecond)
+	equal(t, s.strings(), []string{"move 300,200"})
 	move(305, 204) // too close to where the page has the pointer
-	time.Sleep(150 * time.Millisecond)
+	s.clock.Advance(time.Second)
 	equal(t, s.strings(), []string{"move 300,200"})
 	move(400, 400)
 	v.MouseOut() // left before the rest ended
-	time.Sleep(150 * time.Millisecond)
+	s.clock.Advance(time.Second)
 	equal(t, s.strings(), []string{"move 300,200"})
 	click(v, fyne.NewPos(500, 500))
 	move(503, 502) // next to the click: nothing
-	time.Sleep(150 * time.Millisecond)
+	s.clock.Advance(time.Second)
 	equal(t, s.strings(), []string{"move 300,200", "click 500,500"})
 
 	v2, s2, m2, _ := newTestView(t, 1, action.SetDefault)
 	m2.SetHoverRest(10 * time.Millisecond)
 	v2.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(300, 200)}})
-	time.Sleep(80 * time.Millisecond)
+	s2.clock.Advance(time.Second)
 	equal(t, s2.strings(), nil) // the default set has no move
 }
