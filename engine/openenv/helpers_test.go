@@ -32,6 +32,8 @@ type sketchEngine struct {
 	url      string
 	maxSteps int
 	stepWait time.Duration
+	stepGate chan struct{} // when set, a step waits for it to close, after saying so on stepping
+	stepping chan struct{}
 	closed   atomic.Bool
 	shot     []byte
 }
@@ -78,6 +80,14 @@ func (e *sketchEngine) Step(ctx context.Context, a engine.Action) (engine.Observ
 	}
 	if e.state.EpisodeID == "" || e.state.Done {
 		return engine.Observation{}, engine.ErrResetBeforeStepping
+	}
+	if e.stepGate != nil {
+		e.stepping <- struct{}{}
+		select {
+		case <-e.stepGate:
+		case <-ctx.Done():
+			return engine.Observation{}, ctx.Err()
+		}
 	}
 	if e.stepWait > 0 {
 		select {

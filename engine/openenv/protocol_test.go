@@ -314,7 +314,7 @@ func TestHTTPEndpoints(t *testing.T) {
 func TestKeepAlive(t *testing.T) {
 	var made []*sketchEngine
 	srv, hs := testServer(t, Options{NewEngine: sketchFactory(&made), MaxSessions: 2,
-		PingInterval: 40 * time.Millisecond, PongTimeout: 150 * time.Millisecond})
+		PingInterval: 50 * time.Millisecond, PongTimeout: 500 * time.Millisecond})
 	c, err := Dial(context.Background(), hs.URL, ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -324,11 +324,12 @@ func TestKeepAlive(t *testing.T) {
 	if _, err := c.Reset(ctx, engine.ResetOptions{StartURL: "https://example.com/"}); err != nil {
 		t.Fatal(err)
 	}
-	before := srv.Pongs()
-	time.Sleep(600 * time.Millisecond) // 15 ping intervals, 4 pong timeouts
-	if n := srv.Pongs() - before; n < 5 {
-		t.Errorf("%d pongs in 15 ping intervals", n)
-	}
+	// Three pong timeouts pass and at least five pongs come back (a loaded
+	// machine may answer late, so the count is waited for, not timed).
+	before, start := srv.Pongs(), time.Now()
+	waitFor(t, "five pongs over three pong timeouts", func() bool {
+		return srv.Pongs()-before >= 5 && time.Since(start) >= 1500*time.Millisecond
+	})
 	if _, err := c.Step(ctx, action.ScrollBy(100)); err != nil {
 		t.Fatalf("step after a long silence: %v", err)
 	}
@@ -450,9 +451,10 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // Pings from the client are answered while a step is running (the server
 // keeps a reader going), so a client's keep-alive never kills a long step.
 func TestPingsAnsweredDuringAStep(t *testing.T) {
+	gate, stepping := make(chan struct{}), make(chan struct{}, 1)
 	slow := func(context.Context) (engine.Engine, error) {
 		e := newSketch()
-		e.stepWait = 1500 * time.Millisecond
+		e.stepGate, e.stepping = gate, stepping
 		return e, nil
 	}
 	_, hs := testServer(t, Options{NewEngine: slow})
@@ -461,12 +463,18 @@ func TestPingsAnsweredDuringAStep(t *testing.T) {
 	r.send(`{"type":"step","data":{"op":"wait"}}`)
 	replied := make(chan []byte, 1)
 	go func() {
-		data, _ := r.recv(10 * time.Second) // also reads the pongs
+		data, _ := r.recv(60 * time.Second) // also reads the pongs
 		replied <- data
 	}()
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-stepping:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the step did not reach the engine in 30 s")
+	}
+	// The step runs until the gate opens: each ping must be answered
+	// meanwhile (the timeout only guards against a hang).
 	for i := 0; i < 3; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		err := r.c.Ping(ctx)
 		cancel()
 		if err != nil {
@@ -474,10 +482,11 @@ func TestPingsAnsweredDuringAStep(t *testing.T) {
 		}
 		select {
 		case data := <-replied:
-			t.Fatalf("the step replied before the pings were tested: %s", data)
+			t.Fatalf("the step replied while its engine still ran: %s", data)
 		default:
 		}
 	}
+	close(gate)
 	if data := <-replied; decoded(t, data)["type"] != "observation" {
 		t.Errorf("step reply %s", data)
 	}
