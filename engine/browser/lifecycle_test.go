@@ -57,7 +57,6 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 			t.Fatal("no browser pid")
 		}
 		syscall.Kill(pid, syscall.SIGKILL)
-		time.Sleep(200 * time.Millisecond)
 		obs := step(t, e, action.ClickAt(10, 10))
 		if obs.Error != action.ErrRendererCrashed || !obs.Done || obs.EndReason != action.EndCrashed {
 			t.Fatalf("after a kill: %+v", obs)
@@ -127,7 +126,13 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			step(t, e, action.ScrollBy(100))
 		}
-		time.Sleep(300 * time.Millisecond)
+		// Three more frames made (one at a time: at most one is on its way
+		// into the channel), so the newest waiting is past first+1.
+		for deadline := time.Now().Add(30 * time.Second); e.frameSeq.Load() < first+3; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d frames made in 30 s after five scrolls, want at least 3", e.frameSeq.Load()-first)
+			}
+		}
 		f := <-frames
 		if f.Seq <= first+1 {
 			t.Errorf("frame seq %d after five scrolls (first %d): not the newest", f.Seq, first)
@@ -162,9 +167,14 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		if _, err := os.Stat(profile); !os.IsNotExist(err) {
 			t.Errorf("profile %s still there (%v)", profile, err)
 		}
-		time.Sleep(100 * time.Millisecond)
-		if left := procsWith(profile); len(left) > 0 {
-			t.Errorf("processes left with the profile: %v", left)
+		// Chromium's helper processes end when they see their browser gone,
+		// a moment after it (later on a loaded machine).
+		left := procsWith(profile)
+		for deadline := time.Now().Add(10 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = procsWith(profile) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if len(left) > 0 {
+			t.Errorf("processes left with the profile 10 s after the pool closed: %v", left)
 		}
 		for _, pid := range []int{bpid, xpid} {
 			if alive(pid) {
