@@ -149,13 +149,16 @@ func TestLeaseRenewedAndReported(t *testing.T) {
 // heartbeat: the heartbeat is due a third of the lease after the last
 // renewal, whoever made it.
 func TestLeaseHeartbeatWaitsForTheLastRenewal(t *testing.T) {
-	eng := newLeasedSketch(3 * time.Second) // the heartbeat: 1 s after a renewal
+	// The heartbeat: 2 s after a renewal, so that only a stall of nearly
+	// 2 s between two steps (not a loaded machine's usual delays) lets it
+	// renew between them.
+	eng := newLeasedSketch(6 * time.Second)
 	_, hs := testServer(t, Options{Provider: "remote_cdp",
 		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
 	r := dialRaw(t, hs)
 	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
 	steps := 0
-	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); steps++ {
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); steps++ {
 		r.call(`{"type":"step","data":{"op":"wait"}}`)
 		time.Sleep(100 * time.Millisecond)
 	}
