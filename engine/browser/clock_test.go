@@ -108,11 +108,19 @@ func TestReferenceClock(t *testing.T) {
 	check("page", seen(t, e, `at`))
 	check("iframe", seen(t, e, `document.querySelector('iframe').contentWindow.at`))
 
-	// It advances in real time.
+	// It advances in real time: between two reads it moves on at least the
+	// wall time that surely passed between them (after the first read
+	// returned, before the second was sent) and at most the wall time from
+	// sending the first to the second's answer (10 ms for rounding).
+	t0 := time.Now()
 	a := eval[float64](t, e, `Date.now()`)
+	t1 := time.Now()
 	time.Sleep(time.Second)
-	if d := eval[float64](t, e, `Date.now()`) - a; d < 900 || d > 3000 {
-		t.Errorf("the clock advanced %.0f ms in a second", d)
+	t2 := time.Now()
+	d := eval[float64](t, e, `Date.now()`) - a
+	least, most := float64(t2.Round(0).Sub(t1.Round(0)).Milliseconds()), wallSince(t0)+10
+	if d < least-10 || d > most {
+		t.Errorf("the page clock advanced %.0f ms between two reads %.0f to %.0f ms apart in wall time", d, least, most)
 	}
 	if p := eval[float64](t, e, `performance.now()`); p > float64(time.Since(begin).Milliseconds())+1000 {
 		t.Errorf("performance.now() %.0f was shifted", p)
