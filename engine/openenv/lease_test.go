@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,7 @@ type leasedSketch struct {
 	deadline time.Time
 	fail     error
 	renewals int
+	at       []time.Time // when each successful renewal was made
 }
 
 func newLeasedSketch(ttl time.Duration) *leasedSketch {
@@ -43,6 +45,7 @@ func (l *leasedSketch) Renew(context.Context) error {
 	}
 	l.deadline = time.Now().Add(l.ttl)
 	l.renewals++
+	l.at = append(l.at, time.Now())
 	return nil
 }
 
@@ -149,24 +152,43 @@ func TestLeaseRenewedAndReported(t *testing.T) {
 // heartbeat: the heartbeat is due a third of the lease after the last
 // renewal, whoever made it.
 func TestLeaseHeartbeatWaitsForTheLastRenewal(t *testing.T) {
-	// The heartbeat: 2 s after a renewal, so that only a stall of nearly
-	// 2 s between two steps (not a loaded machine's usual delays) lets it
-	// renew between them.
-	eng := newLeasedSketch(6 * time.Second)
+	eng := newLeasedSketch(3 * time.Second) // the heartbeat: 1 s after a renewal
 	_, hs := testServer(t, Options{Provider: "remote_cdp",
 		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
 	r := dialRaw(t, hs)
-	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	steps := 0
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); steps++ {
-		r.call(`{"type":"step","data":{"op":"wait"}}`)
+	// Each message's renewal falls between its sending and its reply; any
+	// other renewal is the heartbeat's, and must come a third of the lease
+	// after the renewal before it. (Counting renewals against steps made
+	// a loaded machine's one-second stall between two steps look like a
+	// heartbeat renewing a busy session.)
+	var during [][2]time.Time
+	call := func(msg string) {
+		from := time.Now()
+		r.call(msg)
+		during = append(during, [2]time.Time{from, time.Now()})
+	}
+	call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); {
+		call(`{"type":"step","data":{"op":"wait"}}`)
 		time.Sleep(100 * time.Millisecond)
 	}
-	if n := eng.count(); n != 1+steps {
-		t.Errorf("%d renewals for a reset and %d steps 100 ms apart: the heartbeat renewed a busy session", n, steps)
+	eng.mu.Lock()
+	at := slices.Clone(eng.at)
+	eng.mu.Unlock()
+	byMessage := func(ts time.Time) bool {
+		return slices.ContainsFunc(during, func(w [2]time.Time) bool { return !ts.Before(w[0]) && !ts.After(w[1]) })
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); !byMessage(at[i]) && gap < time.Second-50*time.Millisecond {
+			t.Errorf("renewal %d came %v after the one before it, outside any message: the heartbeat renewed a busy session", i, gap.Round(time.Millisecond))
+		}
+	}
+	if len(at) < len(during) {
+		t.Errorf("%d renewals for %d messages", len(at), len(during))
 	}
 	// Left alone, the session is renewed by the heartbeat again.
-	waitFor(t, "a heartbeat", func() bool { return eng.count() > 1+steps })
+	n := len(at)
+	waitFor(t, "a heartbeat", func() bool { return eng.count() > n })
 }
 
 // Renewals that keep failing end the session at the lease's deadline with
