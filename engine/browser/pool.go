@@ -481,6 +481,9 @@ func (b *pooled) launch(logf func(string, ...any)) error {
 	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
 		b.proc = c.Browser.Process()
 	}
+	if b.proc != nil {
+		g.watch(b.proc.Pid) // its process group (allocatorOptions)
+	}
 	b.pool.logf("browser pool: %s started (%s, profile %s)", chromiumVersion(b.key.path), b.key.display, profile)
 	return nil
 }
@@ -495,6 +498,8 @@ func (b *pooled) stop() {
 	}
 	if b.proc != nil {
 		b.proc.Kill()
+		syscall.Kill(-b.proc.Pid, syscall.SIGKILL) // the helpers, which outlive it for a moment
+		b.run.forget(b.proc.Pid)
 	}
 	killUsingDir(b.profile)
 	if b.profile != "" {

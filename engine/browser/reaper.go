@@ -26,8 +26,9 @@ import (
 // profiles and Chromium's own temporary files, and a reaper: a copy of this
 // program (see init) that waits on a pipe whose only writer is this process.
 // The kernel closes the pipe when this process dies, however it dies; the
-// reaper then kills every process started with a profile in the run folder
-// and the process groups it was told about (Xvfb), and removes the folder.
+// reaper then kills the process groups it was told about (Xvfb's, and
+// Chromium's, which its helpers join) in one call each, then every process
+// still started with a profile in the run folder, and removes the folder.
 // A run folder whose owner died anyway (no reaper could start) is removed by
 // the next engine that starts: its lock file is then free.
 

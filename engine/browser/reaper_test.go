@@ -163,3 +163,21 @@ func TestCloseEndsAStalledReaper(t *testing.T) {
 		t.Fatal("a stalled reaper still runs after close")
 	}
 }
+
+// Chromium leads a process group of its own and its helpers stay in it, so
+// the reaper ends them all with one kill of the group when the owner dies.
+func TestChromiumHelpersShareItsProcessGroup(t *testing.T) {
+	ts := newSite(t)
+	e := newEngine(t, engine.DisplayHeadless, nil)
+	reset(t, e, ts.URL+"/")
+	pid := e.BrowserPID()
+	procs := processesUsingDir(e.Profile())
+	if pid == 0 || len(procs) < 3 {
+		t.Fatalf("browser pid %d, %d processes with its profile", pid, len(procs))
+	}
+	for p, cmdline := range procs {
+		if g, err := syscall.Getpgid(p); err == nil && g != pid {
+			t.Errorf("process %d (%.80s) is in process group %d, not Chromium's (%d)", p, cmdline, g, pid)
+		}
+	}
+}
