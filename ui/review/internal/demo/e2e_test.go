@@ -17,6 +17,20 @@ import (
 	"waymark/ui/review/reviewtest"
 )
 
+// runDemoEnv, when set, makes the test binary run the demo program itself.
+const runDemoEnv = "WAYMARK_RUN_REVIEW_DEMO"
+
+// TestMain runs the demo instead of the tests when runDemoEnv is set. It
+// runs on the main thread, which Fyne's window needs (the GL bindings lock
+// it to the main goroutine at start-up).
+func TestMain(m *testing.M) {
+	if os.Getenv(runDemoEnv) != "" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
 // startXvfb starts a private X display and returns its name (":N").
 func startXvfb(t *testing.T) string {
 	t.Helper()
@@ -51,14 +65,11 @@ func TestLabelTwoRecordedEpisodesWithTheKeyboard(t *testing.T) {
 	}
 	wiki, shop := ids[0], ids[1] // the queue shows the newest (shop) first
 
-	bin := filepath.Join(dir, "review-demo")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	// The program is this test binary run again as the demo (TestMain): no
+	// go build of a second Fyne program (48 s on a loaded machine).
 	display := startXvfb(t)
-	cmd := exec.Command(bin, "-db", db, "-user", "rita", "-echo")
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1")
+	cmd := exec.Command(os.Args[0], "-db", db, "-user", "rita", "-echo")
+	cmd.Env = append(os.Environ(), runDemoEnv+"=1", "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1")
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
