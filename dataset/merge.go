@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -126,11 +127,16 @@ func (s *Store) Merge(ctx context.Context, path string, opts MergeOptions) (Merg
 	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, uri); err != nil {
 		return rep, explainMergeOpen(path, err)
 	}
-	defer conn.ExecContext(context.Background(), `DETACH DATABASE src`)
+	defer detachSource(conn)
 	if err := checkMergeSchema(ctx, conn, path); err != nil {
 		return rep, err
 	}
-	tx, err := conn.BeginTx(ctx, nil)
+	// The transaction ends by the deferred Rollback (or the Commit), not by
+	// ctx: a transaction begun with ctx is rolled back by database/sql on a
+	// goroutine of its own when ctx ends, which raced the source's detach
+	// (a source still attached refused the next merge: "database src is
+	// already in use"). The statements still stop with ctx.
+	tx, err := conn.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return rep, s.explainWriteError(err)
 	}
@@ -146,6 +152,15 @@ func (s *Store) Merge(ctx context.Context, path string, opts MergeOptions) (Merg
 		return rep, fmt.Errorf("merge of %s failed, nothing was changed: %w", path, s.explainWriteError(err))
 	}
 	return rep, nil
+}
+
+// detachSource detaches the merge's source from conn; a connection it
+// cannot be detached from is closed rather than returned to the pool, so no
+// later statement or merge finds the source there.
+func detachSource(conn *sql.Conn) {
+	if _, err := conn.ExecContext(context.Background(), `DETACH DATABASE src`); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
 }
 
 // ErrMergeWhileRecording refuses a merge into a store an episode is being

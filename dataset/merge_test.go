@@ -541,3 +541,26 @@ func TestMergeRefusedWhileRecording(t *testing.T) {
 		t.Fatalf("after the recording: added %v", rep.Added)
 	}
 }
+
+// A cancelled merge leaves nothing behind on the store's connections: the
+// merges after it attach their source again, many times over (the
+// cancellation's rollback once raced the source's detach, and the next
+// merge found "database src is already in use").
+func TestMergeAfterACancelledMerge(t *testing.T) {
+	dir := t.TempDir()
+	a := mgStorePath(t, dir, "a.db")
+	b := mgStorePath(t, dir, "b.db")
+	mgRecord(t, b, wmTask(t, b, "Open the cart", Navigation, "http://shop.waymark.test/").ID, "bob", 2)
+	bPath := closeForMerge(t, b)
+	for i := range 40 {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := a.Merge(ctx, bPath, MergeOptions{Progress: func(MergeProgress) { cancel() }})
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "cancelled: nothing was changed") {
+			t.Fatalf("try %d: cancelled merge: %v", i, err)
+		}
+	}
+	if _, err := a.Merge(context.Background(), bPath, MergeOptions{}); err != nil {
+		t.Fatalf("merge after cancelled ones: %v", err)
+	}
+}
