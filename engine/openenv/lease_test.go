@@ -29,7 +29,6 @@ type leasedSketch struct {
 	mu       sync.Mutex
 	deadline time.Time
 	fail     error
-	renewals int
 	at       []time.Time // when each successful renewal was made
 }
 
@@ -44,7 +43,6 @@ func (l *leasedSketch) Renew(context.Context) error {
 		return l.fail
 	}
 	l.deadline = time.Now().Add(l.ttl)
-	l.renewals++
 	l.at = append(l.at, time.Now())
 	return nil
 }
@@ -62,10 +60,13 @@ func (l *leasedSketch) LeaseHandle() engine.Handle {
 		Endpoint: "ws://u:pw@farm.example:9222/devtools/browser/abc?token=SECRET#x"}
 }
 
-func (l *leasedSketch) count() int {
+func (l *leasedSketch) count() int { return len(l.renewedAt()) }
+
+// renewedAt is when each successful renewal was made.
+func (l *leasedSketch) renewedAt() []time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.renewals
+	return slices.Clone(l.at)
 }
 
 func (l *leasedSketch) failWith(err error) {
@@ -172,9 +173,7 @@ func TestLeaseHeartbeatWaitsForTheLastRenewal(t *testing.T) {
 		call(`{"type":"step","data":{"op":"wait"}}`)
 		time.Sleep(100 * time.Millisecond)
 	}
-	eng.mu.Lock()
-	at := slices.Clone(eng.at)
-	eng.mu.Unlock()
+	at := eng.renewedAt()
 	byMessage := func(ts time.Time) bool {
 		return slices.ContainsFunc(during, func(w [2]time.Time) bool { return !ts.Before(w[0]) && !ts.After(w[1]) })
 	}
