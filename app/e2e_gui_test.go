@@ -481,28 +481,37 @@ func loadPNG(t testing.TB, path string) image.Image {
 	return img
 }
 
+// shotUntil takes screenshots of the display (each kept as name) until
+// shows accepts one, for up to d, and returns shows' last error: the window
+// draws a new picture when it gets to it, later on a starved machine.
+func (g *guiRun) shotUntil(name string, d time.Duration, shows func(image.Image) error) error {
+	g.t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(250 * time.Millisecond) {
+		err := shows(loadPNG(g.t, g.keepShot(name)))
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+
 // checkOnePixelLine checks that screen pixel x,y of the display is dark
-// and its left and right neighbours light: the page's one-pixel line shown
-// neither shifted nor resampled. It takes screenshots (each kept as name)
-// until the line reads so, for up to 30 s: the window draws a new picture
-// when it gets to it, later on a starved machine.
+// and its left and right neighbours light, within 30 s: the page's
+// one-pixel line shown neither shifted nor resampled.
 func (g *guiRun) checkOnePixelLine(name string, x, y int) {
 	g.t.Helper()
-	var l, c, r int
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
-		img := loadPNG(g.t, g.keepShot(name))
+	err := g.shotUntil(name, 30*time.Second, func(img image.Image) error {
 		lum := func(x int) int {
 			r, g, b, _ := img.At(x, y).RGBA()
 			return int((r + g + b) / 3 >> 8)
 		}
-		if l, c, r = lum(x-1), lum(x), lum(x+1); c <= 90 && l >= 170 && r >= 170 {
-			return
+		if l, c, r := lum(x-1), lum(x), lum(x+1); c > 90 || l < 170 || r < 170 {
+			return fmt.Errorf("around screen %d,%d the page's 1-px line reads %d|%d|%d for 30 s (want light|dark|light): shifted or blurred", x, y, l, c, r)
 		}
-		if time.Now().After(deadline) {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		g.t.Error(err)
 	}
-	g.t.Errorf("around screen %d,%d the page's 1-px line reads %d|%d|%d for 30 s (want light|dark|light): shifted or blurred", x, y, l, c, r)
 }
 
 func median(v []float64) float64 {

@@ -151,13 +151,11 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 	// The one click: the Review tab's label (the second in the bar), once
 	// the window has drawn its tab bar (a starved window draws late).
 	var tb tabBar
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		if tb, err = findTabBar(loadPNG(t, g.keepShot("review-e2e-start.png")), wx, wy); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("30 s after the window mapped: %v", err)
-		}
+	if err := g.shotUntil("review-e2e-start.png", 30*time.Second, func(img image.Image) (err error) {
+		tb, err = findTabBar(img, wx, wy)
+		return err
+	}); err != nil {
+		t.Fatalf("30 s after the window mapped: %v", err)
 	}
 	if len(tb.labels) < 2 || tb.labels[0][0] > tb.indicatorTo || tb.labels[0][1] < tb.indicatorFrom {
 		t.Fatalf("tab bar not as expected (want the first tab selected and a second label): %+v", tb)
@@ -166,14 +164,14 @@ func TestE2EReviewTwoEpisodesKeyboardOnly(t *testing.T) {
 	g.xdo("mousemove", strconv.Itoa(cx), strconv.Itoa(cy), "click", "1")
 	// The underline slides under the label; a starved window draws it late
 	// (a bound on hanging, not on speed).
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		after := tabBarOf(t, loadPNG(t, g.keepShot("review-e2e-tab.png")), wx, wy)
-		if after.indicatorFrom <= cx && after.indicatorTo >= cx {
-			break
+	if err := g.shotUntil("review-e2e-tab.png", 30*time.Second, func(img image.Image) error {
+		after := tabBarOf(t, img, wx, wy)
+		if after.indicatorFrom > cx || after.indicatorTo < cx {
+			return fmt.Errorf("30 s after clicking the second tab label at %d,%d the underline is at x %d..%d, not under it", cx, cy, after.indicatorFrom, after.indicatorTo)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("30 s after clicking the second tab label at %d,%d the underline is at x %d..%d, not under it", cx, cy, after.indicatorFrom, after.indicatorTo)
-		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 
 	// From here on, keys only.
