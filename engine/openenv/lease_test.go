@@ -107,17 +107,24 @@ func health(t *testing.T, url string) string {
 }
 
 // Steps and the heartbeat renew the lease; /health shows it without the
-// endpoint's secrets. (A 3 s lease: the heartbeat comes a second after the
-// last renewal, which a loaded machine's slowest message stays well under.)
+// endpoint's secrets.
 func TestLeaseRenewedAndReported(t *testing.T) {
-	eng := newLeasedSketch(3 * time.Second)
-	srv, hs := testServer(t, Options{Provider: "remote_cdp", MaxSessions: 3,
+	// A reset and a step renew once each, a state message not at all. The
+	// lease is an hour long, so no heartbeat (due a third of the lease
+	// after the last renewal) can come between them: with a 3 s lease a
+	// loaded machine's one-second stall between the reset and the step let
+	// the heartbeat in, and the count was 3.
+	eng := newLeasedSketch(time.Hour)
+	_, hs := testServer(t, Options{Provider: "remote_cdp", MaxSessions: 3,
 		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
 	if got := health(t, hs.URL); got != `{"status":"healthy","sessions":{"active":0,"max":3,"provider":"remote_cdp","leases":[]}}` {
 		t.Errorf("/health with no session: %s", got)
 	}
 	r := dialRaw(t, hs)
 	r.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	if n := eng.count(); n != 1 {
+		t.Errorf("renewals after a reset: %d, want 1", n)
+	}
 	r.call(`{"type":"step","data":{"op":"wait"}}`)
 	if n := eng.count(); n != 2 {
 		t.Errorf("renewals after a reset and a step: %d, want 2", n)
@@ -126,10 +133,15 @@ func TestLeaseRenewedAndReported(t *testing.T) {
 	if n := eng.count(); n != 2 {
 		t.Errorf("a state message renewed the lease: %d renewals", n)
 	}
-	// The heartbeat (a second after the last renewal here) renews with no
-	// message at all.
-	waitFor(t, "a heartbeat", func() bool { return eng.count() >= 4 })
-	h := health(t, hs.URL)
+
+	// The heartbeat renews with no message at all: a 3 s lease, renewed a
+	// second after its last renewal, again and again.
+	beating := newLeasedSketch(3 * time.Second)
+	srv, hs2 := testServer(t, Options{Provider: "remote_cdp", MaxSessions: 3,
+		NewEngine: func(context.Context) (engine.Engine, error) { return beating, nil }})
+	dialRaw(t, hs2).call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	waitFor(t, "two heartbeats", func() bool { return beating.count() >= 3 })
+	h := health(t, hs2.URL)
 	for _, want := range []string{
 		`{"status":"healthy","sessions":{"active":1,"max":3,"provider":"remote_cdp","leases":[{"session_id":"`,
 		`","lease_id":"lease-1","transport":"remote_cdp","endpoint":"ws://farm.example:9222/devtools/browser/abc","ttl_seconds":3,"deadline":"`,
