@@ -561,8 +561,14 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	g.checkOnePixelLine("e2e-record.png", int(g.viewX)+700, int(g.viewY)+300)
 
 	// Finish with the toolbar shortcut; the answer dialog takes 42 and Enter
-	// once it is open and has the keyboard.
-	g.xdo("key", "ctrl+shift+f")
+	// once it is open and has the keyboard. The shortcut is pressed as a
+	// loaded machine once delivered it: Ctrl and Shift let go first, F a
+	// second later (held past the display's key-repeat delay, it typed "ff"
+	// into the answer).
+	g.xdo("keydown", "ctrl+shift+f")
+	g.xdo("keyup", "ctrl+shift")
+	time.Sleep(time.Second) // F held down
+	g.xdo("keyup", "f")
 	g.waitLine(`finish dialog open`, 30*time.Second)
 	g.xdo("type", "--delay", "60", "42")
 	g.xdo("key", "Return")

@@ -20,13 +20,18 @@ import (
 
 // StartXvfb starts a private X display of the given screen (e.g.
 // "1280x900x24"), stopped when the test ends, and returns its name (":N").
+// The display does not repeat held keys (-r): tests press keys with
+// xdotool, and a loaded machine can stall xdotool between a key's press
+// and its release for longer than the repeat delay (660 ms), which turned
+// one press of Ctrl+Shift+F into the shortcut and two more f's typed into
+// the dialog it opened.
 func StartXvfb(t testing.TB, screen string) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp", "-r")
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start Xvfb: %v", err)
