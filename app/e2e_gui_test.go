@@ -446,7 +446,14 @@ func (g *guiRun) quit() {
 	select {
 	case <-g.exited:
 	case <-time.After(40 * time.Second):
-		g.t.Fatal("the app did not exit within 40 s of SIGTERM")
+		// SIGQUIT makes the Go runtime print every goroutine's stack to
+		// stderr, which the app log below shows: where the close hangs.
+		g.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-g.exited:
+		case <-time.After(10 * time.Second):
+		}
+		g.t.Fatal("the app did not exit within 40 s of SIGTERM (its goroutines, from SIGQUIT, end the app log below)")
 	}
 	time.Sleep(300 * time.Millisecond)
 	g.mu.Lock()
