@@ -13,6 +13,13 @@ import (
 type pixelCenter struct {
 	box    *fyne.Container
 	header fyne.CanvasObject // shown just above obj, as wide; room kept even when hidden
+	// asking is set while Layout asks the driver where box is. That walks
+	// the window's objects and makes any renderer not made yet; making an
+	// AppTabs' renderer refreshes its tabs' contents, which lays box out
+	// again: that inner Layout uses the last position instead of asking
+	// again (asking again made the same renderer again, without end).
+	asking bool
+	abs    fyne.Position // box's position on the window, last asked
 }
 
 // newPixelCenter returns a container that shows obj at its MinSize,
@@ -43,14 +50,14 @@ func (l *pixelCenter) headerHeight() float32 {
 }
 
 func (l *pixelCenter) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	var abs fyne.Position
 	var scale float32 = 1
 	if app := fyne.CurrentApp(); app != nil && l.box != nil {
-		abs = app.Driver().AbsolutePositionForObject(l.box)
+		l.ask(app.Driver())
 		if c := app.Driver().CanvasForObject(l.box); c != nil {
 			scale = c.Scale()
 		}
 	}
+	abs := l.abs
 	if len(objs) == 0 {
 		return
 	}
@@ -82,6 +89,16 @@ func (l *pixelCenter) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		place(objs[3], p.X-w, p.Y, w, m.Height)
 		place(objs[4], p.X+m.Width, p.Y, w, m.Height)
 	}
+}
+
+// ask updates abs, unless it is already asking (see asking).
+func (l *pixelCenter) ask(d fyne.Driver) {
+	if l.asking {
+		return
+	}
+	l.asking = true
+	defer func() { l.asking = false }()
+	l.abs = d.AbsolutePositionForObject(l.box)
 }
 
 func (l *pixelCenter) MinSize(objs []fyne.CanvasObject) fyne.Size {
