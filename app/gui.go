@@ -124,7 +124,16 @@ func RunGUI(env *Env, f guiFlags) error {
 	if err := ensurePracticeTasks(store); err != nil {
 		fmt.Fprintf(env.Stderr, "waymark: the practice tasks could not be loaded: %v\n", err)
 	}
-	buildGUI(env, f, a, store, srv).run()
+	// Closed once, by whichever ends first: this function or the close
+	// watch (when Fyne's loop does not end, see closeWatch).
+	var closed sync.Once
+	closeAll := func() { closed.Do(func() { srv.Close(); store.Close() }) }
+	defer closeAll()
+	buildGUI(env, f, a, store, srv).run(func() {
+		closeAll()
+		browser.CloseSharedPool()
+		os.Exit(0)
+	})
 	return nil
 }
 
@@ -160,10 +169,18 @@ func startProfiles(debug bool) (stop func()) {
 	return stop
 }
 
+// closeGrace is how long Fyne's loop gets to end once the window closes
+// (and again once the screens are closed) before the close watch ends the
+// program without it.
+const closeGrace = 5 * time.Second
+
 // run shows the window and returns when it has closed: the close button,
 // SIGINT/SIGTERM and the end of Fyne's loop all go through shutdown once.
-func (g *gui) run() {
+// When Fyne's loop does not end after a close, exit ends the program
+// (closeWatch).
+func (g *gui) run(exit func()) {
 	w := g.window
+	g.watch = newCloseWatch(closeGrace, g.shutdown, exit, g.env.Stderr)
 	w.SetCloseIntercept(func() {
 		g.rec.ConfirmClose(func() {
 			g.shutdown()
@@ -178,6 +195,7 @@ func (g *gui) run() {
 	defer signal.Stop(sigs)
 	go func() {
 		if _, ok := <-sigs; ok {
+			g.watch.closing()
 			g.ctx.UI().Do(func() {
 				g.shutdown()
 				w.Close()
@@ -188,6 +206,7 @@ func (g *gui) run() {
 	w.Resize(ui.DefaultWindowSize)
 	w.SetMaster()
 	w.ShowAndRun()
+	g.watch.loopEnded()
 	g.shutdown()
 }
 
@@ -231,6 +250,9 @@ func (g *gui) started() {
 // (the episode is saved and the browser stopped). It runs once.
 func (g *gui) shutdown() {
 	g.once.Do(func() {
+		if g.watch != nil { // nil before run
+			g.watch.closing()
+		}
 		// Hand-offs stop first: Fyne also quits on SIGTERM by itself, and
 		// once its loop has ended fyne.Do runs callbacks inline on the
 		// caller's goroutine, where touching the gone window panics.

@@ -42,6 +42,7 @@ type gui struct {
 	tasks  *tasks.Tab
 	debugf func(string, ...any)
 	once   sync.Once
+	watch  *closeWatch   // ends the program when Fyne's loop does not end after a close
 	agents agentServes   // "Let an agent continue from here" (guiagent.go)
 	sess   *sessions.Tab // the Sessions screen
 }
