@@ -91,10 +91,17 @@ func TestSettleIntervalRules(t *testing.T) {
 			n, m, e.lastState, obs.Timings.SettledBy)
 	}
 
+	// The countdown starts in the click's handler and is held while its
+	// next tick comes within its first second (960 ms of 40 ms ticks), so
+	// at least that long after the action began. The probes see it pending
+	// while it is young; on a starved machine the first probe can come
+	// after its first second, when the rule no longer holds it. What users
+	// rely on is that the observation is not taken before then.
 	obs = step("nostall-interval-started.html")
-	if m, _ := log.maxPending(); m == 0 || obs.Timings.SettledBy != action.SettledQuiet {
-		t.Errorf("a countdown the action started: at most %d pending (want it held), settled by %s after %d ms (want quiet at about 1 s)",
-			m, obs.Timings.SettledBy, obs.Timings.SettleMS)
+	m, _ := log.maxPending()
+	if took := obs.Timings.ActionMS + obs.Timings.SettleMS; took < 900 || obs.Timings.SettledBy != action.SettledQuiet {
+		t.Errorf("a countdown the action started: observed %d ms after the action began (%d pending at most), settled by %s; want it held until about 1 s old, then quiet",
+			took, m, obs.Timings.SettledBy)
 	}
 
 	// A request the action's code made is pending on the page's own count
