@@ -268,14 +268,14 @@ func TestGoClientWholeEpisode(t *testing.T) {
 		t.Errorf("remote state %v (%v), local %+v", st, err, c.State())
 	}
 	// Go forward to the result page again, then finish: the check passes.
-	if _, err := c.Step(ctx, action.ClickAt(200, 120)); err != nil {
-		t.Fatal(err)
+	// Each step says why, should one end the episode early.
+	for _, a := range []action.Action{action.ClickAt(200, 120), action.TypeText("boots")} {
+		if o, err = c.Step(ctx, a); err != nil || o.Done || o.Error != "" {
+			t.Fatalf("%s: %v; done %v (%q), error %q", a, err, o.Done, o.EndReason, o.Error)
+		}
 	}
-	if _, err := c.Step(ctx, action.TypeText("boots")); err != nil {
-		t.Fatal(err)
-	}
-	if o, err = c.Step(ctx, action.PressKey("ENTER")); err != nil || !strings.HasSuffix(o.URL, "q=boots") {
-		t.Fatalf("search again: %q %v", o.URL, err)
+	if o, err = c.Step(ctx, action.PressKey("ENTER")); err != nil || !strings.HasSuffix(o.URL, "q=boots") || o.Done || o.Error != "" {
+		t.Fatalf("search again: %q %v; done %v (%q), error %q", o.URL, err, o.Done, o.EndReason, o.Error)
 	}
 	o, err = c.Step(ctx, action.FinishWith("done"))
 	if err != nil {
