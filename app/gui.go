@@ -124,13 +124,12 @@ func RunGUI(env *Env, f guiFlags) error {
 	if err := ensurePracticeTasks(store); err != nil {
 		fmt.Fprintf(env.Stderr, "waymark: the practice tasks could not be loaded: %v\n", err)
 	}
-	// Closed once, by whichever ends first: this function or the close
-	// watch (when Fyne's loop does not end, see closeWatch).
-	var closed sync.Once
-	closeAll := func() { closed.Do(func() { srv.Close(); store.Close() }) }
-	defer closeAll()
+	// When Fyne's loop does not end, the close watch ends the program
+	// without returning here (closeWatch): it closes what the defers would.
+	// Both Close methods may be called twice.
 	buildGUI(env, f, a, store, srv).run(func() {
-		closeAll()
+		srv.Close()
+		store.Close()
 		browser.CloseSharedPool()
 		os.Exit(0)
 	})

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -46,6 +47,9 @@ type Store struct {
 	// damaged is what SQLite's check found wrong when the store was opened
 	// ("" when nothing); a damaged store is open read-only.
 	damaged string
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // busyTimeoutMS is how long a write waits for another program's write to
@@ -522,17 +526,21 @@ func ownerAlive(owner string, lastActivity time.Time) bool {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the store.
+// Close closes the store. Later calls, from any goroutine, do nothing and
+// return the first one's result (the app's close watch and its normal
+// return may both close it).
 func (s *Store) Close() error {
-	if s.pin != nil {
-		s.pin.Close()
-	}
-	err := s.db.Close()
-	if s.guard != nil {
-		releaseGuard(s.guard)
-		s.guard = nil
-	}
-	return err
+	s.closeOnce.Do(func() {
+		if s.pin != nil {
+			s.pin.Close()
+		}
+		s.closeErr = s.db.Close()
+		if s.guard != nil {
+			releaseGuard(s.guard)
+			s.guard = nil
+		}
+	})
+	return s.closeErr
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok").

@@ -70,6 +70,31 @@ func TestOpenCreatesMissingFolders(t *testing.T) {
 	}
 }
 
+// The app may close its store from two goroutines at once (its normal
+// return and the close watch, when the window's loop does not end): both
+// calls return the first one's result, and the file opens again after.
+func TestCloseTwiceAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "waymark.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- s.Close() }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}
+	again, err := Open(path)
+	if err != nil {
+		t.Fatalf("open after closing twice: %v", err)
+	}
+	again.Close()
+}
+
 func TestOpenRefusesBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	junk := make([]byte, 8192)
