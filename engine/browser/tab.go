@@ -281,7 +281,9 @@ func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Conte
 	if t.isCrashed() {
 		return errCrashed
 	}
-	tctx, cancel := context.WithTimeout(t.ctx, patient(d)) // hostload.go: more on a busy machine
+	limit := patient(d) // hostload.go: more on a busy machine
+	start := time.Now()
+	tctx, cancel := context.WithTimeout(t.ctx, limit)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel) // the caller's ctx ends the op too
 	defer stop()
@@ -304,7 +306,10 @@ func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Conte
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || tctx.Err() != nil:
-		return errTimedOut
+		// The words say what ran out, for the log: errors.Is still
+		// matches errTimedOut, and observations carry only its code.
+		return fmt.Errorf("%w: %v after %v of %v (tab context: %v)", errTimedOut, err,
+			time.Since(start).Round(time.Millisecond), limit.Round(time.Millisecond), t.ctx.Err())
 	}
 	return err
 }

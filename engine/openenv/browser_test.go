@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -105,13 +106,22 @@ func browserFactory(t testing.TB, es *engines) func(context.Context) (engine.Eng
 // browserFactoryOn makes the engines take their Chromium from pool (nil:
 // the process's shared pool).
 func browserFactoryOn(t testing.TB, es *engines, pool *browser.Pool) func(context.Context) (engine.Engine, error) {
+	// The engines' diagnostics (why an episode ended, …) go to the test's
+	// log while it runs.
+	var ended atomic.Bool
+	t.Cleanup(func() { ended.Store(true) })
+	logf := func(format string, args ...any) {
+		if !ended.Load() {
+			t.Logf(format, args...)
+		}
+	}
 	t.Cleanup(func() {
 		for _, e := range es.all() {
 			e.Close()
 		}
 	})
 	return func(context.Context) (engine.Engine, error) {
-		e, err := browser.New(browser.Options{Settings: testSettings(), Pool: pool})
+		e, err := browser.New(browser.Options{Settings: testSettings(), Pool: pool, Logf: logf})
 		if err != nil {
 			return nil, err
 		}
