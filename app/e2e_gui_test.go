@@ -257,9 +257,17 @@ func launchGUI(t testing.TB, display string, o guiOptions) *guiRun {
 			g.cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-g.exited:
-			case <-time.After(30 * time.Second):
-				g.cmd.Process.Kill()
-				<-g.exited
+			case <-time.After(40 * time.Second):
+				// As quit: its goroutines (SIGQUIT) end the app log below,
+				// then it is killed.
+				t.Errorf("the app did not exit within 40 s of SIGTERM at the end of the test (its goroutines, from SIGQUIT, end the app log below)")
+				g.cmd.Process.Signal(syscall.SIGQUIT)
+				select {
+				case <-g.exited:
+				case <-time.After(10 * time.Second):
+					g.cmd.Process.Kill()
+					<-g.exited
+				}
 			}
 		}
 		if t.Failed() {
