@@ -97,6 +97,9 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		ep.done, ep.endedBy, ep.answer = true, action.EndFinished, a.Text
 	}
 	obs.Timings.ActionMS = time.Since(begin).Milliseconds()
+	if err != nil && isFatal(err) {
+		e.logf("browser: step %d: the action %s failed after %d ms: %v", obs.Step, a.Op, obs.Timings.ActionMS, err)
+	}
 
 	if err != nil && !isFatal(err) {
 		// The action failed but the page is fine: say why, go on.
@@ -108,6 +111,9 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		limit := e.set.ActionWait
 		obs.Timings.SettledBy, err = e.settleAndFollow(ctx, ep, begin, limit)
 		obs.Timings.SettleMS = time.Since(settleStart).Milliseconds()
+		if err != nil {
+			e.logf("browser: step %d: settling after %s failed after %d ms: %v", obs.Step, a.Op, obs.Timings.SettleMS, err)
+		}
 	}
 	if ep.tab.gone() {
 		// The page closed its tab: go on in the newest tab still open, as
