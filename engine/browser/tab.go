@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
@@ -58,7 +59,8 @@ type tab struct {
 	doneReqs   []*netReq                     // the latest finished ones
 	lastNet    time.Time                     // the latest navigation event
 	navPending bool
-	documents  int // main-frame documents committed (a navigation adds one)
+	documents  int           // main-frame documents committed (a navigation adds one)
+	nextDoc    chan struct{} // closed when the next one commits (nextDocument)
 	loading    bool
 	crashedCh  chan struct{}
 	crashed    bool
@@ -147,6 +149,10 @@ func (t *tab) listen(ev any) {
 	case *page.EventFrameNavigated:
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			t.documents++
+			if t.nextDoc != nil {
+				close(t.nextDoc)
+				t.nextDoc = nil
+			}
 			t.navPending = false
 			t.lastNet = now
 		}
@@ -338,9 +344,11 @@ func (t *tab) info(ctx context.Context, d time.Duration, extra string, checkCont
 	script := strings.NewReplacer("EXTRA", x, "CONTENT", c).Replace(infoScript)
 	var raw []any
 	err := t.do(ctx, d, func(ctx context.Context) error {
-		var err error
-		raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](script))
-		return err
+		return t.readAcrossDocuments(ctx, func(ctx context.Context) error {
+			var err error
+			raw, err = chromedp.Run(ctx, chromedp.Evaluate[[]any](script))
+			return err
+		})
 	})
 	if err != nil {
 		return pageInfo{}, err
@@ -360,13 +368,90 @@ func (t *tab) info(ctx context.Context, d time.Duration, extra string, checkCont
 func (t *tab) screenshot(ctx context.Context, d time.Duration) ([]byte, error) {
 	var png []byte
 	err := t.do(ctx, d, func(ctx context.Context) error {
-		res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
-			Format: page.CaptureScreenshotFormatPng,
+		return t.readAcrossDocuments(ctx, func(ctx context.Context) error {
+			res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+				Format: page.CaptureScreenshotFormatPng,
+			})
+			png = res.Data
+			return err
 		})
-		png = res.Data
-		return err
 	})
 	return png, err
+}
+
+// nextDocument returns a channel closed when the main frame next commits a
+// document.
+func (t *tab) nextDocument() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nextDoc == nil {
+		t.nextDoc = make(chan struct{})
+	}
+	return t.nextDoc
+}
+
+// readAcrossDocuments runs read, a command that only reads the page, until
+// it is answered by a document that stays in for the whole read, at most
+// until ctx ends. A page can navigate at any moment, and while its
+// document is replaced Chromium answers a screenshot or an evaluation with
+// an error of the transition ("Not attached to an active page" until the
+// new document is in; "Execution context was destroyed" and the like),
+// and never answers a screenshot still in flight when the new document
+// commits: such a read is asked again of the new document.
+func (t *tab) readAcrossDocuments(ctx context.Context, read func(ctx context.Context) error) error {
+	for {
+		next := t.nextDocument()
+		rctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-next:
+				cancel() // a new document came in: this read may never be answered
+			case <-rctx.Done():
+			}
+		}()
+		err := read(rctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-next:
+			continue // ask the new document
+		default:
+		}
+		if !inTransition(err) {
+			return err
+		}
+		select {
+		case <-next:
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// transitionErrors are what Chromium answers a read on a page whose
+// document is being replaced.
+var transitionErrors = []string{
+	"Not attached to an active page",
+	"Execution context was destroyed",
+	"Cannot find default execution context",
+	"Inspected target navigated or closed",
+}
+
+// inTransition reports an error of a page between two documents.
+func inTransition(err error) bool {
+	var ce *cdproto.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	for _, s := range transitionErrors {
+		if strings.Contains(ce.Message, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // targetURL asks the browser for the tab's URL; it works when the renderer
