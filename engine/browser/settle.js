@@ -102,7 +102,11 @@
       return pm.apply(this, arguments);
     };
   };
-  try { wrapPost(Window.prototype, () => null); } catch (e) {}
+  // A window's postMessage is its own property (Window is the global
+  // object's interface), not Window.prototype's. A same-origin frame
+  // posting to this window calls this one; a cross-origin caller gets the
+  // browser's own function and is not seen until the message arrives.
+  try { wrapPost(window, () => null); } catch (e) {}
   try { wrapPost(MessagePort.prototype, p => p); } catch (e) {}
   try { wrapPost(window.Worker && Worker.prototype, w => w); } catch (e) {}
   try {
