@@ -40,6 +40,14 @@ var (
 	// timers the recorder never saw; it is observed at the earliest this
 	// long after its load event.
 	lateQuiet = 300 * time.Millisecond
+	// frameWait is how long after the action's dispatch the step waits for
+	// the main frame to draw a frame. A renderer whose compositor is
+	// starved of CPU draws late, and what the page does on its next frame
+	// (an IntersectionObserver's callback, a requestAnimationFrame, even
+	// applying a scroll) happens only then: a step once observed as quiet
+	// after 100 ms without a frame was stale. One that draws none within
+	// frameWait (a window nobody shows) is observed without.
+	frameWait = time.Second
 )
 
 // settleTrace, when set (by tests), gets every probe's answer.
@@ -55,6 +63,7 @@ type probe struct {
 	bg       map[string]bool // addresses a poller fetched lately
 	sent     time.Time       // the latest message posted by an action's code, in any frame
 	recv     time.Time       // the latest message received, in any frame
+	undrawn  bool            // the two frames asked for were not drawn within 100 ms
 }
 
 // postWait is how long a posted message with no message received after it
@@ -121,7 +130,8 @@ func parseProbe(raw []any) probe {
 	if len(raw) > 0 {
 		p.ready, _ = raw[0].(string)
 	}
-	if len(raw) == 12 {
+	if len(raw) >= 12 {
+		p.undrawn = len(raw) > 12 && raw[12] == false
 		p.last = msTime(raw[1])
 		for _, v := range raw[2:7] {
 			n, _ := v.(float64)
@@ -214,6 +224,9 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 	start := time.Now()
 	deadline := start.Add(limit)
 	docs := t.documentCount()
+	if settleTrace != nil {
+		settleTrace("settle begins (%d documents so far)", docs)
+	}
 	frames := true // the next probe waits for a drawn frame
 	drawn := map[target.ID]bool{}
 	defer func() {
@@ -241,9 +254,11 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 			if !p.last.After(start) {
 				calm = now.Sub(start) >= idleQuiet
 			}
+			// Until a frame is drawn after the action, each probe waits for
+			// one again.
+			frames = p.undrawn && now.Sub(start) < frameWait
 			quiet = !busy && p.pending == 0 && p.ready == "complete" && calm && sinceNet >= netQuiet &&
-				(p.lateLoad.IsZero() || now.Sub(p.lateLoad) >= lateQuiet)
-			frames = false
+				(p.lateLoad.IsZero() || now.Sub(p.lateLoad) >= lateQuiet) && !frames
 		} else {
 			frames = true // a new document: wait for its frame again
 		}

@@ -321,16 +321,17 @@
   // it: [readyState, last activity, timers, rAFs, idle callbacks,
   // scrolling, animations, now, load end of a late-injected document,
   // addresses pollers fetched in the last 5 s, latest message posted,
-  // latest message received]
+  // latest message received, whether the frames waited for were drawn]
   // (times in ms since the epoch). With frames set it first waits for two
   // animation frames (at most 100 ms), so a frame was drawn after the action.
   st.probe = async (animMax, frames, since) => {
+    let drew = true;
     if (frames) {
       await new Promise(r => {
         let done = false;
-        const f = () => { if (!done) { done = true; r(); } };
-        rAF(() => rAF(f));
-        sT(f, 100);
+        const f = v => { if (!done) { done = true; drew = v; r(); } };
+        rAF(() => rAF(() => f(true)));
+        sT(() => f(false), 100);
       });
     }
     const agg = [document.readyState, 0, 0, 0, 0, 0, 0, 0, 0, [], 0, 0];
@@ -346,6 +347,7 @@
     };
     visit(window, 0);
     agg[7] = dnow();
+    agg.push(drew);
     return agg;
   };
   // ticks resolves after n animation frames of this frame, or after max
