@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -51,15 +49,14 @@ func TestSettleWaitsForALateFrame(t *testing.T) {
 		if err != nil || obs.Error != "" {
 			t.Fatalf("reset: %v %q", err, obs.Error)
 		}
-		out, _ := exec.Command("pgrep", "-g", strconv.Itoa(e.BrowserPID()), "-f", "type=gpu-process").Output()
 		gpu = gpu[:0]
-		for _, f := range strings.Fields(string(out)) {
-			if pid, err := strconv.Atoi(f); err == nil {
+		for pid, cmdline := range processesUsingDir(e.Profile()) {
+			if strings.Contains(cmdline, "--type=gpu-process") {
 				gpu = append(gpu, pid)
 			}
 		}
 		if len(gpu) == 0 {
-			t.Fatalf("no GPU process in Chromium's process group %d", e.BrowserPID())
+			t.Fatalf("no GPU process among the processes of Chromium's profile %s", e.Profile())
 		}
 		armed.Store(true)
 		obs, err = e.Step(ctx, action.ScrollBy(600))
