@@ -58,10 +58,14 @@ type Info struct {
 	EngineStep int    `json:"engine_step"` // Waymark actions performed
 	Title      string `json:"title"`
 	// Actions are the Waymark actions the step performed.
-	Actions   []action.Action `json:"waymark_actions,omitempty"`
-	EndReason string          `json:"end_reason,omitempty"`
-	Answer    string          `json:"answer,omitempty"`
-	ShotFile  string          `json:"screenshot_file,omitempty"`
+	Actions []action.Action `json:"waymark_actions,omitempty"`
+	// Redacted is true when the step typed into a password or payment
+	// field: its actions carry action.RedactedText in place of the text,
+	// and so does last_action.
+	Redacted  bool   `json:"redacted,omitempty"`
+	EndReason string `json:"end_reason,omitempty"`
+	Answer    string `json:"answer,omitempty"`
+	ShotFile  string `json:"screenshot_file,omitempty"`
 }
 
 // EmptyAction is BrowserGym's last_action_error for an action string
@@ -165,6 +169,7 @@ func (s *Session) Step(ctx context.Context, line string) (Obs, error) {
 	}
 	var done []action.Action
 	var obs *action.Observation
+	var secrets []string // texts typed into password or payment fields
 	stepErr := ""
 	for _, c := range calls {
 		// Each call is translated on the page the calls before it left,
@@ -189,6 +194,10 @@ func (s *Session) Step(ctx context.Context, line string) (Obs, error) {
 				return Obs{}, err
 			}
 			obs = &o
+			if o.Redacted {
+				secrets = append(secrets, a.Text)
+				a = a.Redact()
+			}
 			done = append(done, a)
 			if o.Error != "" || o.Done {
 				break // the rest would act on a page that did not do what it expected
@@ -213,7 +222,28 @@ func (s *Session) Step(ctx context.Context, line string) (Obs, error) {
 	if stepErr == "" {
 		stepErr = string(obs.Error)
 	}
-	return s.observe(*obs, last, stepErr, done)
+	if len(secrets) > 0 {
+		last = redactLine(last, secrets)
+	}
+	o, err := s.observe(*obs, last, stepErr, done)
+	o.Info.Redacted = len(secrets) > 0
+	return o, err
+}
+
+// redactLine is the action string line with each secret's text replaced by
+// action.RedactedText; a line where a secret is not found as written (its
+// literal spelled with escapes) is action.RedactedText as a whole.
+func redactLine(line string, secrets []string) string {
+	for _, x := range secrets {
+		if x == "" || x == action.RedactedText {
+			continue
+		}
+		if !strings.Contains(line, x) {
+			return action.RedactedText
+		}
+		line = strings.ReplaceAll(line, x, action.RedactedText)
+	}
+	return line
 }
 
 // NotPerformed answers the action string line without performing it: the

@@ -106,7 +106,8 @@ func (ss *session) gymStep(ctx context.Context, data map[string]any) []byte {
 	}
 	if len(pending) == 0 {
 		shot, _ := base64.StdEncoding.DecodeString(obs.Screenshot)
-		aj, _ := json.Marshal(map[string]string{"browsergym": strings.TrimSpace(line)})
+		// As the agent's observation says it (a secret's text redacted).
+		aj, _ := json.Marshal(map[string]string{"browsergym": obs.LastAction})
 		c.mu.Lock()
 		c.recordLocked(WatchStep{Step: obs.Info.EngineStep, Actor: agentPrefix + c.agent, Action: aj, URL: obs.URL,
 			Title: obs.Info.Title, Error: obs.LastActionError, Done: obs.Terminated || obs.Truncated, Screenshot: shot})

@@ -89,3 +89,93 @@ func TestRedactedTravelsToTheClient(t *testing.T) {
 		}
 	}
 }
+
+// What a watcher and the agent on the other side of a takeover get carries
+// only what the store keeps: the agent's text typed into a password field
+// reaches the watchers as action.RedactedText, and so does a person's, in
+// the agent's intervention. The person's one step leaves the episode open:
+// the agent's held action is still not performed, and the intervention
+// lists exactly that one step.
+func TestSharedControlCarriesNoSecret(t *testing.T) {
+	made := make(chan *sketchEngine, 2)
+	_, hs := testServer(t, Options{MaxSessions: 1, NewEngine: func(context.Context) (engine.Engine, error) {
+		e := newSketch()
+		made <- e
+		return secretSketch{e}, nil
+	}})
+	agent := dialRaw(t, hs)
+	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
+	eng := <-made
+	list, err := ListSessions(bg(), hs.URL)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v %v", list, err)
+	}
+	w := watch(t, hs.URL, list[0].ID)
+	waitWatch(t, w, "the reset", func(ev WatchEvent) bool { return ev.Step != nil })
+
+	agent.call(`{"type":"step","data":{"op":"type","text":"pw:agent-hunter2"}}`)
+	ev := waitWatch(t, w, "the agent's secret step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 1 })
+	if a := string(ev.Step.Action); strings.Contains(a, "hunter2") || !strings.Contains(a, action.RedactedText) {
+		t.Errorf("the watcher saw the agent's secret step as %s", a)
+	}
+	agent.call(`{"type":"step","data":{"op":"type","text":"plain words"}}`)
+	ev = waitWatch(t, w, "the agent's plain step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 2 })
+	if a := string(ev.Step.Action); !strings.Contains(a, "plain words") {
+		t.Errorf("a plain step reached the watcher as %s", a)
+	}
+
+	if err := w.TakeOver(bg(), "ann"); err != nil {
+		t.Fatal(err)
+	}
+	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	agent.send(`{"type":"step","data":{"op":"click","x":7,"y":7}}`)
+	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	if err := w.Step(bg(), action.TypeText("pw:person-s3cret")); err != nil {
+		t.Fatal(err)
+	}
+	ev = waitWatch(t, w, "the person's step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
+	if a := string(ev.Step.Action); strings.Contains(a, "s3cret") || !strings.Contains(a, action.RedactedText) {
+		t.Errorf("the watcher saw the person's secret step as %s", a)
+	}
+	if ev.Step.Done {
+		t.Fatal("the person's step ended the episode: this test needs it open")
+	}
+	if err := w.HandBack(bg()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := agent.recv(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply struct {
+		Data struct {
+			Observation struct {
+				Error    string `json:"error"`
+				Metadata struct {
+					Intervention struct {
+						Steps []struct {
+							Step   int             `json:"step"`
+							Action json.RawMessage `json:"action"`
+						} `json:"steps"`
+						Executed *bool `json:"action_executed"`
+					} `json:"intervention"`
+				} `json:"metadata"`
+			} `json:"observation"`
+			Done bool `json:"done"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &reply); err != nil {
+		t.Fatal(err)
+	}
+	o := reply.Data.Observation
+	iv := o.Metadata.Intervention
+	if o.Error != ErrorNotExecuted || len(iv.Steps) != 1 || iv.Steps[0].Step != 3 || iv.Executed == nil || *iv.Executed || reply.Data.Done {
+		t.Fatalf("the held step's answer after one person step: %s", data)
+	}
+	if bytes.Contains(data, []byte("s3cret")) || !strings.Contains(string(iv.Steps[0].Action), action.RedactedText) {
+		t.Errorf("the agent got the person's secret step as %s", iv.Steps[0].Action)
+	}
+	if got := eng.State().StepCount; got != 3 {
+		t.Fatalf("the engine made %d steps, want 3: the agent's held click was performed", got)
+	}
+}

@@ -265,13 +265,24 @@ func (ss *session) agentStep(ctx context.Context, a engine.Action) (obs engine.O
 	}
 	obs, err = ss.eng.Step(ctx, a)
 	if err == nil {
-		aj, _ := a.MarshalJSON()
+		aj := keptAction(a, obs.Redacted)
 		c.mu.Lock()
 		c.recordLocked(WatchStep{Step: obs.Step, Actor: agentPrefix + c.agent, Action: aj, URL: obs.URL, Title: obs.Title,
 			Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot, Reward: obs.Reward})
 		c.mu.Unlock()
 	}
 	return obs, nil, err
+}
+
+// keptAction is the action as the store keeps it, for whatever leaves the
+// engine (watchers, the agent after a takeover): a type action whose text
+// went into a password or payment field carries action.RedactedText.
+func keptAction(a engine.Action, redacted bool) json.RawMessage {
+	if redacted {
+		a = a.Redact()
+	}
+	b, _ := a.MarshalJSON()
+	return b
 }
 
 // interventionData is the observation the agent gets for a step that was
@@ -324,7 +335,7 @@ func (ss *session) humanStep(ctx context.Context, who string, a engine.Action) (
 	if err != nil {
 		return WatchStep{}, err
 	}
-	aj, _ := a.MarshalJSON()
+	aj := keptAction(a, obs.Redacted)
 	st := WatchStep{Step: obs.Step, Actor: who, Action: aj, URL: obs.URL, Title: obs.Title, Error: string(obs.Error),
 		Done: obs.Done, Screenshot: obs.Screenshot, Reward: obs.Reward}
 	c.mu.Lock()

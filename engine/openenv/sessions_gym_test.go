@@ -85,3 +85,34 @@ func TestTakeOverHoldsABrowserGymAgent(t *testing.T) {
 		t.Fatalf("watcher saw %+v", ev.Step)
 	}
 }
+
+// A BrowserGym agent's text typed into a password field leaves the engine
+// only as the store keeps it: watchers see the step's action string and
+// the agent's own observation (last_action, info) with action.RedactedText
+// in place of the text, and info says redacted.
+func TestBrowserGymSecretsStayRedacted(t *testing.T) {
+	_, hs := testServer(t, Options{MaxSessions: 1, BrowserGym: true, NewEngine: func(context.Context) (engine.Engine, error) {
+		return secretSketch{newSketch()}, nil
+	}})
+	agent := dialRaw(t, hs)
+	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
+	list, err := ListSessions(bg(), hs.URL)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %+v %v", list, err)
+	}
+	w := watch(t, hs.URL, list[0].ID)
+	waitWatch(t, w, "the reset", func(ev WatchEvent) bool { return ev.Step != nil })
+	reply := agent.call(`{"type":"step","data":{"action":"keyboard_type('pw:hunter2')"}}`)
+	ev := waitWatch(t, w, "the secret step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 1 })
+	if a := string(ev.Step.Action); strings.Contains(a, "hunter2") || !strings.Contains(a, action.RedactedText) {
+		t.Errorf("the watcher saw the step as %s", a)
+	}
+	if strings.Contains(string(reply), "hunter2") || !strings.Contains(string(reply), `"redacted":true`) {
+		t.Errorf("the agent's observation: %.600s", reply)
+	}
+	reply = agent.call(`{"type":"step","data":{"action":"keyboard_type('plain words')"}}`)
+	ev = waitWatch(t, w, "the plain step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 2 })
+	if a := string(ev.Step.Action); !strings.Contains(a, "plain words") || !strings.Contains(string(reply), `"last_action":"keyboard_type('plain words')"`) {
+		t.Errorf("a plain step: the watcher saw %s, the agent %.600s", a, reply)
+	}
+}
