@@ -24,9 +24,10 @@ type form struct {
 	t *Tab
 
 	outcome     dataset.Outcome
-	failStep    *int
-	stepTouched bool // the reviewer chose the failing step; it no longer follows the player
-	failType    string
+	// failStep is the first failing step: set to the step shown when
+	// failure is picked, then changed only by the reviewer (F, the list).
+	failStep *int
+	failType string
 	// stepFlags are the mistake and unnecessary flags (stepflags.go).
 	stepFlags stepFlags
 	// labels is each step's correctness label (steplabels.go).
@@ -78,7 +79,6 @@ func (f *form) init(t *Tab) {
 		}
 		if n, err := strconv.Atoi(strings.TrimPrefix(s, "step ")); err == nil {
 			f.failStep = &n
-			f.stepTouched = true
 			f.dirty = true
 			f.t.player.stepList.Refresh()
 		}
@@ -126,7 +126,7 @@ func (f *form) init(t *Tab) {
 
 func (f *form) build() fyne.CanvasObject {
 	f.failBox = container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("First failing step"), nil, f.failStepSel),
+		container.NewBorder(nil, nil, widget.NewLabel("First failing step (F)"), nil, f.failStepSel),
 		container.NewBorder(nil, nil, widget.NewLabel("Failure type"), nil, f.failTypeSel),
 	)
 	f.othersBox = container.NewVBox(widget.NewSeparator(), f.settle, f.others)
@@ -163,7 +163,7 @@ func (f *form) setStatus(msg string, problem bool) {
 // load fills the form for a newly opened episode: my current review (or
 // the settling label when settling), else a blank form.
 func (f *form) load(it dataset.QueueItem) {
-	f.outcome, f.failStep, f.failType, f.stepTouched = "", nil, "", false
+	f.outcome, f.failStep, f.failType = "", nil, ""
 	f.successAcked = false
 	if f.warnDlg != nil {
 		f.warnDlg.Dismiss()
@@ -206,7 +206,7 @@ func (f *form) load(it dataset.QueueItem) {
 		f.outcome = start.Outcome
 		if start.FailureStep != nil {
 			v := *start.FailureStep
-			f.failStep, f.stepTouched = &v, true
+			f.failStep = &v
 		}
 		f.failType = start.FailureType
 		f.updating = true
@@ -280,17 +280,27 @@ func (f *form) pickOutcome(i int) {
 	f.t.player.stepList.Refresh()
 }
 
-// stepChanged is called when the player shows another step: the failing
-// step follows it until the reviewer picks one, and the flag boxes show the
-// new step's flags.
-func (f *form) stepChanged(k int) {
-	if f.outcome == dataset.OutcomeFailure && !f.stepTouched {
-		v := k
-		f.failStep = &v
-		f.dirty = true
-		f.refreshFailure()
-		f.t.player.stepList.Refresh()
+// markFailingStep makes the step shown the first failing step (key F),
+// picking failure when another outcome was chosen.
+func (f *form) markFailingStep() {
+	if f.t.player.ep == nil {
+		return
 	}
+	v := f.t.player.cur
+	f.failStep = &v
+	if f.outcome != dataset.OutcomeFailure {
+		f.pickOutcome(1)
+		return
+	}
+	f.dirty = true
+	f.refreshFailure()
+	f.t.player.stepList.Refresh()
+}
+
+// stepChanged is called when the player shows another step: the flag
+// boxes show the new step's flags. The first failing step stays as it was
+// set: a label changes only when the reviewer changes it.
+func (f *form) stepChanged(int) {
 	f.stepFlags.refresh()
 	f.labels.refresh()
 }
@@ -425,7 +435,6 @@ func (f *form) store() bool {
 		what += fmt.Sprintf(" at step %d (%s)", *saved.FailureStep, failureTypeName(saved.FailureType))
 	}
 	f.setStatus(what+".", false)
-	f.stepTouched = f.failStep != nil
 	f.dirty, f.stored = false, true
 	f.updateHistory()
 	f.t.queue.afterSave()

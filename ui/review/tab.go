@@ -8,7 +8,8 @@
 // Everything is reachable from the keyboard:
 //
 //	←/→ step · Home/End first/last · Space before/after · B side by side
-//	1–4 outcome · T failure type · M/U flag the step
+//	1–4 outcome · F the step shown is the first failing step · T failure type
+//	M/U flag the step
 //	C/W/X label the step correct, wrong or unnecessary (again: clear)
 //	Delete remove or restore the step (asks why)
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
@@ -157,6 +158,8 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 		t.form.pickOutcome(int(ev.Name[0] - '1'))
 	case fyne.KeyT:
 		t.form.cycleFailureType()
+	case fyne.KeyF:
+		t.form.markFailingStep()
 	case fyne.KeyM:
 		t.form.stepFlags.toggle(dataset.FlagMistake)
 	case fyne.KeyU:
