@@ -23,7 +23,7 @@ import (
 type form struct {
 	t *Tab
 
-	outcome     dataset.Outcome
+	outcome dataset.Outcome
 	// failStep is the first failing step: set to the step shown when
 	// failure is picked, then changed only by the reviewer (F, the list).
 	failStep *int
