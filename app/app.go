@@ -26,6 +26,9 @@ type Env struct {
 	Stderr io.Writer
 	// DBPath is the store chosen by --db, WAYMARK_DB or the default.
 	DBPath string
+	// DBNamed: the user named the store (--db or WAYMARK_DB), rather
+	// than the default being taken.
+	DBNamed bool
 }
 
 // OpenStore opens the store chosen by --db / WAYMARK_DB / the default, and
@@ -86,6 +89,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	env.DBPath = *db
+	env.DBNamed = *db != "" || os.Getenv("WAYMARK_DB") != ""
 	if env.DBPath == "" {
 		env.DBPath = dataset.DefaultPath()
 	}
@@ -142,10 +146,42 @@ func newFlags(env *Env, name string) *flag.FlagSet {
 		if strings.TrimSpace(v) == "" {
 			return errors.New("give a database file, e.g. --db ~/waymark.db")
 		}
-		env.DBPath = v
+		env.DBPath, env.DBNamed = v, true
 		return nil
 	})
 	return fs
+}
+
+// parseArgs parses a command's arguments: its options (and the global
+// ones, --db) may come before, between or after its positional arguments
+// (files, an episode), which it returns in order. After "--" every
+// argument is positional. The flag package alone stops at the first
+// positional argument and takes the options after it for more positional
+// ones.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if used := len(args) - fs.NArg(); used > 0 && args[used-1] == "--" {
+			return append(pos, fs.Args()...), nil
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// noArgs is the error for positional arguments given to a command that
+// takes none.
+func noArgs(pos []string) error {
+	if len(pos) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, pos)
 }
 
 // multiFlag collects a repeatable string flag.

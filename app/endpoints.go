@@ -59,7 +59,7 @@ func runEndpoints(env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "Usage: "+endpointsUsage+"\n\nOptions:")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func runEndpointsSearch(env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "Usage: "+endpointsUsage+"\n\nOptions:")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

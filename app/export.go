@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,11 +33,8 @@ func runExport(env *Env, args []string) error {
 	fs.BoolVar(&o.Force, "force", false, "replace a previous Waymark export in DIR (other files are never deleted)")
 	fs.BoolVar(&o.HAR, "har", false, "also write har/EPISODE_ID.har, the network traffic of each episode recorded with capture (redacted unless it was captured with --no-redact)")
 	quiet := fs.Bool("quiet", false, "print no progress")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
+		return cmp.Or(err, noArgs(pos))
 	}
 	if o.Out == "" {
 		return fmt.Errorf("%w: choose the dataset folder with --out DIR", errUsage)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -25,18 +24,14 @@ func runGIF(env *Env, args []string) error {
 	frameMS := fs.Int("frame-ms", 1000, "how long each step shows, in milliseconds (the last picture shows twice as long)")
 	from := fs.Int("from", 1, "the first step to show")
 	to := fs.Int("to", 0, "the last step to show (0: the episode's last)")
-	id, rest := "", args
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		id, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if id == "" && fs.NArg() == 1 {
-		id = fs.Arg(0)
-	} else if fs.NArg() > 0 || id == "" {
+	if len(pos) != 1 {
 		return fmt.Errorf("%w: waymark gif EPISODE -o FILE.gif", errUsage)
 	}
+	id := pos[0]
 	if *out == "" {
 		return fmt.Errorf("%w: give the file to write with -o FILE.gif", errUsage)
 	}

@@ -21,21 +21,15 @@ func init() {
 func runHAR(env *Env, args []string) error {
 	fs := newFlags(env, "har")
 	out := fs.String("o", "", "the HAR file to write (default: standard output)")
-	// The episode may come before or after the options.
-	var id string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		id, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if id == "" && fs.NArg() > 0 {
-		id = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return err
-		}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
 	}
-	if id == "" || fs.NArg() > 0 {
+	if id == "" {
 		return fmt.Errorf("%w: give one episode id, e.g. waymark har 3f2c… -o episode.har (the Review screen shows the ids)", errUsage)
 	}
 	st, err := env.OpenExistingStore()

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,14 +18,19 @@ func init() {
 }
 
 func runMerge(env *Env, args []string) error {
-	fs := newFlags(env, "merge")
-	quiet := fs.Bool("quiet", false, "no progress lines")
-	if err := fs.Parse(args); err != nil {
+	flags := newFlags(env, "merge")
+	quiet := flags.Bool("quiet", false, "no progress lines")
+	files, err := parseArgs(flags, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		return fmt.Errorf("%w: waymark merge OTHER.db… (the database files of the annotators to merge into %s)", errUsage, env.DBPath)
 	}
+	if _, err := os.Stat(env.DBPath); errors.Is(err, fs.ErrNotExist) && !env.DBNamed {
+		return fmt.Errorf("%w: there is no Waymark database at %s to merge into: name the one to merge into with --db FILE (it is made if it does not exist)", errUsage, env.DBPath)
+	}
+	fmt.Fprintf(env.Stderr, "merging into %s\n", env.DBPath)
 	st, err := env.OpenStore()
 	if err != nil {
 		return err
@@ -32,7 +39,7 @@ func runMerge(env *Env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var failed []string
-	for _, path := range fs.Args() {
+	for _, path := range files {
 		opts := dataset.MergeOptions{}
 		if !*quiet {
 			opts.Progress = func(p dataset.MergeProgress) {

@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,11 +66,8 @@ func runPlay(env *Env, args []string) error {
 	gym := addGymFlags(fs)
 	attach := fs.String("attach", "", "with --server: take over this live session of a waymark serve (GET /sessions lists them) with the actions on stdin, stored as human:NAME; control goes back to the agent at the end of input")
 	as := fs.String("as", os.Getenv("USER"), "with --attach: your name for the steps you take")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
+		return cmp.Or(err, noArgs(pos))
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

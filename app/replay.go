@@ -32,16 +32,9 @@ func runReplay(env *Env, args []string) error {
 	cont := fs.Bool("continue", false, "go on after a divergence or a secret step instead of stopping there")
 	reportPath := fs.String("report", "", "write the report as JSON to this file")
 	// The episode may come before, between or after the options.
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: give one episode id, e.g. waymark replay 3f2c… (got %d arguments: %q)", errUsage, len(pos), pos)

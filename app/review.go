@@ -18,11 +18,12 @@ func runReview(env *Env, args []string) error {
 		return fmt.Errorf("%w: waymark review stats", errUsage)
 	}
 	fs := newFlags(env, "review stats")
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseArgs(fs, args[1:])
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: waymark review stats takes no arguments (got %q)", errUsage, fs.Args())
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: waymark review stats takes no arguments (got %q)", errUsage, pos)
 	}
 	s, err := env.OpenExistingStore()
 	if err != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -177,11 +178,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.StringVar(&cfg.Restore, "restore", "", "EPISODE:K: every session's episode starts where that stored episode was after its step K (its start page, clock and steps 1..K replayed and checked as waymark replay checks them), so an agent goes on from a person's prefix; reset needs no start_url. With --record the episode is stored as a branch of it")
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "with --browser-provider: each session's browser lease, renewed on every step and every third of it "+
 		"while the client is connected; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
-	if err := fs.Parse(args); err != nil {
-		return cfg, "", err
-	}
-	if fs.NArg() > 0 {
-		return cfg, "", fmt.Errorf("%w: unexpected arguments %q (options come as --name value)", errUsage, fs.Args())
+	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
+		return cfg, "", cmp.Or(err, noArgs(pos))
 	}
 	ttlGiven := false
 	fs.Visit(func(f *flag.Flag) { ttlGiven = ttlGiven || f.Name == "lease-ttl" })

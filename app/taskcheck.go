@@ -41,7 +41,7 @@ func runTasksCheck(env *Env, args []string) error {
 	fs := newFlags(env, "tasks check")
 	all := fs.Bool("all", false, "check every task imported from a manifest")
 	display := fs.String("display", "headless", "browser display: xvfb or headless")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

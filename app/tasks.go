@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -43,22 +42,6 @@ func runTasks(env *Env, args []string) error {
 	return fmt.Errorf("%w: unknown 'tasks' command %q; use:\n  %s", errUsage, args[0], tasksUsage)
 }
 
-// parseInterspersed parses flags that may come before or after the
-// positional arguments (the flag package stops at the first positional).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 // parseMap reads --map values: "goal=question,url=site" (repeatable).
 func parseMap(values []string) (map[string]string, error) {
 	m := map[string]string{}
@@ -95,7 +78,7 @@ func runTasksImport(env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "\nOptions:")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -182,7 +165,7 @@ func runTasksList(env *Env, args []string) error {
 	archived := fs.Bool("archived", false, "list archived tasks instead")
 	search := fs.String("search", "", "only tasks whose goal, URL or source contains this text")
 	limit := fs.Int("limit", 0, "at most this many tasks (0: all)")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
