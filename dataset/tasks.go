@@ -49,6 +49,9 @@ func ValidateTask(t *Task) error {
 	if !ValidCategory(t.Category) {
 		return fmt.Errorf("%w: %w %q; use one of %s", ErrInvalidTask, ErrInvalidCategory, t.Category, strings.Join(Categories, ", "))
 	}
+	if t.StartURL == "" {
+		return fmt.Errorf("%w: the start URL is empty; write the address the task begins on, for example https://example.com/", ErrInvalidTask)
+	}
 	if err := action.CheckURL(t.StartURL); err != nil {
 		return fmt.Errorf("%w: start URL %q: %v (for example https://example.com/)", ErrInvalidTask, t.StartURL, err)
 	}

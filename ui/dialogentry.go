@@ -58,8 +58,17 @@ func (e *DialogEntry) TypedKey(ev *fyne.KeyEvent) {
 			return
 		}
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if e.MultiLine && !e.shift && e.OnSubmitted != nil {
-			e.OnSubmitted(e.Text)
+		if e.MultiLine && e.OnSubmitted != nil {
+			if !e.shift {
+				e.OnSubmitted(e.Text)
+				return
+			}
+			// Fyne's multi-line entry submits on Shift+Enter when it
+			// has OnSubmitted; here Shift+Enter starts a new line.
+			submit := e.OnSubmitted
+			e.OnSubmitted = nil
+			e.Entry.TypedKey(ev)
+			e.OnSubmitted = submit
 			return
 		}
 	}

@@ -265,6 +265,21 @@ type adhocForm struct {
 	cat       *widget.Select
 }
 
+// check shows under each field what is missing and focuses the first
+// such field; it reports whether both are filled in.
+func (f *adhocForm) check(w fyne.Window) bool {
+	gerr, uerr := f.goal.Validate(), f.url.Validate()
+	switch {
+	case gerr != nil:
+		w.Canvas().Focus(f.goal)
+	case uerr != nil:
+		w.Canvas().Focus(f.url)
+	default:
+		return true
+	}
+	return false
+}
+
 // showAdhoc asks for an ad-hoc task, saves it and starts it.
 func (p *taskPanel) showAdhoc() { p.showAdhocWith("", dataset.Navigation, "") }
 
@@ -290,6 +305,15 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 	f.cat.SetSelected(category)
 	f.url.SetPlaceHolder("https://…")
 	f.url.SetText(urlText)
+	f.url.Validator = func(s string) error {
+		switch {
+		case strings.TrimSpace(s) == "":
+			return errors.New("write the start URL: the page the task begins on, e.g. https://example.com/")
+		case action.CheckURL(s) != nil:
+			return errors.New("the start URL is an http:// or https:// address with a host, e.g. https://example.com/")
+		}
+		return nil
+	}
 	f.d = dialog.NewForm("Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
 		{Text: "Goal", Widget: f.goal, HintText: "Enter saves and starts; Shift+Enter starts a new line"},
 		{Text: "Category", Widget: f.cat},
@@ -301,6 +325,14 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 		if !ok {
 			return
 		}
+		if f.goal.Validator(f.goal.Text) != nil || f.url.Validator(f.url.Text) != nil {
+			// Saved with a field not filled in (Fyne enables Save as
+			// soon as the field last changed is valid): the dialog
+			// again, the fields saying what is missing.
+			p.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
+			p.adhoc.check(w)
+			return
+		}
 		t, err := p.saveAdhoc(f.goal.Text, f.cat.Selected, f.url.Text)
 		if err != nil {
 			p.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
@@ -310,7 +342,11 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 		p.pick(t)
 		p.t.life.start(t)
 	}, w)
-	submit := func(string) { f.d.Submit() }
+	submit := func(string) {
+		if f.check(w) {
+			f.d.Submit()
+		}
+	}
 	f.goal.OnSubmitted, f.url.OnSubmitted = submit, submit
 	f.goal.OnEscape, f.url.OnEscape = f.d.Dismiss, f.d.Dismiss
 	f.d.Resize(fyne.NewSize(520, 0))
