@@ -128,6 +128,9 @@ func (s *Store) Merge(ctx context.Context, path string, opts MergeOptions) (Merg
 	if err := checkMergeSchema(ctx, conn, path); err != nil {
 		return rep, err
 	}
+	if err := checkMergeIntegrity(ctx, conn, path); err != nil {
+		return rep, err
+	}
 	// The transaction ends by the deferred Rollback (or the Commit), not by
 	// ctx: a transaction begun with ctx is rolled back by database/sql on a
 	// goroutine of its own when ctx ends, which raced the source's detach

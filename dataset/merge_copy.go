@@ -64,7 +64,7 @@ func (m *merger) run() error {
 			return err
 		}
 	}
-	for _, step := range []func() error{m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
+	for _, step := range []func() error{m.keyless, m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -88,6 +88,47 @@ func (m *merger) run() error {
 		return fmt.Errorf("a row of %s in the other file points to a %s row it does not have (the file may be damaged or cut short)", table, parent)
 	}
 	return rows.Err()
+}
+
+// keylessRows are the tables whose id SQLite lets be NULL (a TEXT primary
+// key without NOT NULL), with the report's name of a row and a description
+// of one from columns every schema has.
+var keylessRows = []struct{ table, kind, describe string }{
+	{"tasks", "task", `printf('%s at %s', json_quote(goal), start_url)`},
+	{"episodes", "episode", `printf('annotator %s, started %s', json_quote(annotator), started_at)`},
+	{"reviews", "review", `printf('of episode %s by %s, %s', episode_id, json_quote(reviewer), created_at)`},
+	{"replay_runs", "replay run", `printf('of episode %s, started %s', episode_id, started_at)`},
+}
+
+// keyless names the other file's rows without an id (a file edited by
+// hand, or by another program, may have them): no such row can be matched
+// with a row of this store or be pointed to, so none is copied, and each is
+// in the report rather than left out unsaid.
+func (m *merger) keyless() error {
+	for _, k := range keylessRows {
+		if !contains(m.cols[k.table], "id") {
+			continue
+		}
+		rows, err := m.tx.QueryContext(m.ctx, `SELECT rowid, `+k.describe+` FROM src.`+k.table+` WHERE id IS NULL ORDER BY rowid`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var rowid int64
+			var what string
+			if err := rows.Scan(&rowid, &what); err != nil {
+				rows.Close()
+				return err
+			}
+			m.issue(k.kind, "(no id)", fmt.Sprintf("row %d of the other file's %s has no id (%s)", rowid, k.table, what),
+				"not copied: a row without an id cannot be told from any other; give it one in the other file and merge again")
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shared returns the columns table has in both files, in this store's order.
@@ -133,7 +174,7 @@ func (m *merger) tasks() error {
 	cols := m.cols["tasks"]
 	type srcTask struct{ id, goal, url string }
 	var list []srcTask
-	rows, err := m.tx.QueryContext(m.ctx, `SELECT id, goal, start_url FROM src.tasks ORDER BY created_at, id`)
+	rows, err := m.tx.QueryContext(m.ctx, `SELECT id, goal, start_url FROM src.tasks WHERE id IS NOT NULL ORDER BY created_at, id`)
 	if err != nil {
 		return err
 	}
@@ -191,7 +232,8 @@ func (m *merger) tasks() error {
 
 func (m *merger) episodes() error {
 	cols := m.cols["episodes"]
-	if _, err := m.exec(`INSERT INTO merge_new_eps (id) SELECT id FROM src.episodes WHERE id NOT IN (SELECT id FROM main.episodes)`); err != nil {
+	if _, err := m.exec(`INSERT INTO merge_new_eps (id) SELECT id FROM src.episodes s
+		WHERE s.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main.episodes t WHERE t.id = s.id)`); err != nil {
 		return err
 	}
 	taskExpr := map[string]string{"task_id": `(SELECT dst FROM temp.merge_task_map WHERE src = s.task_id)`}
@@ -360,7 +402,7 @@ func (m *merger) byID(table, kind string, ignore []string) error {
 	}
 	list := colList(cols, "", nil, nil)
 	n, err := m.exec(`INSERT INTO main.` + table + ` (` + list + `) SELECT ` + colList(cols, "s", nil, nil) + ` FROM src.` + table + ` s
-		WHERE s.id NOT IN (SELECT id FROM main.` + table + `) ORDER BY s.rowid`)
+		WHERE s.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main.` + table + ` t WHERE t.id = s.id) ORDER BY s.rowid`)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", table, err)
 	}
@@ -413,7 +455,8 @@ func (m *merger) replayRuns() error { return m.byID("replay_runs", "replay run",
 // machines has two current versions after the copy; the newest stays
 // current and the other becomes its history.
 func (m *merger) reviews() error {
-	if _, err := m.exec(`INSERT INTO merge_review_eps (id) SELECT DISTINCT episode_id FROM src.reviews WHERE id NOT IN (SELECT id FROM main.reviews)`); err != nil {
+	if _, err := m.exec(`INSERT INTO merge_review_eps (id) SELECT DISTINCT episode_id FROM src.reviews s
+		WHERE s.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM main.reviews t WHERE t.id = s.id)`); err != nil {
 		return err
 	}
 	if err := m.byID("reviews", "review", []string{"superseded_by"}); err != nil {
