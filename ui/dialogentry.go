@@ -33,6 +33,10 @@ func NewDialogWrapEntry(rows int) *DialogEntry {
 	return e
 }
 
+// AcceptsTab is false: Tab moves to the dialog's next field, also from a
+// multi-line field, where Fyne would type a tab into the text.
+func (e *DialogEntry) AcceptsTab() bool { return false }
+
 // KeyDown tracks Shift (desktop.Keyable).
 func (e *DialogEntry) KeyDown(ev *fyne.KeyEvent) {
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {

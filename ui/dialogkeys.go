@@ -16,7 +16,13 @@ import (
 // Call it after Show. Dialogs stack: one opened from another's button
 // keeps its keys although Fyne closes the first one (and runs its closed
 // handler) after that button's callback has opened the second.
-func WithKeys(w fyne.Window, d dialog.Dialog, enter func()) {
+//
+// fields are the dialog's inputs (DialogEntry, or containers holding
+// them): a focused field gets every key, so each one is given the same
+// keys, Escape closing the dialog and Enter running enter (unless the
+// field has its own OnEscape or OnSubmitted), and the first one gets
+// the focus, so typing goes into the dialog from the first key.
+func WithKeys(w fyne.Window, d dialog.Dialog, enter func(), fields ...fyne.CanvasObject) {
 	if w == nil || d == nil {
 		return
 	}
@@ -43,6 +49,27 @@ func WithKeys(w fyne.Window, d dialog.Dialog, enter func()) {
 	}}
 	st.layers = append(st.layers, layer)
 	c.SetOnTypedKey(layer.handle)
+	var first fyne.Focusable
+	for _, f := range fields {
+		for _, e := range DialogEntries(f) {
+			if e.OnEscape == nil {
+				e.OnEscape = d.Dismiss
+			}
+			if e.OnSubmitted == nil {
+				if enter != nil {
+					e.OnSubmitted = func(string) { enter() }
+				} else {
+					e.OnSubmitted = func(string) { d.Hide() }
+				}
+			}
+			if first == nil && !e.Disabled() {
+				first = e
+			}
+		}
+	}
+	if first != nil {
+		c.Focus(first)
+	}
 	done := false
 	d.SetOnClosed(func() {
 		if done {
@@ -89,6 +116,84 @@ func (st *keyStack) pop(c fyne.Canvas, l *keyLayer) {
 	if st.focused != nil && c.Focused() == nil {
 		c.Focus(st.focused)
 	}
+}
+
+// ShowForm shows a form dialog over w, width wide, with the keys of
+// WithKeys: Enter in any field (or outside them) submits it, Escape
+// cancels it, and the first field has the focus. Its text fields must be
+// DialogEntry for Escape to reach the dialog from inside them. callback
+// gets true only when every field is valid: Fyne enables the confirm
+// button as soon as the field changed last is valid, so a form confirmed
+// with another field wrong stays open (shown again), that field saying
+// what is wrong and focused.
+func ShowForm(w fyne.Window, title, confirm, dismiss string, items []*widget.FormItem, callback func(bool), width float32) *dialog.FormDialog {
+	fields := make([]fyne.CanvasObject, 0, len(items))
+	for _, it := range items {
+		fields = append(fields, it.Widget)
+	}
+	var d *dialog.FormDialog
+	var submit func()
+	d = dialog.NewForm(title, confirm, dismiss, items, func(ok bool) {
+		if ok && !formValid(w, items) {
+			d.Show()
+			WithKeys(w, d, submit, fields...)
+			formValid(w, items) // focus the wrong field again
+			return
+		}
+		callback(ok)
+	}, w)
+	submit = func() {
+		if formValid(w, items) {
+			d.Submit()
+		}
+	}
+	d.Resize(fyne.NewSize(width, 0))
+	d.Show()
+	WithKeys(w, d, submit, fields...)
+	return d
+}
+
+// formValid validates every field of a form, so that each wrong one says
+// why, and focuses the first wrong one; it reports whether all are right.
+func formValid(w fyne.Window, items []*widget.FormItem) bool {
+	var bad fyne.CanvasObject
+	check := func(o fyne.CanvasObject) {
+		if v, ok := o.(fyne.Validatable); ok && v.Validate() != nil && bad == nil {
+			bad = o
+		}
+	}
+	for _, it := range items {
+		if _, ok := it.Widget.(*fyne.Container); ok {
+			for _, e := range DialogEntries(it.Widget) {
+				check(e)
+			}
+			continue
+		}
+		check(it.Widget)
+	}
+	if bad == nil {
+		return true
+	}
+	if f, ok := bad.(fyne.Focusable); ok && w != nil {
+		w.Canvas().Focus(f)
+	}
+	return false
+}
+
+// DialogEntries finds the dialog fields in o (in its containers too), in
+// order.
+func DialogEntries(o fyne.CanvasObject) []*DialogEntry {
+	switch v := o.(type) {
+	case *DialogEntry:
+		return []*DialogEntry{v}
+	case *fyne.Container:
+		var out []*DialogEntry
+		for _, c := range v.Objects {
+			out = append(out, DialogEntries(c)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // ShowConfirm asks a yes/no question; Enter confirms, Escape cancels.

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -59,5 +62,104 @@ func TestDialogOpenedFromADialogKeepsItsKeys(t *testing.T) {
 	press(w.Canvas(), fyne.KeyF5)
 	if len(base) != 1 || base[0] != fyne.KeyF5 {
 		t.Fatalf("after both dialogs closed the window got %v, want [F5]", base)
+	}
+}
+
+// key delivers a key as the desktop driver does: Tab moves the focus on
+// unless the focused widget takes tabs; other keys go to the focused
+// widget, else to the window's key handler.
+func key(c fyne.Canvas, k fyne.KeyName) {
+	if t, ok := c.Focused().(fyne.Tabbable); k == fyne.KeyTab && (!ok || !t.AcceptsTab()) {
+		c.FocusNext()
+		return
+	}
+	if f := c.Focused(); f != nil {
+		f.TypedKey(&fyne.KeyEvent{Name: k})
+		return
+	}
+	press(c, k)
+}
+
+// typeText delivers runes as the desktop driver does: to the focused
+// widget, else to the window (where a dialog's typing would be lost).
+func typeText(c fyne.Canvas, s string) {
+	for _, r := range s {
+		if f := c.Focused(); f != nil {
+			f.TypedRune(r)
+		} else if h := c.OnTypedRune(); h != nil {
+			h(r)
+		}
+	}
+}
+
+// A form shown with ShowForm has the keys from the start: typing goes to
+// its first field, Enter in a field submits (only when every field is
+// right), and Escape cancels, in a field and outside one.
+func TestShowFormKeys(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("form")
+	w.Resize(fyne.NewSize(800, 600))
+	var lost []rune
+	w.Canvas().SetOnTypedRune(func(r rune) { lost = append(lost, r) })
+	w.Show()
+	open := func() (*DialogEntry, *DialogEntry, *[]bool) {
+		name, other := NewDialogEntry(), NewDialogWrapEntry(2)
+		other.Validator = func(s string) error {
+			if s == "" {
+				return errors.New("write something")
+			}
+			return nil
+		}
+		var answers []bool
+		ShowForm(w, "Form", "Save", "Cancel", []*widget.FormItem{
+			{Text: "Name", Widget: name},
+			{Text: "Other", Widget: container.NewStack(other)},
+		}, func(ok bool) { answers = append(answers, ok) }, 400)
+		return name, other, &answers
+	}
+	c := w.Canvas()
+
+	name, other, answers := open()
+	if c.Focused() != name {
+		t.Fatalf("focus on %T, want the first field", c.Focused())
+	}
+	typeText(c, "Ada")
+	if name.Text != "Ada" || len(lost) != 0 {
+		t.Fatalf("typed %q, lost %q", name.Text, string(lost))
+	}
+	key(c, fyne.KeyEscape)
+	if fmt.Sprint(*answers) != "[false]" || c.Overlays().Top() != nil {
+		t.Fatalf("Escape in the field: answers %v, dialog up %v", *answers, c.Overlays().Top() != nil)
+	}
+
+	name, other, answers = open()
+	c.Unfocus()
+	key(c, fyne.KeyEscape)
+	if fmt.Sprint(*answers) != "[false]" || c.Overlays().Top() != nil {
+		t.Fatalf("Escape outside the fields: answers %v", *answers)
+	}
+
+	name, other, answers = open()
+	typeText(c, "Ada")
+	key(c, fyne.KeyTab)
+	if c.Focused() != other {
+		t.Fatalf("Tab moved the focus to %T, want the next field", c.Focused())
+	}
+	key(c, fyne.KeyTab) // from the multi-line field too
+	if c.Focused() == other || other.Text != "" {
+		t.Fatalf("Tab in the multi-line field typed %q and kept the focus", other.Text)
+	}
+	c.Focus(name)
+	key(c, fyne.KeyReturn)
+	if len(*answers) != 0 || c.Overlays().Top() == nil {
+		t.Fatalf("Enter with a field wrong submitted: %v", *answers)
+	}
+	if c.Focused() != other {
+		t.Fatalf("focus on %T after a refused Enter, want the wrong field", c.Focused())
+	}
+	typeText(c, "x")
+	key(c, fyne.KeyReturn)
+	if fmt.Sprint(*answers) != "[true]" || c.Overlays().Top() != nil || name.Text != "Ada" || other.Text != "x" {
+		t.Fatalf("Enter with every field right: answers %v, fields %q %q", *answers, name.Text, other.Text)
 	}
 }

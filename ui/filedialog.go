@@ -110,8 +110,7 @@ func ExpandHome(path string) string {
 // absolute path of a file that exists; a wrong path is said under the
 // entry and the dialog stays.
 func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start string, onPath func(string)) {
-	entry := &PathEntry{}
-	entry.ExtendBaseWidget(entry)
+	entry := NewDialogEntry()
 	entry.SetPlaceHolder("type or paste a path, or Browse…")
 	entry.SetText(start)
 	entry.CursorColumn = len([]rune(start)) // a file name typed goes after the folder
@@ -152,8 +151,6 @@ func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start str
 			submit()
 		})
 	})
-	entry.OnSubmitted = func(string) { submit() }
-	entry.onEscape = func() { d.Hide() }
 	open := &widget.Button{Text: confirm, Importance: widget.HighImportance, OnTapped: submit}
 	cancel := widget.NewButton("Cancel", func() { d.Hide() })
 	body := container.NewVBox(container.NewBorder(nil, nil, nil, browse, entry), msg)
@@ -161,23 +158,5 @@ func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start str
 	d.SetButtons([]fyne.CanvasObject{cancel, open})
 	d.Resize(fyne.NewSize(640, 0))
 	d.Show()
-	WithKeys(w, d, submit)
-	w.Canvas().Focus(entry)
-}
-
-// PathEntry is the path entry of ShowOpenPath: Escape on it cancels the
-// dialog (a focused entry gets every key, so the dialog's own Escape never
-// sees it).
-type PathEntry struct {
-	widget.Entry
-	onEscape func()
-}
-
-// TypedKey implements fyne.Focusable.
-func (e *PathEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
-		e.onEscape()
-		return
-	}
-	e.Entry.TypedKey(ev)
+	WithKeys(w, d, submit, entry)
 }

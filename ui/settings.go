@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -359,10 +358,11 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 }
 
 // ShowSettings opens the Settings dialog; onSave gets valid settings. A
-// wrong value keeps the dialog's values and says what to fix.
+// wrong value keeps the dialog's values and says what to fix. Enter in a
+// field saves, Escape cancels, as they do outside one.
 func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
 	items, read := settingsForm(w, cur)
-	d := dialog.NewForm("Settings", "Save", "Cancel", items, func(ok bool) {
+	ShowForm(w, "Settings", "Save", "Cancel", items, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -372,37 +372,12 @@ func ShowSettings(w fyne.Window, cur Settings, onSave func(Settings)) {
 			return
 		}
 		onSave(s)
-	}, w)
-	// Enter in a field saves, Escape cancels, as they do outside one.
-	for _, it := range items {
-		for _, e := range dialogEntries(it.Widget) {
-			e.OnSubmitted = func(string) { d.Submit() }
-			e.OnEscape = d.Dismiss
-		}
-	}
-	d.Resize(fyne.NewSize(560, 0))
-	d.Show()
-	WithKeys(w, d, d.Submit)
-}
-
-// dialogEntries finds the dialog fields in o (in its containers too).
-func dialogEntries(o fyne.CanvasObject) []*DialogEntry {
-	switch v := o.(type) {
-	case *DialogEntry:
-		return []*DialogEntry{v}
-	case *fyne.Container:
-		var out []*DialogEntry
-		for _, c := range v.Objects {
-			out = append(out, dialogEntries(c)...)
-		}
-		return out
-	}
-	return nil
+	}, 560)
 }
 
 // AskAnnotator asks for the person's name (first start); onName gets it.
 func AskAnnotator(w fyne.Window, onName func(string)) {
-	name := widget.NewEntry()
+	name := NewDialogEntry()
 	name.SetPlaceHolder("Your name")
 	name.Validator = func(s string) error {
 		if strings.TrimSpace(s) == "" {
@@ -410,15 +385,11 @@ func AskAnnotator(w fyne.Window, onName func(string)) {
 		}
 		return nil
 	}
-	d := dialog.NewForm("Welcome to Waymark", "Continue", "Later",
+	ShowForm(w, "Welcome to Waymark", "Continue", "Later",
 		[]*widget.FormItem{{Text: "Annotator name", Widget: name, HintText: "Stored with every episode you record; change it in Settings"}},
 		func(ok bool) {
 			if ok {
 				onName(strings.TrimSpace(name.Text))
 			}
-		}, w)
-	name.OnSubmitted = func(string) { d.Submit() }
-	d.Resize(fyne.NewSize(480, 0))
-	d.Show()
-	w.Canvas().Focus(name)
+		}, 480)
 }

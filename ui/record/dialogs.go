@@ -149,25 +149,23 @@ func (r *Tab) askFinish() {
 	if r.panel.task != nil {
 		cat = r.panel.task.Category
 	}
-	ans := widget.NewEntry()
+	ans := ui.NewDialogEntry()
 	hint := "Optional: the answer, if the task asks for one"
 	if cat == dataset.Information {
 		hint = "Required for information tasks"
 		ans.SetPlaceHolder("The answer you found")
 	}
 	ans.Validator = func(s string) error { return ui.FinishAnswerError(cat, s) }
-	d := dialog.NewForm("Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
+	// Enter finishes (when the answer is valid), Escape cancels, in the
+	// field or outside it; the field has the keys from the start.
+	ui.ShowForm(r.ctx.Window, "Finish the task", "Finish", "Cancel", []*widget.FormItem{{Text: "Answer", Widget: ans, HintText: hint}}, func(ok bool) {
 		if ok {
 			if err := r.Finish(ans.Text); err != nil {
 				r.status.setError(err.Error())
 			}
 		}
 		r.ctx.Window.Canvas().Focus(r.live.view)
-	}, r.ctx.Window)
-	ans.OnSubmitted = func(string) { d.Submit() } // Enter finishes (when the answer is valid)
-	d.Resize(fyne.NewSize(460, 0))
-	d.Show()
-	r.ctx.Window.Canvas().Focus(ans)
+	}, 460)
 	if r.opts.Debugf != nil {
 		r.opts.Debugf("finish dialog open")
 	}
@@ -178,18 +176,15 @@ func (r *Tab) askGoto() {
 	if r.life.state != stRecording || !r.life.set.HasOp(action.Goto) || r.ctx.Window == nil {
 		return
 	}
-	u := widget.NewEntry()
+	u := ui.NewDialogEntry()
 	u.SetPlaceHolder("https://…")
 	u.Validator = action.CheckURL
-	d := dialog.NewForm("Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
+	ui.ShowForm(r.ctx.Window, "Go to an address", "Go", "Cancel", []*widget.FormItem{{Text: "URL", Widget: u}}, func(ok bool) {
 		if ok {
 			r.life.act(action.Action{Op: action.Goto, URL: strings.TrimSpace(u.Text)})
 		}
-	}, r.ctx.Window)
-	u.OnSubmitted = func(string) { d.Submit() }
-	d.Resize(fyne.NewSize(520, 0))
-	d.Show()
-	r.ctx.Window.Canvas().Focus(u)
+		r.ctx.Window.Canvas().Focus(r.live.view)
+	}, 520)
 }
 
 // askDiscard asks before discarding the running episode.

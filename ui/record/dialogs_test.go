@@ -245,3 +245,65 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 		t.Errorf("a new episode was started instead of resuming: %+v", eps)
 	}
 }
+
+// deliverKey hands a key over as the desktop driver does: to the focused
+// widget, else to the window's key handler.
+func deliverKey(c fyne.Canvas, k fyne.KeyName) {
+	if f := c.Focused(); f != nil {
+		f.TypedKey(&fyne.KeyEvent{Name: k})
+	} else if h := c.OnTypedKey(); h != nil {
+		h(&fyne.KeyEvent{Name: k})
+	}
+}
+
+// The Finish dialog answers Escape with the focus in its answer field and
+// outside it, and the field has the keys from the start: the episode goes
+// on recording and the page gets the keyboard back; Enter finishes with
+// what was typed.
+func TestRecordTabFinishDialogKeys(t *testing.T) {
+	f := newRecordFixture(t, dataset.Information)
+	c := f.win.Canvas()
+	open := func() fyne.Focusable {
+		t.Helper()
+		f.tab.TypedShortcut(ShortcutFinish)
+		if c.Overlays().Top() == nil {
+			t.Fatal("no Finish dialog")
+		}
+		if c.Focused() == nil || c.Focused() == f.tab.View() {
+			t.Fatalf("the Finish dialog opened with the focus on %T, not its answer field", c.Focused())
+		}
+		return c.Focused()
+	}
+	open()
+	deliverKey(c, fyne.KeyEscape)
+	if c.Overlays().Top() != nil || f.tab.life.state != stRecording {
+		t.Fatalf("Escape in the answer field: dialog up %v, state %v", c.Overlays().Top() != nil, f.tab.life.state)
+	}
+	if c.Focused() != f.tab.View() {
+		t.Fatalf("after Escape the keyboard is on %T, not the page", c.Focused())
+	}
+	open()
+	c.Unfocus()
+	deliverKey(c, fyne.KeyEscape)
+	if c.Overlays().Top() != nil || f.tab.life.state != stRecording {
+		t.Fatalf("Escape outside the field: dialog up %v, state %v", c.Overlays().Top() != nil, f.tab.life.state)
+	}
+	e := open()
+	deliverKey(c, fyne.KeyReturn) // an information task needs an answer
+	if c.Overlays().Top() == nil {
+		t.Fatal("Enter with no answer closed the dialog of an information task")
+	}
+	for _, r := range "42" {
+		c.Focused().TypedRune(r)
+	}
+	if e, ok := e.(*ui.DialogEntry); !ok || e.Text != "42" {
+		t.Fatalf("typed into the dialog: %#v", e)
+	}
+	deliverKey(c, fyne.KeyReturn)
+	f.eng.gate <- struct{}{}
+	f.loop.until(t, "the finish", func() bool { return f.tab.life.state == stEnded })
+	last := f.tab.steps.rows[len(f.tab.steps.rows)-1]
+	if last.act == nil || last.act.Op != action.Finish || last.act.Text != "42" {
+		t.Fatalf("last step %+v, want finish 42", last.act)
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -392,7 +391,7 @@ func (e *stepEdits) askReason(title, what, confirm, failTitle string, do func(wh
 	if w == nil {
 		return
 	}
-	why := newDialogEntry()
+	why := ui.NewDialogEntry()
 	why.SetPlaceHolder("e.g. clicked the wrong link, then went back")
 	why.Validator = func(s string) error {
 		if strings.TrimSpace(s) == "" {
@@ -403,15 +402,10 @@ func (e *stepEdits) askReason(title, what, confirm, failTitle string, do func(wh
 	msg := widget.NewLabel(what)
 	msg.Wrapping = fyne.TextWrapWord
 	confirmed := false
-	d := dialog.NewForm(title, confirm, "Cancel", []*widget.FormItem{
+	d := ui.ShowForm(w, title, confirm, "Cancel", []*widget.FormItem{
 		{Widget: msg},
 		{Text: "Why", Widget: why, HintText: "Kept in the episode's audit log with your name and the time."},
-	}, func(ok bool) { confirmed = ok }, w)
-	why.onEscape = d.Dismiss
-	why.OnSubmitted = func(string) { d.Submit() }
-	d.Resize(fyne.NewSize(520, 0))
-	d.Show()
-	ui.WithKeys(w, d, d.Submit)
+	}, func(ok bool) { confirmed = ok }, 520)
 	// The edit runs once the dialog has closed and given the keys back, so
 	// that an error dialog gets them in turn.
 	d.SetOnClosed(func() {
@@ -430,7 +424,6 @@ func (e *stepEdits) askReason(title, what, confirm, failTitle string, do func(wh
 		p.t.queue.afterSave()
 		p.t.unfocus()
 	})
-	w.Canvas().Focus(why)
 }
 
 // fail shows why an edit or a branch did not happen, in a dialog.

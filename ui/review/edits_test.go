@@ -11,6 +11,7 @@ import (
 
 	"waymark/dataset"
 	"waymark/dataset/storetest"
+	"waymark/ui"
 	"waymark/ui/review/internal/fixture"
 )
 
@@ -44,9 +45,9 @@ func (e *env) removed(id string) []int {
 }
 
 // reasonEntry is the focused entry of the open reason dialog.
-func (e *env) reasonField() *dialogEntry {
+func (e *env) reasonField() *ui.DialogEntry {
 	e.t.Helper()
-	f, ok := e.w.Canvas().Focused().(*dialogEntry)
+	f, ok := e.w.Canvas().Focused().(*ui.DialogEntry)
 	if !ok {
 		e.t.Fatalf("no reason field has the focus (dialog: %q)", dialogText(e.w))
 	}

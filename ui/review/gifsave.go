@@ -36,7 +36,7 @@ type gifSaver struct {
 
 	// The dialog while it shows.
 	dlg    *dialog.CustomDialog
-	entry  *widget.Entry
+	entry  *ui.DialogEntry
 	msg    *widget.Label
 	armed  string // a path that exists, to replace when Save is pressed again
 	saving bool
@@ -90,10 +90,11 @@ func (g *gifSaver) ask() {
 	if g.p.ep == nil || w == nil {
 		return
 	}
-	g.entry = widget.NewEntry()
+	g.entry = ui.NewDialogEntry()
 	g.entry.SetText(g.defaultPath())
 	g.entry.OnChanged = func(string) { g.armed = "" }
 	g.entry.OnSubmitted = func(string) { g.submit() }
+	g.entry.OnEscape = g.close
 	g.msg = widget.NewLabel("Each step's action drawn on its page, one second a step. The file ends in .gif.")
 	g.msg.Wrapping = fyne.TextWrapWord
 	g.armed = ""
@@ -109,7 +110,7 @@ func (g *gifSaver) ask() {
 	g.dlg.SetButtons([]fyne.CanvasObject{cancel, save})
 	g.dlg.Resize(fyne.NewSize(640, 0))
 	g.dlg.Show()
-	ui.WithKeys(w, g.dlg, g.submit)
+	ui.WithKeys(w, g.dlg, g.submit, g.entry)
 }
 
 func (g *gifSaver) close() {

@@ -22,7 +22,7 @@ func TestImportTakesATypedPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	test.Tap(tab.importBtn)
-	e, ok := w.Canvas().Focused().(*ui.PathEntry)
+	e, ok := w.Canvas().Focused().(*ui.DialogEntry)
 	if !ok {
 		t.Fatalf("Import file… focuses %T, not a path entry", w.Canvas().Focused())
 	}
@@ -50,14 +50,14 @@ func TestImportStartsInTheLastFolder(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("goal,url\nFind the tent,http://shop.test/\n"), 0o600)
 	}
 	test.Tap(tab.importBtn)
-	e := w.Canvas().Focused().(*ui.PathEntry)
+	e := w.Canvas().Focused().(*ui.DialogEntry)
 	e.SetText(filepath.Join(dir, "a.csv"))
 	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	tab.work.Wait()
 	loop.Run()
 	w.Canvas().Overlays().Top().Hide()
 	test.Tap(tab.importBtn)
-	e = w.Canvas().Focused().(*ui.PathEntry)
+	e = w.Canvas().Focused().(*ui.DialogEntry)
 	test.Type(e, "b.csv")
 	if want := filepath.Join(dir, "b.csv"); e.Text != want {
 		t.Fatalf("typed into %q, want %q", e.Text, want)
@@ -86,7 +86,7 @@ func TestImportPickerEscapeClosesOnlyThePicker(t *testing.T) {
 	w := tab.ctx.Window
 	w.Resize(fyne.NewSize(1200, 800))
 	test.Tap(tab.importBtn)
-	e, ok := w.Canvas().Focused().(*ui.PathEntry)
+	e, ok := w.Canvas().Focused().(*ui.DialogEntry)
 	if !ok {
 		t.Fatal("no path entry focused")
 	}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -51,6 +52,8 @@ type Tab struct {
 	detailMeta *widget.Label
 
 	recordBtn, editBtn, archiveBtn *widget.Button
+	// editDlg is the add/edit form while it is up.
+	editDlg *dialog.FormDialog
 }
 
 var (
