@@ -264,7 +264,7 @@ func (p *player) show(k int, after bool) {
 	var a *action.Action
 	shotIdx := k
 	if k > 0 && !after {
-		shotIdx = k - 1
+		shotIdx = beforeStep(p.steps, k)
 		a = st.Action
 	}
 	p.view.SetPointer(p.pointerBefore(k))
@@ -332,7 +332,9 @@ func (p *player) stepHeader(k int) string {
 func (p *player) pointerBefore(k int) *image.Point {
 	var pt *image.Point
 	for i := 1; i < k && i < len(p.steps); i++ {
-		pt = overlay.PointerAfter(pt, p.steps[i].Action)
+		if !p.steps[i].Removed {
+			pt = overlay.PointerAfter(pt, p.steps[i].Action)
+		}
 	}
 	return pt
 }

@@ -89,7 +89,7 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 	st := steps[k]
 	var b strings.Builder
 	if k > 0 {
-		prev := steps[k-1]
+		prev := steps[beforeStep(steps, k)]
 		fmt.Fprintf(&b, "On: %s  %s\nResult: %s  %s", prev.URL, quoteTitle(prev.Title), st.URL, quoteTitle(st.Title))
 	} else {
 		fmt.Fprintf(&b, "Start page: %s  %s", st.URL, quoteTitle(st.Title))
@@ -117,6 +117,18 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 			ms(tm.ActionMS, split), ms(tm.SettleMS, split), ms(tm.CaptureMS, split), ms(tm.TotalMS, tm.TotalMS > 0))
 	}
 	return b.String()
+}
+
+// beforeStep is the step whose result step k's action was taken on: the
+// last kept step before it. A removed step (undone while recording, or
+// removed by a reviewer) is not part of the episode: an Undo put the page
+// back as the step before it left it, and the next step acted there.
+func beforeStep(steps []dataset.Step, k int) int {
+	j := k - 1
+	for j > 0 && steps[j].Removed {
+		j--
+	}
+	return max(j, 0)
 }
 
 // quoteTitle quotes a page title, or says "—" when it is unknown (an OpenEnv
