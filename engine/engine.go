@@ -103,7 +103,11 @@ type Frame struct {
 type ResetOptions struct {
 	StartURL  string
 	EpisodeID string // generated when empty
-	Seed      *int64 // accepted and ignored, as the reference
+	// Seed seeds the page's Math.random, crypto.getRandomValues and
+	// crypto.randomUUID when the episode is replayed from an archive (the
+	// same seed gives the same numbers in the same order); otherwise it is
+	// accepted and ignored, as the reference does.
+	Seed *int64
 	// Check, when set, is run at the end of the episode; its result becomes
 	// the final observation's Reward.
 	Check *action.Check
@@ -121,6 +125,13 @@ type ResetOptions struct {
 	// is the observation's Validation and its reward joins Check's in
 	// Reward (see action.CombineReward).
 	Validate *action.Validator
+	// Archive, when set, serves every request of the episode from a
+	// recording instead of the network (archive.go): a request it cannot
+	// answer is refused, and counted in the step's OffArchive.
+	Archive Archive
+	// ArchiveFallback lets the requests the archive cannot answer through
+	// to the live network (each still counted in OffArchive).
+	ArchiveFallback bool
 }
 
 // State is the OpenEnv state of an episode.

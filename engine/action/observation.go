@@ -49,8 +49,12 @@ type Observation struct {
 	// or a card security code (cc-csc), in any frame or shadow root. The page
 	// received the real keystrokes; whatever stores the action keeps
 	// RedactedText in place of its text (see Action.Redact).
-	Redacted bool    `json:"redacted,omitempty"`
-	Timings  Timings `json:"timings"`
+	Redacted bool `json:"redacted,omitempty"`
+	// OffArchive counts the requests of a step replayed from an archive
+	// (an offline replay) that the archive could not answer: refused, or
+	// let through to the network with the fallback. 0 otherwise.
+	OffArchive int     `json:"off_archive,omitempty"`
+	Timings    Timings `json:"timings"`
 	// Target is the element the step's action was aimed at (nil for step 0,
 	// for actions without one, or when grounding is off).
 	Target *Target `json:"-"`

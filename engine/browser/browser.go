@@ -92,6 +92,10 @@ type Engine struct {
 	frameSeq     atomic.Uint64
 	openerSink   atomic.Pointer[func(target.ID, target.ID)]
 	netCap       atomic.Pointer[netCapture] // the episode's network capture (netcapture.go), nil when off
+	// offline: the engine's Chromium is one for replays from archives
+	// (pool key offline); an archive reset asks for one, a live reset
+	// for the other.
+	offline bool
 
 	// stateExpr, when set (by tests), is read with every observation's URL
 	// and title, into lastState.
@@ -121,6 +125,7 @@ type episode struct {
 	lastURL string
 	env     pageEnv   // every tab's clock, time zone and locale
 	g       grounding // element grounding state (grounding.go)
+	serve   *archiveServer // answers the requests of a replay from an archive (archiveserve.go); nil when live
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -277,7 +282,7 @@ func (e *Engine) launch() error {
 	if e.opts.Remote != nil {
 		return e.connectRemote() // remote.go
 	}
-	key := poolKey{display: e.display, path: e.opts.ChromiumPath}
+	key := poolKey{display: e.display, path: e.opts.ChromiumPath, offline: e.offline}
 	if e.display == engine.DisplayXvfb {
 		key.xvfb = e.xvfbPath()
 	}
@@ -349,8 +354,17 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	if err := checkEnv(opts); err != nil {
 		return action.Observation{}, err
 	}
+	if opts.Archive != nil && e.opts.Remote != nil {
+		return action.Observation{}, errors.New("a replay from the recording's archive (offline) needs a local Chromium, not a browser farm: replay without --browser-provider")
+	}
 	begin := time.Now()
 	e.endEpisode()
+	if offline := opts.Archive != nil; offline != e.offline {
+		// Replays from archives run on a Chromium of their own, where
+		// nothing is sent to the network.
+		e.offline = offline
+		e.shutdownBrowser()
+	}
 	tEnd := time.Since(begin)
 	id := opts.EpisodeID
 	if id == "" {
@@ -359,12 +373,17 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	e.setState(func(s *engine.State) { *s = engine.State{EpisodeID: id, MaxSteps: e.set.MaxSteps} })
 
 	env := envOf(opts, begin)
-	ep, err := e.openEpisode(ctx, env)
+	var srv *archiveServer
+	if opts.Archive != nil {
+		srv = newArchiveServer(opts.Archive, opts.ArchiveFallback, e.logf)
+		env.replay = replayEnvScript(opts.Archive, seedOf(opts, id))
+	}
+	ep, err := e.openEpisode(ctx, env, srv)
 	if err != nil && ctx.Err() == nil {
 		// The browser may have died since the last episode: start it again.
 		e.logf("browser: opening the episode failed (%v); restarting Chromium", err)
 		if err = e.launch(); err == nil {
-			ep, err = e.openEpisode(ctx, env)
+			ep, err = e.openEpisode(ctx, env, srv)
 		}
 	}
 	if err != nil {
@@ -398,7 +417,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 
 // openEpisode makes a new browser context with one prepared tab; env is
 // what every page of the episode gets.
-func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error) {
+func (e *Engine) openEpisode(ctx context.Context, env pageEnv, srv *archiveServer) (*episode, error) {
 	if !e.browserAlive() || e.sb != nil && e.sb.isDraining() {
 		if err := e.launch(); err != nil {
 			return nil, err
@@ -428,6 +447,35 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 		e.sb.pool.opened(e.sb) // an episode's context, made now or ahead
 	}
 	tctx, cancel := tc.ctx, tc.cancel
+	if e.sb != nil {
+		// Every request of the episode's browser context can be paused by
+		// the browser's router: answered from the archive (a replay), or
+		// each response kept in the archive (a recording). The tab tells
+		// it its frames either way, so the requests of a context that
+		// needs neither go on at once.
+		router := e.sb.fetchRouter()
+		var rt *route
+		if srv != nil || t.net != nil {
+			rt = &route{serve: srv}
+			if t.net != nil {
+				rt.rec = t.net.rec
+			}
+		}
+		if err := router.set(ctx, tc.bcID, tc.id, rt); err != nil {
+			cancel()
+			return nil, fmt.Errorf("could not follow the episode's requests: %w", err)
+		}
+		t.route, t.serve = router, srv
+		if rt != nil {
+			bc, closeTab := tc.bcID, cancel
+			cancel = func() {
+				closeTab()
+				if err := router.set(context.Background(), bc, "", nil); err != nil && router.bctx.Err() == nil {
+					e.logf("browser: could not stop following an episode's requests: %v", err)
+				}
+			}
+		}
+	}
 	t.ctx, t.cancel, t.id = tctx, cancel, tc.id
 	if err := t.setup(ctx, e.set.OpTimeout); err != nil {
 		cancel()
@@ -437,7 +485,7 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv) (*episode, error)
 		cancel()
 		return nil, err
 	}
-	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t}, order: []*tab{t}, env: env,
+	ep := &episode{ctx: tctx, cancel: cancel, tab: t, tabs: map[target.ID]*tab{t.id: t}, order: []*tab{t}, env: env, serve: srv,
 		newTabs: make(chan target.ID, 8), px: action.ViewportWidth / 2, py: action.ViewportHeight / 2}
 	sink := func(opener, id target.ID) {
 		ep.tabsMu.Lock()

@@ -33,6 +33,9 @@ type pageEnv struct {
 	clock    bool
 	timezone string
 	locale   string
+	// replay is the determinism script of a replay from an archive
+	// (archiveserve.go), "" when live.
+	replay string
 }
 
 // localeTag is the shape of a BCP 47 language tag.
@@ -65,10 +68,14 @@ func envOf(opts engine.ResetOptions, now time.Time) pageEnv {
 // script is the page script with the clock, when one is set: after the
 // settle recorder, which keeps the real clock.
 func (env pageEnv) script() string {
-	if !env.clock {
-		return pageScript
+	s := pageScript
+	if env.clock {
+		s += ";\n" + strings.Replace(clockScript, "__OFFSET__", strconv.FormatInt(env.offsetMS, 10), 1)
 	}
-	return pageScript + ";\n" + strings.Replace(clockScript, "__OFFSET__", strconv.FormatInt(env.offsetMS, 10), 1)
+	if env.replay != "" {
+		s += ";\n" + env.replay
+	}
+	return s
 }
 
 // apply sets the time zone and the locale (Intl, navigator.language and the

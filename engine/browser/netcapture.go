@@ -92,6 +92,16 @@ type netCapture struct {
 	sum      har.Summary
 	fetching sync.WaitGroup
 	closed   bool
+
+	// The replay archive (archivecap.go): its records and bodies not yet
+	// taken, the bodies' hashes kept so far, the step each request
+	// started in (by its Network id), and the WebSockets open.
+	archive  []har.Entry
+	bodies   map[string][]byte
+	archived map[string]bool
+	started  map[network.RequestID]int
+	sockets  map[netKey]*har.Entry
+	rec      *archiveRecorder
 }
 
 // newCapture starts an episode's capture, or returns nil when off.
@@ -102,7 +112,8 @@ func newCapture(set engine.Settings) *netCapture {
 	c := &netCapture{bodyCap: set.HARBodyCap, epCap: set.HAREpisodeCap,
 		pending: map[netKey]*netEntry{}, reqXtra: map[netKey][]network.Headers{},
 		respXtra: map[netKey][]*network.EventResponseReceivedExtraInfo{}, waiting: map[netKey][]parked{},
-		docs: map[*tab]*netEntry{}, current: map[*tab]int{}}
+		docs: map[*tab]*netEntry{}, current: map[*tab]int{}, archived: map[string]bool{}, started: map[network.RequestID]int{}}
+	c.rec = &archiveRecorder{c: c}
 	if c.bodyCap <= 0 {
 		c.bodyCap = DefaultHARBodyCap
 	}
@@ -160,7 +171,10 @@ func (c *netCapture) observe(t *tab, ev any) {
 		return
 	}
 	switch ev := ev.(type) {
+	case *network.EventWebSocketCreated, *network.EventWebSocketFrameSent, *network.EventWebSocketFrameReceived, *network.EventWebSocketClosed:
+		c.websocket(t, ev) // archivecap.go
 	case *network.EventRequestWillBeSent:
+		c.started[ev.RequestID] = c.step
 		k := netKey{t, ev.RequestID}
 		if p, ok := c.pending[k]; ok {
 			if ev.RedirectResponse == nil {
@@ -421,10 +435,15 @@ func (c *netCapture) take(final bool) har.Capture {
 			c.add(e)
 			delete(c.pending, k)
 		}
+		for k, s := range c.sockets {
+			c.addSocket(s)
+			delete(c.sockets, k)
+		}
 	}
-	out := har.Capture{Entries: c.done}
-	c.done = nil
+	out := har.Capture{Entries: c.done, Archive: c.archive, Bodies: c.bodies}
+	c.done, c.archive, c.bodies = nil, nil, nil
 	c.sum.Entries += len(out.Entries)
+	c.sum.ArchiveEntries += len(out.Archive)
 	out.Summary = c.sum
 	for _, p := range c.pages {
 		out.Pages = append(out.Pages, p.Page)

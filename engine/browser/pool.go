@@ -250,6 +250,10 @@ type poolKey struct {
 	display string // engine.DisplayXvfb or engine.DisplayHeadless
 	path    string // the Chromium binary
 	xvfb    string // the Xvfb binary (Xvfb display only)
+	// offline: a Chromium for episodes replayed from their archives
+	// only, each request answered from one (archiveserve.go); a request
+	// whose episode cannot be found is refused, never sent.
+	offline bool
 }
 
 // pooled is one warm Chromium (and its Xvfb) of a pool.
@@ -277,6 +281,15 @@ type pooled struct {
 	made        chan struct{} // while a spare is being made; closed when it is done
 	makingRules string        // the host rules of the spare being made
 	spareGen    int           // spares begun
+
+	routerOnce sync.Once
+	router     *fetchRouter // the browser-level Fetch interception (fetchroute.go)
+}
+
+// fetchRouter is b's request router, made at first use.
+func (b *pooled) fetchRouter() *fetchRouter {
+	b.routerOnce.Do(func() { b.router = newFetchRouter(b.ctx, b.key.offline, b.pool.logf) })
+	return b.router
 }
 
 // acquire gives an engine a running Chromium for key, starting one when

@@ -98,7 +98,9 @@ func (t *tab) listenFrame(ev any) {
 		}
 	case *network.EventRequestWillBeSent, *network.EventLoadingFinished, *network.EventLoadingFailed,
 		*network.EventResponseReceived, *network.EventDataReceived, // and for the capture:
-		*network.EventRequestWillBeSentExtraInfo, *network.EventResponseReceivedExtraInfo:
+		*network.EventRequestWillBeSentExtraInfo, *network.EventResponseReceivedExtraInfo,
+		*network.EventWebSocketCreated, *network.EventWebSocketFrameSent, *network.EventWebSocketFrameReceived, *network.EventWebSocketClosed,
+		*page.EventFrameAttached: // for the request router
 		t.listen(ev)
 	}
 }

@@ -33,6 +33,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	begin := time.Now()
 	e.setState(func(s *engine.State) { s.StepCount++ })
 	e.netCap.Load().setStep(e.state.StepCount)
+	ep.serve.setStep(e.state.StepCount)
 	obs := action.Observation{Step: e.state.StepCount}
 	t := ep.tab
 	op := e.set.OpTimeout
@@ -198,6 +199,7 @@ func (e *Engine) attachTab(ctx context.Context, ep *episode, id target.ID) (*tab
 	nt.id = id
 	nt.env = ep.env
 	nt.net = ep.tab.net
+	nt.route, nt.serve = ep.tab.route, ep.serve
 	tctx, cancel := chromedp.NewContext(ep.ctx, chromedp.WithTargetID(id), chromedp.WithListener(nt.listen))
 	nt.ctx, nt.cancel = tctx, cancel
 	actx, acancel := context.WithTimeout(ctx, e.set.OpTimeout)
@@ -366,6 +368,7 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 		obs.Answer = ep.answer
 		obs.Reward = action.CombineReward(e.reward(ctx, ep, obs.URL, fatal == nil), obs.Validation)
 	}
+	obs.OffArchive = ep.serve.offArchive(obs.Step) // archiveserve.go: 0 when live
 	obs.Timings.CaptureMS = time.Since(capStart).Milliseconds()
 	obs.Timings.TotalMS = time.Since(begin).Milliseconds()
 }

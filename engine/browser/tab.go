@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -72,6 +73,8 @@ type tab struct {
 	injecting  int                           // frames still being given it
 	env        pageEnv                       // the episode's clock, time zone and locale
 	net        *netCapture                   // the episode's network capture, nil when off
+	route      *fetchRouter                  // the browser's request router, when the episode uses it (fetchroute.go)
+	serve      *archiveServer                // a replay from an archive: the page's reports go to it
 }
 
 // inMemory reports whether a request's address is read from memory, not
@@ -155,6 +158,12 @@ func (t *tab) listen(ev any) {
 			}
 			t.navPending = false
 			t.lastNet = now
+		}
+	case *page.EventFrameAttached:
+		t.route.frameAttached(ev.FrameID, ev.ParentFrameID) // fetchroute.go
+	case *runtime.EventBindingCalled:
+		if ev.Name == replayBinding {
+			go t.serve.notHermetic(ev.Payload) // archiveserve.go
 		}
 	case *page.EventNavigatedWithinDocument:
 		if t.isMain(ev.FrameID) {
@@ -487,6 +496,12 @@ func (t *tab) setup(ctx context.Context, d time.Duration) error {
 		}
 		if err := t.env.apply(ctx); err != nil {
 			return err
+		}
+		if t.serve != nil {
+			// The replay script's reports (archiveserve.go).
+			if _, err := chromedp.Call(ctx, runtime.AddBinding, runtime.AddBindingParams{Name: replayBinding}); err != nil {
+				return err
+			}
 		}
 		// The settle recorder and the in-page <select> popup (and the
 		// clock), in every frame of every document, and in the one already

@@ -71,6 +71,20 @@ type Entry struct {
 	// Step is the index of the Waymark step during which the request
 	// started (0: the reset).
 	Step int `json:"_step"`
+	// WebSocketMessages are a WebSocket's frames in order, as Chromium's
+	// own HAR export writes them (an entry whose _resourceType is
+	// websocket); only a recording's archive has such entries.
+	WebSocketMessages []WSMessage `json:"_webSocketMessages,omitempty"`
+}
+
+// WSMessage is one WebSocket frame: "send" (the page's) or "receive".
+type WSMessage struct {
+	Type   string  `json:"type"`
+	Time   float64 `json:"time"` // seconds since the epoch
+	Opcode int     `json:"opcode"`
+	Data   string  `json:"data"`
+	// Step is the index of the Waymark step during which it went.
+	Step int `json:"_step"`
 }
 
 // Request is the HAR request object.
@@ -148,6 +162,10 @@ type Content struct {
 	Text        string `json:"text,omitempty"`
 	Encoding    string `json:"encoding,omitempty"`
 	Comment     string `json:"comment,omitempty"`
+	// Hash is the SHA-256 (hex) of the body a recording's archive kept,
+	// as the store keeps it (bodies are stored once per content); empty
+	// in a plain HAR entry and when no body was kept.
+	Hash string `json:"_sha256,omitempty"`
 }
 
 // Cache is the HAR cache object (Waymark leaves it empty).
@@ -251,6 +269,13 @@ type Capture struct {
 	Entries []Entry
 	Pages   []Page
 	Summary Summary
+	// Archive are the replay archive's records complete since the last
+	// call: every response of every target of the episode (its body
+	// named by Content.Hash), and each WebSocket's frames. They are
+	// redacted as the entries are.
+	Archive []Entry
+	// Bodies are the archive's bodies new since the last call, by hash.
+	Bodies map[string][]byte
 }
 
 // Summary describes an episode's capture: its settings and what was kept.
@@ -267,6 +292,13 @@ type Summary struct {
 	BodiesCut     int      `json:"bodies_over_cap"`  // bodies over the per-body cap
 	Entries       int      `json:"entries"`
 	Pages         []Page   `json:"pages,omitempty"`
+	// The replay archive (Capture.Archive): records kept, bytes of the
+	// bodies kept (each content once), bodies over the per-body cap and
+	// bodies past the episode's cap (both named in their records).
+	ArchiveEntries       int   `json:"archive_entries,omitempty"`
+	ArchiveBytes         int64 `json:"archive_body_bytes,omitempty"`
+	ArchiveBodiesCut     int   `json:"archive_bodies_over_cap,omitempty"`
+	ArchiveBodiesDropped int   `json:"archive_bodies_dropped,omitempty"`
 }
 
 // Comment says in words what the summary means for a reader of the HAR.
