@@ -123,8 +123,8 @@ type episode struct {
 	buttons int64   // the mouse buttons held (mouse_down): 1 the left one
 	mods    int64   // the modifier keys held (key_down): Alt 1, Control 2, Meta 4, Shift 8
 	lastURL string
-	env     pageEnv   // every tab's clock, time zone and locale
-	g       grounding // element grounding state (grounding.go)
+	env     pageEnv        // every tab's clock, time zone and locale
+	g       grounding      // element grounding state (grounding.go)
 	serve   *archiveServer // answers the requests of a replay from an archive (archiveserve.go); nil when live
 }
 
