@@ -86,7 +86,7 @@ func runEndpoints(env *Env, args []string) error {
 		_, err := env.Stdout.Write(data)
 		return err
 	}
-	if err := os.WriteFile(*out, data, 0o644); err != nil {
+	if err := writeOwnerOnly(*out, data); err != nil {
 		return fmt.Errorf("cannot write %s: %w", *out, err)
 	}
 	fmt.Fprintf(env.Stdout, "Wrote %s: %d endpoints from %d API calls in %d log(s).\n", *out, len(cat.Endpoints), cat.Calls, cat.Logs)

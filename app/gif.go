@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -61,7 +60,7 @@ func runGIF(env *Env, args []string) error {
 	case err != nil:
 		return err
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	if err := writeOwnerOnly(*out, buf.Bytes()); err != nil {
 		return fmt.Errorf("cannot write %s: %w", *out, err)
 	}
 	fmt.Fprintf(env.Stdout, "Wrote %s: %d pictures, %s\n", *out, n, formatSize(buf.Len()))

@@ -137,7 +137,7 @@ func runPlay(env *Env, args []string) error {
 		}
 	}
 	if *shots != "" {
-		if err := os.MkdirAll(*shots, 0o755); err != nil {
+		if err := mkdirOwnerOnly(*shots); err != nil {
 			return fmt.Errorf("cannot create the screenshot folder: %w", err)
 		}
 	}
@@ -198,7 +198,7 @@ func runPlay(env *Env, args []string) error {
 			EndReason: string(obs.EndReason), Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS, Restored: restored}
 		if *shots != "" && len(obs.Screenshot) > 0 {
 			p := filepath.Join(*shots, fmt.Sprintf("step-%03d.png", obs.Step))
-			if err := os.WriteFile(p, obs.Screenshot, 0o644); err != nil {
+			if err := writeOwnerOnly(p, obs.Screenshot); err != nil {
 				return fmt.Errorf("cannot save the screenshot: %w", err)
 			}
 			line.Screenshot = p

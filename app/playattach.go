@@ -27,7 +27,7 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 		return fmt.Errorf("%w: --attach needs your name for the steps you take (--as NAME, or $USER)", errUsage)
 	}
 	if shots != "" {
-		if err := os.MkdirAll(shots, 0o755); err != nil {
+		if err := mkdirOwnerOnly(shots); err != nil {
 			return fmt.Errorf("cannot create the screenshot folder: %w", err)
 		}
 	}
@@ -108,7 +108,7 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 		pl := playLine{Step: st.Step, URL: st.URL, Title: st.Title, Error: st.Error, Done: st.Done}
 		if shots != "" && len(st.Screenshot) > 0 {
 			p := filepath.Join(shots, fmt.Sprintf("step-%03d.png", st.Step))
-			if err := os.WriteFile(p, st.Screenshot, 0o644); err != nil {
+			if err := writeOwnerOnly(p, st.Screenshot); err != nil {
 				return fmt.Errorf("cannot save the screenshot: %w", err)
 			}
 			pl.Screenshot = p

@@ -105,7 +105,7 @@ func runReplay(env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(*reportPath, append(b, '\n'), 0o644); err != nil {
+		if err := writeOwnerOnly(*reportPath, append(b, '\n')); err != nil {
 			return fmt.Errorf("cannot write the report: %w", err)
 		}
 	}

@@ -213,9 +213,9 @@ func (e *Embedder) docVectors(ctx context.Context, docs []string, readCache bool
 	}
 	if path != "" {
 		// A cache that cannot be written only costs time next search.
-		if data, err := json.Marshal(embedCache{Model: e.model(), Key: key, Vectors: vs}); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+		if data, err := json.Marshal(embedCache{Model: e.model(), Key: key, Vectors: vs}); err == nil && os.MkdirAll(filepath.Dir(path), 0o700) == nil {
 			tmp := path + ".tmp"
-			if os.WriteFile(tmp, data, 0o644) == nil {
+			if os.WriteFile(tmp, data, 0o600) == nil {
 				_ = os.Rename(tmp, path)
 			}
 		}

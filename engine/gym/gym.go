@@ -311,7 +311,7 @@ func (s *Session) observe(obs action.Observation, last, lastErr string, acts []a
 	line.Truncated = !line.Terminated && (obs.Done || (s.cfg.Limit > 0 && s.step >= s.cfg.Limit))
 	if s.cfg.Shots != "" && len(obs.Screenshot) > 0 {
 		p := filepath.Join(s.cfg.Shots, fmt.Sprintf("step-%03d.png", s.step))
-		if err := os.WriteFile(p, obs.Screenshot, 0o644); err != nil {
+		if err := os.WriteFile(p, obs.Screenshot, 0o600); err != nil {
 			return line, fmt.Errorf("cannot save the screenshot: %w", err)
 		}
 		line.Info.ShotFile = p

@@ -193,7 +193,12 @@ func (g *gifSaver) write(path string) (int, int, error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("cannot make the animated picture: %w", err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	// It holds every step's screenshot: its owner's only, like the store (a
+	// file replaced keeps its mode unless told).
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		return 0, 0, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
 		return 0, 0, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return n, buf.Len(), nil
