@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -57,8 +55,6 @@ type route struct {
 // context to become known (a frame's frameAttached event and the browser's
 // Fetch event travel different paths).
 const ownerWait = time.Second
-
-var debugRoute = os.Getenv("WAYMARK_DEBUG_ROUTE") != ""
 
 func newFetchRouter(bctx context.Context, offline bool, logf func(string, ...any)) *fetchRouter {
 	return &fetchRouter{bctx: bctx, offline: offline, logf: logf, owner: map[cdp.FrameID]cdp.BrowserContextID{},
@@ -216,10 +212,6 @@ func (r *fetchRouter) set(ctx context.Context, c cdp.BrowserContextID, tab targe
 func (r *fetchRouter) paused(ev *fetch.EventRequestPaused) {
 	responseStage := ev.ResponseStatusCode != 0 || ev.ResponseErrorReason != ""
 	c, known := r.ownerOf(ev.FrameID)
-	if debugRoute {
-		fmt.Printf("DEBUG paused %s resp=%v status=%d err=%s frame=%s ctx=%s known=%v type=%s", ev.Request.URL, responseStage, ev.ResponseStatusCode, ev.ResponseErrorReason, ev.FrameID, c, known, ev.ResourceType)
-		fmt.Println()
-	}
 	r.mu.Lock()
 	rt := r.routes[c]
 	r.mu.Unlock()
