@@ -163,8 +163,20 @@ func (s *Server) parseReset(data map[string]any) (resetRequest, error) {
 			*dst = strings.TrimSpace(str)
 		}
 	}
+	// The agent's name and the metadata are stored with the episode (the
+	// annotator, the task's facts): bounded as a step's metadata is.
 	if a, ok := data["agent"].(string); ok {
+		if n := len(a); n > MaxMetadataBytes {
+			return rr, fmt.Errorf("agent is %d bytes long; at most %d bytes (%d KiB) are accepted: give a short name (it is stored as the annotator of the episode)",
+				n, MaxMetadataBytes, MaxMetadataBytes>>10)
+		}
 		rr.agent = strings.TrimSpace(a)
+	}
+	if md, ok := data["metadata"]; ok && md != nil {
+		if n := len(enc(md)); n > MaxMetadataBytes {
+			return rr, fmt.Errorf("metadata is %d bytes once encoded; at most %d bytes (%d KiB) are accepted: keep large data out of the reset (its metadata is stored with the episode)",
+				n, MaxMetadataBytes, MaxMetadataBytes>>10)
+		}
 	}
 	rr.facts = readFacts(data["metadata"])
 	if md, ok := data["metadata"].(map[string]any); ok {

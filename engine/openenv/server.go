@@ -318,10 +318,13 @@ func closeReason(err error) string {
 }
 
 // closeConn closes politely but never waits long for a silent peer.
-func closeConn(c *websocket.Conn, code websocket.StatusCode) {
+func closeConn(c *websocket.Conn, code websocket.StatusCode) { closeConnWhy(c, code, "") }
+
+// closeConnWhy is closeConn with the close frame's reason.
+func closeConnWhy(c *websocket.Conn, code websocket.StatusCode, why string) {
 	done := make(chan struct{})
 	go func() {
-		_ = c.Close(code, "")
+		_ = c.Close(code, why)
 		close(done)
 	}()
 	select {
@@ -368,7 +371,7 @@ func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
 	ss.lease.start(ctx, notify)
 
 	reason := "client closed the connection"
-	status := websocket.StatusNormalClosure
+	status, closeText := websocket.StatusNormalClosure, ""
 loop:
 	for {
 		if lerr := ss.lease.endedErr(); lerr != nil {
@@ -405,6 +408,9 @@ loop:
 		}
 		if m.typ != websocket.MessageText {
 			reason = "binary frame"
+			// The close says it too (1003: data of a type not accepted),
+			// for a client that sees only the close.
+			status, closeText = websocket.StatusUnsupportedData, "binary frames are not supported: send JSON text frames"
 			ss.send(ctx, errorFrame(CodeSessionError,
 				"binary frames are not supported: send each message as one JSON text frame"))
 			break
@@ -434,7 +440,7 @@ loop:
 	ss.srv.release(ss.info.ID)
 	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
 	if ctx.Err() == nil {
-		closeConn(c, status)
+		closeConnWhy(c, status, closeText)
 	} else {
 		_ = c.CloseNow()
 	}
