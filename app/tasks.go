@@ -115,20 +115,15 @@ func writeImportReport(w io.Writer, rep dataset.ImportReport) {
 	fmt.Fprintf(w, "%s (format %s, source %q)\n", strings.ToUpper(rep.Summary()[:1])+rep.Summary()[1:], rep.Format, rep.Source)
 	fmt.Fprintln(w, "Columns:")
 	for _, f := range dataset.ImportFields {
-		if c := rep.Mapping[f]; c != "" {
+		// Every column a row was read through: rows of one file may name
+		// a field differently (instruction in one, task in the next).
+		if cols := rep.Used[f]; len(cols) > 0 {
+			fmt.Fprintf(w, "  %-12s ← %s\n", f, strings.Join(cols, ", "))
+		} else if c := rep.Mapping[f]; c != "" {
 			fmt.Fprintf(w, "  %-12s ← %s\n", f, c)
 		}
 	}
-	var unused []string
-	for _, c := range rep.Columns {
-		used := false
-		for _, m := range rep.Mapping {
-			used = used || m == c
-		}
-		if !used {
-			unused = append(unused, c)
-		}
-	}
+	unused := rep.Unused()
 	switch {
 	case len(unused) > 0 && rep.Format == "manifest":
 		fmt.Fprintf(w, "  (kept in each task's manifest: %s)\n", strings.Join(unused, ", "))

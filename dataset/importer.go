@@ -153,7 +153,12 @@ type ImportReport struct {
 	Source  string
 	Columns []string          // the file's columns, in order
 	Mapping map[string]string // field → the column used ("" when absent)
-	Rows    int               // data rows read
+	// Used lists per field every column some row was read through, in
+	// the file's column order: the mapped column, and in a file whose rows
+	// name a field differently (instruction in one, task in the next) each
+	// synonym a row used instead. Empty for a manifest.
+	Used map[string][]string
+	Rows int // data rows read
 	// Tasks are the imported tasks (in a preview: those that would be).
 	Tasks      []Task
 	Imported   int
@@ -161,6 +166,40 @@ type ImportReport struct {
 	Duplicates []RowIssue // rows whose goal and start URL are already stored or earlier in the file
 	ByCategory map[string]int
 	Preview    bool
+}
+
+// Unused are the file's columns no row was read through, in order.
+func (r ImportReport) Unused() []string {
+	var out []string
+	for _, c := range r.Columns {
+		used := false
+		for _, cols := range r.Used {
+			used = used || slices.Contains(cols, c)
+		}
+		for _, m := range r.Mapping { // a manifest's columns, a --map column no row has
+			used = used || m == c
+		}
+		if !used {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// noteUsed adds the columns row tr is read through (mapping m) to r.Used.
+func (r *ImportReport) noteUsed(tr taskfile.Row, m map[string]string) {
+	for f, col := range m {
+		if _, has := tr.Values[col]; !has || col == "" || slices.Contains(r.Used[f], col) {
+			continue
+		}
+		if r.Used == nil {
+			r.Used = map[string][]string{}
+		}
+		r.Used[f] = append(r.Used[f], col)
+		slices.SortStableFunc(r.Used[f], func(a, b string) int {
+			return slices.Index(r.Columns, a) - slices.Index(r.Columns, b)
+		})
+	}
 }
 
 // Summary is a one-line account, e.g. "imported 28 of 31 rows (2 skipped, 1 duplicate)".
@@ -365,6 +404,9 @@ func (s *Store) planImport(ctx context.Context, r io.Reader, name string, opts I
 		same = "same goal, start URL, taskId, validateScript and answer"
 	}
 	for _, tr := range tab.Rows {
+		if rep.Format != "manifest" {
+			rep.noteUsed(tr, rowMapping(tr, rep.Mapping, explicit))
+		}
 		t, issue := toTask(tr)
 		if issue != "" {
 			rep.Skipped = append(rep.Skipped, RowIssue{Row: tr.Row, Line: tr.Line, Goal: t.Goal, Reason: issue})

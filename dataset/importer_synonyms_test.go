@@ -40,3 +40,43 @@ func TestImportMixedSynonymsPerRow(t *testing.T) {
 		t.Fatalf("with --map goal=instruction: imported %d, skipped %v", rep.Imported, rep.Skipped)
 	}
 }
+
+// The report of a mixed-synonym file names every column some row was read
+// through per field, and only the others as unused: each of these columns
+// was used by one row (task_type and type were named "not used" although
+// every row was imported through them), and the extra "notes" column is
+// the only one no row used.
+func TestImportReportsTheColumnsEachRowUsed(t *testing.T) {
+	s := wmStore(t)
+	doc := `{"instruction": "Find the tent", "url": "http://shop.waymark.test/", "type": "info", "answer": "42", "notes": "x"}
+{"goal": "Open the returns page", "start_url": "http://shop.waymark.test/help", "category": "navigation"}
+{"task": "Book a workshop", "website": "http://forms.waymark.test/", "task_type": "form"}
+`
+	rep, err := s.PreviewImport(t.Context(), strings.NewReader(doc), "mixed.jsonl", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rep.Unused(), ","); got != "notes" {
+		t.Errorf("unused columns %q, want only notes (columns %q)", got, rep.Columns)
+	}
+	for f, want := range map[string][]string{
+		FieldGoal:     {"instruction", "goal", "task"},
+		FieldURL:      {"url", "start_url", "website"},
+		FieldCategory: {"type", "category", "task_type"},
+		FieldAnswer:   {"answer"},
+	} {
+		got := rep.Used[f]
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s read through %q, want %q (columns in file order %q)", f, got, want, rep.Columns)
+		}
+	}
+	// A CSV file: one column per field, the others unused.
+	csv := "instruction,website,type,comment\nFind the tent,http://shop.waymark.test/,info,x\n"
+	rep, err = s.PreviewImport(t.Context(), strings.NewReader(csv), "plain.csv", ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rep.Unused(), ","); got != "comment" {
+		t.Errorf("CSV unused columns %q, want comment", got)
+	}
+}

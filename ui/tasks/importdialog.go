@@ -221,10 +221,12 @@ type importDialog struct {
 	err  error
 	rows []previewRow
 
-	names     map[string]*widget.Label
-	selects   map[string]*widget.Select
-	defCat    *widget.Select
-	status    *widget.Label
+	names   map[string]*widget.Label
+	selects map[string]*widget.Select
+	defCat  *widget.Select
+	status  *widget.Label
+	// columns says which columns rows are read through and which not.
+	columns   *widget.Label
 	table     *widget.Table
 	detail    *widget.Label
 	importBtn *widget.Button
@@ -261,6 +263,8 @@ func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, 
 	d.defCat = widget.NewSelect(append([]string{skipNoCategory}, dataset.Categories...), nil)
 	d.defCat.SetSelectedIndex(0)
 	d.defCat.OnChanged = func(string) { d.refresh() }
+	d.columns = widget.NewLabel("")
+	d.columns.Wrapping = fyne.TextWrapWord
 	d.status = widget.NewLabel("")
 	d.status.Wrapping = fyne.TextWrapWord
 	d.status.TextStyle.Bold = true
@@ -272,6 +276,7 @@ func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, 
 		widget.NewLabelWithStyle("Which column of the file holds each field", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		grid,
 		container.NewHBox(widget.NewLabel("Rows with no category:"), ui.NewFixedWidth(240, d.defCat)),
+		d.columns,
 		widget.NewSeparator(),
 		d.status,
 	)
@@ -400,6 +405,15 @@ func (d *importDialog) show() {
 		l.SetText(capital(fieldWord(f)))
 	}
 	d.rows = nil
+	d.columns.SetText("")
+	if d.err == nil {
+		d.columns.SetText(columnsLine(d.rep))
+	}
+	if d.columns.Text == "" {
+		d.columns.Hide()
+	} else {
+		d.columns.Show()
+	}
 	var missing *dataset.MissingColumnError
 	switch {
 	case errors.As(d.err, &missing):

@@ -253,3 +253,28 @@ func TestImportErrorSaysItOnce(t *testing.T) {
 		t.Fatalf("the error says %q", all)
 	}
 }
+
+// The import preview says every column rows are read through, not only the
+// one chosen per field (a file whose rows name the goal instruction, goal
+// or task), and names as unused only the column no row was read through.
+func TestImportDialogNamesEveryColumnUsed(t *testing.T) {
+	tab, _, _, loop := newTasksFixtureLoop(t)
+	w := tab.ctx.Window
+	openImport(t, tab, loop, filepath.Join(t.TempDir(), "mixed.jsonl"),
+		`{"instruction": "Find the tent", "url": "http://shop.waymark.test/", "type": "info", "notes": "x"}
+{"goal": "Open the returns page", "start_url": "http://shop.waymark.test/help", "category": "navigation"}
+{"task": "Book a workshop", "website": "http://forms.waymark.test/", "task_type": "form"}
+`)
+	if !overlaySays(w, "Will import 3 of 3 rows") {
+		t.Fatalf("the preview says %q", overlayTexts(w))
+	}
+	var said string
+	for _, s := range overlayTexts(w) {
+		said += s + " "
+	}
+	for _, want := range []string{"instruction, goal or task", "url, start_url or website", "type, category or task_type", "Not used: notes."} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the preview does not say %q: %q", want, said)
+		}
+	}
+}
