@@ -95,6 +95,9 @@ type control struct {
 	started                    bool
 	last                       *WatchStep
 	pending                    []WatchStep // the person's steps since the agent's last observation
+	// history is the episode's steps so far, screenshots dropped: a
+	// watcher that connects mid-episode gets them before the latest.
+	history []WatchStep
 
 	watchers map[*watcher]struct{}
 	framesOn bool
@@ -416,6 +419,12 @@ func (c *control) end(reason string) {
 // recordLocked keeps st as the latest step and sends it to the watchers.
 func (c *control) recordLocked(st WatchStep) {
 	c.last = &st
+	if len(st.Action) == 0 || string(st.Action) == "null" { // a reset: a new episode
+		c.history = c.history[:0]
+	}
+	h := st
+	h.Screenshot = nil
+	c.history = append(c.history, h)
 	msg := frame("observation", watchStepJSON(st))
 	for w := range c.watchers {
 		w.sendLocked(msg, true)
@@ -545,8 +554,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	c := ss.ctl
-	wt := &watcher{out: make(chan []byte, 64), done: make(chan struct{})}
 	c.mu.Lock()
+	// Room for the episode's earlier steps besides the usual queue.
+	wt := &watcher{out: make(chan []byte, 64+len(c.history)), done: make(chan struct{})}
 	if c.ended {
 		c.mu.Unlock()
 		s.writeAndClose(conn, frame("ended", obj(field{"reason", "the session has ended"})))
@@ -555,6 +565,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
 	c.watchers[wt] = struct{}{}
 	c.broadcastSummaryLocked()
 	if c.last != nil {
+		// The episode's earlier steps (without their screenshots), then
+		// the latest with its own: the watcher's timeline is whole.
+		for _, h := range c.history[:len(c.history)-1] {
+			wt.sendLocked(frame("observation", watchStepJSON(h)), true)
+		}
 		wt.sendLocked(frame("observation", watchStepJSON(*c.last)), true)
 	}
 	c.startFramesLocked()

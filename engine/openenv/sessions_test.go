@@ -87,6 +87,10 @@ func TestTakeOverHoldsTheAgentAndAnswersWithTheIntervention(t *testing.T) {
 	}
 
 	w := watch(t, base, s.ID)
+	reset := waitWatch(t, w, "the episode's first step", func(ev WatchEvent) bool { return ev.Step != nil })
+	if reset.Step.Step != 0 {
+		t.Fatalf("first step seen %+v, want the reset", reset.Step)
+	}
 	first := waitWatch(t, w, "the latest step", func(ev WatchEvent) bool { return ev.Step != nil })
 	if first.Step.Step != 1 || first.Step.Actor != "agent:bot" || len(first.Step.Screenshot) == 0 || !strings.Contains(string(first.Step.Action), `"click"`) {
 		t.Fatalf("first step seen %+v", first.Step)
@@ -359,5 +363,52 @@ func TestPersonFinishesWhileTheAgentWaits(t *testing.T) {
 	}
 	if code, msg := errCode(t, agent.call(`{"type":"step","data":{"op":"wait"}}`)); code != CodeExecution || !strings.Contains(msg, "reset") {
 		t.Fatalf("a step after the end: %s %s", code, msg)
+	}
+}
+
+// A watcher that connects mid-episode gets the episode's earlier steps, in
+// order and without their screenshots, then the latest with its own; a new
+// episode in the session starts the history again.
+func TestWatchSendsTheEpisodeSoFar(t *testing.T) {
+	hs, base, _ := sketchServer(t, 1)
+	agent := dialRaw(t, hs)
+	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
+	agent.call(`{"type":"step","data":{"op":"click","x":10,"y":10}}`)
+	agent.call(`{"type":"step","data":{"op":"scroll","dy":100}}`)
+	list, err := ListSessions(bg(), base)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %+v, %v", list, err)
+	}
+	seen := func(w *WatchConn, n int) []WatchStep {
+		var out []WatchStep
+		for len(out) < n {
+			ev := waitWatch(t, w, "a step", func(ev WatchEvent) bool { return ev.Step != nil })
+			out = append(out, *ev.Step)
+		}
+		return out
+	}
+	w := watch(t, base, list[0].ID)
+	got := seen(w, 3)
+	for i, st := range got {
+		if st.Step != i || st.Actor != "agent:bot" {
+			t.Fatalf("step %d seen as %+v", i, st)
+		}
+		if last := i == 2; (len(st.Screenshot) > 0) != last {
+			t.Errorf("step %d: screenshot %d bytes; only the latest carries one", i, len(st.Screenshot))
+		}
+	}
+	if !strings.Contains(string(got[1].Action), `"click"`) || !strings.Contains(string(got[2].Action), `"scroll"`) {
+		t.Fatalf("actions %s, %s", got[1].Action, got[2].Action)
+	}
+	agent.call(`{"type":"step","data":{"op":"wait"}}`)
+	if st := seen(w, 1)[0]; st.Step != 3 {
+		t.Fatalf("the next live step %+v", st)
+	}
+
+	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
+	seen(w, 1)
+	w2 := watch(t, base, list[0].ID)
+	if st := seen(w2, 1)[0]; st.Step != 0 || len(st.Screenshot) == 0 {
+		t.Fatalf("after a new reset a new watcher first sees %+v, want the new episode's start", st)
 	}
 }

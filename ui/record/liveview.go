@@ -169,6 +169,14 @@ func (v *LiveView) SetHint(text string, clear bool) {
 	v.hint.Refresh()
 }
 
+// HintText is the text shown when there is no picture ("" when hidden).
+func (v *LiveView) HintText() string {
+	if v.hint.Hidden {
+		return ""
+	}
+	return v.hint.Text
+}
+
 // SetPending shows what is typed or queued but not yet performed ("" hides).
 func (v *LiveView) SetPending(text string) {
 	if text == "" {

@@ -21,6 +21,9 @@ func (t *Tab) controlChanged(mine bool) {
 		t.mapper = nil
 		t.view.Sink = readOnly{t}
 		t.view.SetRecording(false)
+		if t.watch != nil && t.ended == "" {
+			t.setStatus(watchingText(t.watchID), false)
+		}
 		return
 	}
 	set := action.SetDefault
@@ -40,6 +43,7 @@ func (t *Tab) controlChanged(mine bool) {
 	})
 	t.view.Sink = t.mapper
 	t.view.SetRecording(true)
+	t.setStatus(controlText(t.watchID, t.me()), false)
 	if t.ctx.Window != nil {
 		t.ctx.Window.Canvas().Focus(t.view)
 	}

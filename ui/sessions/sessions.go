@@ -45,7 +45,7 @@ type Tab struct {
 	view       *record.LiveView
 	pump       *record.FramePump
 	banner     *canvas.Rectangle
-	bannerTx   *canvas.Text
+	bannerTx   *widget.Label
 	status     *widget.Label
 	timeline   *widget.List
 	steps      []openenv.WatchStep // screenshots dropped
@@ -93,8 +93,12 @@ func New(ctx *ui.Context) *Tab {
 	t.connectBtn = widget.NewButton("Connect", t.Connect)
 	t.connectBtn.Importance = widget.HighImportance
 	t.list = &widget.List{
-		Length:     func() int { return len(t.items) },
-		CreateItem: func() fyne.CanvasObject { return widget.NewLabel("session") },
+		Length: func() int { return len(t.items) },
+		CreateItem: func() fyne.CanvasObject {
+			l := widget.NewLabel("session")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(t.items) {
 				o.(*widget.Label).SetText(sessionLine(t.items[id]))
@@ -108,17 +112,22 @@ func New(ctx *ui.Context) *Tab {
 	}
 	t.list.ExtendBaseWidget(t.list)
 	t.view = record.NewLiveView(readOnly{t})
+	t.view.SetHint(hintNotConnected, true)
 	t.view.Schedule = ctx.UI().After
 	t.view.OnShortcut = t.TypedShortcut
 	t.pump = record.NewFramePump(ctx.UI(), t.view.SetFrame)
 	t.banner = canvas.NewRectangle(bannerGrey)
-	t.bannerTx = canvas.NewText("Not connected: give the address of a waymark serve and press Connect", color.White)
-	t.bannerTx.TextStyle = fyne.TextStyle{Bold: true}
+	t.bannerTx = widget.NewLabelWithStyle("Not connected: give the address of a waymark serve and press Connect", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	t.bannerTx.Wrapping = fyne.TextWrapWord
 	t.status = widget.NewLabel("")
 	t.status.Wrapping = fyne.TextWrapWord
 	t.timeline = &widget.List{
-		Length:     func() int { return len(t.steps) },
-		CreateItem: func() fyne.CanvasObject { return widget.NewLabel("step") },
+		Length: func() int { return len(t.steps) },
+		CreateItem: func() fyne.CanvasObject {
+			l := widget.NewLabel("step")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(t.steps) {
 				l := o.(*widget.Label)
@@ -148,14 +157,19 @@ var (
 )
 
 func (t *Tab) build() {
-	top := container.NewBorder(nil, nil, widget.NewLabel("Server"), t.connectBtn, t.server)
-	left := container.NewBorder(widget.NewLabelWithStyle("Live sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.list)
-	bannerBox := container.New(bannerLayout{}, t.banner, t.bannerTx)
+	// The live screen keeps the viewport's size on the left; the column
+	// beside it has the server, its live sessions and the watched one's
+	// timeline, as wide as the window leaves.
+	server := container.NewBorder(nil, nil, widget.NewLabel("Server"), t.connectBtn, t.server)
+	sessions := container.NewBorder(widget.NewLabelWithStyle("Live sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.list)
+	timeline := container.NewBorder(widget.NewLabelWithStyle("Timeline", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.timeline)
+	lists := container.NewVSplit(sessions, timeline)
+	lists.Offset = 0.3
+	column := container.NewBorder(server, nil, nil, nil, lists)
+	// The banner's words wrap, white on its colour, within the column.
+	bannerBox := container.New(bannerLayout{}, t.banner, container.NewThemeOverride(t.bannerTx, bannerTheme{}))
 	screen := container.NewVBox(bannerBox, container.NewCenter(t.view), container.NewHBox(t.takeBtn, t.backBtn), t.status)
-	right := container.NewBorder(widget.NewLabelWithStyle("Timeline", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, t.timeline)
-	split := container.NewHSplit(left, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(300, 600), right), screen))
-	split.Offset = 0.18
-	t.content = container.NewBorder(top, nil, nil, nil, split)
+	t.content = container.NewBorder(nil, nil, ui.NewFixedWidth(t.view.MinSize().Width, screen), nil, column)
 }
 
 // Title implements ui.Tab.
@@ -253,6 +267,12 @@ func (t *Tab) refresh(base string) {
 				t.list.Select(0)
 			}
 			if t.watch == nil && (before != len(list) || t.status.Text == "" || strings.HasPrefix(t.status.Text, "Asking")) {
+				if t.watchID == "" {
+					t.view.SetHint(hintChoose, false)
+					if len(list) == 0 {
+						t.view.SetHint(hintNoSession, false)
+					}
+				}
 				if len(list) == 0 {
 					t.setStatus("No live session on "+base+" yet: an agent's session shows here once it connects.", false)
 				} else {
@@ -273,13 +293,15 @@ func (t *Tab) sync() {
 	text, col := "Not watching: choose a live session", bannerGrey
 	s := t.summary
 	switch {
+	case t.base == "" && t.watchID == "":
+		text = "Not connected: give the address of a waymark serve and press Connect"
 	case t.ended != "":
 		text = "Session ended: " + t.ended
 	case s == nil && t.watchID != "":
 		text = "Connecting…"
 	case s == nil:
 	case t.inControl():
-		text, col = "YOU ARE IN CONTROL ("+s.Control+"): your input goes to the page — the agent waits. Hand back: Ctrl+Shift+H", bannerMe
+		text, col = "YOU ARE IN CONTROL ("+s.Control+"): your clicks and keys go to the page, the agent waits. Hand back: Ctrl+Shift+H", bannerMe
 	case strings.HasPrefix(s.Control, "human:"):
 		text, col = s.Control+" is in control: the agent waits", bannerOther
 	default:
@@ -293,8 +315,7 @@ func (t *Tab) sync() {
 			text += " · the agent has disconnected"
 		}
 	}
-	t.bannerTx.Text = text
-	t.bannerTx.Refresh()
+	t.bannerTx.SetText(text)
 	t.banner.FillColor = col
 	t.banner.Refresh()
 	live := t.watch != nil && t.ended == ""

@@ -182,16 +182,20 @@ func TestSessionsScreenWatchesAndTakesOver(t *testing.T) {
 	}
 	tab.list.Select(0)
 	m.until(t, "the agent's steps and its control", func() bool {
-		return len(tab.Steps()) == 1 && strings.Contains(tab.Banner(), "agent:bot is in control") && tab.View().FramesShown() > 0
+		return len(tab.Steps()) == 2 && strings.Contains(tab.Banner(), "agent:bot is in control") && tab.View().FramesShown() > 0
 	})
+	// The timeline has the steps made before the watch began.
+	if st := tab.Steps(); st[0].Step != 0 || st[1].Step != 1 {
+		t.Fatalf("timeline on watching %+v, want steps 0 and 1", st)
+	}
 	shown := tab.View().FramesShown()
 	eng.push(200)
 	m.until(t, "a live frame", func() bool { return tab.View().FramesShown() > shown })
 	if _, err := agent.Step(ctx, action.ScrollBy(100)); err != nil {
 		t.Fatal(err)
 	}
-	m.until(t, "the agent's second step", func() bool { return len(tab.Steps()) == 2 })
-	if st := tab.Steps()[1]; st.Actor != "agent:bot" || st.Step != 2 {
+	m.until(t, "the agent's second step", func() bool { return len(tab.Steps()) == 3 })
+	if st := tab.Steps()[2]; st.Actor != "agent:bot" || st.Step != 2 {
 		t.Fatalf("timeline %+v", st)
 	}
 
@@ -218,8 +222,8 @@ func TestSessionsScreenWatchesAndTakesOver(t *testing.T) {
 	}()
 	m.until(t, "the agent's step held", func() bool { return strings.Contains(tab.Banner(), "the agent's next step is held") })
 	click()
-	m.until(t, "the person's step", func() bool { return len(tab.Steps()) == 3 })
-	if st := tab.Steps()[2]; st.Actor != "human:ann" || !strings.Contains(string(st.Action), `"click"`) {
+	m.until(t, "the person's step", func() bool { return len(tab.Steps()) == 4 })
+	if st := tab.Steps()[3]; st.Actor != "human:ann" || !strings.Contains(string(st.Action), `"click"`) {
 		t.Fatalf("the person's step %+v", st)
 	}
 	tab.TypedShortcut(backKey)

@@ -21,6 +21,7 @@ func (t *Tab) WatchSession(id string) {
 	gen := t.gen
 	t.watchID, t.summary, t.ended, t.steps = id, nil, "", nil
 	t.timeline.Refresh()
+	t.view.SetHint(hintConnecting, true)
 	t.setStatus("Connecting to session "+id+"…", false)
 	t.sync()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -45,7 +46,7 @@ func (t *Tab) WatchSession(id string) {
 			t.watch = w
 			t.sendQ = make(chan command, 64)
 			go sendCommands(ctx, w, t.sendQ)
-			t.setStatus("Watching session "+id+". Take over (Ctrl+Shift+T) to act on the page yourself.", false)
+			t.setStatus(watchingText(id), false)
 		})
 		t.read(ctx, gen, w)
 	}()

@@ -2,11 +2,13 @@ package sessions
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"net/url"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
 	"waymark/engine/action"
 	"waymark/engine/openenv"
@@ -39,6 +41,47 @@ func stepLine(st openenv.WatchStep) string {
 		line += " · " + st.Error
 	}
 	return line
+}
+
+// Words of the live view when it has no picture.
+const (
+	hintNotConnected = "Connect to a waymark serve, then choose a live session to watch"
+	hintChoose       = "Choose a live session on the left to watch it"
+	hintNoSession    = "No live session yet: an agent's session shows on the left once it connects"
+	hintConnecting   = "Connecting to the session…"
+)
+
+// watchingText is the line under the view while the person watches.
+func watchingText(id string) string {
+	return "Watching session " + id + ". Take over (Ctrl+Shift+T) to act on the page yourself."
+}
+
+// controlText is the line under the view while the person is in control.
+func controlText(id, me string) string {
+	return "You are acting in session " + id + ": each click, key and scroll is a step stored as human:" + me + ". Hand back (Ctrl+Shift+H) to let the agent go on."
+}
+
+// bannerTheme writes the control banner's words white on its colour,
+// whatever the app's theme.
+type bannerTheme struct{}
+
+func (bannerTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if n == theme.ColorNameForeground {
+		return color.White
+	}
+	return fyne.CurrentApp().Settings().Theme().Color(n, v)
+}
+
+func (bannerTheme) Font(s fyne.TextStyle) fyne.Resource {
+	return fyne.CurrentApp().Settings().Theme().Font(s)
+}
+
+func (bannerTheme) Icon(n fyne.ThemeIconName) fyne.Resource {
+	return fyne.CurrentApp().Settings().Theme().Icon(n)
+}
+
+func (bannerTheme) Size(n fyne.ThemeSizeName) float32 {
+	return fyne.CurrentApp().Settings().Theme().Size(n)
 }
 
 // bannerLayout lays the control banner's text over its colour: as wide as
