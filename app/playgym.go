@@ -29,7 +29,7 @@ func addGymFlags(fs *flag.FlagSet) *gymFlags {
 		obs:   fs.String("obs", "waymark", "observation and action format: waymark (JSON actions in, Waymark's JSON lines out) or browsergym (BrowserGym action strings in, BrowserGym observations out; element grounding on; --max-steps counts BrowserGym steps)"),
 		goal:  fs.String("goal", "", "with --obs browsergym: the task's goal, given to the agent as goal, goal_object and a user chat message"),
 		dom:   fs.Bool("dom", false, "with --obs browsergym: add dom_object (a DOMSnapshot: large)"),
-		multi: fs.Bool("multiaction", false, "with --obs browsergym: a line may hold several calls, performed in order (BrowserGym's multiaction); off: one call per line"),
+		multi: fs.Bool("multiaction", true, "with --obs browsergym: a line may hold several calls, performed in order (BrowserGym's default, multiaction=True); --multiaction=false: one call per line"),
 	}
 }
 

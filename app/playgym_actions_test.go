@@ -220,13 +220,21 @@ func TestPlayBrowserGymTabs(t *testing.T) {
 	s.end()
 }
 
-// With --multiaction a line may hold several calls, performed in order;
-// the first that fails stops the rest. Without it such a line is refused
-// (TestPlayBrowserGymMalformedAction).
+// A line may hold several calls, performed in order, as with BrowserGym's
+// default multiaction=True; the first that fails stops the rest. With
+// --multiaction=false such a line performs nothing and is answered with
+// BrowserGym's multi-action error.
 func TestPlayBrowserGymMultiaction(t *testing.T) {
 	ts := pageServer(t, map[string]string{"/": `<!doctype html><title>start</title><body>
 <button aria-label="A" onclick="document.title += '|a'">A</button><button aria-label="B" onclick="document.title += '|b'">B</button></body>`})
-	s := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "20", "--multiaction")
+	single := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "20", "--multiaction=false")
+	single.next()
+	single.send(`click('a1') click('a2')`)
+	if o := single.next(); o["last_action_error"] != `ValueError: Received a multi-action, only single-actions are allowed. Found "click('a2')" after the call at column 13 (multiaction is off: one call per line).` || gymInfo(o, "engine_step") != 0.0 {
+		t.Errorf("--multiaction=false, two calls: last_action_error %q, engine step %v", o["last_action_error"], gymInfo(o, "engine_step"))
+	}
+	single.end()
+	s := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "20")
 	o := s.next()
 	a, b := bidNamed(t, o, "A"), bidNamed(t, o, "B")
 	line := fmt.Sprintf("click('%s') click('%s')  # both", a, b)

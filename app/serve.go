@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--obs browsergym] [--restore EPISODE:K] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--obs browsergym [--multiaction=false]] [--restore EPISODE:K] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -42,7 +42,10 @@ type serveConfig struct {
 	// BrowserGym: BrowserGym action strings in, BrowserGym observations
 	// out (--obs browsergym).
 	BrowserGym bool
-	Settings   engine.Settings
+	// SingleAction: with BrowserGym, one call per action string unless a
+	// reset asks for multiaction (--multiaction=false).
+	SingleAction bool
+	Settings     engine.Settings
 	// AllowHosts and AllowOrigins are served besides the loopback names
 	// and the server's own origin (--allow-host, --allow-origin).
 	AllowHosts, AllowOrigins []string
@@ -163,6 +166,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.StringVar(&cfg.Display, "display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
 	set := fs.String("action-set", "default", "action vocabulary: default (helium's), extended or browsergym (the default with --obs browsergym)")
 	obsFmt := fs.String("obs", "waymark", "observation and action format: waymark (JSON actions, Waymark's observations) or browsergym (a step's data is {\"action\": \"<BrowserGym action string>\"}, observations are BrowserGym's; element grounding on)")
+	multi := fs.Bool("multiaction", true, "with --obs browsergym: an action string may hold several calls, performed in order (BrowserGym's default, multiaction=True); "+
+		"--multiaction=false: one call per action string unless a reset asks for multiaction=True")
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	grounding := fs.String("grounding", "off", "with --record: store each step's element grounding as the desktop app does "+
 		"(on: the element the action was aimed at and BrowserGym's observation extras; dom: also the DOM snapshot, large); agents never receive it")
@@ -204,8 +209,13 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	}
 	switch *obsFmt {
 	case "waymark":
+		multiGiven := false
+		fs.Visit(func(f *flag.Flag) { multiGiven = multiGiven || f.Name == "multiaction" })
+		if multiGiven {
+			return cfg, "", fmt.Errorf("%w: --multiaction is only for --obs browsergym", errUsage)
+		}
 	case "browsergym":
-		cfg.BrowserGym = true
+		cfg.BrowserGym, cfg.SingleAction = true, !*multi
 		setGiven := false
 		fs.Visit(func(f *flag.Flag) { setGiven = setGiven || f.Name == "action-set" })
 		if !setGiven {
@@ -306,6 +316,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		MaxSessions:  cfg.MaxSessions,
 		ActionSet:    cfg.ActionSet,
 		BrowserGym:   cfg.BrowserGym,
+		SingleAction: cfg.SingleAction,
 		AllowHosts:   cfg.AllowHosts,
 		AllowOrigins: cfg.AllowOrigins,
 		PingInterval: cfg.PingInterval,

@@ -27,6 +27,24 @@ func (ps *gymParser) blank() {
 	}
 }
 
+// between skips what may follow a call: blanks and a # comment up to the
+// line's end, and line ends with what follows them (BrowserGym's action
+// strings are Python, so a multiaction string holds one call per line).
+func (ps *gymParser) between() {
+	for {
+		ps.blank()
+		if ps.i < len(ps.s) && ps.s[ps.i] == '#' {
+			for ps.i < len(ps.s) && ps.s[ps.i] != '\n' {
+				ps.i++
+			}
+		}
+		if ps.i == len(ps.s) || ps.s[ps.i] != '\n' && ps.s[ps.i] != '\r' {
+			return
+		}
+		ps.i++
+	}
+}
+
 func (ps *gymParser) eat(c byte) bool {
 	if ps.i < len(ps.s) && ps.s[ps.i] == c {
 		ps.i++

@@ -177,10 +177,10 @@ func ParseBrowserGym(line string) (GymCall, error) {
 	return calls[0], nil
 }
 
-// ParseBrowserGymMulti reads the calls of a line with BrowserGym's
-// multiaction on: one or more calls separated by blanks, e.g.
-// fill('a12', 'red') click('a13'), optionally followed by a # comment.
-// Each call's Source is its own text.
+// ParseBrowserGymMulti reads the calls of an action string with
+// BrowserGym's multiaction on: one or more calls separated by blanks or
+// line ends, e.g. fill('a12', 'red') click('a13'), each optionally
+// followed by a # comment. Each call's Source is its own text.
 func ParseBrowserGymMulti(line string) ([]GymCall, error) { return parseGym(line, true) }
 
 // parseGym reads a line's call, or with multi its calls.
@@ -220,8 +220,8 @@ next:
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	end := ps.i
-	ps.blank()
-	if ps.i < len(ps.s) && ps.s[ps.i] != '#' {
+	ps.between()
+	if ps.i < len(ps.s) {
 		at := ps.i + 1
 		if n := (&gymParser{s: ps.s[ps.i:]}).ident(); n != "" && multi {
 			c, err := bind(gymFunctions[sig].name, gymFunctions[sig].params, pos, kw, kwOrder)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -54,13 +55,38 @@ func (e *Engine) gymStep(ctx context.Context, ep *episode, a action.Action, x, y
 			guardKey(c, k, secret)
 			return ep.pwKey(c, k, a.Op == action.KeyDown)
 		})
-	case action.Key:
-		if _, named := namedKeys[a.Text]; named {
-			return false, nil
+	case action.Type:
+		if ep.mods == 0 {
+			return false, nil // typed as text (step.go)
 		}
-		keys, err := action.SplitKeyCombo(a.Text)
-		if err != nil {
-			return true, err
+		// Keys held by key_down modify each character, as Playwright's
+		// keyboard.type and press do: Control held and 'a' selects all.
+		return true, t.do(ctx, op+time.Duration(len([]rune(a.Text)))*5*time.Millisecond, func(c context.Context) error {
+			for i, r := range a.Text {
+				k, _ := action.LookupPWKey(string(r))
+				if i == 0 {
+					guardKey(c, k, secret)
+				}
+				if err := ep.pwKey(c, k, true); err != nil {
+					return err
+				}
+				if err := ep.pwKey(c, k, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case action.Key:
+		var keys []action.PWKey
+		if nk, named := namedKeys[a.Text]; !named {
+			var err error
+			if keys, err = action.SplitKeyCombo(a.Text); err != nil {
+				return true, err
+			}
+		} else if ep.mods == 0 {
+			return false, nil // pressed with its own modifiers (input.go)
+		} else {
+			keys = nk.pwKeys() // and those key_down holds
 		}
 		return true, t.do(ctx, op, func(c context.Context) error {
 			guardKey(c, keys[len(keys)-1], secret)
@@ -107,6 +133,19 @@ func (e *Engine) gymStep(ctx context.Context, ep *episode, a action.Action, x, y
 		return true, e.closeTab(ctx, ep)
 	}
 	return false, nil
+}
+
+// pwKeys is a named key as Playwright's keys: its modifiers, then the key.
+func (k keyDef) pwKeys() []action.PWKey {
+	var keys []action.PWKey
+	for _, m := range modifierKeys {
+		if k.mods&m.bit != 0 {
+			pk, _ := action.LookupPWKey(m.def.key)
+			keys = append(keys, pk)
+		}
+	}
+	pk, _ := action.LookupPWKey(k.key)
+	return append(keys, pk)
 }
 
 // guardKey marks the step secret when k types a character into a password

@@ -20,7 +20,9 @@ import (
 // info); the frame's reward is the observation's and done is terminated or
 // truncated. Reset takes two more kwargs: goal (the task's goal, for the
 // chat and goal keys; a task_id's goal when not given) and multiaction
-// (true: an action string may hold several calls).
+// (true, the default as in BrowserGym's HighLevelActionSet: an action
+// string may hold several calls; false: one call; Options.SingleAction
+// makes false the default).
 
 // MaxGymAction is the longest action string a step takes.
 const MaxGymAction = 1 << 20
@@ -32,7 +34,10 @@ func (ss *session) gymReset(data map[string]any, rr resetRequest, obs engine.Obs
 	if goal == "" && rr.task != nil {
 		goal = rr.task.Goal
 	}
-	multi, _ := data["multiaction"].(bool)
+	multi := !ss.srv.opts.SingleAction // BrowserGym's default: multiaction on
+	if m, ok := data["multiaction"].(bool); ok {
+		multi = m
+	}
 	cfg := gym.Config{Goal: goal, Multi: multi, Set: ss.srv.opts.ActionSet}
 	if el, ok := engine.As[gym.Elements](ss.base); ok {
 		cfg.Elements = el

@@ -85,6 +85,10 @@ type Options struct {
 	// BrowserGym: steps carry BrowserGym action strings and observations
 	// are BrowserGym's (gym.go); the engines need element grounding.
 	BrowserGym bool
+	// SingleAction: with BrowserGym, an action string holds one call
+	// unless the reset asks for multiaction. By default it may hold
+	// several, as BrowserGym's HighLevelActionSet (multiaction=True).
+	SingleAction bool
 	// PingInterval is how often the server pings each client (default 20 s,
 	// as uvicorn); a client that does not answer within PongTimeout (default
 	// 20 s) loses its session. Tests shorten both.
