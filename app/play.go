@@ -63,6 +63,8 @@ func runPlay(env *Env, args []string) error {
 	providerFlag := fs.String("browser-provider", "", browserProviderHelp)
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
+	var offline offlineFlag
+	fs.Var(&offline, "offline", "with --restore: the restored episode's page is served from its recorded traffic, never the network, and so is every request after it (=fallback: fetch what the recording lacks)")
 	gym := addGymFlags(fs)
 	attach := fs.String("attach", "", "with --server: take over this live session of a waymark serve (GET /sessions lists them) with the actions on stdin, stored as human:NAME; control goes back to the agent at the end of input")
 	as := fs.String("as", os.Getenv("USER"), "with --attach: your name for the steps you take")
@@ -95,6 +97,8 @@ func runPlay(env *Env, args []string) error {
 		}
 	case given["db"]:
 		return fmt.Errorf("%w: --db is only for --restore", errUsage)
+	case offline != "":
+		return fmt.Errorf("%w: --offline is only for --restore EPISODE:K (the recorded traffic is that episode's)", errUsage)
 	case *startURL == "":
 		return fmt.Errorf("%w: --start-url is required (or --restore EPISODE:K), e.g. --start-url https://example.com", errUsage)
 	default:
@@ -171,7 +175,18 @@ func runPlay(env *Env, args []string) error {
 		if settings.MaxSteps <= kept {
 			return fmt.Errorf("%w: a step limit of %d leaves no step after the %d restored ones; give a larger --max-steps", errUsage, settings.MaxSteps, kept)
 		}
-		e, closeEngine, err := replayEngine(ctx, settings)
+		if offline != "" {
+			st, err := env.OpenExistingStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if target.archive, err = st.EpisodeArchive(ctx, rec.Episode.ID); err != nil {
+				return err
+			}
+			target.fallback = offline == "fallback"
+		}
+		e, closeEngine, err := replayEngine(ctx, settings, offline == "strict")
 		if err != nil {
 			return err
 		}
@@ -272,6 +287,10 @@ func runPlay(env *Env, args []string) error {
 type restoreTarget struct {
 	episode string
 	k       int
+	// archive, when set, serves the restored episode offline (fallback:
+	// what it lacks goes to the network).
+	archive  *dataset.Archive
+	fallback bool
 }
 
 // parseRestore reads --restore's EPISODE:K.
@@ -307,6 +326,9 @@ func restoreSteps(ctx context.Context, env *Env, eng engine.Engine, rec *replay.
 	}
 	ro := rec.Clock
 	ro.StartURL = rec.StartURL
+	if t.archive != nil {
+		rec.Offline(&ro, t.archive, t.fallback)
+	}
 	obs, err := eng.Reset(ctx, ro)
 	if ctx.Err() != nil {
 		return obs, errors.New("interrupted")

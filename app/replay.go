@@ -21,8 +21,28 @@ import (
 )
 
 func init() {
-	register("replay", "replay EPISODE [--db FILE] [--display xvfb|headless] [--until K] [--continue] [--report FILE.json]",
-		"run a stored episode's actions again in a fresh browser and compare every step with the stored one (exit 0 only when all match); the result is kept beside the episode, which is never changed", runReplay)
+	register("replay", "replay EPISODE [--db FILE] [--offline[=fallback]] [--display xvfb|headless] [--until K] [--continue] [--report FILE.json]",
+		"run a stored episode's actions again in a fresh browser and compare every step with the stored one (exit 0 only when all match); --offline serves every request from the episode's own recorded traffic and reports how faithful that was; the result is kept beside the episode, which is never changed", runReplay)
+}
+
+// offlineFlag is --offline (strict: what the archive cannot answer is
+// refused) or --offline=fallback (it goes to the network, said loudly).
+type offlineFlag string
+
+func (o *offlineFlag) String() string   { return string(*o) }
+func (o *offlineFlag) IsBoolFlag() bool { return true }
+func (o *offlineFlag) Set(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "strict", "1":
+		*o = "strict"
+	case "false", "0", "":
+		*o = ""
+	case "fallback":
+		*o = "fallback"
+	default:
+		return fmt.Errorf("--offline takes no value (refuse what the recording lacks) or =fallback (fetch it from the network), not %q", v)
+	}
+	return nil
 }
 
 func runReplay(env *Env, args []string) error {
@@ -31,6 +51,8 @@ func runReplay(env *Env, args []string) error {
 	until := fs.Int("until", 0, "stop after step K (default: the last stored step)")
 	cont := fs.Bool("continue", false, "go on after a divergence or a secret step instead of stopping there")
 	reportPath := fs.String("report", "", "write the report as JSON to this file")
+	var offline offlineFlag
+	fs.Var(&offline, "offline", "serve every request from the episode's recorded traffic, never the network (=fallback: fetch what the recording lacks, and say so)")
 	// The episode may come before, between or after the options.
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -70,13 +92,30 @@ func runReplay(env *Env, args []string) error {
 			set.Display = engine.DisplayHeadless
 		}
 	}
-	eng, closeEngine, err := replayEngine(ctx, set)
+	opts := replay.Options{Until: *until, Continue: *cont, PracticeHosts: practice.Hosts}
+	if offline != "" {
+		// The bodies are read as the replay asks for them.
+		st, err := env.OpenExistingStore()
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		arch, err := st.EpisodeArchive(ctx, rec.Episode.ID)
+		if err != nil {
+			return err
+		}
+		opts.Archive, opts.Fallback = arch, offline == "fallback"
+		if opts.Fallback {
+			fmt.Fprintln(env.Stderr, "waymark replay: --offline=fallback: what the recording lacks is fetched from the live network; the report counts each such request as refused")
+		}
+	}
+	eng, closeEngine, err := replayEngine(ctx, set, offline == "strict")
 	if err != nil {
 		return err
 	}
 	defer closeEngine()
 
-	rep, runErr := replay.Run(ctx, eng, rec, replay.Options{Until: *until, Continue: *cont, PracticeHosts: practice.Hosts})
+	rep, runErr := replay.Run(ctx, eng, rec, opts)
 	run := rep.StoredRun(eng.Info(), runErr)
 	if runErr != nil {
 		for _, m := range rep.Warnings {
@@ -137,7 +176,16 @@ func loadRecording(ctx context.Context, env *Env, id string) (*replay.Recording,
 // see replay.Recording.Settings), with the practice sites running so their
 // host names resolve as when recording (stored URLs name the hosts, never
 // the port, so they compare as they are). The returned func closes both.
-func replayEngine(ctx context.Context, settings engine.Settings) (engine.Engine, func(), error) {
+func replayEngine(ctx context.Context, settings engine.Settings, offline bool) (engine.Engine, func(), error) {
+	if offline {
+		// Served from the archive: no site is started, nothing is sent.
+		eng, err := newEngine(ctx, engineSpec{Settings: settings})
+		return eng, func() {
+			if eng != nil {
+				eng.Close()
+			}
+		}, err
+	}
 	sites, err := practice.Start()
 	if err != nil {
 		return nil, nil, err
@@ -167,15 +215,32 @@ func writeReplay(w io.Writer, rep *replay.Report) {
 		fmt.Fprintf(w, "Warning: %s\n", m)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "step\taction\tverdict\tscore\twhy")
+	if rep.Fidelity != nil {
+		fmt.Fprintln(tw, "step\taction\tverdict\tscore\tserved\trefused\twhy")
+	} else {
+		fmt.Fprintln(tw, "step\taction\tverdict\tscore\twhy")
+	}
 	for _, r := range rep.Steps {
 		score := "—"
 		if r.Score != nil {
 			score = strconv.FormatFloat(*r.Score, 'f', 5, 64)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict, score, r.Why)
+		why := r.Why
+		if q := r.Requests; q != nil {
+			for _, s := range []string{q.FirstRefusal, strings.Join(q.NotHermetic, "; ")} {
+				if s != "" {
+					why = strings.TrimPrefix(why+"; "+s, "; ")
+				}
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict, score, q.Served, q.Refused, why)
+			continue
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict, score, why)
 	}
 	tw.Flush()
+	if rep.Hermetic != "" {
+		fmt.Fprintln(w, rep.Hermetic+".")
+	}
 	if rep.OK {
 		fmt.Fprintf(w, "OK: all %d steps matched (%.1f s).\n", rep.Compared, float64(rep.ElapsedMS)/1000)
 		return

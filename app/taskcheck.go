@@ -78,7 +78,7 @@ func runTasksCheck(env *Env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, closeEngine, err := replayEngine(ctx, settings)
+	eng, closeEngine, err := replayEngine(ctx, settings, false)
 	if err != nil {
 		return err
 	}

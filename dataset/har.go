@@ -31,8 +31,11 @@ type harRec struct {
 	// steps maps the engine's step count to the stored step's index (they
 	// differ after an undo or a resume).
 	steps map[int]int
-	// held are entries a failed write kept for the next flush.
-	held []har.Entry
+	// held are entries a failed write kept for the next flush;
+	// heldArch and heldBodies the replay archive's.
+	held       []har.Entry
+	heldArch   []har.Entry
+	heldBodies map[string][]byte
 	// unmapped counts entries of steps the recorder did not record (a
 	// replay bringing a resumed episode back); they are not stored.
 	unmapped int
@@ -52,6 +55,7 @@ func (r *Recorder) harStart(episodeID string, done bool) {
 	}
 	r.har.mu.Lock()
 	r.har.ep, r.har.steps, r.har.held, r.har.unmapped, r.har.run = episodeID, map[int]int{0: 0}, nil, 0, 0
+	r.har.heldArch, r.har.heldBodies = nil, nil
 	r.har.mu.Unlock()
 	r.harFlush(0, 0, done)
 }
@@ -98,12 +102,19 @@ func (r *Recorder) harFlush(engineStep, idx int, final bool) {
 			pages[i].ID = r.har.pagePrefix() + pages[i].ID
 		}
 	}
+	recs, bodies := r.har.archive(c)
 	if err := r.store.SaveHARChunk(context.Background(), r.har.ep, entries, c.Summary, pages); err != nil {
-		r.har.held = entries
+		r.har.held, r.har.heldArch, r.har.heldBodies = entries, recs, bodies
 		r.har.err = err
 		return
 	}
-	r.har.held, r.har.err = nil, nil
+	r.har.held = nil
+	if err := r.store.SaveArchiveChunk(context.Background(), r.har.ep, recs, bodies); err != nil {
+		r.har.heldArch, r.har.heldBodies = recs, bodies
+		r.har.err = err
+		return
+	}
+	r.har.heldArch, r.har.heldBodies, r.har.err = nil, nil, nil
 	if final {
 		r.har.ep = ""
 	}
@@ -298,9 +309,45 @@ func (r *Recorder) harRestart(episodeID string) {
 	if c.Off {
 		return
 	}
-	r.har.unmapped += len(c.Entries)
+	r.har.unmapped += len(c.Entries) + len(c.Archive)
 	r.har.ep, r.har.steps, r.har.held = episodeID, map[int]int{}, nil
+	if len(c.Bodies) > 0 {
+		// A later record of the episode may name them (the engine hands
+		// each content over once).
+		if err := r.store.SaveArchiveChunk(context.Background(), episodeID, nil, c.Bodies); err != nil {
+			r.har.heldBodies = c.Bodies
+		}
+	}
 	r.har.run++
+}
+
+// archive maps the replay archive's records of c to the stored steps
+// (those of steps the recorder did not record are left out, as the HAR's
+// entries are), after what a failed write held; h.mu is held.
+func (h *harRec) archive(c har.Capture) ([]har.Entry, map[string][]byte) {
+	recs := h.heldArch
+	for _, e := range c.Archive {
+		s, ok := h.steps[e.Step]
+		if !ok {
+			h.unmapped++
+			continue
+		}
+		e.Step = s
+		for i, m := range e.WebSocketMessages {
+			if ms, ok := h.steps[m.Step]; ok {
+				e.WebSocketMessages[i].Step = ms
+			}
+		}
+		recs = append(recs, e)
+	}
+	bodies := h.heldBodies
+	for k, b := range c.Bodies {
+		if bodies == nil {
+			bodies = map[string][]byte{}
+		}
+		bodies[k] = b
+	}
+	return recs, bodies
 }
 
 func (h *harRec) pagePrefix() string { return fmt.Sprintf("r%d.", h.run) }

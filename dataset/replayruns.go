@@ -39,6 +39,9 @@ type ReplayRun struct {
 	// Error says why the run stopped before the last stored step, or could
 	// not run at all; empty when it went through.
 	Error string
+	// Fidelity is an offline replay's report on the archive it was served
+	// from (nil for a replay from the network).
+	Fidelity *Fidelity
 }
 
 // Verdict is a replay's verdict on one stored step, stored (in
@@ -123,6 +126,14 @@ func (s *Store) SaveReplayRun(ctx context.Context, r ReplayRun) (ReplayRun, erro
 	if r.FirstDiverged != nil {
 		first = *r.FirstDiverged
 	}
+	var fid any
+	if r.Fidelity != nil {
+		b, err := json.Marshal(r.Fidelity)
+		if err != nil {
+			return ReplayRun{}, fmt.Errorf("save replay run: %w", err)
+		}
+		fid = string(b)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return ReplayRun{}, s.explainWriteError(err)
@@ -137,9 +148,9 @@ func (s *Store) SaveReplayRun(ctx context.Context, r ReplayRun) (ReplayRun, erro
 		return ReplayRun{}, s.explainWriteError(err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO replay_runs (id, episode_id, started_at, ended_at, engine_json, display, steps_json,
-		matched, compared, first_diverged, warning, error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		matched, compared, first_diverged, warning, error, fidelity_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.EpisodeID, FormatTime(r.StartedAt), ended, r.EngineJSON, r.Display, string(steps),
-		r.Matched, r.Compared, first, r.Warning, r.Error); err != nil {
+		r.Matched, r.Compared, first, r.Warning, r.Error, fid); err != nil {
 		return ReplayRun{}, fmt.Errorf("save replay run: %w", s.explainWriteError(err))
 	}
 	if err := tx.Commit(); err != nil {
@@ -152,7 +163,7 @@ func (s *Store) SaveReplayRun(ctx context.Context, r ReplayRun) (ReplayRun, erro
 // episode never replayed, or one that does not exist).
 func (s *Store) ReplayRuns(ctx context.Context, episodeID string) ([]ReplayRun, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, episode_id, started_at, ended_at, engine_json, display, steps_json,
-		matched, compared, first_diverged, warning, error FROM replay_runs WHERE episode_id=? ORDER BY started_at DESC, rowid DESC`, episodeID)
+		matched, compared, first_diverged, warning, error, fidelity_json FROM replay_runs WHERE episode_id=? ORDER BY started_at DESC, rowid DESC`, episodeID)
 	if err != nil {
 		return nil, fmt.Errorf("read replay runs: %w", err)
 	}
@@ -163,9 +174,17 @@ func (s *Store) ReplayRuns(ctx context.Context, episodeID string) ([]ReplayRun, 
 		var started, steps string
 		var ended sql.NullString
 		var first sql.NullInt64
+		var fid sql.NullString
 		if err := rows.Scan(&r.ID, &r.EpisodeID, &started, &ended, &r.EngineJSON, &r.Display, &steps,
-			&r.Matched, &r.Compared, &first, &r.Warning, &r.Error); err != nil {
+			&r.Matched, &r.Compared, &first, &r.Warning, &r.Error, &fid); err != nil {
 			return nil, fmt.Errorf("read replay runs: %w", err)
+		}
+		if fid.Valid && fid.String != "" {
+			var f Fidelity
+			if err := json.Unmarshal([]byte(fid.String), &f); err != nil {
+				return nil, fmt.Errorf("replay run %s: its fidelity report cannot be read (%v)", r.ID, err)
+			}
+			r.Fidelity = &f
 		}
 		r.StartedAt = ParseTime(started)
 		if ended.Valid {

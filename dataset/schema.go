@@ -282,6 +282,37 @@ CREATE VIEW step_label_outcomes AS
 	LEFT JOIN settled ON settled.episode_id = k.episode_id AND settled.step_idx = k.step_idx
 	LEFT JOIN agg ON agg.episode_id = k.episode_id AND agg.step_idx = k.step_idx;
 `,
+	// 9 → 10: every recording is its own offline site. Beside its HAR, an
+	// episode keeps a replay archive: every response of every target (as
+	// HAR entries, the body named by its SHA-256) and its WebSocket frames,
+	// in chunks flushed after every step like the HAR's. Bodies are stored
+	// once per content (gzip) however many episodes have them;
+	// archive_bodies says which episodes use which. A replay run keeps its
+	// fidelity report (requests served, refused, unused, per step).
+	`
+CREATE TABLE archive_chunks (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	episode_id  TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	step_idx    INTEGER NOT NULL,              -- the step during which the chunk's first record started
+	records     BLOB NOT NULL,                 -- gzip(JSON array of HAR entries: responses with _sha256, WebSockets with _webSocketMessages)
+	num_records INTEGER NOT NULL DEFAULT 0,
+	created_at  TEXT NOT NULL
+);
+CREATE INDEX archive_chunks_episode ON archive_chunks (episode_id, id);
+CREATE TABLE bodies (
+	sha256     TEXT PRIMARY KEY,              -- hex SHA-256 of the body as kept (secrets redacted)
+	size       INTEGER NOT NULL,              -- bytes, uncompressed
+	data       BLOB NOT NULL,                 -- gzip of the body
+	created_at TEXT NOT NULL
+);
+CREATE TABLE archive_bodies (
+	episode_id TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	sha256     TEXT NOT NULL REFERENCES bodies (sha256),
+	PRIMARY KEY (episode_id, sha256)
+);
+CREATE INDEX archive_bodies_sha ON archive_bodies (sha256);
+ALTER TABLE replay_runs ADD COLUMN fidelity_json TEXT;  -- dataset.Fidelity of an offline replay, or NULL
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

@@ -1,6 +1,10 @@
 package engine
 
-import "waymark/engine/har"
+import (
+	"hash/fnv"
+
+	"waymark/engine/har"
+)
 
 // A recorded episode is its own offline site: while it records, an engine
 // that captures traffic (Settings.HAR) keeps every response of every target
@@ -53,4 +57,14 @@ type ArchiveResponse struct {
 	// Why says how the response was chosen (for the fidelity report):
 	// which rule matched and which of the recorded answers it is.
 	Why string
+}
+
+// EpisodeSeed is the seed an episode's page random numbers are drawn from
+// when no ResetOptions.Seed is given: made from the episode's id, so an
+// episode recording its archive and its replays (whose reset gives the
+// recorded episode's seed) draw the same numbers.
+func EpisodeSeed(episodeID string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(episodeID))
+	return int64(h.Sum64() >> 1)
 }

@@ -167,6 +167,13 @@ type Options struct {
 	// Progress, when set, is called with each step's result as soon as it
 	// is known (on Run's goroutine).
 	Progress func(StepResult)
+	// Archive, when set, serves the replay from the recording's own
+	// traffic instead of the network (an offline replay: load a fresh one
+	// with Store.EpisodeArchive for each run); the report then has its
+	// Fidelity. Fallback lets the requests it cannot answer through to
+	// the network, each still counted as refused.
+	Archive  *dataset.Archive
+	Fallback bool
 }
 
 // Seen is what a step showed, besides its screenshot.
@@ -198,6 +205,9 @@ type StepResult struct {
 	Ignored  []Ignored `json:"ignored,omitempty"`
 	Stored   Seen      `json:"stored"`
 	Replayed *Seen     `json:"replayed,omitempty"`
+	// Requests is what the step was served by an offline replay's archive
+	// (nil for a replay from the network).
+	Requests *dataset.StepFidelity `json:"requests,omitempty"`
 
 	// shotOnly: the screenshot is all that differed.
 	shotOnly bool
@@ -252,6 +262,10 @@ type Report struct {
 	// except by Until.
 	OK        bool  `json:"ok"`
 	ElapsedMS int64 `json:"elapsed_ms"`
+	// Fidelity is an offline replay's report on its archive (nil for a
+	// replay from the network); Hermetic its one line.
+	Fidelity *dataset.Fidelity `json:"fidelity,omitempty"`
+	Hermetic string            `json:"hermetic,omitempty"`
 
 	progress func(StepResult)
 }
@@ -283,7 +297,8 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 	if _, ok := motionOf(eng); ok {
 		rep.Measure.Motion = MotionMeasure
 	}
-	if w := rec.SiteWarning(opts.PracticeHosts); w != "" {
+	if w := rec.SiteWarning(opts.PracticeHosts); w != "" && opts.Archive == nil {
+		// (Offline, the site's answers are the recording's own.)
 		rep.Warnings = append(rep.Warnings, w)
 	}
 	if removed := rec.removedIndices(); len(removed) > 0 {
@@ -301,6 +316,13 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 
 	ro := rec.Clock
 	ro.StartURL = rec.StartURL
+	// engineStep maps the replaying engine's step numbers to the stored
+	// steps (removed steps are not replayed).
+	engineStep := map[int]int{0: 0}
+	if opts.Archive != nil {
+		rec.Offline(&ro, opts.Archive, opts.Fallback)
+		defer func() { rep.fidelity(opts.Archive, engineStep) }()
+	}
 	obs, err := eng.Reset(ctx, ro)
 	if ctx.Err() != nil {
 		return rep, ctx.Err()
@@ -362,6 +384,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 				secret = k
 			}
 			obs, err = eng.Step(ctx, a)
+			engineStep[len(engineStep)] = k
 			if ctx.Err() != nil {
 				// Cancelled: the engine answers with an interrupted
 				// observation, which is not what the step did.
@@ -377,6 +400,7 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 			continue
 		}
 		obs, err = eng.Step(ctx, a)
+		engineStep[len(engineStep)] = k
 		if ctx.Err() != nil {
 			return rep, ctx.Err() // as above: not a verdict on the step
 		}
@@ -407,6 +431,39 @@ func Run(ctx context.Context, eng engine.Engine, rec *Recording, opts Options) (
 	return rep, nil
 }
 
+// Offline sets ro up to replay rec from arch: the archive, the random
+// numbers seeded from the recorded episode's id, and the page's clock at
+// the recording's start when the task sets none.
+func (rec *Recording) Offline(ro *engine.ResetOptions, arch *dataset.Archive, fallback bool) {
+	ro.Archive, ro.ArchiveFallback = arch, fallback
+	seed := engine.EpisodeSeed(rec.Episode.ID)
+	ro.Seed = &seed
+	if ro.ReferenceTime == nil && !rec.Episode.StartedAt.IsZero() {
+		t := rec.Episode.StartedAt
+		ro.ReferenceTime = &t
+	}
+}
+
+// fidelity adds the archive's report to rep, its steps mapped to the
+// stored ones.
+func (rep *Report) fidelity(arch *dataset.Archive, engineStep map[int]int) {
+	f := arch.Fidelity()
+	for i := range f.Steps {
+		if k, ok := engineStep[f.Steps[i].Step]; ok {
+			f.Steps[i].Step = k
+		}
+	}
+	rep.Fidelity = &f
+	for i := range rep.Steps {
+		st := f.Step(rep.Steps[i].Step)
+		rep.Steps[i].Requests = &st
+	}
+	rep.Hermetic = f.Line(rep.Matched, rep.Compared)
+	if !f.Hermetic {
+		rep.OK = false
+	}
+}
+
 func (rep *Report) add(r StepResult) {
 	rep.Steps = append(rep.Steps, r)
 	if r.Verdict == dataset.VerdictMatch || r.Verdict == dataset.VerdictDiverged || r.Verdict == dataset.VerdictUnreliable {
@@ -432,7 +489,7 @@ func (rep *Report) StoredRun(info engine.Info, runErr error) dataset.ReplayRun {
 	ej, _ := json.Marshal(info)
 	r := dataset.ReplayRun{EpisodeID: rep.EpisodeID, StartedAt: started, EndedAt: &ended, EngineJSON: string(ej), Display: info.Display,
 		Matched: rep.Matched, Compared: rep.Compared, FirstDiverged: rep.FirstDivergence,
-		Warning: strings.Join(rep.Warnings, "\n"), Error: rep.Stopped, Steps: make([]dataset.ReplayStep, len(rep.Steps))}
+		Warning: strings.Join(rep.Warnings, "\n"), Error: rep.Stopped, Steps: make([]dataset.ReplayStep, len(rep.Steps)), Fidelity: rep.Fidelity}
 	for i, s := range rep.Steps {
 		r.Steps[i] = dataset.ReplayStep{Step: s.Step, Action: s.Action, Verdict: s.Verdict, Score: s.Score, Why: s.Why}
 	}

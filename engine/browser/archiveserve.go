@@ -3,7 +3,6 @@ package browser
 import (
 	_ "embed"
 	"encoding/json"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,7 +164,16 @@ func replayEnvScript(arch engine.Archive, seed int64) string {
 		sj = []byte("[]")
 	}
 	out := strings.Replace(replayScript, "__SEED__", strconv.FormatInt(seed, 10), 1)
+	out = strings.Replace(out, "__REPLAY__", "true", 1)
 	return strings.Replace(out, "__SOCKETS__", string(sj), 1)
+}
+
+// recordEnvScript is the determinism script of an episode recording its
+// archive: Math.random seeded as its replay will seed it.
+func recordEnvScript(seed int64) string {
+	out := strings.Replace(replayScript, "__SEED__", strconv.FormatInt(seed, 10), 1)
+	out = strings.Replace(out, "__REPLAY__", "false", 1)
+	return strings.Replace(out, "__SOCKETS__", "[]", 1)
 }
 
 // replayBinding is the page's way to say what it did that the archive
@@ -184,13 +192,12 @@ func (s *archiveServer) notHermetic(payload string) {
 	s.arch.NotHermetic(step, payload)
 }
 
-// seedOf is the seed of a replay's random numbers: the reset's, else one
-// made from the episode's id.
+// seedOf is the seed of an episode's random numbers: the reset's, else one
+// made from the episode's id (a replay's reset gives the seed of the
+// recorded episode's id: see dataset/replay).
 func seedOf(opts engine.ResetOptions, id string) int64 {
 	if opts.Seed != nil {
 		return *opts.Seed
 	}
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return int64(h.Sum64() >> 1)
+	return engine.EpisodeSeed(id)
 }

@@ -374,9 +374,12 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 
 	env := envOf(opts, begin)
 	var srv *archiveServer
-	if opts.Archive != nil {
+	switch {
+	case opts.Archive != nil:
 		srv = newArchiveServer(opts.Archive, opts.ArchiveFallback, e.logf)
 		env.replay = replayEnvScript(opts.Archive, seedOf(opts, id))
+	case e.set.HAR && e.opts.Remote == nil:
+		env.replay = recordEnvScript(seedOf(opts, id)) // the archive's recording
 	}
 	ep, err := e.openEpisode(ctx, env, srv)
 	if err != nil && ctx.Err() == nil {

@@ -1,6 +1,9 @@
-// Waymark's determinism script for a page replayed from its recording's
-// archive: runs at the start of every document in every frame of the tab,
-// before the page's own scripts.
+// Waymark's determinism script: runs at the start of every document in
+// every frame of the tab, before the page's own scripts.
+// While an episode records its archive (REPLAY false), only Math.random is
+// seeded, from the episode's id, so that its replay draws the same numbers
+// (crypto's are left alone: pages use them for keys). For a page replayed
+// from its recording's archive (REPLAY true):
 //  - Math.random, crypto.getRandomValues and crypto.randomUUID draw from a
 //    generator seeded per episode (SEED), so a replay makes the same ids in
 //    the same order every time.
@@ -32,6 +35,7 @@
   };
   const random = function random() { return next32() / 4294967296; };
   Object.defineProperty(Math, 'random', {value: random, writable: true, configurable: true});
+  if (!(__REPLAY__)) return;
   try {
     const C = globalThis.crypto;
     if (C) {
