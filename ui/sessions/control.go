@@ -22,7 +22,7 @@ func (t *Tab) controlChanged(mine bool) {
 		t.view.Sink = readOnly{t}
 		t.view.SetRecording(false)
 		if t.watch != nil && t.ended == "" {
-			t.setStatus(watchingText(t.watchID), false)
+			t.setStatus(watchingText(), false)
 		}
 		return
 	}
@@ -43,7 +43,7 @@ func (t *Tab) controlChanged(mine bool) {
 	})
 	t.view.Sink = t.mapper
 	t.view.SetRecording(true)
-	t.setStatus(controlText(t.watchID, t.me()), false)
+	t.setStatus(controlText(t.me()), false)
 	if t.ctx.Window != nil {
 		t.ctx.Window.Canvas().Focus(t.view)
 	}

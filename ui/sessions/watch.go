@@ -46,7 +46,7 @@ func (t *Tab) WatchSession(id string) {
 			t.watch = w
 			t.sendQ = make(chan command, 64)
 			go sendCommands(ctx, w, t.sendQ)
-			t.setStatus(watchingText(id), false)
+			t.setStatus(watchingText(), false)
 		})
 		t.read(ctx, gen, w)
 	}()

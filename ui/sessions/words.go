@@ -52,13 +52,13 @@ const (
 )
 
 // watchingText is the line under the view while the person watches.
-func watchingText(id string) string {
-	return "Watching session " + id + ". Take over (Ctrl+Shift+T) to act on the page yourself."
+func watchingText() string {
+	return "Watching, read-only. Take over (Ctrl+Shift+T) to act on the page yourself."
 }
 
 // controlText is the line under the view while the person is in control.
-func controlText(id, me string) string {
-	return "You are acting in session " + id + ": each click, key and scroll is a step stored as human:" + me + ". Hand back (Ctrl+Shift+H) to let the agent go on."
+func controlText(me string) string {
+	return "You act as human:" + me + ": each click, key and scroll is a step. Hand back: Ctrl+Shift+H."
 }
 
 // bannerTheme writes the control banner's words white on its colour,

@@ -88,7 +88,7 @@ func TestSessionsScreenWords(t *testing.T) {
 		t.Errorf("a session line too long for the list is cut without an ellipsis: %q", l.Text)
 	}
 	tab.list.Select(0)
-	m.until(t, "the watch", func() bool { return len(tab.Steps()) == 1 && strings.Contains(tab.status.Text, "Watching session") })
+	m.until(t, "the watch", func() bool { return len(tab.Steps()) == 1 && strings.Contains(tab.status.Text, "Watching") })
 	if !strings.Contains(tab.status.Text, "Take over") {
 		t.Errorf("while watching the line under the view says %q", tab.status.Text)
 	}
@@ -97,6 +97,10 @@ func TestSessionsScreenWords(t *testing.T) {
 	m.until(t, "the person in control", func() bool { return strings.Contains(tab.Banner(), "YOU ARE IN CONTROL") })
 	if s := tab.status.Text; strings.Contains(s, "Take over") || !strings.Contains(s, "Hand back") {
 		t.Errorf("in control, the line under the view says %q", s)
+	}
+	// One line under the view: a second fell below an 800-high window.
+	if w, room := fyne.MeasureText(tab.status.Text, theme.TextSize(), fyne.TextStyle{}).Width, tab.status.Size().Width-2*theme.InnerPadding(); w > room {
+		t.Errorf("the line under the view needs %.0f, has %.0f on one line: %q", w, room, tab.status.Text)
 	}
 	held := make(chan error, 1)
 	go func() {
