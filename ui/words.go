@@ -34,6 +34,18 @@ func ObservationError(code action.Code) string {
 	return "The action did not work on the page: " + string(code) + "."
 }
 
+// StartPageError is ObservationError for step 0, the start page, where no
+// action was taken.
+func StartPageError(code action.Code) string {
+	if code == "" {
+		return ""
+	}
+	if w, ok := codeWords[code]; ok {
+		return w
+	}
+	return "The start page did not open: " + string(code) + ". Check the task's start URL, or whether its site is up."
+}
+
 // episodeOver is said when a step is refused because the episode ended.
 const episodeOver = "The episode has already ended; start the task again to go on."
 

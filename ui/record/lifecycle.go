@@ -50,6 +50,9 @@ type lifecycle struct {
 	// replaying says what replays now ("" when nothing does): input is
 	// refused meanwhile.
 	replaying string
+	// endReason is how the last episode ended ("" while one runs, or when
+	// it never started).
+	endReason action.EndReason
 }
 
 // stepLog is what the lifecycle asks of the timeline.
@@ -121,6 +124,7 @@ func (l *lifecycle) begin(t dataset.Task, s ui.Settings, how string, start func(
 	l.episodeID = ""
 	l.queued, l.running = nil, nil
 	l.continued, l.replaying = how, ""
+	l.endReason = ""
 	e := &episode{l: l, task: t, settings: s, how: how}
 	r.live.attach(s.ActionSet, e.mapperEvents())
 	l.steps.reset()
@@ -190,10 +194,10 @@ func (l *lifecycle) startPage(obs action.Observation, err error) {
 		}
 	}
 	l.steps.open(l.episodeID)
-	l.steps.add(stepRow{idx: 0, text: "start", url: obs.URL, at: time.Now(), err: ui.ObservationError(obs.Error)}, obs)
+	l.steps.add(stepRow{idx: 0, text: "start", url: obs.URL, at: time.Now(), err: ui.StartPageError(obs.Error)}, obs)
 	r.live.showShot(obs.Screenshot, l.cur.current)
 	l.lastURL = obs.URL
-	l.status.setError(ui.ObservationError(obs.Error))
+	l.status.setError(ui.StartPageError(obs.Error))
 	r.sync()
 }
 
@@ -238,6 +242,7 @@ func (l *lifecycle) stepRecorded(res StepResult) {
 func (l *lifecycle) ended(reason action.EndReason, last action.Observation, dropped []action.Action) {
 	r := l.t
 	l.state = stEnded
+	l.endReason = reason
 	r.live.refuse()
 	r.setTitle("")
 	l.queued, l.running = nil, nil

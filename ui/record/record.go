@@ -143,7 +143,9 @@ func (r *Tab) build() {
 	status := r.status.build()
 	v := r.live.view
 	center := container.NewBorder(container.NewVBox(toolbar, widget.NewSeparator()), nil, nil, nil, newPixelCenterWithHeader(v, v.Banner(), v.FocusRing()...))
-	r.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), status), left, nil, center)
+	// No padding between the line and the status bar: a three-line
+	// message fits the default window under the tab bar.
+	r.content = container.NewBorder(nil, container.New(ui.TightVBox{}, widget.NewSeparator(), status), left, nil, center)
 }
 
 // sync brings every part up to date with the episode's state: the buttons
@@ -163,7 +165,8 @@ func (r *Tab) sync() {
 	_, noteable := r.notes.target()
 	// goto exists only in the extended set; the default set hides it.
 	showGoto := l.set.HasOp(action.Goto) || (l.state == stIdle && r.opts.Settings().ActionSet.HasOp(action.Goto))
-	r.tools.sync(l.state, toolbarState{hasTask: r.panel.task != nil, noteable: noteable, showGoto: showGoto, canGoto: rec && l.set.HasOp(action.Goto)})
+	r.tools.sync(l.state, toolbarState{hasTask: r.panel.task != nil, noteable: noteable, showGoto: showGoto, canGoto: rec && l.set.HasOp(action.Goto),
+		ended: l.endReason, started: r.steps.len() > 0})
 	r.panel.syncStart(!busy)
 	r.steps.syncHead()
 	r.status.showEpisode(l.state, r.steps.kept(), l.maxSteps, l.lastURL)

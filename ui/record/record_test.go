@@ -58,11 +58,14 @@ func (m *mainLoop) until(t *testing.T, what string, cond func() bool) {
 type shotEngine struct {
 	gateEngine
 	png []byte
+	// resetErr is the start page's error (none when empty).
+	resetErr action.Code
 }
 
 func (e *shotEngine) Reset(ctx context.Context, o engine.ResetOptions) (action.Observation, error) {
 	obs, err := e.gateEngine.Reset(ctx, o)
 	obs.Screenshot = e.png
+	obs.Error = e.resetErr
 	return obs, err
 }
 

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -36,8 +37,28 @@ func (s *statusBar) build() fyne.CanvasObject {
 	// A message says what to do: shown in full, on more lines if need be.
 	s.errLbl.Wrapping = fyne.TextWrapWord
 	s.latLbl = widget.NewLabel("")
+	// The message gets most of the width (the address is cut with "…"),
+	// so that a long one takes few lines in a window just tall enough.
 	return container.NewBorder(nil, nil, container.NewHBox(s.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), s.latLbl, widget.NewSeparator(), s.engineLbl),
-		container.NewGridWithColumns(2, s.urlLbl, container.New(twoLines{}, s.errLbl)))
+		container.New(shareRow{first: 0.3}, s.urlLbl, container.New(twoLines{}, s.errLbl)))
+}
+
+// shareRow lays two objects side by side, the first taking the share
+// first of the width, the second the rest.
+type shareRow struct{ first float32 }
+
+func (r shareRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	gap := theme.Padding()
+	w0 := float32(math.Floor(float64((size.Width - gap) * r.first)))
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(w0, size.Height))
+	objs[1].Move(fyne.NewPos(w0+gap, 0))
+	objs[1].Resize(fyne.NewSize(size.Width-w0-gap, size.Height))
+}
+
+func (r shareRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m0, m1 := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(m0.Width+m1.Width+theme.Padding(), max(m0.Height, m1.Height))
 }
 
 // showEpisode shows where the episode is (the step count) and the page's

@@ -405,15 +405,20 @@ func (p *taskPanel) rowsShown() int {
 	return int((p.queue.Size().Height + theme.Padding()) / pitch)
 }
 
-// minQueueRows is how many tasks the queue shows, at least, between
-// episodes when the column is tall enough: the rest goes to the last
-// episode's steps.
-const minQueueRows = 8
+// minQueueRows is how many tasks the queue shows, at most, between
+// episodes before the last episode's steps get the rest; minStepRows is
+// how many of those steps (or all, when fewer) are shown whole first, so
+// one can be selected to continue from.
+const (
+	minQueueRows = 8
+	minStepRows  = 3
+)
 
 // defaultOffset is the divider's place for a mode the person has not
 // arranged: while recording the task's details take their minimum and the
-// timeline the rest; between episodes the queue gets the room, leaving
-// the last episode's steps what minQueueRows rows leave over.
+// timeline the rest; between episodes the last episode's steps keep room
+// for minStepRows whole rows and the queue gets the rest, up to
+// minQueueRows rows, the steps what is left over.
 func (p *taskPanel) defaultOffset(running bool) float64 {
 	if running {
 		return 0
@@ -423,8 +428,9 @@ func (p *taskPanel) defaultOffset(running bool) float64 {
 		return 1
 	}
 	pitch := p.queue.CreateItem().MinSize().Height + theme.Padding()
-	lead := p.taskPanel.MinSize().Height - p.queue.MinSize().Height + minQueueRows*pitch
-	return min(1, float64(lead)/h)
+	lead := float64(p.taskPanel.MinSize().Height - p.queue.MinSize().Height + minQueueRows*pitch)
+	stepsNeed := float64(p.split.Trailing.MinSize().Height + float32(min(minStepRows, p.t.steps.len()))*p.t.steps.rowPitch())
+	return max(0, min(1, lead/h, (h-stepsNeed)/h))
 }
 
 // pick makes t the chosen task and shows it, in the list of all

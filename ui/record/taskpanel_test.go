@@ -10,10 +10,11 @@ import (
 	"waymark/dataset"
 )
 
-// The queue has the room between episodes (at least minQueueRows rows in a
-// 1200×800 window less the main window's tab bar) and folds to the chosen
-// task while one records, when the timeline gets it; a divider the person
-// moved stays where they put it.
+// The queue has the room before the first episode (at least minQueueRows
+// rows in a 1200×800 window less the main window's tab bar), folds to the
+// chosen task while one records, when the timeline gets it, and after it
+// shares the column with the episode's steps; a divider the person moved
+// stays where they put it.
 func TestRecordTabQueueFoldsWhileRecording(t *testing.T) {
 	var tasks []dataset.Task
 	for i := range 20 {
@@ -45,11 +46,13 @@ func TestRecordTabQueueFoldsWhileRecording(t *testing.T) {
 	if r.QueueFolded() || !r.panel.queue.Visible() {
 		t.Fatal("after the episode the queue must unfold")
 	}
-	if n := r.QueueRowsShown(); n < minQueueRows {
-		t.Fatalf("after an episode the queue shows %d rows, want at least %d", n, minQueueRows)
+	// After an episode its steps keep room for their rows whole (up to
+	// minStepRows, to continue from one), the queue the rest.
+	if n := r.QueueRowsShown(); n < 3 {
+		t.Fatalf("after an episode the queue shows %d rows, want at least 3", n)
 	}
-	if h := r.steps.list.Size().Height; h <= 0 {
-		t.Fatal("after an episode its steps get the room the queue leaves")
+	if h, want := r.steps.list.Size().Height, float32(len(r.steps.rows))*r.steps.rowPitch()-4; h < want {
+		t.Fatalf("after an episode its %d steps get %.0f, want %.0f", len(r.steps.rows), h, want)
 	}
 	// The person moves the divider between episodes; it stays through the
 	// next episode.

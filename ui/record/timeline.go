@@ -59,6 +59,11 @@ const (
 
 func (s *timeline) init(t *Tab) { s.t, s.selected = t, -1 }
 
+// rowPitch is the height a step takes in the list, with the gap after it.
+func (s *timeline) rowPitch() float32 {
+	return s.list.CreateItem().MinSize().Height + theme.Padding()
+}
+
 // build makes the timeline with its heading and the keys legend.
 func (s *timeline) build() fyne.CanvasObject {
 	s.list = &widget.List{
@@ -73,6 +78,7 @@ func (s *timeline) build() fyne.CanvasObject {
 			url.Truncation = fyne.TextTruncateEllipsis
 			meta := widget.NewLabel("")
 			meta.SizeName = theme.SizeNameCaptionText
+			meta.Truncation = fyne.TextTruncateEllipsis // the whole error: the status bar, the step's preview
 			return container.NewBorder(nil, nil, img, nil, container.New(&ui.TightVBox{}, act, url, meta))
 		},
 		UpdateItem: func(id widget.ListItemID, o fyne.CanvasObject) {
@@ -175,10 +181,11 @@ func (s *timeline) load(ep string) {
 			s.t.status.setError("The stored steps could not be read for the timeline: " + err.Error())
 		}
 		for _, st := range steps {
-			row := stepRow{idx: st.Index, text: "start", url: st.URL, at: st.CreatedAt, err: ui.ObservationError(action.Code(st.Error)), removed: st.Removed}
+			row := stepRow{idx: st.Index, text: "start", url: st.URL, at: st.CreatedAt, err: ui.StartPageError(action.Code(st.Error)), removed: st.Removed}
 			if st.Action != nil {
 				a := *st.Action
 				row.act, row.text = &a, a.String()
+				row.err = ui.ObservationError(action.Code(st.Error))
 			}
 			if st.Note != "" { // the notes written before
 				s.t.notes.remember(noteKey{ep, st.Index}, st.Note)

@@ -69,6 +69,10 @@ type toolbarState struct {
 	noteable bool // a step can take a note
 	showGoto bool // the action set has goto
 	canGoto  bool
+	// ended is how the last episode ended; started, whether it got its
+	// start page (the light says what became of it).
+	ended   action.EndReason
+	started bool
 }
 
 // sync enables the buttons that can act now and sets the recording light.
@@ -97,8 +101,20 @@ func (b *toolbar) sync(st recState, s toolbarState) {
 		b.recLbl.SetText("Recording")
 		b.recDot.FillColor = color.NRGBA{0xe5, 0x39, 0x35, 0xff}
 	case stEnded:
-		b.recLbl.SetText("Saved")
-		b.recDot.FillColor = color.NRGBA{0x43, 0xa0, 0x47, 0xff}
+		switch {
+		case s.ended == action.EndDiscarded:
+			b.recLbl.SetText("Discarded")
+			b.recDot.FillColor = color.NRGBA{0x88, 0x88, 0x88, 0xff}
+		case !s.started:
+			b.recLbl.SetText("Not started")
+			b.recDot.FillColor = color.NRGBA{0x88, 0x88, 0x88, 0xff}
+		case s.ended == "" || s.ended == action.EndInterrupted:
+			b.recLbl.SetText("Saved, interrupted")
+			b.recDot.FillColor = color.NRGBA{0xe0, 0xa0, 0x00, 0xff}
+		default:
+			b.recLbl.SetText("Saved")
+			b.recDot.FillColor = color.NRGBA{0x43, 0xa0, 0x47, 0xff}
+		}
 	}
 	b.recDot.Refresh()
 }

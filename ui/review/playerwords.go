@@ -95,7 +95,11 @@ func stepInfo(steps []dataset.Step, k int, after bool) string {
 		fmt.Fprintf(&b, "Start page: %s  %s", st.URL, quoteTitle(st.Title))
 	}
 	if st.Error != "" {
-		fmt.Fprintf(&b, "\nError: %s", ui.ObservationError(action.Code(st.Error)))
+		words := ui.ObservationError(action.Code(st.Error))
+		if k == 0 {
+			words = ui.StartPageError(action.Code(st.Error))
+		}
+		fmt.Fprintf(&b, "\nError: %s", words)
 	}
 	if st.Done {
 		b.WriteString("\nThis step ended the episode.")
