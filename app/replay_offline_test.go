@@ -63,6 +63,7 @@ func volatileSite(t *testing.T) (addr string, stop func()) {
 <iframe src="http://localhost:%s/frame" style="width:300px;height:60px"></iframe>
 <button id=load style="position:absolute;left:0;top:400px;width:400px;height:100px">Load more</button>
 <button id=send style="position:absolute;left:400px;top:400px;width:400px;height:100px">Ping</button>
+<a href="/elsewhere" style="position:absolute;left:0;top:520px;width:800px;height:60px;display:block">elsewhere</a>
 <script>
 const sum = () => { document.title = [id.textContent, more.textContent, ws.textContent, cid.textContent].join('|'); };
 cid.textContent = 'client ' + Math.random().toString(36).slice(2, 8);

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,10 @@ type serveConfig struct {
 	// Restore, "EPISODE:K", starts every episode where that stored episode
 	// was after its step K (servecontinue.go).
 	Restore string
+	// Episodes offers stored episodes as tasks ("all", or a file of episode
+	// ids); Offline serves a restored episode from its recorded traffic
+	// ("strict", or "fallback") (serveepisodes.go).
+	Episodes, Offline string
 	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
 	PingInterval, PongTimeout time.Duration
 	Logf                      func(format string, args ...any)
@@ -181,6 +186,8 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		"repeatable or comma-separated; * for any")
 	provider := fs.String("browser-provider", "", browserProviderHelp)
 	fs.StringVar(&cfg.Restore, "restore", "", "EPISODE:K: every session's episode starts where that stored episode was after its step K (its start page, clock and steps 1..K replayed and checked as waymark replay checks them), so an agent goes on from a person's prefix; reset needs no start_url. With --record the episode is stored as a branch of it")
+	fs.StringVar(&cfg.Episodes, "episodes", "", "FILE|all: offer stored episodes as tasks: reset(task_id=\"EPISODE\") starts on its start page, reset(task_id=\"EPISODE:K\") where a person was after its step K (replayed and checked); FILE lists episode ids, one a line; all: every stored episode")
+	fs.Var((*offlineFlag)(&cfg.Offline), "offline", "with --restore or --episodes: serve the restored episode's pages and every request after them from its recorded traffic, never the network (=fallback: fetch what the recording lacks, said in each observation's off_archive)")
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "with --browser-provider: each session's browser lease, renewed on every step and every third of it "+
 		"while the client is connected; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
@@ -193,6 +200,14 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	}
 	if cfg.MaxSessions < 1 {
 		return cfg, "", fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
+	}
+	switch {
+	case cfg.Episodes != "" && cfg.Restore != "":
+		return cfg, "", fmt.Errorf("%w: --episodes and --restore cannot go together: --episodes lets each reset name the episode (task_id=\"EPISODE:K\")", errUsage)
+	case cfg.Offline != "" && cfg.Restore == "" && cfg.Episodes == "":
+		return cfg, "", fmt.Errorf("%w: --offline serves a stored episode from its recorded traffic: give --restore EPISODE:K or --episodes FILE|all", errUsage)
+	case cfg.Offline != "" && *provider != "":
+		return cfg, "", fmt.Errorf("%w: --offline replays need a local Chromium: leave out --browser-provider", errUsage)
 	}
 	if cfg.Browsers < 1 {
 		return cfg, "", fmt.Errorf("%w: --browsers must be at least 1", errUsage)
@@ -323,13 +338,14 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		PongTimeout:  cfg.PongTimeout,
 		Logf:         cfg.Logf,
 	}
-	if cfg.TaskPack || cfg.Restore != "" {
+	if cfg.TaskPack || cfg.Restore != "" || cfg.Episodes != "" && cfg.Offline == "" {
 		ps, err := practice.Start()
 		if err != nil {
 			return nil, err
 		}
 		sv.practice = ps
 		hostRules = ps.HostRules()
+		opts.ServesPractice = true
 		tasks := map[string]openenv.Task{}
 		var keys []string
 		for _, t := range practice.Tasks() {
@@ -391,8 +407,12 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 			}
 		}
 	}
-	if cfg.Restore != "" {
-		if err := restoreServing(env, sv, cfg, &opts, settings); err != nil {
+	if cfg.Restore != "" || cfg.Episodes != "" {
+		serveFrom := restoreServing
+		if cfg.Episodes != "" {
+			serveFrom = episodesServing // serveepisodes.go
+		}
+		if err := serveFrom(env, sv, cfg, &opts, settings); err != nil {
 			if sv.practice != nil {
 				sv.practice.Close()
 			}
@@ -400,6 +420,24 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 				sv.store.Close()
 			}
 			return nil, err
+		}
+	}
+	var (
+		warmed  atomic.Bool // the start ahead ended
+		warmErr atomic.Pointer[error]
+	)
+	if cfg.Provider == nil {
+		// GET /ready: a session started now gets a warm Chromium.
+		opts.Ready = func() (bool, string) {
+			switch e := warmErr.Load(); {
+			case !warmed.Load():
+				return false, "the browser is starting; a reset now waits for it"
+			case browser.SharedPool().Warm():
+				return true, ""
+			case e != nil:
+				return false, fmt.Sprintf("the browser could not be started (%v); each new session tries again", *e)
+			}
+			return false, "the browser stopped; the next session starts it again"
 		}
 	}
 	srv, err := openenv.NewServer(opts)
@@ -411,9 +449,14 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	if cfg.Provider == nil {
 		// The first session need not wait for Chromium's start.
 		go func() {
-			if err := browser.Prewarm(browser.Options{Settings: settings, HostRules: hostRules, Logf: cfg.Logf}); err != nil && cfg.Logf != nil {
-				cfg.Logf("serve: the browser could not be started ahead (the first session will say why): %v", err)
+			err := browser.Prewarm(browser.Options{Settings: settings, HostRules: hostRules, Logf: cfg.Logf})
+			if err != nil {
+				warmErr.Store(&err)
+				if cfg.Logf != nil {
+					cfg.Logf("serve: the browser could not be started ahead (the first session will say why): %v", err)
+				}
 			}
+			warmed.Store(true)
 		}()
 	}
 	return sv, nil

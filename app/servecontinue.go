@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -42,16 +43,47 @@ func restoreServing(env *Env, sv *serving, cfg serveConfig, opts *openenv.Option
 	if settings.MaxSteps <= kept {
 		return fmt.Errorf("%w: a step limit of %d leaves the agent no step after the %d restored ones; raise BROWSER_MAX_STEPS", errUsage, settings.MaxSteps, kept)
 	}
+	arch, err := archiveLoader(env, sv, cfg, rec)
+	if err != nil {
+		return err
+	}
 	opts.DefaultStartURL = rec.StartURL
 	opts.WrapEpisode = func(base engine.Engine, ep openenv.EpisodeStart) (engine.Engine, error) {
-		c := &continued{Engine: base, from: rec, k: t.k}
-		if sv.store != nil && cfg.Record {
-			c.rec = dataset.NewRecorder(sv.store, base, dataset.RecorderOptions{TaskID: rec.Episode.TaskID, Annotator: "agent:" + ep.Agent})
-			c.Engine = c.rec
-		}
-		return c, nil
+		return continueFrom(sv, cfg, base, ep, rec, t.k, arch), nil
 	}
 	return nil
+}
+
+// continueFrom is one session's episode that starts from rec's step k,
+// recorded as its branch with --record, served offline when arch is set.
+func continueFrom(sv *serving, cfg serveConfig, base engine.Engine, ep openenv.EpisodeStart, rec *replay.Recording, k int, arch func(context.Context) (*dataset.Archive, error)) *continued {
+	c := &continued{Engine: base, from: rec, k: k, arch: arch, fallback: cfg.Offline == "fallback"}
+	if sv.store != nil && cfg.Record {
+		c.rec = dataset.NewRecorder(sv.store, base, dataset.RecorderOptions{TaskID: rec.Episode.TaskID, Annotator: "agent:" + ep.Agent})
+		c.Engine = c.rec
+	}
+	return c
+}
+
+// archiveLoader is how each reset of a restored episode gets a fresh copy
+// of rec's archive (nil without --offline), read from the store, which
+// stays open while serve runs.
+func archiveLoader(env *Env, sv *serving, cfg serveConfig, rec *replay.Recording) (func(context.Context) (*dataset.Archive, error), error) {
+	if cfg.Offline == "" {
+		return nil, nil
+	}
+	if sv.store == nil {
+		st, err := env.OpenExistingStore()
+		if err != nil {
+			return nil, err
+		}
+		sv.store = st
+	}
+	st := sv.store
+	if ok, err := st.HasArchive(context.Background(), rec.Episode.ID); err != nil || !ok {
+		return nil, cmp.Or(err, fmt.Errorf("--offline: episode %s: %w", rec.Episode.ID, dataset.ErrNoArchive))
+	}
+	return func(ctx context.Context) (*dataset.Archive, error) { return st.EpisodeArchive(ctx, rec.Episode.ID) }, nil
 }
 
 // continued is one episode that starts from a stored episode's step k.
@@ -60,6 +92,11 @@ type continued struct {
 	rec           *dataset.Recorder // nil without --record
 	from          *replay.Recording
 	k             int
+	// arch, when set, gives each reset a fresh archive of from: the
+	// episode is served offline (fallback: what it lacks goes to the
+	// network).
+	arch     func(context.Context) (*dataset.Archive, error)
+	fallback bool
 }
 
 // Recorder is the episode's recorder (nil without --record).
@@ -71,6 +108,13 @@ func (c *continued) Recorder() *dataset.Recorder { return c.rec }
 func (c *continued) Reset(ctx context.Context, opts engine.ResetOptions) (engine.Observation, error) {
 	ro := c.from.Clock
 	ro.StartURL, ro.EpisodeID = c.from.StartURL, opts.EpisodeID
+	if c.arch != nil {
+		a, err := c.arch(ctx)
+		if err != nil {
+			return engine.Observation{}, fmt.Errorf("cannot serve episode %s offline: %w", c.from.Episode.ID, err)
+		}
+		c.from.Offline(&ro, a, c.fallback)
+	}
 	var obs engine.Observation
 	var err error
 	if c.rec != nil {

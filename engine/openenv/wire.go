@@ -150,14 +150,20 @@ func wireSafe(v any) any {
 // Python clients accept it) says {"redacted":true} when the action typed
 // into a password or payment field, and, when details is set (the client
 // asked in its reset), carries the page "title" and the step's "timings"
-// (action_ms, settle_ms, capture_ms, total_ms, settled_by). Without either
-// it is exactly the Python server's form, with no metadata key.
+// (action_ms, settle_ms, capture_ms, total_ms, settled_by); an episode
+// served offline from a recording says "off_archive": N when N of the
+// step's requests were not in the recording (refused, or fetched with the
+// fallback). Without any it is exactly the Python server's form, with no
+// metadata key.
 func observationData(o engine.Observation, reward json.RawMessage, details bool) json.RawMessage {
 	shot := base64.StdEncoding.EncodeToString(o.Screenshot)
 	fs := []field{{"screenshot", shot}, {"url", o.URL}, {"error", o.Error}}
 	var md []field
 	if o.Redacted {
 		md = append(md, field{"redacted", true})
+	}
+	if o.OffArchive > 0 {
+		md = append(md, field{"off_archive", o.OffArchive})
 	}
 	if details {
 		md = append(md, field{"title", o.Title}, field{"timings", o.Timings})
