@@ -38,9 +38,13 @@ type cardStats struct {
 	// intervened episodes had someone other than their annotator take
 	// over, interventions times in all, with takenSteps steps.
 	intervened, interventions, takenSteps int
-	har                                   harStats
-	grounding                             groundingStats
-	checks                                checkStats
+	// archived episodes replay offline from their own recorded traffic;
+	// offline of them were replayed so, hermetic of those faithfully (the
+	// newest offline replay: every step matched, every request served).
+	archived, offline, hermetic int
+	har                         harStats
+	grounding                   groundingStats
+	checks                      checkStats
 }
 
 func (s *cardStats) init() {
@@ -99,6 +103,30 @@ func (s *cardStats) add(e *episodeInfo, steps int, start time.Time, edited, resu
 			s.unresolved++
 		}
 	}
+}
+
+// addArchive counts an exported episode's replay archive and its newest
+// offline replay.
+func (s *cardStats) addArchive(ctx context.Context, store *dataset.Store, id string) error {
+	ok, err := store.HasArchive(ctx, id)
+	if err != nil || !ok {
+		return err
+	}
+	s.archived++
+	runs, err := store.ReplayRuns(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs { // newest first
+		if r.Fidelity != nil {
+			s.offline++
+			if r.Fidelity.Hermetic && r.OK() {
+				s.hermetic++
+			}
+			break
+		}
+	}
+	return nil
 }
 
 func (s *cardStats) addInterventions(n, steps int) {

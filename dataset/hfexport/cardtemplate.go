@@ -36,7 +36,10 @@ type cardView struct {
 	Who                             string
 	// Intervened episodes had someone take over from the agent,
 	// Interventions times in all, with TakenSteps steps.
-	Intervened, Interventions, TakenSteps  int
+	Intervened, Interventions, TakenSteps int
+	// Archived episodes replay offline; Offline were replayed so,
+	// Hermetic of them faithfully.
+	Archived, Offline, Hermetic            int
 	First, Last                            string // dates of the first and last start ("" when unknown)
 	Interrupted, Edited, Resumed, Branches int
 	Filters                                string // " categories a, b; outcomes c" ("" when none)
@@ -90,6 +93,7 @@ var cardOps = []opRow{
 // fault of the template.
 func cardText(o *Options, splits []SplitCount, s *cardStats) (string, error) {
 	v := cardView{O: o, Name: strings.TrimSpace(o.Name), Splits: splits, Intervened: s.intervened, Interventions: s.interventions, TakenSteps: s.takenSteps,
+		Archived: s.archived, Offline: s.offline, Hermetic: s.hermetic,
 		Interrupted: s.interrupted, Edited: s.edited, Resumed: s.resumed, Branches: s.branches,
 		FailureStepsRemoved: s.failureStepsRemoved, BadImages: s.badImages,
 		NoOutcome:   s.outcomes[""],

@@ -508,6 +508,9 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 	interventions := dataset.CountInterventions(own, actors)
 	r.NumInterventions = i64(int64(interventions))
 	x.stats.addInterventions(interventions, others)
+	if err := x.stats.addArchive(x.ctx, x.store, e.ID); err != nil {
+		return fmt.Errorf("episode %s: its replay archive: %w", e.ID, err)
+	}
 	edited := len(removed) > 0
 	r.Edited = &edited
 	if r.Steps == nil {
