@@ -73,11 +73,18 @@ const (
 )
 
 // harSettings turns network capture on or off for a recording engine, with
-// the redaction the environment adds.
+// the redaction the environment adds and its caps on bodies kept
+// (engine.EnvHARBodyCap, EnvHAREpisodeCap; a value that is no size keeps
+// the default, and the commands that read the environment say why).
 func harSettings(s *engine.Settings, on, noRedact bool, getenv func(string) string) {
 	s.HAR, s.HARNoRedact = on, noRedact
 	s.HARRedactHeaders = getenv(EnvHARRedactHeaders)
 	s.HARRedactKeys = getenv(EnvHARRedactKeys)
+	for name, dst := range map[string]*int64{engine.EnvHARBodyCap: &s.HARBodyCap, engine.EnvHAREpisodeCap: &s.HAREpisodeCap} {
+		if n, err := engine.ParseBytes(getenv(name)); err == nil {
+			*dst = n
+		}
+	}
 }
 
 func writeHAR(w io.Writer, log *har.Log) error {

@@ -79,7 +79,33 @@ const (
 	EnvActionWait   = "BROWSER_ACTION_WAIT_SECONDS"
 	EnvExplicitWait = "BROWSER_EXPLICIT_WAIT_SECONDS"
 	EnvDisplay      = "WAYMARK_DISPLAY"
+	// EnvHARBodyCap and EnvHAREpisodeCap are the network capture's caps on
+	// response bodies kept (HAR and replay archive): per body, and per
+	// episode, in bytes with an optional K, M or G (binary) suffix.
+	EnvHARBodyCap    = "WAYMARK_HAR_BODY_CAP"
+	EnvHAREpisodeCap = "WAYMARK_HAR_EPISODE_CAP"
 )
+
+// ParseBytes reads a size: "1048576", "512K", "8M", "1G" (binary units).
+func ParseBytes(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	mult := int64(1)
+	if n := len(v); n > 0 {
+		switch strings.ToUpper(v[n-1:]) {
+		case "K":
+			mult, v = 1<<10, v[:n-1]
+		case "M":
+			mult, v = 1<<20, v[:n-1]
+		case "G":
+			mult, v = 1<<30, v[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 1 || n > (1<<40)/mult {
+		return 0, errors.New("must be a size in bytes from 1 to 1T, e.g. 1048576, 512K, 8M or 1G")
+	}
+	return n * mult, nil
+}
 
 // DefaultSettings returns the reference's defaults with the default action
 // set and automatic display choice.
@@ -130,6 +156,16 @@ func settingsFrom(getenv func(string) string) (Settings, error) {
 	}
 	seconds(EnvActionWait, &s.ActionWait)
 	seconds(EnvExplicitWait, &s.ExplicitWait)
+	for name, dst := range map[string]*int64{EnvHARBodyCap: &s.HARBodyCap, EnvHAREpisodeCap: &s.HAREpisodeCap} {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			n, err := ParseBytes(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s %v, got %q", name, err, v))
+			} else {
+				*dst = n
+			}
+		}
+	}
 	if v := strings.TrimSpace(getenv(EnvDisplay)); v != "" {
 		d, err := ParseDisplay(v)
 		if err != nil {

@@ -20,6 +20,10 @@ func TestSettingsFromEnv(t *testing.T) {
 	if err != nil || s.MaxSteps != 200 || s.ActionWait != 0 || s.ExplicitWait != 10*time.Second || s.Display != DisplayHeadless {
 		t.Fatalf("edges: %+v %v", s, err)
 	}
+	s, err = settingsFrom(env(map[string]string{EnvHARBodyCap: "8M", EnvHAREpisodeCap: " 1073741824 "}))
+	if err != nil || s.HARBodyCap != 8<<20 || s.HAREpisodeCap != 1<<30 {
+		t.Fatalf("the capture's caps: %+v %v", s, err)
+	}
 	s, err = settingsFrom(env(map[string]string{EnvMaxSteps: " 1 ", EnvActionWait: "0.25"}))
 	if err != nil || s.MaxSteps != 1 || s.ActionWait != 250*time.Millisecond {
 		t.Fatalf("%+v %v", s, err)
@@ -34,6 +38,8 @@ func TestSettingsFromEnv(t *testing.T) {
 		{EnvActionWait, "NaN", "BROWSER_ACTION_WAIT_SECONDS must be a number"},
 		{EnvExplicitWait, "soon", "BROWSER_EXPLICIT_WAIT_SECONDS must be a number of seconds from 0 to 10"},
 		{EnvDisplay, "wayland", "WAYMARK_DISPLAY: unknown display \"wayland\""},
+		{EnvHARBodyCap, "0", "WAYMARK_HAR_BODY_CAP must be a size in bytes from 1 to 1T"},
+		{EnvHAREpisodeCap, "lots", "WAYMARK_HAR_EPISODE_CAP must be a size in bytes"},
 	}
 	for _, b := range bad {
 		_, err := settingsFrom(env(map[string]string{b.k: b.v}))
