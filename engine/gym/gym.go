@@ -127,7 +127,8 @@ func New(eng engine.Engine, cfg Config) *Session {
 
 // First is the observation of the reset, obs being the engine's.
 func (s *Session) First(obs action.Observation) (Obs, error) {
-	return s.observe(obs, "", "", nil)
+	// A start page that did not load says why, as a step's error would.
+	return s.observe(obs, "", string(obs.Error), nil)
 }
 
 // Step performs one action string (a line, without its newline) and

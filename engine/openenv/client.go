@@ -535,21 +535,6 @@ func (c *Client) ResetWith(ctx context.Context, opts engine.ResetOptions, extra 
 	return o, nil
 }
 
-// practiceHint adds, to a start page's unresolved host name that is one of
-// the built-in practice sites (*.waymark.test), that the server serves
-// those only with --task-pack.
-func practiceHint(startURL string, code action.Code) action.Code {
-	if !strings.Contains(string(code), "ERR_NAME_NOT_RESOLVED") {
-		return code
-	}
-	u, err := url.Parse(startURL)
-	if err != nil || !strings.HasSuffix(strings.ToLower(u.Hostname()), ".waymark.test") {
-		return code
-	}
-	return action.Code(fmt.Sprintf("%s: %s is a built-in practice site, and this OpenEnv server does not serve them; start it with 'waymark serve --task-pack' (or choose a task whose page is on the web)",
-		code, u.Hostname()))
-}
-
 // Step validates the action locally (the reference server drops the session
 // on some invalid actions), sends it and returns the observation.
 func (c *Client) Step(ctx context.Context, a engine.Action) (engine.Observation, error) {

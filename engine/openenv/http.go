@@ -23,6 +23,21 @@ func (s *Server) routes() {
 		}
 		writeJSON(w, http.StatusOK, obj(field{"status", "healthy"}, field{"sessions", s.leaseReport()}))
 	})
+	// Readiness, apart from liveness (/health answers as soon as the
+	// server listens): true once a session started now gets a warm
+	// browser, 503 before, so a client can wait instead of paying for a
+	// browser's start in its first reset.
+	s.mux.HandleFunc("GET /ready", func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Ready == nil {
+			writeJSON(w, http.StatusOK, obj(field{"ready", true}))
+			return
+		}
+		if ok, why := s.opts.Ready(); !ok {
+			writeJSON(w, http.StatusServiceUnavailable, obj(field{"ready", false}, field{"detail", why}))
+			return
+		}
+		writeJSON(w, http.StatusOK, obj(field{"ready", true}))
+	})
 	s.mux.HandleFunc("GET /metadata", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, obj(
 			field{"name", s.opts.Name},
@@ -189,6 +204,7 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, CodeExecution, err.Error())
 		return
 	}
+	obs.Error = s.explainPractice(rr.opts.StartURL, obs.Error)
 	writeJSON(w, http.StatusOK, observationData(obs, httpReward(obs), false))
 }
 

@@ -123,6 +123,13 @@ type Options struct {
 	// engine.ErrBrowserGone ends the session at once; other failures
 	// (a farm slow to answer) are retried until the lease's deadline.
 	Provider string
+	// ServesPractice: the built-in practice sites (*.waymark.test) resolve
+	// in the sessions' browsers (serve --task-pack). Without it a page on
+	// one of them is answered with what to do (practice.go).
+	ServesPractice bool
+	// Ready, when set, says whether a session started now gets a warm
+	// browser, and if not why (GET /ready); nil: always ready.
+	Ready func() (ready bool, why string)
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
 	// DefaultStartURL is the start page of a reset that names none (a
@@ -639,6 +646,7 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}
+	obs.Error = ss.srv.explainPractice(rr.opts.StartURL, obs.Error)
 	ss.started, ss.done, reset = true, obs.Done, true
 	if ss.srv.opts.BrowserGym {
 		return ss.gymReset(data, rr, obs) // gym.go
@@ -683,6 +691,9 @@ func (ss *session) step(ctx context.Context, data map[string]any) []byte {
 		return errorFrame(CodeExecution, err.Error())
 	}
 	ss.done = obs.Done
+	if a.Op == action.Goto {
+		obs.Error = ss.srv.explainPractice(a.URL, obs.Error)
+	}
 	return frame("observation", observationData(obs, wsReward(obs), ss.details))
 }
 
