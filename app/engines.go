@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
+	"syscall"
 	"time"
 
 	"waymark/engine"
@@ -58,6 +61,9 @@ type engineSpec struct {
 // the engine lives) or a local Chromium.
 func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 	if spec.Server != "" {
+		if err := refusedAt(spec.Server); err != nil {
+			return nil, fmt.Errorf("cannot reach the OpenEnv server %s: %w", spec.Server, err)
+		}
 		c, err := openenv.Dial(ctx, spec.Server, openenv.ClientOptions{
 			ActionSet:     spec.Settings.ActionSet,
 			MaxSteps:      spec.Settings.MaxSteps,
@@ -107,6 +113,34 @@ func (o *ownedLeased) Close() error {
 func closeProvider(p engine.Provider) error {
 	if c, ok := p.(io.Closer); ok {
 		return c.Close()
+	}
+	return nil
+}
+
+// refusedAt says so at once when nothing listens at server's host and port
+// (the connection is refused): waiting for /health, as Dial does for a
+// server that is starting or busy, would only keep a person or a script in
+// silence. Anything else (no answer yet, a name not found) is left to Dial.
+func refusedAt(server string) error {
+	u, err := url.Parse(server)
+	if err != nil || u.Hostname() == "" {
+		return nil // Dial says what is wrong with the address
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" || u.Scheme == "wss" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err == nil {
+		c.Close()
+		return nil
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("nothing is listening at %s (connection refused): start the server there (waymark serve --addr %s), or give the address it serves at", addr, addr)
 	}
 	return nil
 }

@@ -125,7 +125,7 @@ func runPlay(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *maxSteps != 0 {
+	if given["max-steps"] {
 		if *maxSteps < 1 || *maxSteps > engine.MaxMaxSteps {
 			return fmt.Errorf("%w: --max-steps must be from 1 to %d", errUsage, engine.MaxMaxSteps)
 		}
@@ -163,7 +163,7 @@ func runPlay(env *Env, args []string) error {
 		}
 		limit := settings.MaxSteps
 		settings = rec.Settings(settings)
-		if *maxSteps != 0 {
+		if given["max-steps"] {
 			settings.MaxSteps = limit
 		}
 		kept := 0 // the actions the restore replays

@@ -99,6 +99,15 @@ func manifestStartURL(m *Manifest, base string) (string, string, error) {
 		seed = strconv.FormatInt(*m.Seed, 10)
 	}
 	u = strings.NewReplacer("${SEED}", seed, "$SEED", seed, "${RUN_ID}", manifestRunID, "$RUN_ID", manifestRunID).Replace(u)
+	if ref, err := url.Parse(u); err == nil && ref.Scheme != "" && ref.Scheme != "http" && ref.Scheme != "https" {
+		// javascript:, data:, file:, about:… are no page a task can
+		// start on (nor relative addresses).
+		shown := u
+		if len(shown) > 80 {
+			shown = strings.ToValidUTF8(shown[:80], "") + "…"
+		}
+		return field, "", fmt.Errorf("%q is a %s: address, not a web page: a task starts on an http or https address", shown, ref.Scheme)
+	}
 	if strings.Contains(u, "://") {
 		return field, u, nil
 	}

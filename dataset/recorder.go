@@ -128,7 +128,11 @@ func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, er
 	}
 	goal := ro.Goal
 	if goal == "" {
+		// A long address is cut to fit a goal: the task keeps it whole.
 		goal = "Browse " + strings.TrimSpace(opts.StartURL)
+		if len(goal) > maxGoalLen {
+			goal = strings.ToValidUTF8(goal[:maxGoalLen-len("…")], "") + "…"
+		}
 	}
 	cat := ro.Category
 	if cat == "" {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/mattn/go-sqlite3"
@@ -27,6 +28,9 @@ var (
 
 const (
 	maxGoalLen = 4000
+	// maxURLLen bounds a start URL: more than web servers take in a
+	// request line (8 KiB is the common limit).
+	maxURLLen = 8192
 	// demonstratedEpisodes selects a task's finished episodes by people.
 	demonstratedEpisodes = `SELECT 1 FROM episodes e WHERE e.task_id = t.id AND e.status = 'finished' AND e.annotator NOT LIKE 'agent:%'`
 )
@@ -51,6 +55,9 @@ func ValidateTask(t *Task) error {
 	}
 	if t.StartURL == "" {
 		return fmt.Errorf("%w: the start URL is empty; write the address the task begins on, for example https://example.com/", ErrInvalidTask)
+	}
+	if n := utf8.RuneCountInString(t.StartURL); n > maxURLLen {
+		return fmt.Errorf("%w: the start URL is %d characters long, at most %d are allowed; give a shorter address (%.60s…)", ErrInvalidTask, n, maxURLLen, t.StartURL)
 	}
 	if err := action.CheckURL(t.StartURL); err != nil {
 		return fmt.Errorf("%w: start URL %q: %v (for example https://example.com/)", ErrInvalidTask, t.StartURL, err)
