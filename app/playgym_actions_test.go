@@ -230,7 +230,7 @@ func TestPlayBrowserGymMultiaction(t *testing.T) {
 	single := startGym(t, "--start-url", ts.URL+"/", "--max-steps", "20", "--multiaction=false")
 	single.next()
 	single.send(`click('a1') click('a2')`)
-	if o := single.next(); o["last_action_error"] != `ValueError: Received a multi-action, only single-actions are allowed. Found "click('a2')" after the call at column 13 (multiaction is off: one call per line).` || gymInfo(o, "engine_step") != 0.0 {
+	if o := single.next(); o["last_action_error"] != `ValueError: Received a multi-action, only single-actions are allowed. Found "click('a2')" after the call at column 13 (multiaction is off: one call per action).` || gymInfo(o, "engine_step") != 0.0 {
 		t.Errorf("--multiaction=false, two calls: last_action_error %q, engine step %v", o["last_action_error"], gymInfo(o, "engine_step"))
 	}
 	single.end()

@@ -373,7 +373,7 @@ func TestPlayBrowserGymMalformedAction(t *testing.T) {
 	steps := 0
 	for _, c := range []struct{ line, want string }{
 		{`click('a51'`, `ValueError: click: missing ) at the end of the call`},
-		{`click('a51');`, `ValueError: unexpected ";" after the call at column 13: write one call per line, optionally followed by a # comment`},
+		{`click('a51');`, `ValueError: unexpected ";" after the call at column 13: separate calls with blanks or line ends, each optionally followed by a # comment`},
 		{`foo('a')`, `NameError: Invalid action type 'foo'. The BrowserGym actions are ` + names},
 		{`click()`, `TypeError: click is missing its argument bid: write click(bid, button='left', modifiers=[])`},
 		{`click(51)`, `ValueError: click: bid must be a string, got the number 51: write click(bid, button='left', modifiers=[])`},

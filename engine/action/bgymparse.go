@@ -10,8 +10,8 @@ import (
 )
 
 // This file reads BrowserGym's high-level action strings (its
-// HighLevelActionSet with multiaction off): one Python-style call per line,
-// e.g. click('a51'), fill("a12", "red shoes"), mouse_click(312, 188),
+// HighLevelActionSet): a Python-style call, or with multiaction several
+// separated by blanks or line ends, e.g. click('a51'), fill("a12", "red shoes"), mouse_click(312, 188),
 // noop(wait_ms=500). Arguments are Python literals: strings in single or
 // double quotes with Python's escapes, ints and floats (with an optional
 // sign), True, False, None and lists of those; keyword arguments follow the
@@ -233,10 +233,15 @@ next:
 			goto next
 		} else if n != "" {
 			return nil, &GymError{Type: "ValueError",
-				Msg: fmt.Sprintf("only one action per line (multiaction is off): found %s after the call at column %d", ps.rest(), at),
-				Gym: fmt.Sprintf("Received a multi-action, only single-actions are allowed. Found %s after the call at column %d (multiaction is off: one call per line).", ps.rest(), at)}
+				Msg: fmt.Sprintf("only one call per action (multiaction is off): found %s after the call at column %d", ps.rest(), at),
+				Gym: fmt.Sprintf("Received a multi-action, only single-actions are allowed. Found %s after the call at column %d (multiaction is off: one call per action).", ps.rest(), at)}
 		}
-		return nil, fmt.Errorf("unexpected %s after the call at column %d: write one call per line, optionally followed by a # comment", ps.rest(), at)
+		// Say how calls are told apart: by blanks and line ends (with
+		// multiaction), not by , or ;.
+		if multi {
+			return nil, fmt.Errorf("unexpected %s after the call at column %d: separate calls with blanks or line ends, each optionally followed by a # comment", ps.rest(), at)
+		}
+		return nil, fmt.Errorf("unexpected %s after the call at column %d: an action is one call, optionally followed by a # comment", ps.rest(), at)
 	}
 	c, err := bind(gymFunctions[sig].name, gymFunctions[sig].params, pos, kw, kwOrder)
 	if err != nil {
