@@ -86,7 +86,7 @@ type ReplayStep struct {
 // OK reports whether every step the run compared matched, none diverged
 // and it ended without an error.
 func (r ReplayRun) OK() bool {
-	return r.Error == "" && r.FirstDiverged == nil && r.Compared > 0 && r.Matched == r.Compared
+	return r.Error == "" && r.FirstDiverged == nil && r.Compared > 0 && r.Matched == r.Compared && (r.Fidelity == nil || r.Fidelity.Hermetic)
 }
 
 // SaveReplayRun stores a replay run of an existing episode and returns it

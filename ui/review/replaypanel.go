@@ -47,6 +47,7 @@ type replayPanel struct {
 	btn                 *widget.Button // the player's "Replay"
 	startBtn, cancelBtn *widget.Button
 	goOn                *widget.Check
+	offline             *widget.Check // serve the replay from the episode's recorded traffic
 	tab                 *container.TabItem
 	title, status       *widget.Label
 	warning, detail     *widget.Label
@@ -82,6 +83,7 @@ func (r *replayPanel) attach(p *player) fyne.CanvasObject {
 	r.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { r.stop(); p.t.unfocus() })
 	r.cancelBtn.Disable()
 	r.goOn = widget.NewCheck("Go on after a divergence", nil)
+	r.offline = widget.NewCheck("Offline: serve every request from the recording", nil)
 	r.title = widget.NewLabelWithStyle("Replay", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.title.Wrapping = fyne.TextWrapWord
 	intro := widget.NewLabel("Runs the episode's stored actions again in a fresh browser and compares each step with the stored one: address, title, error, end and screenshot. The episode itself is never changed; each replay is kept below.")
@@ -118,7 +120,7 @@ func (r *replayPanel) attach(p *player) fyne.CanvasObject {
 	}
 	r.runsList.ExtendBaseWidget(r.runsList)
 
-	top := container.NewVBox(r.title, intro, container.NewHBox(r.startBtn, r.cancelBtn), r.goOn, r.bar, r.status, r.warning, widget.NewSeparator())
+	top := container.NewVBox(r.title, intro, container.NewHBox(r.startBtn, r.cancelBtn), r.goOn, r.offline, r.bar, r.status, r.warning, widget.NewSeparator())
 	steps := container.NewBorder(widget.NewLabelWithStyle("Verdicts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), r.detail, nil, nil, r.verdicts)
 	past := container.NewBorder(widget.NewLabelWithStyle("Past replays", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, r.runsList)
 	split := container.NewVSplit(steps, past)
@@ -177,7 +179,24 @@ func (r *replayPanel) follow() {
 		r.shown = 0
 	}
 	r.setStatus("Press Replay to run this episode again.", false)
+	r.followArchive(ep.ID)
 	r.showRun()
+}
+
+// followArchive offers the offline replay when episode id has its own
+// recorded traffic (and checks it: offline is what such an episode needs to
+// replay as recorded).
+func (r *replayPanel) followArchive(id string) {
+	ok, err := r.p.t.store.HasArchive(r.p.t.life, id)
+	if err != nil || !ok {
+		r.offline.SetChecked(false)
+		r.offline.Disable()
+		r.offline.SetText("Offline: not possible (recorded without network capture)")
+		return
+	}
+	r.offline.Enable()
+	r.offline.SetText("Offline: serve every request from the recording")
+	r.offline.SetChecked(true)
 }
 
 // start replays the open episode in the background.
@@ -214,8 +233,9 @@ func (r *replayPanel) start() {
 	r.warning.Hide()
 	r.setStatus("Starting a fresh browser…", false)
 	r.showRun()
+	r.offline.Disable()
 	r.wg.Add(1)
-	go r.run(ctx, gen, id, r.goOn.Checked)
+	go r.run(ctx, gen, id, r.goOn.Checked, r.offline.Checked)
 }
 
 // stop cancels the running replay; the steps replayed so far are stored.
@@ -231,7 +251,7 @@ func (r *replayPanel) stop() {
 // run is the background replay. Its reports reach the panel through the
 // window's bridge, and only while the screen is open and this replay is the
 // panel's latest.
-func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
+func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn, offline bool) {
 	defer r.wg.Done()
 	life, store := r.p.t.life, r.p.t.store
 	do := func(f func()) {
@@ -262,12 +282,22 @@ func (r *replayPanel) run(ctx context.Context, gen int, id string, goOn bool) {
 		}
 		return
 	}
-	do(func() { r.setStatus(fmt.Sprintf("Replaying %s…", rec.StartURL), false) })
-	rep, runErr := replay.Run(ctx, eng, rec, replay.Options{Continue: goOn, PracticeHosts: r.opts.PracticeHosts,
+	opts := replay.Options{Continue: goOn, PracticeHosts: r.opts.PracticeHosts,
 		Progress: func(s replay.StepResult) {
 			v := storedVerdict(s)
 			do(func() { r.progress(v) })
-		}})
+		}}
+	from := rec.StartURL
+	if offline {
+		if opts.Archive, err = store.EpisodeArchive(ctx, id); err != nil {
+			eng.Close()
+			fail("Cannot replay this episode offline: " + err.Error())
+			return
+		}
+		from += " offline, from its recorded traffic"
+	}
+	do(func() { r.setStatus(fmt.Sprintf("Replaying %s…", from), false) })
+	rep, runErr := replay.Run(ctx, eng, rec, opts)
 	info := eng.Info()
 	eng.Close()
 	if life.Err() != nil {
@@ -320,6 +350,7 @@ func (r *replayPanel) finish(run *dataset.ReplayRun, err error) {
 	r.btn.Enable()
 	r.cancelBtn.Disable()
 	r.goOn.Enable()
+	r.followArchive(r.epID)
 	r.bar.Hide()
 	r.loadRuns()
 	r.shown = -1
@@ -426,6 +457,9 @@ func (r *replayPanel) updateVerdictRow(id widget.ListItemID, o fyne.CanvasObject
 	if v.Why != "" {
 		parts = append(parts, v.Why)
 	}
+	if f := r.shownRun().Fidelity; f != nil {
+		parts = append(parts, requestsWords(f.Step(v.Step)))
+	}
 	b.Importance = widget.MediumImportance
 	if v.Verdict != dataset.VerdictMatch {
 		b.Importance = widget.DangerImportance
@@ -449,6 +483,16 @@ func (r *replayPanel) selectVerdict(id widget.ListItemID) {
 	if v.Why != "" {
 		fmt.Fprintf(&b, "\n%s", v.Why)
 	}
+	if f := r.shownRun().Fidelity; f != nil {
+		st := f.Step(v.Step)
+		fmt.Fprintf(&b, "\n%s", requestsWords(st))
+		if st.FirstRefusal != "" {
+			fmt.Fprintf(&b, "\nFirst refused: %s", st.FirstRefusal)
+		}
+		for _, n := range st.NotHermetic {
+			fmt.Fprintf(&b, "\nNot hermetic: %s", n)
+		}
+	}
 	r.detail.SetText(b.String())
 	if p := r.p; p.ep != nil && p.ep.ID == r.epID {
 		for k, st := range p.steps {
@@ -470,6 +514,9 @@ func (r *replayPanel) updateRunRow(id widget.ListItemID, o fyne.CanvasObject) {
 	head := fmt.Sprintf("%s · %d of %d matched", run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Matched, run.Compared)
 	if run.Display != "" {
 		head += " · " + run.Display
+	}
+	if run.Fidelity != nil {
+		head += " · offline"
 	}
 	a.SetText(head)
 	b.Importance = widget.MediumImportance

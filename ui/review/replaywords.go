@@ -34,5 +34,17 @@ func runSummary(run dataset.ReplayRun) string {
 	if run.Error != "" {
 		fmt.Fprintf(&b, " Stopped: %s.", strings.TrimSuffix(run.Error, "."))
 	}
+	if f := run.Fidelity; f != nil {
+		fmt.Fprintf(&b, " Offline: %s.", f.Line(run.Matched, run.Compared))
+	}
 	return b.String()
+}
+
+// requestsWords says what an offline replay's step was served.
+func requestsWords(s dataset.StepFidelity) string {
+	w := fmt.Sprintf("%d requests served from the recording, %d refused", s.Served, s.Refused)
+	if len(s.NotHermetic) > 0 {
+		w += ", not hermetic"
+	}
+	return w
 }
