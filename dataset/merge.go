@@ -102,7 +102,8 @@ var (
 )
 
 // mergeTables are the tables a merge copies, in this order.
-var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "replay_runs", "step_labels"}
+var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "replay_runs", "step_labels",
+	"archive_chunks", "bodies", "archive_bodies"}
 
 // Merge copies the store at path into s (see above). It never writes to the
 // file at path.
@@ -202,11 +203,14 @@ func reviewerName(who string) string {
 func (r MergeReport) Summary() string {
 	var b strings.Builder
 	names := map[string]string{"tasks": "tasks", "episodes": "episodes", "steps": "steps", "har_chunks": "network chunks",
-		"episode_edits": "edits", "reviews": "reviews", "step_labels": "step labels", "replay_runs": "replay runs"}
+		"episode_edits": "edits", "reviews": "reviews", "step_labels": "step labels", "replay_runs": "replay runs",
+		"archive_chunks": "archive chunks", "bodies": "archive bodies"}
 	part := func(m map[string]int) string {
 		var p []string
 		for _, t := range mergeTables {
-			p = append(p, fmt.Sprintf("%d %s", m[t], names[t]))
+			if names[t] != "" { // archive_bodies only says which episode uses which body
+				p = append(p, fmt.Sprintf("%d %s", m[t], names[t]))
+			}
 		}
 		return strings.Join(p, ", ")
 	}

@@ -64,7 +64,7 @@ func (m *merger) run() error {
 			return err
 		}
 	}
-	for _, step := range []func() error{m.keyless, m.tasks, m.episodes, m.steps, m.harChunks, m.edits, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
+	for _, step := range []func() error{m.keyless, m.tasks, m.episodes, m.steps, m.harChunks, m.archive, m.edits, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -391,6 +391,32 @@ func (m *merger) appendRows(table string) error {
 }
 
 func (m *merger) harChunks() error { return m.appendRows("har_chunks") }
+
+// archive copies the replay archives of new and identical episodes: their
+// chunks as the HAR's, and the bodies they use that this store lacks (a
+// body is the same wherever its SHA-256 is).
+func (m *merger) archive() error {
+	if len(m.cols["archive_chunks"]) == 0 || len(m.cols["bodies"]) == 0 || len(m.cols["archive_bodies"]) == 0 {
+		return nil // the other file's schema predates the archive
+	}
+	eps := `(SELECT id FROM temp.merge_new_eps UNION SELECT id FROM temp.merge_same_eps)`
+	used := `(SELECT sha256 FROM src.archive_bodies WHERE episode_id IN ` + eps + `)`
+	all, err := m.count(`SELECT COUNT(*) FROM src.bodies WHERE sha256 IN ` + used)
+	if err != nil {
+		return err
+	}
+	n, err := m.exec(`INSERT OR IGNORE INTO main.bodies (sha256, size, data, created_at) SELECT sha256, size, data, created_at FROM src.bodies WHERE sha256 IN ` + used)
+	if err != nil {
+		return fmt.Errorf("copy the archives' bodies: %w", err)
+	}
+	m.rep.Added["bodies"] += int(n)
+	m.rep.Identical["bodies"] += all - int(n)
+	if _, err := m.exec(`INSERT OR IGNORE INTO main.archive_bodies (episode_id, sha256) SELECT episode_id, sha256 FROM src.archive_bodies
+		WHERE episode_id IN ` + eps + ` AND sha256 IN (SELECT sha256 FROM main.bodies)`); err != nil {
+		return fmt.Errorf("copy the archives' bodies: %w", err)
+	}
+	return m.appendRows("archive_chunks")
+}
 func (m *merger) edits() error     { return m.appendRows("episode_edits") }
 
 // byID copies the rows of table whose id this store lacks and compares the

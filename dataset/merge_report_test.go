@@ -15,8 +15,8 @@ func TestMergeReportSummary(t *testing.T) {
 		Identical: map[string]int{"tasks": 3},
 	}
 	want := "merged /data/bob.db\n" +
-		"  added: 1 tasks, 2 episodes, 7 steps, 1 network chunks, 1 edits, 2 reviews, 1 replay runs, 0 step labels\n" +
-		"  already here (identical): 3 tasks, 0 episodes, 0 steps, 0 network chunks, 0 edits, 0 reviews, 0 replay runs, 0 step labels\n" +
+		"  added: 1 tasks, 2 episodes, 7 steps, 1 network chunks, 1 edits, 2 reviews, 1 replay runs, 0 step labels, 0 archive chunks, 0 archive bodies\n" +
+		"  already here (identical): 3 tasks, 0 episodes, 0 steps, 0 network chunks, 0 edits, 0 reviews, 0 replay runs, 0 step labels, 0 archive chunks, 0 archive bodies\n" +
 		"  could not reconcile: nothing\n"
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
