@@ -136,7 +136,13 @@ func (g *gifSaver) submit() {
 		if err == nil {
 			g.close()
 			g.dir = filepath.Dir(path)
-			g.p.t.form.setStatus(fmt.Sprintf("Wrote %s: %d pictures, %s.", path, n, gifSize(size)), false)
+			msg := fmt.Sprintf("Wrote %s: %d pictures, %s.", path, n, gifSize(size))
+			g.p.t.form.setStatus(msg, false)
+			// The status line is on the Label tab, which may not be the
+			// one shown: the confirmation and the path in a dialog too.
+			if w := g.p.t.window(); w != nil {
+				ui.ShowInformation(w, "Animated picture saved", msg)
+			}
 			return
 		}
 	}

@@ -90,6 +90,10 @@ func TestSaveAsAnimatedPicture(t *testing.T) {
 	if !strings.Contains(e.tab.form.status.Text, "Wrote "+out+": 5 pictures") {
 		t.Errorf("status %q", e.tab.form.status.Text)
 	}
+	// Said where the reviewer looks, whichever side tab is shown.
+	if said := dialogText(e.w); !strings.Contains(said, "Animated picture saved") || !strings.Contains(said, out) {
+		t.Errorf("after saving the window shows %q, want the confirmation with the path", said)
+	}
 
 	// Again to the same file: asked first, replaced on the second Save.
 	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {

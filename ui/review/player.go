@@ -42,6 +42,7 @@ type player struct {
 	goal       *widget.Label
 	meta       *widget.Label
 	info       *widget.Label
+	infoLines  int // the room of the step's text, in lines (fitInfo)
 	stepList   *widget.List
 	selecting  bool
 	// edits removes, restores and trims steps, continues from one, and
@@ -81,6 +82,7 @@ func (p *player) init(t *Tab) {
 	p.meta = widget.NewLabel("")
 	p.meta.Wrapping = fyne.TextWrapWord
 	p.info = widget.NewLabel("")
+	p.infoLines = minInfoLines
 	p.info.Wrapping = fyne.TextWrapWord
 	p.shots = map[int]image.Image{}
 	p.stepList = &widget.List{
@@ -103,19 +105,20 @@ func (p *player) init(t *Tab) {
 
 func (p *player) build() fyne.CanvasObject {
 	// One height for every episode (the goal on two lines, the summary on
-	// three, more scrolls; then a row for the branch line, empty for an
-	// episode with no branch), so the picture does not jump from one to
-	// the next.
-	header := container.NewVBox(
-		ui.NewFixedHeight(func() float32 { return ui.LabelsHeight(2, 5) }, container.NewVScroll(container.NewVBox(p.goal, p.meta))),
-		ui.NewFixedHeight(func() float32 { return max(p.branch.parentBtn.MinSize().Height, ui.LabelsHeight(1, 1)) }, p.branch.box))
+	// three, then the branch line of an episode that has one; more
+	// scrolls), so the picture does not jump from one to the next.
+	header := ui.NewFixedHeight(func() float32 { return ui.LabelsHeight(2, 5) }, container.NewVScroll(container.NewVBox(p.goal, p.meta, p.branch.box)))
 	prev := widget.NewButton("← Prev", func() { p.step(-1); p.t.unfocus() })
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
 	view := p.target.attach(p, p.view)
 	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle()), p.edits.bar(), p.mode)
-	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, view, p.afterView, container.NewVBox(bar, p.info)))
+	// The step's text has the room of the open episode's longest on every
+	// step (more scroll), so the picture and the buttons keep their place
+	// from step to step.
+	info := ui.NewFixedHeight(func() float32 { return ui.LabelsHeight(1, p.infoLines) }, container.NewVScroll(p.info))
+	centre := container.NewBorder(header, nil, nil, nil, container.New(fitLayout{}, view, p.afterView, container.New(ui.TightVBox{}, bar, info)))
 	p.requests.attach(p)
 	stepsTitle := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Steps", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.gif.attach(p))
 	steps := container.NewBorder(stepsTitle, nil, nil, nil, p.stepList)
@@ -152,6 +155,23 @@ func (fitLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return fyne.NewSize(max(minViewWidth, m.Width), minViewWidth*3/4+theme.Padding()+m.Height)
 }
 
+// Lines of a step's text under the picture: at least the page before and
+// after and the timings, at most a few more (an error or the end, a note,
+// an edit, who acted); a longer text scrolls.
+const (
+	minInfoLines = 3
+	maxInfoLines = 7
+)
+
+// fitInfo gives the step's text the lines of the open episode's longest.
+func (p *player) fitInfo() {
+	n := minInfoLines
+	for k := range p.steps {
+		n = max(n, strings.Count(p.stepHeader(k)+stepInfo(p.steps, k, false), "\n")+1)
+	}
+	p.infoLines = min(n, maxInfoLines)
+}
+
 // minViewWidth is the smallest the screenshot gets (logical units).
 const minViewWidth = 560
 
@@ -179,6 +199,7 @@ func (p *player) open(it dataset.QueueItem) error {
 	p.goal.SetText(task.Goal)
 	p.meta.SetText(episodeMeta(ep, task, steps) + "\n" + answerText(ep, task))
 	p.edits.load()
+	p.fitInfo()
 	p.branch.load()
 	p.gif.opened()
 	first := 0
@@ -208,6 +229,7 @@ func (p *player) reloadSteps() error {
 	p.ep, p.steps = &ep, steps
 	p.meta.SetText(episodeMeta(ep, p.task, steps) + "\n" + answerText(ep, p.task))
 	p.edits.load()
+	p.fitInfo()
 	p.branch.load()
 	p.gif.opened()
 	p.stepList.Refresh()

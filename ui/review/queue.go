@@ -44,6 +44,8 @@ const (
 // queuePanel is the filtered list of episodes with counts per state.
 type queuePanel struct {
 	t *Tab
+	// typed counts changes to the text filters (filterSoon).
+	typed int
 
 	state     string
 	stateSel  *widget.Select
@@ -81,8 +83,11 @@ func (q *queuePanel) init(t *Tab) {
 	q.sortSel = widget.NewSelect(sorts, func(string) { q.onFilter() })
 	q.sortSel.SetSelectedIndex(0)
 	q.interv = widget.NewCheck("With interventions (a person took over)", func(bool) { q.onFilter() })
+	// The text filters apply as they are typed (once typing pauses: a long
+	// queue is not read again at every key); a date once it is whole.
 	q.search = widget.NewEntry()
 	q.search.SetPlaceHolder("Task goal contains…")
+	q.search.OnChanged = func(string) { q.filterSoon() }
 	q.search.OnSubmitted = func(string) { q.onFilter(); q.t.unfocus() }
 	q.from = widget.NewEntry()
 	q.from.SetPlaceHolder("from YYYY-MM-DD")
@@ -90,6 +95,13 @@ func (q *queuePanel) init(t *Tab) {
 	q.to = widget.NewEntry()
 	q.to.SetPlaceHolder("to YYYY-MM-DD")
 	q.to.OnSubmitted = func(string) { q.onFilter(); q.t.unfocus() }
+	for _, e := range []*widget.Entry{q.from, q.to} {
+		e.OnChanged = func(s string) {
+			if _, ok := parseDay(s); ok || strings.TrimSpace(s) == "" {
+				q.filterSoon()
+			}
+		}
+	}
 	q.summary = widget.NewLabel("")
 	q.summary.Wrapping = fyne.TextWrapWord
 	q.agreement = widget.NewLabel("")
@@ -279,6 +291,26 @@ func parseDay(s string) (time.Time, bool) {
 	}
 	d, err := time.ParseInLocation("2006-01-02", s, time.Local)
 	return d, err == nil
+}
+
+// typePause is how long typing in a filter pauses before the queue is
+// read again.
+const typePause = 300 * time.Millisecond
+
+// filterSoon reads the queue again once typing pauses for typePause (at
+// once without a bridge to the UI thread: a screen in a test).
+func (q *queuePanel) filterSoon() {
+	if q.t.ctx == nil || q.t.ctx.Bridge == nil {
+		q.onFilter()
+		return
+	}
+	q.typed++
+	n := q.typed
+	q.t.ctx.UI().After(typePause, func() {
+		if n == q.typed {
+			q.onFilter()
+		}
+	})
 }
 
 func (q *queuePanel) onFilter() {

@@ -128,7 +128,9 @@ func (t *Tab) build() fyne.CanvasObject {
 	t.player.edits.tab = t.editTab
 	t.side = container.NewAppTabs(t.queueTab, t.labelTab, t.editTab)
 	t.side.OnSelected = func(*container.TabItem) { t.unfocus() }
-	right := minWidth(t.side, 330)
+	// 330 wide whatever its tabs ask: tabs that do not fit go to its "…"
+	// menu, and the picture keeps the width for 800×600.
+	right := ui.NewFixedWidth(330, t.side)
 	return container.NewBorder(nil, nil, nil, right, t.player.build())
 }
 
