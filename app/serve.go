@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--obs browsergym [--multiaction=false]] [--restore EPISODE:K] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s]",
+	register("serve", "serve [--addr 127.0.0.1:8000] [--max-sessions N] [--record [--grounding on|dom]] [--task-pack] [--obs browsergym [--multiaction=false]] [--restore EPISODE:K] [--allow-host NAME] [--allow-origin ORIGIN] [--recover-observation] [--har=false] [--no-redact] [--browser-provider VALUE] [--lease-ttl 900s] [--idle-timeout 10m]",
 		"serve the browser engine to agents over the OpenEnv protocol (WebSocket /ws)", runServe)
 }
 
@@ -63,6 +63,9 @@ type serveConfig struct {
 	// ids); Offline serves a restored episode from its recorded traffic
 	// ("strict", or "fallback") (serveepisodes.go).
 	Episodes, Offline string
+	// IdleTimeout ends a session with no reset or step for that long
+	// (--idle-timeout; 0: openenv.DefaultIdleTimeout, negative: never).
+	IdleTimeout time.Duration
 	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
 	PingInterval, PongTimeout time.Duration
 	Logf                      func(format string, args ...any)
@@ -128,8 +131,11 @@ func runServe(env *Env, args []string) error {
 		if cfg.LeaseTTL > 0 {
 			ttl = cfg.LeaseTTL.String()
 		}
-		fmt.Fprintf(env.Stdout, "Browsers come from the %s provider, one leased per session (lease %s, renewed on every step and while the client is connected).\n",
+		fmt.Fprintf(env.Stdout, "Browsers come from the %s provider, one leased per session (lease %s, renewed on every step and while the client answers pings).\n",
 			providerName(cfg.Provider), ttl)
+	}
+	if cfg.IdleTimeout > 0 {
+		fmt.Fprintf(env.Stdout, "A session with no reset or step for %s is closed (IDLE_TIMEOUT; --idle-timeout 0: never).\n", cfg.IdleTimeout)
 	}
 	if cfg.Record {
 		fmt.Fprintf(env.Stdout, "Recording episodes into %s.\n", sv.store.Path())
@@ -188,8 +194,10 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	fs.StringVar(&cfg.Restore, "restore", "", "EPISODE:K: every session's episode starts where that stored episode was after its step K (its start page, clock and steps 1..K replayed and checked as waymark replay checks them), so an agent goes on from a person's prefix; reset needs no start_url. With --record the episode is stored as a branch of it")
 	fs.StringVar(&cfg.Episodes, "episodes", "", "FILE|all: offer stored episodes as tasks: reset(task_id=\"EPISODE\") starts on its start page, reset(task_id=\"EPISODE:K\") where a person was after its step K (replayed and checked); FILE lists episode ids, one a line; all: every stored episode")
 	fs.Var((*offlineFlag)(&cfg.Offline), "offline", "with --restore or --episodes: serve the restored episode's pages and every request after them from its recorded traffic, never the network (=fallback: fetch what the recording lacks, said in each observation's off_archive)")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", openenv.DefaultIdleTimeout, "end a session whose client sends no reset or step for this long "+
+		"(IDLE_TIMEOUT), freeing its --max-sessions slot and its browser; 0: never")
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "with --browser-provider: each session's browser lease, renewed on every step and every third of it "+
-		"while the client is connected; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
+		"while the client answers pings; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
 		return cfg, "", cmp.Or(err, noArgs(pos))
 	}
@@ -200,6 +208,12 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	}
 	if cfg.MaxSessions < 1 {
 		return cfg, "", fmt.Errorf("%w: --max-sessions must be at least 1", errUsage)
+	}
+	switch {
+	case cfg.IdleTimeout < 0:
+		return cfg, "", fmt.Errorf("%w: --idle-timeout must be 0 (never) or a duration such as 10m", errUsage)
+	case cfg.IdleTimeout == 0:
+		cfg.IdleTimeout = -1 // never
 	}
 	switch {
 	case cfg.Episodes != "" && cfg.Restore != "":
@@ -336,6 +350,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		AllowOrigins: cfg.AllowOrigins,
 		PingInterval: cfg.PingInterval,
 		PongTimeout:  cfg.PongTimeout,
+		IdleTimeout:  cfg.IdleTimeout,
 		Logf:         cfg.Logf,
 	}
 	if cfg.TaskPack || cfg.Restore != "" || cfg.Episodes != "" && cfg.Offline == "" {

@@ -79,6 +79,7 @@ var endWords = map[action.EndReason]struct{ now, after string }{
 	action.EndInterrupted:      {"The episode was interrupted (its steps are saved).", "interrupted (the recording stopped early)"},
 	action.EndBlankObservation: {"The page showed no visible content, so the episode stopped.", "the page showed no visible content"},
 	action.EndLeaseExpired:     {"The session's browser lease ran out, so the episode stopped (its steps are saved).", "the session's browser lease ran out"},
+	action.EndIdleTimeout:      {"The agent sent nothing for the server's idle bound, so the session ended (its steps are saved).", "the agent went silent (idle timeout)"},
 }
 
 // EndReason says why an episode ended, to the person recording it.

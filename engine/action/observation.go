@@ -84,12 +84,16 @@ const (
 	// EndLeaseExpired: the OpenEnv session's browser lease ran out (its
 	// renewals stopped), so the session ended and its browser was freed.
 	EndLeaseExpired EndReason = "lease_expired"
+	// EndIdleTimeout: the OpenEnv session's client sent no reset or step
+	// for the server's idle bound, so the session ended and its browser
+	// was freed.
+	EndIdleTimeout EndReason = "idle_timeout"
 )
 
 // EndReasons lists every end reason, in the order above.
 func EndReasons() []EndReason {
 	return []EndReason{EndFinished, EndStepLimit, EndBotVerification, EndCrashed,
-		EndTimeout, EndDiscarded, EndInterrupted, EndBlankObservation, EndLeaseExpired}
+		EndTimeout, EndDiscarded, EndInterrupted, EndBlankObservation, EndLeaseExpired, EndIdleTimeout}
 }
 
 // Code is an observation's error (Observation.Error): "" for none, one of

@@ -15,8 +15,10 @@ import (
 
 // Browser leases: a session whose browser comes from a provider with
 // expiring leases (a browser farm) keeps its lease alive while its client
-// is connected — renewed on every reset and step, and by engine.Heartbeat
-// (a renewal due a third of the lease after the last one) — and ends with
+// is alive — renewed on every reset and step, and by engine.Heartbeat
+// (a renewal due a third of the lease after the last one) only when the
+// client answers a ping just before: a client that stopped answering is
+// not kept alive by an open socket — and ends with
 // LEASE_EXPIRED when it runs out (at its deadline, or at once when the
 // browser is gone). The session's engine holds a lease when it implements
 // engine.Lease (engine/browser's Leased does).
@@ -44,14 +46,15 @@ type leaseKeeper struct {
 }
 
 // newLeaseKeeper returns the keeper of eng's lease, or nil when eng holds
-// none (a local browser: its lease is the process itself).
-func (s *Server) newLeaseKeeper(eng engine.Engine, id string) *leaseKeeper {
+// none (a local browser: its lease is the process itself). alive pings the
+// session's client (nil when the heartbeat needs no answer).
+func (s *Server) newLeaseKeeper(eng engine.Engine, id string, alive func(context.Context) error) *leaseKeeper {
 	l, ok := engine.As[engine.Lease](eng)
 	if !ok {
 		return nil
 	}
 	k := &leaseKeeper{lease: l}
-	k.beat = engine.NewHeartbeat(l, engine.HeartbeatOptions{
+	k.beat = engine.NewHeartbeat(clientLease{l, alive}, engine.HeartbeatOptions{
 		Failed: func(err error) {
 			s.opts.Logf("openenv: session %s: renewing the browser lease failed (retrying until %s): %v",
 				id, l.Deadline().Format(time.TimeOnly), err)
@@ -59,6 +62,26 @@ func (s *Server) newLeaseKeeper(eng engine.Engine, id string) *leaseKeeper {
 		Ended: k.ended,
 	})
 	return k
+}
+
+// clientLease is a session's lease renewed only while its client is alive:
+// a renewal no message of the client asked for (the heartbeat's) pings the
+// client first, and fails when no pong comes within the renewal's time.
+type clientLease struct {
+	engine.Lease
+	alive func(context.Context) error
+}
+
+// clientSpoke marks the context of a renewal made for a client's message.
+type clientSpoke struct{}
+
+func (l clientLease) Renew(ctx context.Context) error {
+	if ctx.Value(clientSpoke{}) == nil && l.alive != nil {
+		if err := l.alive(ctx); err != nil {
+			return fmt.Errorf("the client did not answer a ping (%v); the lease is renewed only while the client answers", err)
+		}
+	}
+	return l.Lease.Renew(ctx)
 }
 
 // ended stops the message in progress and wakes the session loop, which
@@ -99,7 +122,7 @@ func (k *leaseKeeper) stop() {
 // when the browser is gone for good or the deadline has passed; otherwise
 // the next one may succeed.
 func (k *leaseKeeper) renew(ctx context.Context) bool {
-	return k == nil || k.beat.Renew(ctx) == nil
+	return k == nil || k.beat.Renew(context.WithValue(ctx, clientSpoke{}, true)) == nil
 }
 
 // endedErr is why the lease ended, nil while it holds.

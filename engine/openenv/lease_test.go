@@ -134,12 +134,13 @@ func TestLeaseRenewedAndReported(t *testing.T) {
 		t.Errorf("a state message renewed the lease: %d renewals", n)
 	}
 
-	// The heartbeat renews with no message at all: a 3 s lease, renewed a
-	// second after its last renewal, again and again.
+	// The heartbeat renews with no message at all, while the client
+	// answers pings: a 3 s lease, renewed a second after its last renewal,
+	// again and again.
 	beating := newLeasedSketch(3 * time.Second)
 	srv, hs2 := testServer(t, Options{Provider: "remote_cdp", MaxSessions: 3,
 		NewEngine: func(context.Context) (engine.Engine, error) { return beating, nil }})
-	dialRaw(t, hs2).call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
+	dialLive(t, wsURL(hs2)).call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
 	waitFor(t, "two heartbeats", func() bool { return beating.count() >= 3 })
 	h := health(t, hs2.URL)
 	for _, want := range []string{
@@ -168,7 +169,7 @@ func TestLeaseHeartbeatWaitsForTheLastRenewal(t *testing.T) {
 	eng := newLeasedSketch(3 * time.Second) // the heartbeat: 1 s after a renewal
 	_, hs := testServer(t, Options{Provider: "remote_cdp",
 		NewEngine: func(context.Context) (engine.Engine, error) { return eng, nil }})
-	r := dialRaw(t, hs)
+	r := dialLive(t, wsURL(hs)) // answers pings between messages too
 	// Each message's renewal falls between its sending and its reply; any
 	// other renewal is the heartbeat's, and must come a third of the lease
 	// after the renewal before it. (Counting renewals against steps made

@@ -127,6 +127,11 @@ type Options struct {
 	// in the sessions' browsers (serve --task-pack). Without it a page on
 	// one of them is answered with what to do (practice.go).
 	ServesPractice bool
+	// IdleTimeout ends a session that sent no reset or step for that long
+	// (counted from the last one's answer) with IDLE_TIMEOUT, freeing its
+	// slot and browser (idle.go). 0: DefaultIdleTimeout (10 min); negative:
+	// never.
+	IdleTimeout time.Duration
 	// Ready, when set, says whether a session started now gets a warm
 	// browser, and if not why (GET /ready); nil: always ready.
 	Ready func() (ready bool, why string)
@@ -251,8 +256,14 @@ type session struct {
 	discarded bool
 
 	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
-	gym   *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
-	ctl   *control     // shared control and watchers (sessions.go)
+	// lastActive is when the last reset or step was answered, or a person
+	// in control handed back (the connection's start before any), in Unix
+	// nanoseconds; counted: the message being handled is a reset or step
+	// (idle.go).
+	lastActive atomic.Int64
+	counted    bool
+	gym        *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
+	ctl        *control     // shared control and watchers (sessions.go)
 }
 
 // inbound is one frame from the client.
@@ -297,7 +308,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			field{"factory_name", s.opts.Name}))
 		return
 	}
-	ss := &session{srv: s, info: info, conn: c, base: base, eng: base, lease: s.newLeaseKeeper(base, info.ID)}
+	ss := &session{srv: s, info: info, conn: c, base: base, eng: base, lease: s.newLeaseKeeper(base, info.ID, c.Ping)}
+	ss.touch()
 	ss.ctl = newControl(ss)
 	s.mu.Lock()
 	s.sessions[info.ID] = ss
@@ -381,12 +393,12 @@ func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
 	go ss.pinger(ctx, cancel)
 	ss.lease.start(ctx, notify)
 
-	reason := "client closed the connection"
+	reason, code := "client closed the connection", ""
 	status, closeText := websocket.StatusNormalClosure, ""
 loop:
 	for {
 		if lerr := ss.lease.endedErr(); lerr != nil {
-			reason = "browser lease expired: " + lerr.Error()
+			reason, code = "browser lease expired: "+lerr.Error(), CodeLeaseExpired
 			ss.leaseExpired(ctx, lerr)
 			break
 		}
@@ -411,10 +423,17 @@ loop:
 				}
 				break
 			}
+			if left, ok := ss.idleLeft(); ok && left <= 0 {
+				reason, code = ss.idleExpired(ctx), CodeIdleTimeout // idle.go
+				break
+			}
+			idle, stop := ss.idleTimer()
 			select {
 			case <-wake:
 			case <-ctx.Done():
+			case <-idle:
 			}
+			stop()
 			continue
 		}
 		if m.typ != websocket.MessageText {
@@ -429,6 +448,10 @@ loop:
 		mctx, mdone := ss.lease.messageContext(ctx)
 		reply, end := ss.handle(mctx, m.data)
 		mdone()
+		if ss.counted { // a reset or step: the idle bound counts from now
+			ss.touch()
+			ss.counted = false
+		}
 		if ctx.Err() != nil {
 			reason = "client went away during a message"
 			break
@@ -447,7 +470,7 @@ loop:
 	}
 	ss.ctl.agentLeft(ss.srv.ctx) // a person in control goes on alone
 	ss.teardown()
-	ss.ctl.end(reason)
+	ss.ctl.end(code, reason)
 	ss.srv.release(ss.info.ID)
 	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
 	if ctx.Err() == nil {
@@ -553,6 +576,7 @@ func (ss *session) handle(ctx context.Context, data []byte) (reply []byte, end b
 	case "mcp":
 		return frame("mcp", mcpResponse(payload)), false
 	}
+	ss.counted = true
 	if !ss.lease.renew(ctx) {
 		return nil, false // the lease ended: the session loop says so
 	}

@@ -374,6 +374,7 @@ func (c *control) handBack(who string) {
 		return
 	}
 	c.holder = ""
+	c.ss.touch() // the agent's idle bound counts from the hand-back (idle.go)
 	c.notify()
 	c.broadcastSummaryLocked()
 }
@@ -401,14 +402,20 @@ func (c *control) agentLeft(stop context.Context) {
 	c.mu.Unlock()
 }
 
-// end tells the watchers the session is over and closes them.
-func (c *control) end(reason string) {
+// end tells the watchers the session is over and why (code, when set, is
+// the error code the agent got: IDLE_TIMEOUT, LEASE_EXPIRED) and closes
+// them.
+func (c *control) end(code, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
 	c.holder = ""
 	c.notify()
-	msg := frame("ended", obj(field{"reason", reason}))
+	fs := []field{{"reason", reason}}
+	if code != "" {
+		fs = append(fs, field{"code", code})
+	}
+	msg := frame("ended", obj(fs...))
 	for w := range c.watchers {
 		w.sendLocked(msg, true)
 		w.close()

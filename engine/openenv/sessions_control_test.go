@@ -69,7 +69,7 @@ func TestTakeOverAndHandBackRules(t *testing.T) {
 	if err := c.acquireHuman(context.Background(), "human:ann"); err == nil {
 		t.Error("ann stepped after handing back")
 	}
-	c.end("closed")
+	c.end("", "closed")
 	if err := c.takeOver("human:ann"); err == nil || err.Error() != "the session has ended" || c.holder != "" {
 		t.Errorf("take-over after the end: %v, holder %q", err, c.holder)
 	}

@@ -58,8 +58,10 @@ type WatchEvent struct {
 	Step    *WatchStep
 	Frame   *WatchFrame
 	Error   *ServerError
-	// Ended is the reason the session ended ("" while it goes on).
-	Ended string
+	// Ended is the reason the session ended ("" while it goes on), and
+	// EndedCode the error code the agent got then (IDLE_TIMEOUT,
+	// LEASE_EXPIRED; "" for other ends).
+	Ended, EndedCode string
 }
 
 // WatchConn watches one live session and can take it over.
@@ -116,9 +118,10 @@ func (w *WatchConn) Next(ctx context.Context) (WatchEvent, error) {
 	case "ended":
 		var d struct {
 			Reason string `json:"reason"`
+			Code   string `json:"code"`
 		}
 		err = json.Unmarshal(m.Data, &d)
-		ev.Ended = d.Reason
+		ev.Ended, ev.EndedCode = d.Reason, d.Code
 		if ev.Ended == "" {
 			ev.Ended = "ended"
 		}
