@@ -87,6 +87,10 @@ func TestRecordTabLongStatusFits(t *testing.T) {
 	f.win.Resize(ui.DefaultWindowSize)
 	msg := "The step could not be saved, so recording stopped: disk I/O error: the file /home/annotator/.local/share/waymark/waymark.db could not be written (no space left on device, 0 bytes free of 120 GB). Free disk space or check the database, then start again."
 	f.tab.status.setError(msg)
+	// The message shows in a box hidden before: its wrapped height is known
+	// once it has a width. The app lays out again when a minimum size
+	// changes; the test driver does so when asked.
+	f.win.Content().Refresh()
 	f.win.Content().Refresh()
 	l := f.tab.status.errLbl
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(l)
@@ -114,5 +118,21 @@ func TestRecordTabTimelineRowsEndInAnEllipsis(t *testing.T) {
 	}
 	if len(cut) > 0 {
 		t.Errorf("%d of a timeline row's lines are cut without an ellipsis", len(cut))
+	}
+}
+
+// The page's address has the status bar's width while there is no
+// message (it was cut at a third of it), and shares it with a message.
+func TestRecordTabAddressTakesTheBarWithoutAMessage(t *testing.T) {
+	f := newRecordFixture(t, dataset.Navigation)
+	f.win.Resize(ui.DefaultWindowSize)
+	f.tab.status.setError("")
+	f.win.Content().Refresh()
+	alone := f.tab.status.urlLbl.Size().Width
+	f.tab.status.setError("The page took too long to load; the episode goes on with what is shown.")
+	f.win.Content().Refresh()
+	shared := f.tab.status.urlLbl.Size().Width
+	if alone < 2*shared {
+		t.Errorf("the address is %.0f wide without a message and %.0f with one", alone, shared)
 	}
 }

@@ -21,6 +21,7 @@ import (
 type statusBar struct {
 	stepLbl, urlLbl, errLbl, latLbl *widget.Label
 	engineLbl                       *widget.Label
+	msgBox                          *fyne.Container // errLbl's room, hidden while it is empty
 }
 
 // build makes the status bar.
@@ -37,17 +38,25 @@ func (s *statusBar) build() fyne.CanvasObject {
 	// A message says what to do: shown in full, on more lines if need be.
 	s.errLbl.Wrapping = fyne.TextWrapWord
 	s.latLbl = widget.NewLabel("")
+	s.msgBox = container.New(twoLines{}, s.errLbl)
+	s.msgBox.Hide()
 	// The message gets most of the width (the address is cut with "…"),
 	// so that a long one takes few lines in a window just tall enough.
 	return container.NewBorder(nil, nil, container.NewHBox(s.stepLbl, widget.NewSeparator()), container.NewHBox(widget.NewSeparator(), s.latLbl, widget.NewSeparator(), s.engineLbl),
-		container.New(shareRow{first: 0.3}, s.urlLbl, container.New(twoLines{}, s.errLbl)))
+		container.New(shareRow{first: 0.3}, s.urlLbl, s.msgBox))
 }
 
 // shareRow lays two objects side by side, the first taking the share
-// first of the width, the second the rest.
+// first of the width, the second the rest; the first takes all of it
+// while the second is hidden.
 type shareRow struct{ first float32 }
 
 func (r shareRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if !objs[1].Visible() {
+		objs[0].Move(fyne.NewPos(0, 0))
+		objs[0].Resize(size)
+		return
+	}
 	gap := theme.Padding()
 	w0 := float32(math.Floor(float64((size.Width - gap) * r.first)))
 	objs[0].Move(fyne.NewPos(0, 0))
@@ -86,13 +95,24 @@ func (s *statusBar) setLatency(text string) { s.latLbl.SetText(text) }
 // setError shows the last error (or refusal) in words; "" clears it.
 func (s *statusBar) setError(msg string) {
 	s.errLbl.Importance = widget.DangerImportance
-	s.errLbl.SetText(msg)
+	s.setMessage(msg)
 }
 
 // setStatus shows a neutral message where errors go.
 func (s *statusBar) setStatus(msg string) {
 	s.errLbl.Importance = widget.MediumImportance
+	s.setMessage(msg)
+}
+
+// setMessage shows msg beside the address, which has the bar's width
+// while there is none.
+func (s *statusBar) setMessage(msg string) {
 	s.errLbl.SetText(msg)
+	if msg == "" {
+		s.msgBox.Hide()
+	} else {
+		s.msgBox.Show()
+	}
 }
 
 // engineText says where the episode runs, e.g. "Chromium 156 · Xvfb ·

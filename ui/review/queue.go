@@ -283,6 +283,13 @@ func (q *queuePanel) filter() dataset.QueueFilter {
 	return f
 }
 
+// narrowed reports whether a filter besides the state is set (a category,
+// an annotator, interventions, a goal or a date).
+func (q *queuePanel) narrowed() bool {
+	f := q.filter()
+	return f.Category != "" || f.Annotator != "" || f.Interventions || f.Search != "" || !f.From.IsZero() || !f.To.IsZero()
+}
+
 // parseDay reads YYYY-MM-DD as a local day.
 func parseDay(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
@@ -382,7 +389,7 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 		return "Set your reviewer name in Settings: reviews are stored under it."
 	}
 	if res.Total == 0 {
-		if q.state == dataset.QueueUnreviewed {
+		if q.state == dataset.QueueUnreviewed && !q.narrowed() {
 			return "Nothing left for you to review here. Recordings appear once they are finished."
 		}
 		return "No episode matches these filters."

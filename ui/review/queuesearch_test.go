@@ -1,6 +1,7 @@
 package review
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,12 @@ func TestQueueSearchFiltersAsTyped(t *testing.T) {
 	if len(q.items) != 1 {
 		t.Fatalf("typing %q left %d items, want 1", q.search.Text, len(q.items))
 	}
+	q.stateSel.SetSelectedIndex(0) // unreviewed by me
+	q.search.SetText("zzz")
+	if len(q.items) != 0 || !strings.Contains(q.summary.Text, "No episode matches") {
+		t.Errorf("a goal nothing matches: %d items, the queue says %q", len(q.items), q.summary.Text)
+	}
+	q.stateSel.SetSelectedIndex(len(q.stateKeys()) - 1)
 	q.search.SetText("")
 	if len(q.items) != all {
 		t.Fatalf("clearing the search left %d items", len(q.items))
