@@ -64,7 +64,7 @@ func (m *merger) run() error {
 			return err
 		}
 	}
-	for _, step := range []func() error{m.keyless, m.tasks, m.episodes, m.steps, m.harChunks, m.archive, m.edits, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
+	for _, step := range []func() error{m.keyless, m.tasks, m.episodes, m.steps, m.harChunks, m.archive, m.edits, m.guidelineVersions, m.reviews, m.stepLabels, m.replayRuns, m.guidelines} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -417,7 +417,7 @@ func (m *merger) archive() error {
 	}
 	return m.appendRows("archive_chunks")
 }
-func (m *merger) edits() error     { return m.appendRows("episode_edits") }
+func (m *merger) edits() error { return m.appendRows("episode_edits") }
 
 // byID copies the rows of table whose id this store lacks and compares the
 // others (leaving out the columns in ignore), reporting those that differ.

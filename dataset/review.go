@@ -94,6 +94,9 @@ func validateReview(r *Review) error {
 	if err := validateStepLabels(r.StepLabels); err != nil {
 		return err
 	}
+	if err := validateJudgeLabels(r); err != nil {
+		return err
+	}
 	for k, fl := range r.StepFlags {
 		if k < 0 {
 			return fmt.Errorf("step flag on step %d: not a step of the episode", k)
@@ -159,6 +162,14 @@ func (s *Store) insertReview(ctx context.Context, r Review) (Review, error) {
 			return Review{}, fmt.Errorf("step label on step %d: past the episode's last step (%d)", k, numSteps)
 		}
 	}
+	for _, k := range r.KeySteps {
+		if k > numSteps {
+			return Review{}, fmt.Errorf("key screenshot on step %d: past the episode's last step (%d)", k, numSteps)
+		}
+	}
+	if r.GuidelinesID, err = guidelinesInForce(ctx, tx, ""); err != nil {
+		return Review{}, fmt.Errorf("save review: %w", err)
+	}
 	// The rows this one replaces.
 	var old []string
 	var q string
@@ -214,8 +225,14 @@ func (s *Store) insertReview(ctx context.Context, r Review) (Review, error) {
 	if r.FailureStep != nil {
 		fs = *r.FailureStep
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO reviews(id, episode_id, reviewer, outcome, failure_step, failure_type, reason, step_flags_json, settles, created_at)
-		VALUES(?,?,?,?,?,?,?,?,?,?)`, r.ID, r.EpisodeID, r.Reviewer, r.Outcome, fs, r.FailureType, r.Reason, encodeFlags(r.StepFlags), r.Settles, FormatTime(t)); err != nil {
+	var opt any
+	if r.Optimality > 0 {
+		opt = r.Optimality
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reviews(id, episode_id, reviewer, outcome, failure_step, failure_type, reason, step_flags_json, settles, created_at,
+		side_effect, looping, optimality, key_steps_json, guidelines_id)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, r.ID, r.EpisodeID, r.Reviewer, r.Outcome, fs, r.FailureType, r.Reason, encodeFlags(r.StepFlags), r.Settles, FormatTime(t),
+		r.SideEffect, r.Looping, opt, encodeSteps(r.KeySteps), r.GuidelinesID); err != nil {
 		return Review{}, fmt.Errorf("save review: %w", err)
 	}
 	if err := insertStepLabels(ctx, tx, r.ID, r.StepLabels); err != nil {
@@ -238,7 +255,8 @@ func (s *Store) insertReview(ctx context.Context, r Review) (Review, error) {
 	return r, nil
 }
 
-const reviewCols = `id, episode_id, reviewer, outcome, failure_step, failure_type, reason, step_flags_json, settles, created_at, COALESCE(superseded_by,'')`
+const reviewCols = `id, episode_id, reviewer, outcome, failure_step, failure_type, reason, step_flags_json, settles, created_at, COALESCE(superseded_by,''),
+	side_effect, looping, COALESCE(optimality, 0), key_steps_json, guidelines_id`
 
 // ReviewRecord is a stored review with its place in the history.
 type ReviewRecord struct {
@@ -265,10 +283,12 @@ func scanReviews(rows *sql.Rows) ([]ReviewRecord, error) {
 func scanReview(sc interface{ Scan(...any) error }) (ReviewRecord, error) {
 	var r ReviewRecord
 	var fs sql.NullInt64
-	var flags, created string
-	if err := sc.Scan(&r.ID, &r.EpisodeID, &r.Reviewer, &r.Outcome, &fs, &r.FailureType, &r.Reason, &flags, &r.Settles, &created, &r.SupersededBy); err != nil {
+	var flags, created, keys string
+	if err := sc.Scan(&r.ID, &r.EpisodeID, &r.Reviewer, &r.Outcome, &fs, &r.FailureType, &r.Reason, &flags, &r.Settles, &created, &r.SupersededBy,
+		&r.SideEffect, &r.Looping, &r.Optimality, &keys, &r.GuidelinesID); err != nil {
 		return ReviewRecord{}, err
 	}
+	r.KeySteps = decodeSteps(keys)
 	if fs.Valid {
 		v := int(fs.Int64)
 		r.FailureStep = &v
@@ -326,62 +346,4 @@ func (s *Store) MyReview(ctx context.Context, episodeID, reviewer string) (*Revi
 		return nil, err
 	}
 	return &recs[0].Review, nil
-}
-
-// guidelinesKey is the meta key holding the review guidelines.
-const guidelinesKey = "review_guidelines"
-
-// DefaultGuidelines is the guidelines text until someone edits it.
-const DefaultGuidelines = `# Review guidelines
-
-Judge the **episode**, not the annotator: did the actions reach the task's goal on the site as it was?
-
-## Outcome (keys 1–4)
-1. **Success**: the goal is fully reached. For information tasks the final answer is correct and complete.
-2. **Failure**: the goal was not reached, or the answer is wrong. Give the **first failing step** (the first action that made success impossible or went wrong) and a **failure type**.
-3. **Not executable**: the task cannot be done on the site as it is (feature missing, page broken, blocked by a login or bot check).
-4. **Invalid task**: the task is badly written, ambiguous or outdated.
-
-## Failure types
-- *wrong element*: clicked or typed into the wrong thing.
-- *wrong text*: typed the wrong text.
-- *missed step*: skipped something the goal needs.
-- *wrong answer*: the final answer is wrong or incomplete.
-- *gave up*: stopped without reaching the goal.
-- *site error*: the site failed during the episode.
-- *other*: explain in the reason.
-
-## Step flags (optional)
-Mark a step as a **mistake** (wrong but recovered from) or **unnecessary** (harmless detour).
-
-## Step labels (optional)
-Mark each step **correct** (C), **wrong** (W) or **unnecessary** (X); the same key again clears it.
-
-## Reason
-One sentence that a second reviewer could check. Required in practice for failures.
-
-## Keys
-←/→ step · Home/End first/last · Space before/after · B side by side · 1–4 outcome · T failure type · M/U flag step · C/W/X label step · Ctrl+S save · N save and next · Q queue
-`
-
-// Guidelines returns the review guidelines (markdown), or DefaultGuidelines
-// when none were saved.
-func (s *Store) Guidelines(ctx context.Context) (string, error) {
-	v, err := s.Meta(ctx, guidelinesKey)
-	if err != nil {
-		return "", fmt.Errorf("read review guidelines: %w", err)
-	}
-	if strings.TrimSpace(v) == "" {
-		return DefaultGuidelines, nil
-	}
-	return v, nil
-}
-
-// SetGuidelines saves the review guidelines with the dataset. An empty text
-// restores the default.
-func (s *Store) SetGuidelines(ctx context.Context, markdown string) error {
-	if err := s.SetMeta(ctx, guidelinesKey, markdown); err != nil {
-		return fmt.Errorf("save review guidelines (they were not saved): %w", err)
-	}
-	return nil
 }

@@ -313,6 +313,26 @@ CREATE TABLE archive_bodies (
 CREATE INDEX archive_bodies_sha ON archive_bodies (sha256);
 ALTER TABLE replay_runs ADD COLUMN fidelity_json TEXT;  -- dataset.Fidelity of an offline replay, or NULL
 `,
+	// 10 → 11: what a judge is calibrated against. A review can answer
+	// AgentRewardBench's questions beside the outcome (an unwanted side
+	// effect, looping: 'yes', 'no', 'unsure', or '' unanswered; optimality
+	// 1-4 or NULL) and mark the steps whose screenshots are key evidence
+	// (WebJudge's key screenshots). The review guidelines are versioned:
+	// each text in force is kept once, named by its SHA-256, and a review
+	// names the one it was written under ('' for reviews saved before).
+	`
+ALTER TABLE reviews ADD COLUMN side_effect TEXT NOT NULL DEFAULT '' CHECK (side_effect IN ('','yes','no','unsure'));
+ALTER TABLE reviews ADD COLUMN looping TEXT NOT NULL DEFAULT '' CHECK (looping IN ('','yes','no','unsure'));
+ALTER TABLE reviews ADD COLUMN optimality INTEGER CHECK (optimality BETWEEN 1 AND 4);
+ALTER TABLE reviews ADD COLUMN key_steps_json TEXT NOT NULL DEFAULT '[]';  -- [3,5]: steps whose screenshots are key evidence
+ALTER TABLE reviews ADD COLUMN guidelines_id TEXT NOT NULL DEFAULT '';    -- guideline_versions.id in force when saved
+CREATE TABLE guideline_versions (
+	id         TEXT PRIMARY KEY,             -- hex SHA-256 of the text
+	text       TEXT NOT NULL,
+	editor     TEXT NOT NULL DEFAULT '',
+	created_at TEXT NOT NULL                 -- when it first came into force here
+);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

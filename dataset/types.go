@@ -167,6 +167,20 @@ type Review struct {
 	// judgement of it: StepCorrect, StepWrong or StepUnnecessary. Steps
 	// not in the map are unlabelled.
 	StepLabels map[int]string
-	Settles    bool
-	CreatedAt  time.Time
+	// SideEffect and Looping answer AgentRewardBench's questions (did the
+	// episode cause an unwanted side effect; did it repeat itself without
+	// progress): JudgeYes, JudgeNo, JudgeUnsure, or "" when not answered.
+	SideEffect, Looping string
+	// Optimality grades the episode 1 (complete failure) to 4 (completely
+	// optimal), OptimalityNames; 0 is not answered.
+	Optimality int
+	// KeySteps are the steps whose screenshots the reviewer marked as key
+	// evidence (WebJudge's key screenshots), sorted.
+	KeySteps []int
+	// GuidelinesID names the review guidelines in force when the review
+	// was saved (their SHA-256, see GuidelineVersions); set by the store,
+	// "" for reviews saved before the guidelines were versioned.
+	GuidelinesID string
+	Settles      bool
+	CreatedAt    time.Time
 }
