@@ -1,0 +1,383 @@
+// Package benchexport writes reviewed episodes in the layouts web-agent
+// benchmarks and LLM judges read, so a team can calibrate a judge against
+// its own reviewers on its own tasks: AgentRewardBench (a trajectory JSON
+// per episode and annotations.csv), Online-Mind2Web (the v2 submission:
+// result.json and its screenshots per episode, with the human labels
+// beside them) and WebArena-Verified (agent_response.json and network.har
+// per episode). Every format also carries labels.jsonl: each reviewer's own
+// label of each episode (reviewer, time, the guidelines version in force)
+// beside the settled label, and the text of every guidelines version they
+// name. Labels are never written into the files a judge reads as its input.
+//
+// Like the Hugging Face export it reads the store only through its API,
+// writes into a hidden folder beside the target and renames it into place
+// at the end, and its files are readable by their owner only.
+package benchexport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"waymark/dataset"
+)
+
+// Format is a benchmark layout.
+type Format string
+
+// The formats.
+const (
+	AgentRewardBench Format = "agentrewardbench"
+	OnlineMind2Web   Format = "online-mind2web"
+	WebArenaVerified Format = "webarena-verified"
+)
+
+// Formats lists the formats in the order menus show them.
+var Formats = []Format{AgentRewardBench, OnlineMind2Web, WebArenaVerified}
+
+// Title is the benchmark's own name.
+func (f Format) Title() string {
+	switch f {
+	case AgentRewardBench:
+		return "AgentRewardBench"
+	case OnlineMind2Web:
+		return "Online-Mind2Web"
+	case WebArenaVerified:
+		return "WebArena-Verified"
+	}
+	return string(f)
+}
+
+// ParseFormat reads a format's name, case and punctuation aside
+// ("AgentRewardBench", "agent-reward-bench", "arb"; "online-mind2web",
+// "om2w", "webjudge"; "webarena-verified", "wav").
+func ParseFormat(s string) (Format, error) {
+	k := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, strings.ToLower(s))
+	switch k {
+	case "agentrewardbench", "arb":
+		return AgentRewardBench, nil
+	case "onlinemind2web", "om2w", "mind2web", "webjudge":
+		return OnlineMind2Web, nil
+	case "webarenaverified", "wav", "webarena":
+		return WebArenaVerified, nil
+	}
+	return "", fmt.Errorf("%w: unknown format %q: choose agentrewardbench, online-mind2web or webarena-verified", ErrBadOptions, s)
+}
+
+// Errors of Export; the messages say what to do.
+var (
+	ErrBadOptions      = errors.New("invalid export options")
+	ErrNothingToExport = errors.New("nothing to export")
+	ErrOutputExists    = errors.New("the output folder is not empty")
+	ErrCancelled       = errors.New("export cancelled")
+)
+
+// DefaultBenchmark is the benchmark name AgentRewardBench's files give
+// Waymark's episodes (its task ids are "<benchmark>.<episode id>").
+const DefaultBenchmark = "waymark"
+
+// Options choose what to export and where.
+type Options struct {
+	Format Format
+	// Out is the folder to create.
+	Out string
+	// Categories, Outcomes and Annotators filter episodes (empty: all).
+	Categories, Outcomes, Annotators []string
+	// IncludeUnreviewed adds finished episodes without an outcome (never
+	// reviewed, or reviews that disagree).
+	IncludeUnreviewed bool
+	// Force replaces a previous Waymark export of a benchmark format at Out.
+	Force bool
+	// Benchmark is AgentRewardBench's benchmark name ("" gives
+	// DefaultBenchmark): letters, digits, '_' and '-'.
+	Benchmark string
+}
+
+// Progress is reported after each episode.
+type Progress struct {
+	Episodes, TotalEpisodes int
+	Bytes                   int64
+}
+
+// Fraction is the share of episodes written.
+func (p Progress) Fraction() float64 {
+	if p.TotalEpisodes == 0 {
+		return 0
+	}
+	return float64(p.Episodes) / float64(p.TotalEpisodes)
+}
+
+// Result says what was written.
+type Result struct {
+	Dir    string
+	Format Format
+	// Episodes written; Settled of them have a settled outcome; Labels is
+	// the number of reviewers' own labels written (labels.jsonl).
+	Episodes, Settled, Labels int
+	// Files written (slash-separated, relative to Dir) and their bytes.
+	Files []string
+	Bytes int64
+	// Replaced: a previous export at Dir was replaced (Force).
+	Replaced bool
+	// NoTraffic lists the episodes written without network.har
+	// (WebArena-Verified): recorded without network capture, or with no
+	// request captured.
+	NoTraffic []string
+	// KeyPoints counts the episodes whose task has key points
+	// (Online-Mind2Web's result.json carries them).
+	KeyPoints int
+}
+
+// MarkerFile marks a folder as a Waymark export (the Hugging Face export's
+// marker has the same name); Force replaces only folders that carry one of
+// a benchmark format.
+const MarkerFile = ".waymark-export"
+
+const markerFormat = "waymark-benchmark-export"
+
+type marker struct {
+	Format    string   `json:"format"`
+	Benchmark string   `json:"benchmark"`
+	Files     []string `json:"files"`
+}
+
+func (o *Options) validate() error {
+	if !slices.Contains(Formats, o.Format) {
+		_, err := ParseFormat(string(o.Format))
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: format %q is written by name: use %s", ErrBadOptions, o.Format, strings.Join(formatNames(), ", "))
+	}
+	if strings.TrimSpace(o.Out) == "" {
+		return fmt.Errorf("%w: choose an output folder", ErrBadOptions)
+	}
+	for _, c := range o.Categories {
+		if !slices.Contains(dataset.Categories, c) {
+			return fmt.Errorf("%w: unknown category %q (choose from %s)", ErrBadOptions, c, strings.Join(dataset.Categories, ", "))
+		}
+	}
+	for _, c := range o.Outcomes {
+		if !slices.Contains(dataset.Outcomes, dataset.Outcome(c)) {
+			var names []string
+			for _, o := range dataset.Outcomes {
+				names = append(names, string(o))
+			}
+			return fmt.Errorf("%w: unknown outcome %q (choose from %s)", ErrBadOptions, c, strings.Join(names, ", "))
+		}
+	}
+	if o.Benchmark == "" {
+		o.Benchmark = DefaultBenchmark
+	}
+	for _, r := range o.Benchmark {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("%w: benchmark name %q: use letters, digits, '_' and '-' only (AgentRewardBench splits its task ids at the first '.')", ErrBadOptions, o.Benchmark)
+		}
+	}
+	return nil
+}
+
+func formatNames() []string {
+	var s []string
+	for _, f := range Formats {
+		s = append(s, string(f))
+	}
+	return s
+}
+
+// Export writes the episodes o chooses into o.Out in o.Format. progress,
+// if not nil, is called after each episode.
+func Export(ctx context.Context, store *dataset.Store, o Options, progress func(Progress)) (Result, error) {
+	if err := o.validate(); err != nil {
+		return Result{}, err
+	}
+	target, err := filepath.Abs(o.Out)
+	if err != nil {
+		return Result{}, fmt.Errorf("output folder %s: %w", o.Out, err)
+	}
+	replace, err := checkTarget(target, o.Force)
+	if err != nil {
+		return Result{}, err
+	}
+	f := dataset.LabelFilter{Categories: o.Categories, Annotators: o.Annotators, IncludeUnreviewed: o.IncludeUnreviewed}
+	for _, n := range o.Outcomes {
+		f.Outcomes = append(f.Outcomes, dataset.Outcome(n))
+	}
+	var eps []dataset.LabeledEpisode
+	for l, err := range store.LabeledEpisodes(ctx, f) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return Result{}, fmt.Errorf("%w: nothing was written to %s", ErrCancelled, target)
+			}
+			return Result{}, fmt.Errorf("reading the episodes to export: %w", err)
+		}
+		eps = append(eps, l)
+	}
+	if len(eps) == 0 {
+		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store, &o))
+	}
+	// Episodes in the order they were recorded (then by id), so a task's
+	// first attempt by an agent comes first.
+	slices.SortStableFunc(eps, func(a, b dataset.LabeledEpisode) int {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+
+	parent, base := filepath.Dir(target), filepath.Base(target)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return Result{}, fmt.Errorf("cannot create %s: %w (choose another output folder)", parent, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".waymark-partial-")
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot write in %s: %w (check its permissions or choose another output folder)", parent, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	x := &exporter{ctx: ctx, store: store, o: &o, root: tmp, res: Result{Format: o.Format}}
+	if err := x.run(eps, progress); err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("%w: nothing was written to %s", ErrCancelled, target)
+		}
+		return Result{}, fmt.Errorf("%w (nothing was written to %s)", err, target)
+	}
+	if err := swapInto(tmp, target, replace); err != nil {
+		return Result{}, fmt.Errorf("cannot put the export in place at %s: %w", target, err)
+	}
+	done = true
+	x.res.Dir, x.res.Replaced = target, replace
+	return x.res, nil
+}
+
+// checkTarget refuses a folder that holds anything but a previous Waymark
+// benchmark export (and that too without force); it reports whether there
+// is one to replace.
+func checkTarget(target string, force bool) (bool, error) {
+	fi, err := os.Stat(target)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("output folder %s: %w", target, err)
+	}
+	if !fi.IsDir() {
+		return false, fmt.Errorf("%w: %s is a file, not a folder; choose a new folder name", ErrOutputExists, target)
+	}
+	entries, err := os.ReadDir(target)
+	if err != nil {
+		return false, fmt.Errorf("output folder %s: %w", target, err)
+	}
+	if len(entries) == 0 {
+		return false, nil
+	}
+	var m marker
+	b, err := os.ReadFile(filepath.Join(target, MarkerFile))
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil || m.Format != markerFormat {
+		return false, fmt.Errorf("%w: %s holds files that are not a Waymark benchmark export; choose a new folder (nothing was changed)", ErrOutputExists, target)
+	}
+	if !force {
+		return false, fmt.Errorf("%w: %s holds a previous Waymark export; replace it with --force, or choose a new folder", ErrOutputExists, target)
+	}
+	known := map[string]bool{MarkerFile: true}
+	for _, f := range m.Files {
+		for p := filepath.FromSlash(f); p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+			known[p] = true
+		}
+	}
+	var foreign []string
+	err = filepath.WalkDir(target, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(target, p)
+		if rel != "." && !known[rel] {
+			foreign = append(foreign, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("output folder %s: %w", target, err)
+	}
+	if len(foreign) > 0 {
+		if len(foreign) > 3 {
+			foreign = append(foreign[:3], "…")
+		}
+		return false, fmt.Errorf("%w: %s holds files the previous export did not write (%s); move them away or choose a new folder (nothing was changed)", ErrOutputExists, target, strings.Join(foreign, ", "))
+	}
+	return true, nil
+}
+
+// swapInto puts the finished folder tmp at target, replacing the old
+// export only once the new one is complete.
+func swapInto(tmp, target string, replace bool) error {
+	if !replace {
+		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return os.Rename(tmp, target)
+	}
+	old := tmp + "-old"
+	if err := os.Rename(target, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		if rerr := os.Rename(old, target); rerr != nil {
+			return fmt.Errorf("%w; the previous export is at %s", err, old)
+		}
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// explainNothing says why no episode matched.
+func explainNothing(ctx context.Context, store *dataset.Store, o *Options) string {
+	c, _ := store.CountOutcomes(ctx)
+	var b strings.Builder
+	fmt.Fprintf(&b, "the store has %d finished episodes, %d with an outcome", c.Finished, c.WithOutcome)
+	if c.Conflicts > 0 {
+		fmt.Fprintf(&b, " and %d whose reviews disagree", c.Conflicts)
+	}
+	var filters []string
+	if len(o.Categories) > 0 {
+		filters = append(filters, "category "+strings.Join(o.Categories, "/"))
+	}
+	if len(o.Outcomes) > 0 {
+		filters = append(filters, "outcome "+strings.Join(o.Outcomes, "/"))
+	}
+	if len(o.Annotators) > 0 {
+		filters = append(filters, "annotator "+strings.Join(o.Annotators, "/"))
+	}
+	if len(filters) > 0 {
+		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
+	}
+	switch {
+	case c.Finished == 0 && c.InterruptedWithOutcome == 0:
+		b.WriteString("; record and finish some episodes first")
+	case !o.IncludeUnreviewed && c.WithOutcome < c.Finished:
+		b.WriteString("; review episodes first, or include unreviewed ones (--include-unreviewed)")
+	case len(filters) > 0:
+		b.WriteString("; loosen the filters")
+	}
+	return b.String()
+}
