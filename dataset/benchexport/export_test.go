@@ -80,7 +80,7 @@ func TestExportAgentRewardBench(t *testing.T) {
 		t.Errorf("result %+v: want 3 episodes, 3 settled, 5 reviewer labels", res)
 	}
 	var got struct {
-		Annotations []map[string]any
+		Annotations  []map[string]any
 		Trajectories map[string]struct {
 			Agent, Model, Goal string
 			Seed               *float64

@@ -26,7 +26,7 @@ func TestJudgeAgreementAgentRewardBench(t *testing.T) {
 	}
 	write := func(name, content string) {
 		j := map[string]any{"benchmark": "waymark", "agent": "agent_gpt-4o", "judge": "gpt-4o-noaxtree",
-			"response": map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": content}}}},
+			"response":        map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": content}}}},
 			"trajectory_info": map[string]any{"summary_info": map[string]any{"cum_reward": 0}}}
 		b, _ := json.Marshal(j)
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
