@@ -4,18 +4,20 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
+	"waymark/dataset/benchexport"
 	"waymark/dataset/hfexport"
 )
 
 func init() {
-	register("export", "export --out DIR --license ID [options]",
-		"write reviewed episodes as a Hugging Face dataset (Parquet + card)", runExport)
+	register("export", "export --out DIR --license ID [options] | export --format agentrewardbench|online-mind2web|webarena-verified --out DIR [options]",
+		"write reviewed episodes as a Hugging Face dataset (Parquet + card), or in a web-agent benchmark's layout with every reviewer's labels (--format)", runExport)
 }
 
 func runExport(env *Env, args []string) error {
@@ -33,8 +35,29 @@ func runExport(env *Env, args []string) error {
 	fs.BoolVar(&o.Force, "force", false, "replace a previous Waymark export in DIR (other files are never deleted)")
 	fs.BoolVar(&o.HAR, "har", false, "also write har/EPISODE_ID.har, the network traffic of each episode recorded with capture (redacted unless it was captured with --no-redact)")
 	quiet := fs.Bool("quiet", false, "print no progress")
+	format := fs.String("format", "hf", "hf (the Hugging Face dataset), agentrewardbench, online-mind2web or webarena-verified (the benchmark's own layout, for judge calibration and offline scoring)")
+	benchmark := fs.String("benchmark", benchexport.DefaultBenchmark, "with --format agentrewardbench: the benchmark name its task ids start with")
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
 		return cmp.Or(err, noArgs(pos))
+	}
+	if f := strings.ToLower(strings.TrimSpace(*format)); f != "hf" && f != "huggingface" && f != "hugging-face" {
+		bf, err := benchexport.ParseFormat(*format)
+		if err != nil {
+			return fmt.Errorf("%w: --format: %s, or hf for the Hugging Face dataset", errUsage, strings.TrimPrefix(err.Error(), benchexport.ErrBadOptions.Error()+": "))
+		}
+		var hfOnly []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "license", "name", "test-fraction", "har":
+				hfOnly = append(hfOnly, "--"+f.Name)
+			}
+		})
+		if len(hfOnly) > 0 {
+			return fmt.Errorf("%w: %s belong to the Hugging Face dataset (--format hf); a %s export has no card, split or HAR folder", errUsage, strings.Join(hfOnly, ", "), bf.Title())
+		}
+		bo := benchexport.Options{Format: bf, Out: o.Out, Categories: cats, Outcomes: outcomes, Annotators: annotators,
+			IncludeUnreviewed: o.IncludeUnreviewed, Force: o.Force, Benchmark: *benchmark}
+		return runBenchExport(env, bo, *quiet)
 	}
 	if o.Out == "" {
 		return fmt.Errorf("%w: choose the dataset folder with --out DIR", errUsage)
@@ -97,5 +120,61 @@ func runExport(env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "  %-5s %d tasks, %d episodes, %d steps\n", sp.Name, sp.Tasks, sp.Episodes, sp.Steps)
 	}
 	fmt.Fprintf(env.Stdout, "Load it with datasets.load_dataset(%q) (steps) or load_dataset(%q, \"episodes\").\n", res.Dir, res.Dir)
+	return nil
+}
+
+// runBenchExport writes a benchmark layout (benchexport) and says what it
+// wrote and how the benchmark reads it.
+func runBenchExport(env *Env, o benchexport.Options, quiet bool) error {
+	if o.Out == "" {
+		return fmt.Errorf("%w: choose the folder to write with --out DIR", errUsage)
+	}
+	s, err := env.OpenExistingStore()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var last time.Time
+	progress := func(p benchexport.Progress) {
+		if quiet || time.Since(last) < 500*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(env.Stderr, "\r%d/%d episodes, %s written ", p.Episodes, p.TotalEpisodes, hfexport.FormatBytes(p.Bytes))
+	}
+	res, err := benchexport.Export(ctx, s, o, progress)
+	if !quiet {
+		fmt.Fprint(env.Stderr, "\r"+strings.Repeat(" ", 70)+"\r")
+	}
+	if err != nil {
+		if errors.Is(err, benchexport.ErrBadOptions) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return err
+	}
+	verb := "Wrote"
+	if res.Replaced {
+		verb = "Replaced"
+	}
+	fmt.Fprintf(env.Stdout, "%s %s (%s): %d episodes (%d with a settled label), %d reviewers' labels, %d files, %s.\n",
+		verb, res.Dir, res.Format.Title(), res.Episodes, res.Settled, res.Labels, len(res.Files), hfexport.FormatBytes(res.Bytes))
+	fmt.Fprintln(env.Stdout, "labels.jsonl has every reviewer's own label (reviewer, time, guidelines version) beside each settled label; guidelines/ has the texts.")
+	switch res.Format {
+	case benchexport.AgentRewardBench:
+		fmt.Fprintf(env.Stdout, "Judge it with AgentRewardBench's run_judge.py --base_dir %s/trajectories/cleaned; annotations.csv has one row per reviewer (primary first).\n", res.Dir)
+	case benchexport.OnlineMind2Web:
+		fmt.Fprintf(env.Stdout, "Judge an agent's folder with Online-Mind2Web's src/run.py --trajectories_dir %s/AGENT; human_label.json has the settled labels (0 failure, 1 success, 2 not executable).\n", res.Dir)
+		if res.KeyPoints > 0 {
+			fmt.Fprintf(env.Stdout, "%d episodes carry their task's key points.\n", res.KeyPoints)
+		}
+	case benchexport.WebArenaVerified:
+		fmt.Fprintf(env.Stdout, "Score an agent's folder with webarena-verified's evaluator (--output-dir %s/AGENT); only folders named by a WebArena task number are scored.\n", res.Dir)
+		if n := len(res.NoTraffic); n > 0 {
+			fmt.Fprintf(env.Stdout, "Note: %d episodes have no network.har (recorded without network capture, or nothing was captured); record with capture on to score them.\n", n)
+		}
+	}
+	fmt.Fprintln(env.Stdout, "Measure a judge against the reviewers with: waymark review stats --judge RESULTS")
 	return nil
 }

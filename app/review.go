@@ -10,14 +10,15 @@ import (
 )
 
 func init() {
-	register("review", "review stats", "print counts per outcome and category, the reviewers' agreement (per episode and per step), and the automatic checks' agreement with people", runReview)
+	register("review", "review stats [--judge RESULTS]", "print counts per outcome and category, the reviewers' agreement (per episode and per step), and the automatic checks' agreement with people; with --judge, an LLM judge's agreement with people", runReview)
 }
 
 func runReview(env *Env, args []string) error {
 	if len(args) == 0 || args[0] != "stats" {
-		return fmt.Errorf("%w: waymark review stats", errUsage)
+		return fmt.Errorf("%w: waymark review stats [--judge RESULTS]", errUsage)
 	}
 	fs := newFlags(env, "review stats")
+	judge := fs.String("judge", "", "a judge's verdicts on exported episodes: AgentRewardBench judgment files (a folder, or one file) or Online-Mind2Web auto-eval results (JSON lines); prints the judge's agreement with the reviewers' settled labels")
 	pos, err := parseArgs(fs, args[1:])
 	if err != nil {
 		return err
@@ -30,6 +31,9 @@ func runReview(env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if *judge != "" {
+		return runJudgeStats(env, s, *judge)
+	}
 	st, err := s.ReviewStats(context.Background())
 	if err != nil {
 		return err
