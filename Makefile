@@ -7,12 +7,13 @@ export CGO_ENABLED := 1
 
 # Debian/Ubuntu packages: the browser and display the engine drives, fonts,
 # the GL/X11 headers Fyne's GLFW driver compiles against, and tools the
-# end-to-end tests use (xdotool, imagemagick's `import`). Node.js and npm
+# end-to-end tests use (xdotool, imagemagick's `import`; tesseract, an
+# independent OCR reader the redaction tests read stored screenshots with). Node.js and npm
 # (Debian's, unless an npm is already on the PATH) fetch the independent
 # validators the tests check HAR and OpenAPI files with.
 APT_PACKAGES := chromium xvfb xauth xdotool imagemagick fonts-dejavu-core fonts-liberation \
 	gcc pkg-config libgl1-mesa-dev libgl1-mesa-dri xorg-dev libx11-dev libxrandr-dev \
-	libxxf86vm-dev libxi-dev libxcursor-dev libxinerama-dev
+	libxxf86vm-dev libxi-dev libxcursor-dev libxinerama-dev tesseract-ocr tesseract-ocr-eng
 
 BIN := bin/waymark
 
@@ -93,6 +94,19 @@ fuzz: deps
 clean:
 	rm -rf bin
 
+# Mutation testing of a change: `make mutate BASE=REV` mutates only the Go
+# lines added or changed since REV (the working tree against it; untracked Go
+# files whole) and runs the tests of the packages the change touched against
+# each mutant as make test runs them (race detector where .ci/test.sh uses
+# it, browser tests included): .ci/mutatediff, described in .ci/MUTATION.md.
+# It prints the kill rate per package and each survivor as file:line. MUTATE
+# (a regular expression of package folders, e.g. engine/gym) limits it;
+# MUTATE_LOCK is held around each test process (the shared machine's Chromium
+# lock; empty: none); MUTATE_WORKERS mutants run at once. Every line of a
+# package: BASE=$(git hash-object -t tree /dev/null) MUTATE=engine/gym.
+MUTATE_LOCK ?= /tmp/waymark-chromium.lock
+MUTATE_WORKERS ?= 1
+
 # Mutation testing (slow, not part of `make test`): gremlins copies the module
 # to a temporary folder, mutates one spot at a time there and runs the
 # package's browser-free tests (the -run filter) on each mutant. It prints the
@@ -121,6 +135,9 @@ MUTATE_SETS := \
 	'dataset/hfexport;.;all'
 
 mutate:
+ifdef BASE
+	$(GO) run ./.ci/mutatediff -base '$(BASE)' $(if $(MUTATE),-pkg '^($(MUTATE))$$') -lock '$(MUTATE_LOCK)' -workers $(MUTATE_WORKERS)
+else
 	@set -uo pipefail; logs=$$(mktemp -d); \
 	for set in $(MUTATE_SETS); do \
 		IFS=';' read -r pkg run keep flags <<<"$$set"; \
@@ -139,3 +156,4 @@ mutate:
 		printf '%-20s %s | %s\n' "$$(basename "$$f" .log | tr _ /)" \
 			"$$(grep -ho 'Killed: .*' "$$f" | tail -1)" "$$(grep -ho 'Test efficacy: .*' "$$f" | tail -1)"; \
 	done; rm -rf "$$logs"
+endif

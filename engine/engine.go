@@ -11,6 +11,7 @@ import (
 
 	"waymark/engine/action"
 	"waymark/engine/har"
+	"waymark/engine/redact"
 )
 
 // Re-exported so callers can write engine.Action and engine.Observation.
@@ -150,4 +151,7 @@ type Info struct {
 	Server    string     `json:"server,omitempty"`  // OpenEnv server URL
 	ActionSet action.Set `json:"action_set"`
 	MaxSteps  int        `json:"max_steps"`
+	// Redaction is the redaction policy the engine applies at capture
+	// (nil: none), stored with each episode it records.
+	Redaction *redact.Policy `json:"redaction,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"waymark/engine/action"
+	"waymark/engine/redact"
 )
 
 // Display modes of the local browser.
@@ -60,6 +61,10 @@ type Settings struct {
 	HARBodyCap, HAREpisodeCap       int64
 	HARNoRedact                     bool
 	HARRedactHeaders, HARRedactKeys string
+	// Redact, when set, is the redaction policy applied at capture: what
+	// it calls personal is blacked out of every screenshot and replaced in
+	// the tree, the snapshot and the network capture (engine/redact).
+	Redact *redact.Policy
 }
 
 // Defaults, as the reference environment's.

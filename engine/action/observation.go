@@ -55,6 +55,10 @@ type Observation struct {
 	// let through to the network with the fallback. 0 otherwise.
 	OffArchive int     `json:"off_archive,omitempty"`
 	Timings    Timings `json:"timings"`
+	// Redaction lists the boxes a redaction policy blacked out of the
+	// screenshot, each with why (a pattern, an element kind, a selector);
+	// never the value (nil when no policy or nothing personal).
+	Redaction []RedactBox `json:"-"`
 	// Target is the element the step's action was aimed at (nil for step 0,
 	// for actions without one, or when grounding is off).
 	Target *Target `json:"-"`
@@ -63,6 +67,15 @@ type Observation struct {
 	// Validation is the task's validate script's result (see Validator),
 	// when it ran after this step; nil otherwise.
 	Validation *Validation `json:"-"`
+}
+
+// RedactBox is a box of the screenshot blacked out (viewport pixels).
+type RedactBox struct {
+	X   int    `json:"x"`
+	Y   int    `json:"y"`
+	W   int    `json:"w"`
+	H   int    `json:"h"`
+	Why string `json:"why"`
 }
 
 // EndReason says why an episode ended (Observation.EndReason, and an

@@ -120,6 +120,9 @@ func (c *netCapture) keepArchiveBody(e *har.Entry, body []byte) {
 		c.red.Entry(&probe)
 		body = []byte(probe.Response.Content.Text)
 	}
+	if c.policy != nil && utf8.Valid(body) && textType(e.Response.Content.MimeType) {
+		body = []byte(c.policy.Text(string(body), c.known))
+	}
 	sum := sha256.Sum256(body)
 	h := hex.EncodeToString(sum[:])
 	if !c.archived[h] {

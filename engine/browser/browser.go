@@ -126,6 +126,9 @@ type episode struct {
 	env     pageEnv        // every tab's clock, time zone and locale
 	g       grounding      // element grounding state (grounding.go)
 	serve   *archiveServer // answers the requests of a replay from an archive (archiveserve.go); nil when live
+	// personal are the values a redaction policy found on the episode's
+	// pages (redact.go): they are replaced wherever the engine keeps text.
+	personal []string
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -203,14 +206,14 @@ func (e *Engine) Settings() engine.Settings { return e.set }
 func (e *Engine) Info() engine.Info {
 	if e.opts.Remote != nil {
 		return engine.Info{Kind: engine.TransportRemoteCDP, Display: e.display, Browser: e.version,
-			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
+			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.set.Redact}
 	}
 	v := e.version
 	if v == "" { // not read when the engine was made: try again
 		v = chromiumVersion(e.opts.ChromiumPath)
 	}
 	return engine.Info{Kind: "local", Display: e.display, Browser: v,
-		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps}
+		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.set.Redact}
 }
 
 // setState changes the state; the caller holds e.mu.

@@ -26,7 +26,7 @@ var captureSnapshot = cdp.Command[domsnapshot.CaptureSnapshotParams, json.RawMes
 // the step.
 func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation) (png []byte, in pageInfo, shotErr, infErr error) {
 	if !e.groundingOn() {
-		return e.capture(ctx, t)
+		return e.observeShot(ctx, t) // redact.go
 	}
 	ep := e.ep
 	if ep.g.start.IsZero() {
@@ -48,7 +48,7 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 	)
 	// The screenshot and the page's info are taken at once: marking only
 	// adds attributes, which change no pixel.
-	wg.Go(func() { png, in, shotErr, infErr = e.capture(ctx, t) })
+	wg.Go(func() { png, in, shotErr, infErr = e.observeShot(ctx, t) }) // redact.go
 	wg.Go(func() { urls, titles, active = e.openPages(ctx, ep) })
 	mres, markErr = e.runMarks(ctx, t, markOpts{Op: "mark", Full: true, Aria: true, Live: withDOM})
 	if markErr != nil {
@@ -99,6 +99,7 @@ func (e *Engine) captureObs(ctx context.Context, t *tab, obs *action.Observation
 			x.ElementProps[bid] = p
 		}
 	}
+	e.redactExtras(x) // redact.go
 	obs.Extras = x
 	return png, in, shotErr, infErr
 }

@@ -66,7 +66,7 @@ func (e *Engine) recoverObservation(ctx context.Context, t *tab, png []byte, in 
 			}
 		}
 		var shotErr, infErr error
-		png, in, shotErr, infErr = e.capture(ctx, t)
+		png, in, shotErr, infErr = e.observeShot(ctx, t)
 		if shotErr != nil || infErr != nil {
 			return png, in, shotErr, infErr, false
 		}

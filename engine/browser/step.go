@@ -319,6 +319,10 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 			cancel()
 		}
 		obs.Screenshot, obs.URL, obs.Title = png, url, title
+		obs.Redaction = t.takeRedaction() // redact.go
+		if p := e.set.Redact; p != nil {
+			obs.Title = p.Text(title, ep.personal)
+		}
 		switch {
 		case errors.Is(shotErr, errCrashed) || errors.Is(infErr, errCrashed):
 			fatal = errCrashed

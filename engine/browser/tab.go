@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,6 +76,17 @@ type tab struct {
 	net        *netCapture                   // the episode's network capture, nil when off
 	route      *fetchRouter                  // the browser's request router, when the episode uses it (fetchroute.go)
 	serve      *archiveServer                // a replay from an archive: the page's reports go to it
+	// execCtx are the default execution contexts of the page's frames
+	// (redact.go asks cross-origin frames in their own).
+	execCtx map[cdp.FrameID]execContext
+	// redaction are the boxes the last observation blacked out (redact.go).
+	redaction []action.RedactBox
+}
+
+// execContext is a frame's default JavaScript context.
+type execContext struct {
+	id     runtime.ExecutionContextID
+	unique string
 }
 
 // inMemory reports whether a request's address is read from memory, not
@@ -161,6 +173,27 @@ func (t *tab) listen(ev any) {
 		}
 	case *page.EventFrameAttached:
 		t.route.frameAttached(ev.FrameID, ev.ParentFrameID) // fetchroute.go
+	case *runtime.EventExecutionContextCreated:
+		if c := ev.Context; c != nil {
+			var aux struct {
+				FrameID   cdp.FrameID `json:"frameId"`
+				IsDefault bool        `json:"isDefault"`
+			}
+			if json.Unmarshal([]byte(c.AuxData), &aux) == nil && aux.IsDefault && aux.FrameID != "" {
+				if t.execCtx == nil {
+					t.execCtx = map[cdp.FrameID]execContext{}
+				}
+				t.execCtx[aux.FrameID] = execContext{c.ID, c.UniqueID}
+			}
+		}
+	case *runtime.EventExecutionContextDestroyed:
+		for f, c := range t.execCtx {
+			if c.unique == ev.ExecutionContextUniqueID {
+				delete(t.execCtx, f)
+			}
+		}
+	case *runtime.EventExecutionContextsCleared:
+		t.execCtx = nil
 	case *runtime.EventBindingCalled:
 		if ev.Name == replayBinding {
 			go t.serve.notHermetic(ev.Payload) // archiveserve.go
