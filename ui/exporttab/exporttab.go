@@ -1,7 +1,8 @@
 // Package exporttab is the Export screen: the choices of `waymark export`
-// (folder, filters, split, licence, name), a progress bar over episodes,
+// (format, folder, filters, split, licence, name), a progress bar over episodes,
 // steps and bytes, Cancel, and a desktop notification when the export ends.
-// The work is done by dataset/hfexport on a goroutine; every widget change
+// The work is done by dataset/hfexport (or dataset/benchexport for a
+// benchmark's layout, benchtab.go) on a goroutine; every widget change
 // goes through the window's bridge (ui.Context.UI), and closing the screen
 // cancels the export.
 package exporttab
@@ -32,6 +33,10 @@ var Licences = []string{"cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", 
 type Tab struct {
 	ctx *ui.Context
 
+	// format is the Hugging Face dataset or a benchmark's layout
+	// (benchtab.go); bench is set while a benchmark export runs.
+	format       *widget.Select
+	bench        benchRun
 	out          *widget.Entry
 	choose       *widget.Button
 	categories   *widget.CheckGroup
@@ -108,7 +113,9 @@ func New(ctx *ui.Context) *Tab {
 	t.status = widget.NewLabel("Choose a folder and a licence, then Export. Without filters, every finished episode with an outcome is exported, and every interrupted one a reviewer labelled.")
 	t.status.Wrapping = fyne.TextWrapWord
 
+	t.format = newFormatSelect(t)
 	form := widget.NewForm(
+		widget.NewFormItem("Format", t.format),
 		widget.NewFormItem("Folder", container.NewBorder(nil, nil, nil, t.choose, t.out)),
 		widget.NewFormItem("Name", t.name),
 		widget.NewFormItem("Licence", t.licence),
@@ -121,7 +128,7 @@ func New(ctx *ui.Context) *Tab {
 	)
 	t.merge = newMergePanel(t)
 	t.content = container.NewVScroll(container.NewVBox(
-		widget.NewLabelWithStyle("Export a Hugging Face dataset", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabelWithStyle("Export reviewed episodes", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		form,
 		widget.NewLabel("No box ticked in a group means no filter on it."),
 		container.NewHBox(t.exportBtn, t.cancelBtn),
@@ -294,6 +301,10 @@ func expandHome(p string) string {
 // start runs the export on a goroutine.
 func (t *Tab) start() {
 	if t.Running() || t.ctx == nil || t.ctx.Store == nil {
+		return
+	}
+	if f, ok := t.benchFormat(); ok {
+		t.startBench(f)
 		return
 	}
 	o, err := t.Options()

@@ -32,6 +32,9 @@ type form struct {
 	stepFlags stepFlags
 	// labels is each step's correctness label (steplabels.go).
 	labels stepLabels
+	// judge are the side effect, looping, optimality and key screenshots
+	// (judgefields.go).
+	judge  judgeFields
 	dirty  bool // the form differs from what is stored
 	stored bool // a review (or settling label) of mine is loaded
 	// successAcked: the reviewer confirmed a success despite the warning
@@ -60,6 +63,7 @@ func (f *form) init(t *Tab) {
 	f.t = t
 	f.stepFlags.init(f)
 	f.labels.init(f)
+	f.judge.init(f)
 	f.guides.init(f)
 	f.outcomeRadio = widget.NewRadioGroup(outcomeLabels, func(s string) {
 		if f.updating {
@@ -140,6 +144,7 @@ func (f *form) build() fyne.CanvasObject {
 		f.reason,
 		f.stepFlags.build(),
 		f.labels.build(),
+		f.judge.build(),
 		f.othersBox,
 		f.history,
 	)
@@ -215,6 +220,7 @@ func (f *form) load(it dataset.QueueItem) {
 	}
 	f.stepFlags.load(start)
 	f.labels.load(start)
+	f.judge.load(start)
 	f.stored, f.dirty = start != nil && start.Settles == settling, false
 	if conflict {
 		f.others.SetText(othersText(others))
@@ -303,6 +309,7 @@ func (f *form) markFailingStep() {
 func (f *form) stepChanged(int) {
 	f.stepFlags.refresh()
 	f.labels.refresh()
+	f.judge.refresh()
 }
 
 // cycleFailureType steps through the failure types (key T); it picks
@@ -367,6 +374,7 @@ func (f *form) review() dataset.Review {
 		StepFlags:   f.stepFlags.forReview(),
 		StepLabels:  f.labels.forReview(),
 	}
+	f.judge.fill(&r)
 	if f.failStep != nil {
 		v := *f.failStep
 		r.FailureStep = &v

@@ -11,6 +11,7 @@
 //	1–4 outcome · F the step shown is the first failing step · T failure type
 //	M/U flag the step
 //	C/W/X label the step correct, wrong or unnecessary (again: clear)
+//	E/L/O side effect, looping, optimality · K the step is a key screenshot
 //	Delete remove or restore the step (asks why)
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
@@ -177,7 +178,7 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 	case fyne.KeyQ:
 		t.showSide(t.side.Selected() != t.queueTab)
 	default:
-		return false
+		return t.form.judge.typedKey(ev.Name)
 	}
 	return true
 }
