@@ -94,9 +94,9 @@ func TestAppearanceThemeAndZoom(t *testing.T) {
 	if look == nil {
 		t.Fatal("no Appearance in Settings")
 	}
-	var sels []*widget.Select
+	var sels []*DialogSelect
 	for _, o := range test.LaidOutObjects(look.Widget) {
-		if s, ok := o.(*widget.Select); ok {
+		if s, ok := o.(*DialogSelect); ok {
 			sels = append(sels, s)
 		}
 	}

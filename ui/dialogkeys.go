@@ -17,14 +17,18 @@ import (
 // keeps its keys although Fyne closes the first one (and runs its closed
 // handler) after that button's callback has opened the second.
 //
-// fields are the dialog's inputs (DialogEntry, or containers holding
-// them): a focused field gets every key, so each one is given the same
-// keys, Escape closing the dialog and Enter running enter (unless the
-// field has its own OnEscape or OnSubmitted), and the first one gets
+// fields are the dialog's fields and buttons (DialogEntry, DialogSelect,
+// DialogButton, or containers holding them): a focused widget gets every
+// key, so each one is given the same keys, Escape closing the dialog and
+// Enter running enter (a field's own OnEscape or OnSubmitted stays; a
+// button takes Enter as a tap of its own), and the first text field gets
 // the focus, so typing goes into the dialog from the first key.
 func WithKeys(w fyne.Window, d dialog.Dialog, enter func(), fields ...fyne.CanvasObject) {
 	if w == nil || d == nil {
 		return
+	}
+	if enter == nil {
+		enter = d.Hide
 	}
 	c := w.Canvas()
 	keyStacksMu.Lock()
@@ -38,11 +42,7 @@ func WithKeys(w fyne.Window, d dialog.Dialog, enter func(), fields ...fyne.Canva
 	layer := &keyLayer{handle: func(ev *fyne.KeyEvent) {
 		switch ev.Name {
 		case fyne.KeyReturn, fyne.KeyEnter:
-			if enter != nil {
-				enter()
-			} else {
-				d.Hide()
-			}
+			enter()
 		case fyne.KeyEscape:
 			d.Dismiss()
 		}
@@ -51,18 +51,9 @@ func WithKeys(w fyne.Window, d dialog.Dialog, enter func(), fields ...fyne.Canva
 	c.SetOnTypedKey(layer.handle)
 	var first fyne.Focusable
 	for _, f := range fields {
-		for _, e := range DialogEntries(f) {
-			if e.OnEscape == nil {
-				e.OnEscape = d.Dismiss
-			}
-			if e.OnSubmitted == nil {
-				if enter != nil {
-					e.OnSubmitted = func(string) { enter() }
-				} else {
-					e.OnSubmitted = func(string) { d.Hide() }
-				}
-			}
-			if first == nil && !e.Disabled() {
+		for _, k := range dialogFields(f) {
+			k.dialogKeys(d.Dismiss, enter)
+			if e, ok := k.(*DialogEntry); ok && first == nil && !e.Disabled() {
 				first = e
 			}
 		}
@@ -118,38 +109,42 @@ func (st *keyStack) pop(c fyne.Canvas, l *keyLayer) {
 	}
 }
 
+// FormDialog is a form dialog shown by ShowForm.
+type FormDialog struct {
+	*Question
+	w     fyne.Window
+	items []*widget.FormItem
+}
+
+// Submit confirms the form when every field is right; otherwise each
+// wrong field says why and the first one gets the focus.
+func (d *FormDialog) Submit() {
+	if formValid(d.w, d.items) {
+		d.close(true)
+	}
+}
+
 // ShowForm shows a form dialog over w, width wide, with the keys of
-// WithKeys: Enter in any field (or outside them) submits it, Escape
-// cancels it, and the first field has the focus. Its text fields must be
-// DialogEntry for Escape to reach the dialog from inside them. callback
-// gets true only when every field is valid: Fyne enables the confirm
-// button as soon as the field changed last is valid, so a form confirmed
-// with another field wrong stays open (shown again), that field saying
-// what is wrong and focused.
-func ShowForm(w fyne.Window, title, confirm, dismiss string, items []*widget.FormItem, callback func(bool), width float32) *dialog.FormDialog {
-	fields := make([]fyne.CanvasObject, 0, len(items))
+// WithKeys: Enter in any field (or outside them, or on its confirm
+// button) submits it, Escape cancels it (on its buttons too), and the
+// first field has the focus. Its text fields must be DialogEntry (and its
+// choices DialogSelect) for the keys to reach the dialog from inside
+// them. callback gets true only when every field is right: a form
+// confirmed with a field wrong stays open, that field saying what is
+// wrong and focused. (Fyne's form dialog enabled its button as soon as
+// the field changed last was valid, and its buttons took no Enter or
+// Escape once tabbed to.)
+func ShowForm(w fyne.Window, title, confirm, dismiss string, items []*widget.FormItem, callback func(bool), width float32) *FormDialog {
+	d := &FormDialog{w: w, items: items}
+	d.Question = NewQuestion(w, title, confirm, dismiss, widget.NewForm(items...), callback)
+	d.yes.OnTapped = d.Submit
+	fields := []fyne.CanvasObject{d.no, d.yes}
 	for _, it := range items {
 		fields = append(fields, it.Widget)
 	}
-	var d *dialog.FormDialog
-	var submit func()
-	d = dialog.NewForm(title, confirm, dismiss, items, func(ok bool) {
-		if ok && !formValid(w, items) {
-			d.Show()
-			WithKeys(w, d, submit, fields...)
-			formValid(w, items) // focus the wrong field again
-			return
-		}
-		callback(ok)
-	}, w)
-	submit = func() {
-		if formValid(w, items) {
-			d.Submit()
-		}
-	}
 	d.Resize(fyne.NewSize(width, 0))
 	d.Show()
-	WithKeys(w, d, submit, fields...)
+	WithKeys(w, d, d.Submit, fields...)
 	return d
 }
 
@@ -200,16 +195,20 @@ func DialogEntries(o fyne.CanvasObject) []*DialogEntry {
 // Like every message dialog of the kit it has no icon: Fyne's default
 // dialogs draw theirs over the top right of the text.
 func ShowConfirm(w fyne.Window, title, msg string, callback func(bool)) {
-	d := dialog.NewCustomConfirm(title, "Yes", "No", messageBody(msg), callback, w)
+	d := NewQuestion(w, title, "Yes", "No", messageBody(msg), callback)
 	d.Show()
-	WithKeys(w, d, d.Confirm)
+	WithKeys(w, d, d.Confirm, d.Buttons()...)
 }
 
 // ShowInformation shows a message; Enter or Escape closes it.
 func ShowInformation(w fyne.Window, title, msg string) {
-	d := dialog.NewCustom(title, "OK", messageBody(msg), w)
+	var d *dialog.CustomDialog
+	ok := NewDialogButton("OK", nil, func() { d.Hide() })
+	ok.Importance = widget.HighImportance
+	d = dialog.NewCustomWithoutButtons(title, messageBody(msg), w)
+	d.SetButtons([]fyne.CanvasObject{ok})
 	d.Show()
-	WithKeys(w, d, nil)
+	WithKeys(w, d, nil, ok)
 }
 
 // ShowError says what went wrong, under the title "Error"; Enter or

@@ -163,3 +163,107 @@ func TestShowFormKeys(t *testing.T) {
 		t.Fatalf("Enter with every field right: answers %v, fields %q %q", *answers, name.Text, other.Text)
 	}
 }
+
+// asButton is o as a button: a widget.Button or a DialogButton.
+func asButton(o fyne.CanvasObject) (*widget.Button, bool) {
+	switch b := o.(type) {
+	case *widget.Button:
+		return b, true
+	case *DialogButton:
+		return &b.Button, true
+	}
+	return nil, false
+}
+
+// A person who tabbed from the fields to a choice or to the dialog's
+// buttons still has Escape (cancel) and Enter (on a field's choice: submit;
+// on a button: that button): Fyne's focused select and button took every
+// key and answered neither.
+func TestDialogButtonsAndChoicesTakeTheKeys(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("form")
+	w.Resize(fyne.NewSize(800, 600))
+	w.Show()
+	c := w.Canvas()
+	open := func() (*DialogSelect, *[]bool) {
+		name := NewDialogEntry()
+		kind := NewDialogSelect([]string{"a", "b"}, nil)
+		kind.SetSelected("a")
+		var answers []bool
+		ShowForm(w, "Form", "Save", "Cancel", []*widget.FormItem{{Text: "Name", Widget: name}, {Text: "Kind", Widget: kind}},
+			func(ok bool) { answers = append(answers, ok) }, 400)
+		return kind, &answers
+	}
+	buttons := func() (cancel, save fyne.Focusable) {
+		for _, o := range test.LaidOutObjects(c.Overlays().Top()) {
+			if b, ok := o.(*DialogButton); ok {
+				switch b.Text {
+				case "Cancel":
+					cancel = b
+				case "Save":
+					save = b
+				}
+			}
+		}
+		if cancel == nil || save == nil {
+			t.Fatal("the form has no Cancel and Save buttons of its own")
+		}
+		return
+	}
+
+	kind, answers := open()
+	c.Focus(kind)
+	key(c, fyne.KeyEscape)
+	if fmt.Sprint(*answers) != "[false]" || c.Overlays().Top() != nil {
+		t.Fatalf("Escape on a focused choice: answers %v", *answers)
+	}
+	kind, answers = open()
+	c.Focus(kind)
+	key(c, fyne.KeyReturn)
+	if fmt.Sprint(*answers) != "[true]" {
+		t.Fatalf("Enter on a focused choice: answers %v", *answers)
+	}
+	_, answers = open()
+	_, save := buttons()
+	c.Focus(save)
+	key(c, fyne.KeyEscape)
+	if fmt.Sprint(*answers) != "[false]" || c.Overlays().Top() != nil {
+		t.Fatalf("Escape on the focused Save button: answers %v", *answers)
+	}
+	_, answers = open()
+	cancel, _ := buttons()
+	c.Focus(cancel)
+	key(c, fyne.KeyReturn)
+	if fmt.Sprint(*answers) != "[false]" || c.Overlays().Top() != nil {
+		t.Fatalf("Enter on the focused Cancel button: answers %v", *answers)
+	}
+	_, answers = open()
+	_, save = buttons()
+	c.Focus(save)
+	key(c, fyne.KeyReturn)
+	if fmt.Sprint(*answers) != "[true]" {
+		t.Fatalf("Enter on the focused Save button: answers %v", *answers)
+	}
+
+	// A question's buttons likewise.
+	var said []bool
+	ShowConfirm(w, "Sure?", "Really?", func(ok bool) { said = append(said, ok) })
+	yes, no := fyne.Focusable(nil), fyne.Focusable(nil)
+	for _, o := range test.LaidOutObjects(c.Overlays().Top()) {
+		if b, ok := o.(*DialogButton); ok {
+			if b.Text == "Yes" {
+				yes = b
+			} else {
+				no = b
+			}
+		}
+	}
+	if yes == nil || no == nil {
+		t.Fatal("the question has no buttons of its own")
+	}
+	c.Focus(yes)
+	key(c, fyne.KeyEscape)
+	if fmt.Sprint(said) != "[false]" {
+		t.Fatalf("Escape on the question's focused Yes: %v", said)
+	}
+}

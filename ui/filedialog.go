@@ -145,18 +145,19 @@ func ShowOpenPath(w fyne.Window, title, confirm string, exts []string, start str
 		d.Hide()
 		onPath(p)
 	}
-	browse := widget.NewButton("Browse…", func() {
+	browse := NewDialogButton("Browse…", nil, func() {
 		BrowseFile(w, title, exts, entry.Text, func(p string) {
 			entry.SetText(p)
 			submit()
 		})
 	})
-	open := &widget.Button{Text: confirm, Importance: widget.HighImportance, OnTapped: submit}
-	cancel := widget.NewButton("Cancel", func() { d.Hide() })
+	open := NewDialogButton(confirm, nil, submit)
+	open.Importance = widget.HighImportance
+	cancel := NewDialogButton("Cancel", nil, func() { d.Hide() })
 	body := container.NewVBox(container.NewBorder(nil, nil, nil, browse, entry), msg)
 	d = dialog.NewCustomWithoutButtons(title, body, w)
 	d.SetButtons([]fyne.CanvasObject{cancel, open})
 	d.Resize(fyne.NewSize(640, 0))
 	d.Show()
-	WithKeys(w, d, submit, entry)
+	WithKeys(w, d, submit, entry, browse, cancel, open)
 }

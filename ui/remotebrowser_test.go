@@ -49,7 +49,7 @@ func TestSettingsRemoteBrowserRow(t *testing.T) {
 	d.Show()
 	var save *widget.Button
 	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == "Save" {
+		if b, ok := asButton(o); ok && b.Text == "Save" {
 			save = b
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
+	"waymark/engine/redact"
 )
 
 // Settings are the person's choices, kept in Fyne preferences. The engine's
@@ -42,6 +43,9 @@ type Settings struct {
 	// as Fyne's scale gives them).
 	Theme string
 	Zoom  float64
+	// Redaction is the redaction policy of what is recorded: "default",
+	// "off" or a policy file's path (engine/redact).
+	Redaction string
 }
 
 // DatabaseExtensions are the endings of SQLite database files the
@@ -64,6 +68,7 @@ const (
 	prefZoom         = "zoom"
 	prefGrounding    = "grounding"
 	prefHAR          = "har"
+	prefRedaction    = "redaction"
 )
 
 // DefaultSettings are the engine's defaults (the reference environment's
@@ -110,6 +115,7 @@ func LoadSettings(p fyne.Preferences) Settings {
 		s.Grounding = g
 	}
 	s.HAR = p.BoolWithFallback(prefHAR, true)
+	s.Redaction = p.StringWithFallback(prefRedaction, "default")
 	return s
 }
 
@@ -134,6 +140,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	}
 	p.SetString(prefGrounding, g)
 	p.SetBool(prefHAR, s.HAR)
+	p.SetString(prefRedaction, strings.TrimSpace(s.Redaction))
 	if s.Zoom > 0 {
 		p.SetFloat(prefZoom, s.Zoom)
 	}
@@ -194,7 +201,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 	name := NewDialogEntry()
 	name.SetText(cur.Annotator)
 	name.SetPlaceHolder("e.g. Ada Lovelace")
-	disp := widget.NewSelect(displayChoices, nil)
+	disp := NewDialogSelect(displayChoices, nil)
 	for i, v := range displayValues {
 		if v == cur.Display {
 			disp.SetSelectedIndex(i)
@@ -265,7 +272,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			return nil
 		})
 	}
-	themeSel := widget.NewSelect(themeChoices, nil)
+	themeSel := NewDialogSelect(themeChoices, nil)
 	for i, v := range themeValues {
 		if v == cur.Theme {
 			themeSel.SetSelectedIndex(i)
@@ -275,7 +282,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 	for _, z := range Zooms {
 		zoomChoices = append(zoomChoices, ZoomText(z))
 	}
-	zoomSel := widget.NewSelect(zoomChoices, nil)
+	zoomSel := NewDialogSelect(zoomChoices, nil)
 	zoomSel.SetSelected(ZoomText(1))
 	for _, z := range Zooms {
 		if z == cur.Zoom {
@@ -285,7 +292,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 	look := container.NewGridWithColumns(2, themeSel, zoomSel)
 	rec := widget.NewCheck("Re-read blank observations", nil)
 	rec.SetChecked(cur.RecoverObservation)
-	ground := widget.NewSelect(groundingChoices, nil)
+	ground := NewDialogSelect(groundingChoices, nil)
 	for i, v := range groundingValues {
 		if v == cur.Grounding {
 			ground.SetSelectedIndex(i)
@@ -294,6 +301,13 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 	harOn := widget.NewCheck("Network (HAR)", nil)
 	harOn.SetChecked(cur.HAR)
 	stores := container.NewBorder(nil, nil, nil, harOn, ground)
+	redactField := widget.NewEntry()
+	redactField.SetText(cur.Redaction)
+	redactField.SetPlaceHolder("default")
+	redactField.Validator = func(v string) error {
+		_, err := redact.Parse(v)
+		return err
+	}
 	items = []*widget.FormItem{
 		{Text: "Annotator name", Widget: name, HintText: "Stored with every episode and review"},
 		{Text: "Display", Widget: disp, HintText: "Where the browser runs"},
@@ -306,6 +320,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		{Text: "Remote browser", Widget: remote, HintText: remoteBrowserHint},
 		{Text: "Appearance", Widget: look, HintText: "Theme and zoom of the interface (page pictures keep their pixels); applies at once"},
 		{Text: "Each step keeps", Widget: stores, HintText: "Besides the screenshot: the page's elements as BrowserGym sees them, and its network requests (secrets redacted)"},
+		{Text: "Redaction", Widget: redactField, HintText: "Blacked out of stored screenshots, replaced in stored text: default (contact, name, address, card fields; e-mail, phone, card, IBAN text), off, or a policy file"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
 	read = func() (Settings, error) {
@@ -343,6 +358,13 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			s.Grounding = groundingValues[i]
 		}
 		s.HAR = harOn.Checked
+		s.Redaction = strings.TrimSpace(redactField.Text)
+		if s.Redaction == "" {
+			s.Redaction = "default"
+		}
+		if _, err := redact.Parse(s.Redaction); err != nil {
+			errs = append(errs, fmt.Errorf("redaction: %w", err))
+		}
 		if i := themeSel.SelectedIndex(); i >= 0 {
 			s.Theme = themeValues[i]
 		}

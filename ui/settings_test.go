@@ -85,7 +85,7 @@ func TestSettingsDialogKeepsEditsAndNamesTheDatabase(t *testing.T) {
 	d.Show()
 	saved := false
 	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == "Save" {
+		if b, ok := asButton(o); ok && b.Text == "Save" {
 			saved = true
 			if !b.Disabled() {
 				t.Error("Save is enabled while the server address is wrong")
@@ -137,11 +137,11 @@ func TestSettingsGroundingAndCapture(t *testing.T) {
 	if row == nil {
 		t.Fatal("no \"Each step keeps\" row in the Settings form")
 	}
-	var sel *widget.Select
+	var sel *DialogSelect
 	var check *widget.Check
 	for _, o := range row.Widget.(*fyne.Container).Objects {
 		switch w := o.(type) {
-		case *widget.Select:
+		case *DialogSelect:
 			sel = w
 		case *widget.Check:
 			check = w

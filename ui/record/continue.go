@@ -180,10 +180,13 @@ func (r *Tab) refuseContinue(title, msg string) {
 	if w := r.ctx.Window; w != nil {
 		l := widget.NewLabel(msg)
 		l.Wrapping = fyne.TextWrapWord
-		d := dialog.NewCustom(title, "Close", l, w)
+		var d *dialog.CustomDialog
+		closeBtn := ui.NewDialogButton("Close", nil, func() { d.Hide() })
+		d = dialog.NewCustomWithoutButtons(title, l, w)
+		d.SetButtons([]fyne.CanvasObject{closeBtn})
 		d.Resize(fyne.NewSize(520, 0))
 		d.Show()
-		ui.WithKeys(w, d, nil)
+		ui.WithKeys(w, d, nil, closeBtn)
 	}
 }
 
@@ -323,13 +326,14 @@ func (r *Tab) askBranch() {
 		r.Branch(id, k)
 		return
 	}
-	d := dialog.NewConfirm(fmt.Sprintf("Continue from step %d?", k), msg, func(ok bool) {
+	body := widget.NewLabel(msg)
+	body.Wrapping = fyne.TextWrapWord
+	d := ui.NewQuestion(w, fmt.Sprintf("Continue from step %d?", k), "Continue", "Cancel", body, func(ok bool) {
 		if ok {
 			r.Branch(id, k)
 		}
-	}, w)
-	d.SetConfirmText("Continue")
-	d.SetDismissText("Cancel")
+	})
+	d.Resize(fyne.NewSize(520, 0))
 	d.Show()
-	ui.WithKeys(w, d, d.Confirm)
+	ui.WithKeys(w, d, d.Confirm, d.Buttons()...)
 }

@@ -45,16 +45,18 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 	lines = append(lines, widget.NewLabel(ui.Plural(r.steps.kept(), "step")+" saved."))
 	next := r.panel.next()
 	var d *dialog.CustomDialog
-	buttons := []fyne.CanvasObject{&widget.Button{Text: "Stay here", OnTapped: func() { d.Hide() }}}
+	buttons := []fyne.CanvasObject{ui.NewDialogButton("Stay here", nil, func() { d.Hide() })}
 	if next != nil {
 		t := *next
 		nl := widget.NewLabel("Next: " + t.Goal)
 		nl.Wrapping = fyne.TextWrapWord
 		lines = append(lines, widget.NewSeparator(), nl)
-		buttons = append(buttons, &widget.Button{Text: "Start next task (Ctrl+Shift+N)", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: func() {
+		next := ui.NewDialogButton("Start next task (Ctrl+Shift+N)", theme.MediaPlayIcon(), func() {
 			d.Hide()
 			r.StartTask(t)
-		}})
+		})
+		next.Importance = widget.HighImportance
+		buttons = append(buttons, next)
 	}
 	d = dialog.NewCustomWithoutButtons("Episode ended", container.NewVBox(lines...), r.ctx.Window)
 	d.SetButtons(buttons)
@@ -62,8 +64,8 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 	r.endDialog = d
 	d.Show()
 	// Enter: the highlighted button (the next task, else Stay here).
-	enter := buttons[len(buttons)-1].(*widget.Button).OnTapped
-	ui.WithKeys(r.ctx.Window, d, enter)
+	enter := buttons[len(buttons)-1].(*ui.DialogButton).OnTapped
+	ui.WithKeys(r.ctx.Window, d, enter, buttons...)
 }
 
 // expectedAnswer lists the accepted answers of the task's answer check
@@ -107,13 +109,14 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 	label := widget.NewLabel(msg)
 	label.Wrapping = fyne.TextWrapWord
 	var d *dialog.CustomDialog
-	again := &widget.Button{Text: "Start again on the server", Importance: widget.HighImportance, OnTapped: func() {
+	again := ui.NewDialogButton("Start again on the server", nil, func() {
 		d.Hide()
 		r.StartTask(t)
-	}}
-	buttons := []fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { d.Hide() }}}
+	})
+	again.Importance = widget.HighImportance
+	buttons := []fyne.CanvasObject{ui.NewDialogButton("Close", nil, func() { d.Hide() })}
 	if r.opts.UseLocalBrowser != nil && resumable {
-		buttons = append(buttons, &widget.Button{Text: "Resume in the local browser", OnTapped: func() {
+		buttons = append(buttons, ui.NewDialogButton("Resume in the local browser", nil, func() {
 			d.Hide()
 			r.opts.UseLocalBrowser()
 			// The episode is marked interrupted when the runner has
@@ -122,20 +125,20 @@ func (r *Tab) connectionLost(t dataset.Task, err error) {
 				<-closed
 				r.ctx.UI().Do(func() { r.Resume(id) })
 			}()
-		}})
+		}))
 	} else if r.opts.UseLocalBrowser != nil {
-		buttons = append(buttons, &widget.Button{Text: "Start in the local browser", OnTapped: func() {
+		buttons = append(buttons, ui.NewDialogButton("Start in the local browser", nil, func() {
 			d.Hide()
 			r.opts.UseLocalBrowser()
 			r.StartTask(t)
-		}})
+		}))
 	}
 	buttons = append(buttons, again)
 	d = dialog.NewCustomWithoutButtons("Connection to the server lost", label, w)
 	d.SetButtons(buttons)
 	d.Resize(fyne.NewSize(560, 0))
 	d.Show()
-	ui.WithKeys(w, d, nil)
+	ui.WithKeys(w, d, nil, buttons...)
 }
 
 // askFinish asks for the answer and finishes the episode (the Finish…
@@ -255,14 +258,14 @@ func (r *Tab) ConfirmClose(closeNow func()) {
 	msg := widget.NewLabel(fmt.Sprintf("An episode is being recorded (%s saved). Closing Waymark stops it: it is saved as interrupted, with every step kept.",
 		ui.Plural(r.steps.kept(), "step")))
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm("Close Waymark?", "Stop and save as interrupted", "Keep recording", msg, func(stop bool) {
+	d := ui.NewQuestion(w, "Close Waymark?", "Stop and save as interrupted", "Keep recording", msg, func(stop bool) {
 		if stop {
 			closeNow()
 		} else {
 			r.live.focus()
 		}
-	}, w)
+	})
 	d.Resize(fyne.NewSize(520, 0))
 	d.Show()
-	ui.WithKeys(w, d, d.Dismiss) // Enter keeps recording: the safe answer
+	ui.WithKeys(w, d, d.Cancel, d.Buttons()...) // Enter keeps recording: the safe answer
 }

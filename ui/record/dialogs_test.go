@@ -10,13 +10,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
 	"waymark/ui"
+	"waymark/ui/uitest"
 )
 
 // A wrong answer's end dialog lists the accepted answers in words; a right
@@ -82,7 +82,7 @@ func TestRecordTabCloseAsksWhileRecording(t *testing.T) {
 	tap := func(label string) {
 		t.Helper()
 		for _, o := range test.LaidOutObjects(f.win.Canvas().Overlays().Top()) {
-			if b, ok := o.(*widget.Button); ok && b.Text == label {
+			if b, ok := uitest.AsButton(o); ok && b.Text == label {
 				test.Tap(b)
 				return
 			}
@@ -223,7 +223,7 @@ func TestRecordTabServerLostMidEpisode(t *testing.T) {
 	pe := newPageEngine(t)
 	tapped := false
 	for _, o := range test.LaidOutObjects(f.win.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == "Resume in the local browser" {
+		if b, ok := uitest.AsButton(o); ok && b.Text == "Resume in the local browser" {
 			f.usePageEngine(pe)
 			test.Tap(b)
 			tapped = true

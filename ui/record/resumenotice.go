@@ -124,13 +124,14 @@ func (r *Tab) showResumeNotice(eps []dataset.Episode) {
 		r.resumeDialog = nil
 		r.Resume(eps[chosen].ID)
 	}
-	leave := &widget.Button{Text: "Leave as is", OnTapped: func() { d.Hide(); r.resumeDialog = nil }}
-	res := &widget.Button{Text: "Resume", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: resume}
+	leave := ui.NewDialogButton("Leave as is", nil, func() { d.Hide(); r.resumeDialog = nil })
+	res := ui.NewDialogButton("Resume", theme.MediaPlayIcon(), resume)
+	res.Importance = widget.HighImportance
 	d = dialog.NewCustomWithoutButtons("Resume an interrupted episode?", container.NewVBox(parts...), w)
 	d.SetButtons([]fyne.CanvasObject{leave, res})
 	d.SetOnClosed(func() { r.resumeDialog = nil })
 	d.Resize(fyne.NewSize(620, 0))
 	r.resumeDialog = d
 	d.Show()
-	ui.WithKeys(w, d, resume)
+	ui.WithKeys(w, d, resume, leave, res)
 }

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -260,33 +259,18 @@ func (p *taskPanel) next() *dataset.Task {
 
 // adhocForm is the open ad-hoc task dialog.
 type adhocForm struct {
-	d         *dialog.FormDialog
+	d         *ui.FormDialog
 	goal, url *ui.DialogEntry
-	cat       *widget.Select
-}
-
-// check shows under each field what is missing and focuses the first
-// such field; it reports whether both are filled in.
-func (f *adhocForm) check(w fyne.Window) bool {
-	gerr, uerr := f.goal.Validate(), f.url.Validate()
-	switch {
-	case gerr != nil:
-		w.Canvas().Focus(f.goal)
-	case uerr != nil:
-		w.Canvas().Focus(f.url)
-	default:
-		return true
-	}
-	return false
+	cat       *ui.DialogSelect
 }
 
 // showAdhoc asks for an ad-hoc task, saves it and starts it.
 func (p *taskPanel) showAdhoc() { p.showAdhocWith("", dataset.Navigation, "") }
 
 // showAdhocWith opens the ad-hoc task dialog with what was typed before.
-// Enter saves and starts (the form refuses an empty goal and stays open),
-// Escape cancels; a task the store refuses opens the dialog again with the
-// same text under the error.
+// Enter saves and starts (the form refuses an empty goal or start URL and
+// stays open, the field saying what to write), Escape cancels; a task the
+// store refuses opens the dialog again with the same text under the error.
 func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 	w := p.t.ctx.Window
 	if p.t.ctx.Store == nil || w == nil {
@@ -301,7 +285,7 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 		}
 		return nil
 	}
-	f.cat = widget.NewSelect(dataset.Categories, nil)
+	f.cat = ui.NewDialogSelect(dataset.Categories, nil)
 	f.cat.SetSelected(category)
 	f.url.SetPlaceHolder("https://…")
 	f.url.SetText(urlText)
@@ -314,7 +298,8 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 		}
 		return nil
 	}
-	f.d = dialog.NewForm("Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
+	p.adhoc = f
+	f.d = ui.ShowForm(w, "Ad-hoc task", "Save and start", "Cancel", []*widget.FormItem{
 		{Text: "Goal", Widget: f.goal, HintText: "Enter saves and starts; Shift+Enter starts a new line"},
 		{Text: "Category", Widget: f.cat},
 		{Text: "Start URL", Widget: f.url},
@@ -325,14 +310,6 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 		if !ok {
 			return
 		}
-		if f.goal.Validator(f.goal.Text) != nil || f.url.Validator(f.url.Text) != nil {
-			// Saved with a field not filled in (Fyne enables Save as
-			// soon as the field last changed is valid): the dialog
-			// again, the fields saying what is missing.
-			p.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
-			p.adhoc.check(w)
-			return
-		}
 		t, err := p.saveAdhoc(f.goal.Text, f.cat.Selected, f.url.Text)
 		if err != nil {
 			p.showAdhocWith(f.goal.Text, f.cat.Selected, f.url.Text)
@@ -341,19 +318,7 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 		}
 		p.pick(t)
 		p.t.life.start(t)
-	}, w)
-	submit := func(string) {
-		if f.check(w) {
-			f.d.Submit()
-		}
-	}
-	f.goal.OnSubmitted, f.url.OnSubmitted = submit, submit
-	f.goal.OnEscape, f.url.OnEscape = f.d.Dismiss, f.d.Dismiss
-	f.d.Resize(fyne.NewSize(520, 0))
-	p.adhoc = f
-	f.d.Show()
-	ui.WithKeys(w, f.d, f.d.Submit)
-	w.Canvas().Focus(f.goal)
+	}, 520)
 }
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).

@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -40,7 +39,7 @@ type form struct {
 	// successAcked: the reviewer confirmed a success despite the warning
 	// (for the episode open; cleared by load).
 	successAcked bool
-	warnDlg      *dialog.ConfirmDialog // the success warning while it shows
+	warnDlg      *ui.Question // the success warning while it shows
 
 	outcomeRadio *widget.RadioGroup
 	failStepSel  *widget.Select

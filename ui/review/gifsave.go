@@ -98,19 +98,20 @@ func (g *gifSaver) ask() {
 	g.msg = widget.NewLabel("Each step's action drawn on its page, one second a step. The file ends in .gif.")
 	g.msg.Wrapping = fyne.TextWrapWord
 	g.armed = ""
-	browse := widget.NewButton("Folder…", func() {
+	browse := ui.NewDialogButton("Folder…", nil, func() {
 		ui.BrowseFolder(w, "Save the animated picture in", filepath.Dir(g.entry.Text), func(dir string) {
 			g.entry.SetText(filepath.Join(dir, filepath.Base(g.entry.Text)))
 		})
 	})
-	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: g.submit}
-	cancel := widget.NewButton("Cancel", func() { g.close() })
+	save := ui.NewDialogButton("Save", nil, g.submit)
+	save.Importance = widget.HighImportance
+	cancel := ui.NewDialogButton("Cancel", nil, g.close)
 	body := container.NewVBox(container.NewBorder(nil, nil, nil, browse, g.entry), g.msg)
 	g.dlg = dialog.NewCustomWithoutButtons("Save episode as an animated picture", body, w)
 	g.dlg.SetButtons([]fyne.CanvasObject{cancel, save})
 	g.dlg.Resize(fyne.NewSize(640, 0))
 	g.dlg.Show()
-	ui.WithKeys(w, g.dlg, g.submit, g.entry)
+	ui.WithKeys(w, g.dlg, g.submit, g.entry, browse, cancel, save)
 }
 
 func (g *gifSaver) close() {

@@ -11,6 +11,7 @@ import (
 	"waymark/dataset"
 	"waymark/engine/action"
 	"waymark/ui/review/internal/fixture"
+	"waymark/ui/uitest"
 )
 
 // topButton finds the button labelled text in the window's top overlay (an
@@ -21,7 +22,7 @@ func topButton(w fyne.Window, text string) *widget.Button {
 		return nil
 	}
 	for _, o := range test.LaidOutObjects(top) {
-		if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() {
+		if b, ok := uitest.AsButton(o); ok && b.Text == text && b.Visible() {
 			return b
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -65,7 +64,7 @@ func (f *form) askSuccess(warn string, then func()) {
 	}
 	msg := widget.NewLabel(warn + "\n\nA success label says the task was completed. Save it as a success anyway?")
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm("Label this episode a success?", "Save anyway", "Cancel", msg, func(ok bool) {
+	d := ui.NewQuestion(w, "Label this episode a success?", "Save anyway", "Cancel", msg, func(ok bool) {
 		f.warnDlg = nil
 		if !ok {
 			f.setStatus("Not saved: choose another outcome, or save again and confirm the success.", false)
@@ -75,9 +74,9 @@ func (f *form) askSuccess(warn string, then func()) {
 		if f.store() && then != nil {
 			then()
 		}
-	}, w)
+	})
 	f.warnDlg = d
 	d.Resize(fyne.NewSize(480, 0))
 	d.Show()
-	ui.WithKeys(w, d, d.Confirm)
+	ui.WithKeys(w, d, d.Confirm, d.Buttons()...)
 }

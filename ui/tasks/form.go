@@ -32,7 +32,7 @@ var expectedPlaceholder = map[string]string{
 // taskFormFields are the add/edit form's inputs.
 type taskFormFields struct {
 	goal, url, val *ui.DialogEntry
-	cat, kind      *widget.Select
+	cat, kind      *ui.DialogSelect
 }
 
 // taskForm builds the add/edit form filled with t; read returns the task
@@ -42,8 +42,8 @@ func taskForm(t dataset.Task) ([]*widget.FormItem, func() dataset.Task, *taskFor
 		goal: ui.NewDialogWrapEntry(3),
 		url:  ui.NewDialogEntry(),
 		val:  ui.NewDialogEntry(),
-		cat:  widget.NewSelect(dataset.Categories, nil),
-		kind: widget.NewSelect(checkKinds, nil),
+		cat:  ui.NewDialogSelect(dataset.Categories, nil),
+		kind: ui.NewDialogSelect(checkKinds, nil),
 	}
 	f.goal.SetPlaceHolder("What should be done, e.g. Find the price of the red kettle")
 	f.goal.Validator = func(s string) error {

@@ -222,14 +222,14 @@ type importDialog struct {
 	rows []previewRow
 
 	names   map[string]*widget.Label
-	selects map[string]*widget.Select
-	defCat  *widget.Select
+	selects map[string]*ui.DialogSelect
+	defCat  *ui.DialogSelect
 	status  *widget.Label
 	// columns says which columns rows are read through and which not.
 	columns   *widget.Label
 	table     *widget.Table
 	detail    *widget.Label
-	importBtn *widget.Button
+	importBtn *ui.DialogButton
 	dlg       *dialog.CustomDialog
 	// setting is true while the choices are set from a preview.
 	setting bool
@@ -240,14 +240,14 @@ type importDialog struct {
 // choice previews it again.
 func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, first dataset.ImportReport, err error) {
 	d := &importDialog{t: t, name: name, data: data, chosen: map[string]string{}, rep: first, err: err,
-		names: map[string]*widget.Label{}, selects: map[string]*widget.Select{}}
+		names: map[string]*widget.Label{}, selects: map[string]*ui.DialogSelect{}}
 	maps.Copy(d.chosen, chosen)
 	options := append([]string{noColumn}, first.Columns...)
 	grid := container.NewGridWithColumns(3)
 	for _, f := range dataset.ImportFields {
 		label := widget.NewLabel(capital(fieldWord(f)))
 		label.Truncation = fyne.TextTruncateEllipsis
-		sel := widget.NewSelect(options, func(c string) {
+		sel := ui.NewDialogSelect(options, func(c string) {
 			if d.setting {
 				return
 			}
@@ -260,7 +260,7 @@ func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, 
 		d.names[f], d.selects[f] = label, sel
 		grid.Add(container.NewBorder(nil, nil, ui.NewFixedWidth(140, label), nil, sel))
 	}
-	d.defCat = widget.NewSelect(append([]string{skipNoCategory}, dataset.Categories...), nil)
+	d.defCat = ui.NewDialogSelect(append([]string{skipNoCategory}, dataset.Categories...), nil)
 	d.defCat.SetSelectedIndex(0)
 	d.defCat.OnChanged = func(string) { d.refresh() }
 	d.columns = widget.NewLabel("")
@@ -282,9 +282,9 @@ func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, 
 	)
 	body := container.NewBorder(top, d.detail, nil, nil, container.New(&fitColumns{table: d.table}, d.table))
 
-	d.importBtn = widget.NewButtonWithIcon("Import", theme.ConfirmIcon(), d.doImport)
+	d.importBtn = ui.NewDialogButton("Import", theme.ConfirmIcon(), d.doImport)
 	d.importBtn.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { d.dlg.Hide() })
+	cancel := ui.NewDialogButton("Cancel", theme.CancelIcon(), func() { d.dlg.Hide() })
 	d.dlg = dialog.NewCustomWithoutButtons("Import "+filepath.Base(name), body, t.ctx.Window)
 	d.dlg.SetButtons([]fyne.CanvasObject{cancel, d.importBtn})
 	d.show()
@@ -300,7 +300,7 @@ func (t *Tab) previewImport(name string, data []byte, chosen map[string]string, 
 		if !d.importBtn.Disabled() {
 			d.doImport()
 		}
-	})
+	}, top, cancel, d.importBtn)
 }
 
 func (d *importDialog) newTable() *widget.Table {

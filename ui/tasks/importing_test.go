@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
+	"waymark/ui"
+	"waymark/ui/uitest"
 )
 
 // noneChoice is the column choice that gives a field no column.
@@ -65,22 +67,22 @@ func overlaySays(w fyne.Window, text string) bool {
 // mappingSelects returns the dialog's column choices, one per importer
 // field (dataset.ImportFields, in that order): the selects whose first
 // option is "(none)".
-func mappingSelects(t *testing.T, w fyne.Window) map[string]*widget.Select {
+func mappingSelects(t *testing.T, w fyne.Window) map[string]*ui.DialogSelect {
 	t.Helper()
 	top := w.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no dialog shows")
 	}
-	var sels []*widget.Select
+	var sels []*ui.DialogSelect
 	for _, o := range test.LaidOutObjects(top) {
-		if s, ok := o.(*widget.Select); ok && len(s.Options) > 0 && s.Options[0] == noneChoice {
+		if s, ok := o.(*ui.DialogSelect); ok && len(s.Options) > 0 && s.Options[0] == noneChoice {
 			sels = append(sels, s)
 		}
 	}
 	if len(sels) != len(dataset.ImportFields) {
 		t.Fatalf("the dialog has %d column choices, want one per field (%d): it shows %q", len(sels), len(dataset.ImportFields), overlayTexts(w))
 	}
-	out := map[string]*widget.Select{}
+	out := map[string]*ui.DialogSelect{}
 	for i, f := range dataset.ImportFields {
 		out[f] = sels[i]
 	}
@@ -90,7 +92,7 @@ func mappingSelects(t *testing.T, w fyne.Window) map[string]*widget.Select {
 func overlayButton(t *testing.T, w fyne.Window, text string) *widget.Button {
 	t.Helper()
 	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == text {
+		if b, ok := uitest.AsButton(o); ok && b.Text == text {
 			return b
 		}
 	}
@@ -219,9 +221,9 @@ func TestImportDialogNoneAndDefaultCategory(t *testing.T) {
 		t.Fatalf("after (none): %q selected, %q", sels[dataset.FieldCategory].Selected, overlayTexts(w))
 	}
 	noDashes(t, w)
-	var defCat *widget.Select
+	var defCat *ui.DialogSelect
 	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
-		if s, ok := o.(*widget.Select); ok && len(s.Options) > 0 && strings.HasPrefix(s.Options[0], "skip rows") {
+		if s, ok := o.(*ui.DialogSelect); ok && len(s.Options) > 0 && strings.HasPrefix(s.Options[0], "skip rows") {
 			defCat = s
 		}
 	}

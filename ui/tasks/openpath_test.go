@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/ui"
+	"waymark/ui/uitest"
 )
 
 // Import file… takes a typed (or pasted) path: Enter on a missing file
@@ -93,7 +94,7 @@ func TestImportPickerEscapeClosesOnlyThePicker(t *testing.T) {
 	e.SetText(t.TempDir() + "/")
 	var browse *widget.Button
 	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
-		if b, ok := o.(*widget.Button); ok && b.Text == "Browse…" {
+		if b, ok := uitest.AsButton(o); ok && b.Text == "Browse…" {
 			browse = b
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -53,7 +52,7 @@ type Tab struct {
 
 	recordBtn, editBtn, archiveBtn *widget.Button
 	// editDlg is the add/edit form while it is up.
-	editDlg *dialog.FormDialog
+	editDlg *ui.FormDialog
 }
 
 var (

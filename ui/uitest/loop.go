@@ -4,6 +4,9 @@ package uitest
 import (
 	"sync"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
 	"waymark/ui"
 )
 
@@ -42,4 +45,16 @@ func (l *Loop) Run() int {
 		f()
 	}
 	return len(q)
+}
+
+// AsButton is o as a button: a widget.Button, or a dialog's
+// ui.DialogButton (a widget.Button that also takes Enter and Escape).
+func AsButton(o fyne.CanvasObject) (*widget.Button, bool) {
+	switch b := o.(type) {
+	case *widget.Button:
+		return b, true
+	case *ui.DialogButton:
+		return &b.Button, true
+	}
+	return nil, false
 }
