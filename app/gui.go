@@ -45,6 +45,8 @@ type guiFlags struct {
 	// har captures each recorded episode's network traffic (--har, on by
 	// default); noRedact keeps its secrets (--no-redact).
 	har, noRedact bool
+	// redact is --redact: the redaction policy of what the app stores.
+	redact *redactFlag
 	// watch is a serve URL the Sessions tab connects to at start, watching
 	// its first live session (--watch).
 	watch string
@@ -59,6 +61,7 @@ func runGUI(env *Env, args []string) error {
 	fs.StringVar(&f.watch, "watch", "", "open the Sessions tab on this waymark serve URL and watch its first live session")
 	fs.BoolVar(&f.debug, "debug", os.Getenv("WAYMARK_DEBUG") != "", "log timings (click→timeline, frames/s) to standard error; also WAYMARK_DEBUG=1")
 	fs.BoolVar(&f.har, "har", true, "capture each recorded episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
+	f.redact = addRedactFlag(fs)
 	fs.BoolVar(&f.noRedact, "no-redact", false, "keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default; "+
 		EnvHARRedactHeaders+" and "+EnvHARRedactKeys+" (comma-separated) add header names and field names to redact")
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {

@@ -18,6 +18,7 @@ import (
 	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/openenv"
+	"waymark/engine/redact"
 	"waymark/ui"
 	"waymark/ui/exporttab"
 	"waymark/ui/record"
@@ -126,6 +127,7 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 	// Network capture (har.go) when both Settings and --har keep it on;
 	// element grounding as Settings say (on unless turned off).
 	harSettings(&s.Settings, g.flags.har && s.HAR, g.flags.noRedact, os.Getenv)
+	s.Settings.Redact = g.redactPolicy(s)
 	spec := engineSpec{
 		Settings: s.Settings,
 		Server:   s.Server,
@@ -155,6 +157,19 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 		o.Frames = rec.Frames()
 	}
 	return o, nil
+}
+
+// redactPolicy is the redaction policy of what the app records: --redact
+// when given, else Settings' (default unless changed there).
+func (g *gui) redactPolicy(s ui.Settings) *redact.Policy {
+	if g.flags.redact != nil && g.flags.redact.given {
+		return g.flags.redact.p
+	}
+	p, err := redact.Parse(s.Redaction)
+	if err != nil {
+		return redact.Default() // Settings refuses a bad value; a file since removed keeps the default
+	}
+	return p
 }
 
 // replayEngine starts a fresh browser for Review's Replay: the Record

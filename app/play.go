@@ -63,6 +63,7 @@ func runPlay(env *Env, args []string) error {
 	providerFlag := fs.String("browser-provider", "", browserProviderHelp)
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
+	redactPolicy := addRedactFlag(fs)
 	var offline offlineFlag
 	fs.Var(&offline, "offline", "with --restore: the restored episode's page is served from its recorded traffic, never the network, and so is every request after it (=fallback: fetch what the recording lacks)")
 	gym := addGymFlags(fs)
@@ -135,6 +136,7 @@ func runPlay(env *Env, args []string) error {
 		return fmt.Errorf("%w: --action-set: %v", errUsage, err)
 	}
 	settings.RecoverObservation = *recoverObs
+	settings.Redact = redactPolicy.policy()
 	if *display != "" {
 		if settings.Display, err = engine.ParseDisplay(*display); err != nil {
 			return fmt.Errorf("%w: --display: %v", errUsage, err)

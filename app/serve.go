@@ -182,6 +182,7 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
 	grounding := fs.String("grounding", "off", "with --record: store each step's element grounding as the desktop app does "+
 		"(on: the element the action was aimed at and BrowserGym's observation extras; dom: also the DOM snapshot, large); agents never receive it")
+	redactPolicy := addRedactFlag(fs)
 	harOn := fs.Bool("har", true, "with --record: capture each episode's network traffic as HAR (waymark har EPISODE writes it); --har=false to turn it off")
 	noRedact := fs.Bool("no-redact", false, "with --record: keep secrets in the captured HAR (Authorization, cookies, password fields), which are redacted by default; "+
 		EnvHARRedactHeaders+" and "+EnvHARRedactKeys+" (comma-separated) add header names and field names to redact")
@@ -269,6 +270,11 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		return cfg, "", fmt.Errorf("%w: --grounding needs --record (the grounding is stored with the recorded steps, never sent to agents)", errUsage)
 	}
 	harSettings(&cfg.Settings, cfg.Record && *harOn, *noRedact, os.Getenv)
+	if cfg.Record {
+		cfg.Settings.Redact = redactPolicy.policy()
+	} else if redactPolicy.given {
+		return cfg, "", fmt.Errorf("%w: --redact is for what --record stores: add --record", errUsage)
+	}
 	addr, err := listenAddr(cfg.Addr)
 	if err != nil {
 		return cfg, "", fmt.Errorf("%w: --addr: %v", errUsage, err)
@@ -377,6 +383,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		settings = engine.DefaultSettings()
 		settings.RecoverObservation = cfg.Settings.RecoverObservation
 		settings.HAR, settings.HARNoRedact = cfg.Settings.HAR, cfg.Settings.HARNoRedact
+		settings.Redact = cfg.Settings.Redact
 		settings.Grounding = cfg.Settings.Grounding
 	}
 	settings.ActionSet = cfg.ActionSet

@@ -249,7 +249,7 @@ func (r *Recorder) saveReset(ctx context.Context, ep Episode, obs engine.Observa
 func stepOf(ep string, idx int, a *action.Action, actionJSON string, obs engine.Observation) Step {
 	return Step{EpisodeID: ep, Index: idx, Action: a, ActionJSON: actionJSON, URL: obs.URL, Title: obs.Title,
 		Error: string(obs.Error), Done: obs.Done, Screenshot: obs.Screenshot, Timings: obs.Timings, CreatedAt: time.Now(),
-		Target: obs.Target, Extras: obs.Extras}
+		Target: obs.Target, Extras: obs.Extras, Redaction: obs.Redaction}
 }
 
 func endOf(obs engine.Observation) episodeEnd {

@@ -333,6 +333,14 @@ CREATE TABLE guideline_versions (
 	created_at TEXT NOT NULL                 -- when it first came into force here
 );
 `,
+	// 11 → 12: redaction at capture. A step keeps the boxes a redaction
+	// policy blacked out of its screenshot, each with why (an element
+	// kind, a pattern, a selector; never the value), and the boxes a
+	// reviewer added afterwards (also burnt into the stored screenshot);
+	// the policy itself is in the episode's engine_json (engine.Info).
+	`
+ALTER TABLE steps ADD COLUMN redaction_json TEXT;  -- JSON [{"x","y","w","h","why"}] of the boxes blacked out, or NULL
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

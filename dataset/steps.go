@@ -86,11 +86,19 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, st Step) error {
 		}
 	}
 	// An empty actor is the episode's annotator's own (ActorOf).
+	var redaction any
+	if len(st.Redaction) > 0 {
+		b, err := json.Marshal(st.Redaction)
+		if err != nil {
+			return err
+		}
+		redaction = string(b)
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO steps (episode_id, idx, action_json, op, url, title, error, done, screenshot,
-		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, extras, target_json, actor) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
+		action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, extras, target_json, redaction_json, actor) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
 		COALESCE(NULLIF(?, ''), (SELECT `+actorSQL("annotator")+` FROM episodes WHERE id = ?), ''))`,
 		st.EpisodeID, st.Index, actionJSON, op, st.URL, st.Title, st.Error, st.Done, shot,
-		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false, extras, target,
+		st.Timings.ActionMS, st.Timings.SettleMS, st.Timings.CaptureMS, st.Timings.TotalMS, FormatTime(created), note, false, extras, target, redaction,
 		st.Actor, st.EpisodeID)
 	if err != nil {
 		if isPrimaryKeyViolation(err) {
@@ -133,19 +141,22 @@ func (s *Store) Steps(ctx context.Context, episodeID string) ([]Step, error) {
 }
 
 // stepColumns are the columns scanStep reads, screenshots left out.
-const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, COALESCE(target_json,''), actor`
+const stepColumns = `idx, COALESCE(action_json,''), url, title, error, done, action_ms, settle_ms, capture_ms, total_ms, created_at, note, removed, COALESCE(target_json,''), actor, COALESCE(redaction_json,'')`
 
 // scanStep reads stepColumns, then extra columns into extra.
 func scanStep(sc interface{ Scan(...any) error }, episodeID string, extra ...any) (Step, error) {
 	st := Step{EpisodeID: episodeID}
-	var created, target string
+	var created, target, redaction string
 	dest := append([]any{&st.Index, &st.ActionJSON, &st.URL, &st.Title, &st.Error, &st.Done,
-		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed, &target, &st.Actor}, extra...)
+		&st.Timings.ActionMS, &st.Timings.SettleMS, &st.Timings.CaptureMS, &st.Timings.TotalMS, &created, &st.Note, &st.Removed, &target, &st.Actor, &redaction}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Step{}, err
 	}
 	st.CreatedAt = ParseTime(created)
 	st.Target = parseTarget(target)
+	if redaction != "" {
+		_ = json.Unmarshal([]byte(redaction), &st.Redaction)
+	}
 	if st.ActionJSON != "" {
 		// Stored actions were accepted by an engine; parse leniently
 		// (any set) so a later vocabulary change still reads them.

@@ -150,6 +150,9 @@ type Step struct {
 	// Extras are the BrowserGym observation extras, stored (compressed)
 	// with the step; reads leave them nil: see Store.StepExtras.
 	Extras *action.Extras
+	// Redaction are the boxes blacked out of the screenshot (a redaction
+	// policy's at capture, or a reviewer's), each with why.
+	Redaction []action.RedactBox
 }
 
 // Review is one reviewer's label of an episode.

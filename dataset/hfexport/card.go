@@ -2,6 +2,7 @@ package hfexport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -42,9 +43,14 @@ type cardStats struct {
 	// offline of them were replayed so, hermetic of those faithfully (the
 	// newest offline replay: every step matched, every request served).
 	archived, offline, hermetic int
-	har                         harStats
-	grounding                   groundingStats
-	checks                      checkStats
+	// redactBoxes are the boxes blacked out of the exported steps'
+	// screenshots; policies counts the exported episodes by redaction
+	// policy ("" for none).
+	redactBoxes int
+	policies    map[string]int
+	har         harStats
+	grounding   groundingStats
+	checks      checkStats
 }
 
 func (s *cardStats) init() {
@@ -127,6 +133,50 @@ func (s *cardStats) addArchive(ctx context.Context, store *dataset.Store, id str
 		}
 	}
 	return nil
+}
+
+// addPolicy counts an exported episode's redaction policy.
+func (s *cardStats) addPolicy(engineJSON string) {
+	var info struct {
+		Redaction *struct {
+			Name string `json:"name"`
+		} `json:"redaction"`
+	}
+	name := ""
+	if json.Unmarshal([]byte(engineJSON), &info) == nil && info.Redaction != nil {
+		name = info.Redaction.Name
+		if name == "" {
+			name = "unnamed"
+		}
+	}
+	if s.policies == nil {
+		s.policies = map[string]int{}
+	}
+	s.policies[name]++
+}
+
+// redactionLine says what the card says of redaction: the boxes over the
+// steps, by policy, and the episodes recorded without one.
+func (s *cardStats) redactionLine(steps int) string {
+	var names []string
+	for n := range s.policies {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%q (%d episodes)", n, s.policies[n]))
+	}
+	if len(parts) == 0 {
+		return "Redaction: none of the episodes was recorded with a redaction policy; their screenshots, trees and traffic may show personal data."
+	}
+	line := fmt.Sprintf("Redaction: %d boxes blacked out over %d steps; policy %s.", s.redactBoxes, steps, strings.Join(parts, ", "))
+	if n := s.policies[""]; n > 0 {
+		line += fmt.Sprintf(" %d episodes were recorded without a policy: their screenshots, trees and traffic may show personal data.", n)
+	}
+	return line
 }
 
 func (s *cardStats) addInterventions(n, steps int) {
@@ -272,4 +322,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// stepsTotal is the number of exported steps.
+func stepsTotal(s *cardStats) int {
+	n := 0
+	for _, v := range s.stepsByCat {
+		n += v
+	}
+	return n
 }

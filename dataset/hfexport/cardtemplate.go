@@ -40,6 +40,7 @@ type cardView struct {
 	// Archived episodes replay offline; Offline were replayed so,
 	// Hermetic of them faithfully.
 	Archived, Offline, Hermetic            int
+	Redaction                              string // the redaction line
 	First, Last                            string // dates of the first and last start ("" when unknown)
 	Interrupted, Edited, Resumed, Branches int
 	Filters                                string // " categories a, b; outcomes c" ("" when none)
@@ -93,7 +94,7 @@ var cardOps = []opRow{
 // fault of the template.
 func cardText(o *Options, splits []SplitCount, s *cardStats) (string, error) {
 	v := cardView{O: o, Name: strings.TrimSpace(o.Name), Splits: splits, Intervened: s.intervened, Interventions: s.interventions, TakenSteps: s.takenSteps,
-		Archived: s.archived, Offline: s.offline, Hermetic: s.hermetic,
+		Archived: s.archived, Offline: s.offline, Hermetic: s.hermetic, Redaction: s.redactionLine(stepsTotal(s)),
 		Interrupted: s.interrupted, Edited: s.edited, Resumed: s.resumed, Branches: s.branches,
 		FailureStepsRemoved: s.failureStepsRemoved, BadImages: s.badImages,
 		NoOutcome:   s.outcomes[""],

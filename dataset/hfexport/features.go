@@ -69,6 +69,9 @@ type stepRow struct {
 	// "wrong", "unnecessary"), settled as outcomes are; null when nobody
 	// labelled it or the labels disagree unsettled.
 	StepLabel *string `parquet:"step_label"`
+	// Redaction lists, as JSON, the boxes blacked out of the screenshot
+	// shown ({x, y, w, h, why}; "[]" when none).
+	Redaction *string `parquet:"redaction"`
 }
 
 // episodeStep is the image-free summary of one step inside an episode row.
@@ -196,6 +199,7 @@ var stepsFeatures = []feature{
 	value("note", "string"),
 	value("actor", "string"),
 	value("step_label", "string"),
+	value("redaction", "string"),
 }
 
 var episodesFeatures = []feature{

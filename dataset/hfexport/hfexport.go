@@ -13,6 +13,7 @@ package hfexport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,9 @@ type Options struct {
 	// HAR writes har/<episode id>.har for each episode recorded with
 	// network capture (har.go).
 	HAR bool
+	// RequireRedaction refuses to export when an episode chosen was
+	// recorded without a redaction policy (or with it off), naming them.
+	RequireRedaction bool
 }
 
 // Progress is reported while exporting.
@@ -120,9 +124,12 @@ type Result struct {
 var (
 	ErrBadOptions      = errors.New("invalid export options")
 	ErrNothingToExport = errors.New("nothing to export")
-	ErrOutputExists    = errors.New("output folder is not empty")
-	ErrDiskFull        = errors.New("the disk is full")
-	ErrCancelled       = errors.New("export cancelled")
+	// ErrNotRedacted: RequireRedaction, and an episode was recorded
+	// without a redaction policy.
+	ErrNotRedacted  = errors.New("recorded without a redaction policy")
+	ErrOutputExists = errors.New("output folder is not empty")
+	ErrDiskFull     = errors.New("the disk is full")
+	ErrCancelled    = errors.New("export cancelled")
 )
 
 // Export writes the episodes chosen by o as a Hugging Face dataset folder at
@@ -149,6 +156,11 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	}
 	if len(eps) == 0 {
 		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store, &o))
+	}
+	if o.RequireRedaction {
+		if err := requireRedaction(eps); err != nil {
+			return Result{}, err
+		}
 	}
 
 	parent, base := filepath.Dir(target), filepath.Base(target)
@@ -386,4 +398,27 @@ func FormatBytes(n int64) string {
 		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// requireRedaction names the episodes recorded without a redaction policy
+// (their engine record has none).
+func requireRedaction(eps []*episodeInfo) error {
+	var bad []string
+	for _, e := range eps {
+		var info struct {
+			Redaction json.RawMessage `json:"redaction"`
+		}
+		if json.Unmarshal([]byte(e.EngineJSON), &info) != nil || len(info.Redaction) == 0 || string(info.Redaction) == "null" {
+			bad = append(bad, e.ID)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	list := strings.Join(bad[:min(len(bad), 20)], ", ")
+	if len(bad) > 20 {
+		list += fmt.Sprintf(" and %d more", len(bad)-20)
+	}
+	return fmt.Errorf("%w: %d of the %d episodes chosen (%s); nothing was exported. Leave them out (filter by annotator or category), or export without --require-redaction knowing their screenshots and text may show personal data",
+		ErrNotRedacted, len(bad), len(eps), list)
 }

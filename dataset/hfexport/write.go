@@ -378,7 +378,8 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		seenIdx   int64
 		seenShot  []byte
 		seenURL   string
-		haveLast  bool // the last kept step: the episode's final screenshot
+		seenBoxes []action.RedactBox // blacked out of seenShot
+		haveLast  bool               // the last kept step: the episode's final screenshot
 		lastIdx   int64
 		lastShot  []byte
 		summaries []*episodeStep
@@ -461,6 +462,10 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 				x.stats.ops[a.Op]++
 			}
 			g.fill(&r, st, a)
+			if haveSeen && r.Screenshot != nil {
+				r.Redaction = redactionJSON(seenBoxes)
+				x.stats.redactBoxes += len(seenBoxes)
+			}
 			summaries = append(summaries, sum)
 			if err := steps.write(r, len(seenShot)); err != nil {
 				return err
@@ -475,7 +480,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 			haveLast, lastIdx, lastShot = true, idx, shot
 		}
 		if !undone[st.Index] {
-			haveSeen, seenIdx, seenShot, seenURL = true, idx, shot, url
+			haveSeen, seenIdx, seenShot, seenURL, seenBoxes = true, idx, shot, url, st.Redaction
 			if err := g.see(st.Index); err != nil {
 				return err
 			}
@@ -508,6 +513,7 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 	interventions := dataset.CountInterventions(own, actors)
 	r.NumInterventions = i64(int64(interventions))
 	x.stats.addInterventions(interventions, others)
+	x.stats.addPolicy(e.EngineJSON)
 	if err := x.stats.addArchive(x.ctx, x.store, e.ID); err != nil {
 		return fmt.Errorf("episode %s: its replay archive: %w", e.ID, err)
 	}
@@ -598,4 +604,15 @@ func readMarker(dir string) (marker, error) {
 		return m, fmt.Errorf("%s: not a Waymark export marker", MarkerFile)
 	}
 	return m, nil
+}
+
+// redactionJSON is a screenshot's redaction boxes as the steps config's
+// redaction column holds them: a JSON list of {x, y, w, h, why}, "[]"
+// when none.
+func redactionJSON(bs []action.RedactBox) *string {
+	if bs == nil {
+		bs = []action.RedactBox{}
+	}
+	b, _ := json.Marshal(bs)
+	return str(string(b))
 }

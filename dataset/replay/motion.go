@@ -84,7 +84,7 @@ func compareStepIn(ctx context.Context, eng engine.Engine, rec *Recording, store
 // leaveOutMotion is compareStep, with what only animates left out (see
 // above).
 func leaveOutMotion(ctx context.Context, eng engine.Engine, stored dataset.Step, obs action.Observation) StepResult {
-	r := compareStep(stored, obs)
+	r := leaveOutRedacted(compareStep(stored, obs), stored, obs)
 	mo, ok := motionOf(eng)
 	if !ok || r.Verdict == dataset.VerdictMatch || !r.shotOnly {
 		return r
@@ -125,6 +125,33 @@ func leaveOutMotion(ctx context.Context, eng engine.Engine, stored dataset.Step,
 	}
 	r.Why = fmt.Sprintf("screenshot: %d pixels differ (%.3f%%, more than the %.3f%% allowed)%s, outside %s ignored, where the replayed page moves by itself: %s",
 		s.DiffPixels, 100*s.Share, 100*MaxDiffShare, s.whereText(), plural(len(ign), "region"), list)
+	return r
+}
+
+// leaveOutRedacted compares a step whose screenshot alone diverged again
+// without the boxes a redaction policy blacked out (the stored step's and
+// the replayed one's): what a box hides is the same personal data, whose
+// box differs in size when the page shows its placeholder.
+func leaveOutRedacted(r StepResult, stored dataset.Step, obs action.Observation) StepResult {
+	boxes := append(append([]action.RedactBox(nil), stored.Redaction...), obs.Redaction...)
+	if r.Verdict == dataset.VerdictMatch || !r.shotOnly || len(boxes) == 0 {
+		return r
+	}
+	a, err1 := pngImage(stored.Screenshot)
+	b, err2 := pngImage(obs.Screenshot)
+	if err1 != nil || err2 != nil {
+		return r
+	}
+	mask := make([]image.Rectangle, len(boxes))
+	for i, x := range boxes {
+		mask[i] = image.Rect(x.X, x.Y, x.X+x.W, x.Y+x.H).Inset(-2) // and the box's edge
+	}
+	s, err := CompareMasked(a, b, mask)
+	if err != nil || !s.Same() {
+		return r
+	}
+	r.Verdict, r.Score, r.DiffPixels = dataset.VerdictMatch, &s.Score, &s.DiffPixels
+	r.Why = fmt.Sprintf("matched with the %s a redaction policy blacked out left out", plural(len(boxes), "region"))
 	return r
 }
 

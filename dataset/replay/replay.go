@@ -18,6 +18,7 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/redact"
 )
 
 // Recording is a stored episode ready to replay.
@@ -126,6 +127,17 @@ func (r *Recording) Settings(base engine.Settings) engine.Settings {
 		base.ActionSet = action.SetDefault
 	}
 	base.MaxSteps = r.MaxSteps
+	// The replay blacks out what the recording did (so its screenshots
+	// compare alike), whatever the replaying engine would apply.
+	var info struct {
+		Redaction json.RawMessage `json:"redaction"`
+	}
+	base.Redact = nil
+	if json.Unmarshal([]byte(r.Episode.EngineJSON), &info) == nil {
+		if p, err := redact.FromJSON(info.Redaction); err == nil {
+			base.Redact = p
+		}
+	}
 	if base.Display == engine.DisplayAuto {
 		base.Display = r.Display()
 	}
