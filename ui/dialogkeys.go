@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 )
@@ -136,7 +137,7 @@ func (d *FormDialog) Submit() {
 // Escape once tabbed to.)
 func ShowForm(w fyne.Window, title, confirm, dismiss string, items []*widget.FormItem, callback func(bool), width float32) *FormDialog {
 	d := &FormDialog{w: w, items: items}
-	d.Question = NewQuestion(w, title, confirm, dismiss, widget.NewForm(items...), callback)
+	d.Question = NewQuestion(w, title, confirm, dismiss, fitWindow(w, widget.NewForm(items...)), callback)
 	d.yes.OnTapped = d.Submit
 	fields := []fyne.CanvasObject{d.no, d.yes}
 	for _, it := range items {
@@ -146,6 +147,47 @@ func ShowForm(w fyne.Window, title, confirm, dismiss string, items []*widget.For
 	d.Show()
 	WithKeys(w, d, d.Submit, fields...)
 	return d
+}
+
+// dialogChrome is the height a dialog takes besides its body: the title,
+// the buttons, the padding and a margin to the window's edges.
+const dialogChrome = 170
+
+// fitWindow shows body whole when the window has room, else as high as
+// the window allows with a scroll bar for the rest: a tall form (Settings)
+// ran past an 800-high window, its buttons over its last field.
+func fitWindow(w fyne.Window, body fyne.CanvasObject) fyne.CanvasObject {
+	if w == nil {
+		return body
+	}
+	return container.New(capHeight(func() float32 { return w.Canvas().Size().Height - dialogChrome }), container.NewVScroll(body))
+}
+
+// capHeight asks for its content's minimum size, but at most the height
+// limit returns (and the content's width); the content fills what it
+// gets.
+type capHeight func() float32
+
+func (c capHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (c capHeight) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		content := o
+		if s, ok := o.(*container.Scroll); ok {
+			content = s.Content
+		}
+		m = m.Max(content.MinSize())
+	}
+	if limit := c(); limit > 0 && m.Height > limit {
+		m.Height = limit
+	}
+	return m
 }
 
 // formValid validates every field of a form, so that each wrong one says

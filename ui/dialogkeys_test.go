@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -265,5 +266,40 @@ func TestDialogButtonsAndChoicesTakeTheKeys(t *testing.T) {
 	key(c, fyne.KeyEscape)
 	if fmt.Sprint(said) != "[false]" {
 		t.Fatalf("Escape on the question's focused Yes: %v", said)
+	}
+}
+
+// The Settings form fits a window of the default size: it ran past the
+// bottom of an 800-high window, its buttons drawn over its last field. Its
+// fields scroll; the buttons stay below them, inside the window.
+func TestSettingsFitTheDefaultWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.DefaultTheme())
+	w := a.NewWindow("settings")
+	w.SetContent(widget.NewLabel(""))
+	w.Resize(DefaultWindowSize)
+	w.Show()
+	ShowSettings(w, DefaultSettings(), func(Settings) {})
+	c := w.Canvas()
+	d := fyne.CurrentApp().Driver()
+	var save fyne.CanvasObject
+	var scroll *container.Scroll
+	for _, o := range test.LaidOutObjects(c.Overlays().Top()) {
+		if b, ok := o.(*DialogButton); ok && b.Text == "Save" {
+			save = b
+		}
+		if s, ok := o.(*container.Scroll); ok && scroll == nil {
+			scroll = s
+		}
+	}
+	if save == nil || scroll == nil {
+		t.Fatalf("no Save button (%v) or scrolled form (%v)", save != nil, scroll != nil)
+	}
+	bottom := d.AbsolutePositionForObject(save).Y + save.Size().Height
+	if room := c.Size().Height; bottom > room {
+		t.Errorf("Save ends at %.0f, below the %.0f-high window", bottom, room)
+	}
+	if formBottom := d.AbsolutePositionForObject(scroll).Y + scroll.Size().Height; formBottom > d.AbsolutePositionForObject(save).Y {
+		t.Errorf("the form ends at %.0f, under the buttons (from %.0f)", formBottom, d.AbsolutePositionForObject(save).Y)
 	}
 }
