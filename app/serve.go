@@ -429,6 +429,8 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 			}
 		}
 	}
+	// Watchers see the redacted steps only, never the live page.
+	opts.NoLiveFrames = settings.Redact != nil
 	if cfg.Restore != "" || cfg.Episodes != "" {
 		serveFrom := restoreServing
 		if cfg.Episodes != "" {

@@ -135,6 +135,10 @@ type Options struct {
 	// Ready, when set, says whether a session started now gets a warm
 	// browser, and if not why (GET /ready); nil: always ready.
 	Ready func() (ready bool, why string)
+	// NoLiveFrames keeps the pages' live frames from watchers: with a
+	// redaction policy, what leaves the engine is the redacted step
+	// screenshots only (a live frame shows the page as it is).
+	NoLiveFrames bool
 	// Logf receives one line per session event (default: log.Printf).
 	Logf func(format string, args ...any)
 	// DefaultStartURL is the start page of a reset that names none (a

@@ -482,7 +482,7 @@ func (w *watcher) close() {
 
 // startFrames forwards the session's live frames to its watchers, once.
 func (c *control) startFramesLocked() {
-	if c.framesOn {
+	if c.framesOn || c.ss.srv.opts.NoLiveFrames {
 		return
 	}
 	lf, ok := c.ss.base.(engine.LiveFrames)
