@@ -43,6 +43,7 @@ type Tab struct {
 	outcomes     *widget.CheckGroup
 	annotators   *widget.CheckGroup
 	unreviewed   *widget.Check
+	redactedOnly *widget.Check // hfexport.Options.RequireRedaction
 	testFraction *widget.Entry
 	licence      *widget.SelectEntry
 	name         *widget.Entry
@@ -104,6 +105,7 @@ func New(ctx *ui.Context) *Tab {
 	t.name = widget.NewEntry()
 	t.name.SetText(hfexport.DefaultName)
 	t.force = widget.NewCheck("Replace a previous Waymark export in this folder", nil)
+	t.redactedOnly = widget.NewCheck("Only redacted episodes: refuse if one was recorded without a redaction policy", nil)
 	t.exportBtn = widget.NewButton("Export", t.start)
 	t.exportBtn.Importance = widget.HighImportance
 	t.cancelBtn = widget.NewButton("Cancel", t.Cancel)
@@ -123,6 +125,7 @@ func New(ctx *ui.Context) *Tab {
 		widget.NewFormItem("Outcomes", t.outcomes),
 		widget.NewFormItem("Annotators", t.annotators),
 		widget.NewFormItem("", t.unreviewed),
+		widget.NewFormItem("", t.redactedOnly),
 		widget.NewFormItem("Test share of tasks", t.testFraction),
 		widget.NewFormItem("", t.force),
 	)
@@ -263,6 +266,7 @@ func (t *Tab) Options() (hfexport.Options, error) {
 		License:           strings.TrimSpace(t.licence.Text),
 		Name:              strings.TrimSpace(t.name.Text),
 		Force:             t.force.Checked,
+		RequireRedaction:  t.redactedOnly.Checked,
 	}
 	if o.Out == "" {
 		return o, errors.New("choose the folder to write the dataset to")
