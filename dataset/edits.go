@@ -35,6 +35,9 @@ const (
 	// EditResume: recording went on after the episode was interrupted; its
 	// steps up to Step were replayed first.
 	EditResume EditKind = "resume"
+	// EditRedact: a reviewer blacked out a box of Step's screenshot that
+	// the redaction policy missed.
+	EditRedact EditKind = "redact"
 )
 
 // Edit is one row of an episode's audit log.

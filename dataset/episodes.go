@@ -128,7 +128,7 @@ var episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json,
 // editsJoin joins each episode's audit log summary as x: n step edits
 // (undo, remove, restore, trim) and whether it was resumed. One pass over
 // the (small) log is cheaper for a list than a lookup per episode.
-const editsJoin = ` LEFT JOIN (SELECT episode_id, SUM(kind <> 'resume') AS n, MAX(kind = 'resume') AS resumed
+const editsJoin = ` LEFT JOIN (SELECT episode_id, SUM(kind NOT IN ('resume', 'redact')) AS n, MAX(kind = 'resume') AS resumed
 	FROM episode_edits GROUP BY episode_id) x ON x.episode_id = e.id`
 
 // scanEpisode reads episodeColumns, then extra columns into extra.
@@ -164,7 +164,7 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 // GetEpisode reads one episode with its task's goal and category.
 func (s *Store) GetEpisode(ctx context.Context, id string) (Episode, error) {
 	e, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes e JOIN tasks t ON t.id = e.task_id
-		LEFT JOIN (SELECT episode_id, SUM(kind <> 'resume') AS n, MAX(kind = 'resume') AS resumed
+		LEFT JOIN (SELECT episode_id, SUM(kind NOT IN ('resume', 'redact')) AS n, MAX(kind = 'resume') AS resumed
 			FROM episode_edits WHERE episode_id = ? GROUP BY episode_id) x ON x.episode_id = e.id
 		WHERE e.id=?`, id, id))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -340,6 +340,22 @@ CREATE TABLE guideline_versions (
 	// the policy itself is in the episode's engine_json (engine.Info).
 	`
 ALTER TABLE steps ADD COLUMN redaction_json TEXT;  -- JSON [{"x","y","w","h","why"}] of the boxes blacked out, or NULL
+-- A reviewer's box is an edit of its own ('redact'): the table is rebuilt
+-- to widen its CHECK, columns in the same order.
+CREATE TABLE episode_edits_new (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	episode_id  TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	step_idx    INTEGER,
+	kind        TEXT NOT NULL CHECK (kind IN ('undo','remove','restore','trim','resume','redact')),
+	editor      TEXT NOT NULL,
+	reason      TEXT NOT NULL DEFAULT '',
+	created_at  TEXT NOT NULL
+);
+INSERT INTO episode_edits_new (id, episode_id, step_idx, kind, editor, reason, created_at)
+	SELECT id, episode_id, step_idx, kind, editor, reason, created_at FROM episode_edits;
+DROP TABLE episode_edits;
+ALTER TABLE episode_edits_new RENAME TO episode_edits;
+CREATE INDEX episode_edits_episode ON episode_edits (episode_id, id);
 `,
 }
 
