@@ -67,8 +67,9 @@ drill: deps
 # The reproducibility figure (every practice task's solution recorded, then
 # replayed 3 times in each display mode) is one long measure: it runs once.
 bench: deps
-	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkReproducibility|BenchmarkServeLoad|BenchmarkOfflineReplay)$$' -benchtime 20x -timeout 40m ./...
+	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkReproducibility|BenchmarkServeLoad|BenchmarkServeMemoryPerEpisode|BenchmarkOfflineReplay)$$' -benchtime 20x -timeout 40m ./...
 	$(GO) test -run '^$$' -bench '^BenchmarkServeLoad$$' -benchtime 1x -timeout 60m ./app
+	$(GO) test -run '^$$' -bench '^BenchmarkServeMemoryPerEpisode$$' -benchtime 1x -timeout 30m ./app
 	$(GO) test -run '^$$' -bench '^BenchmarkOfflineReplay$$' -benchtime 1x -timeout 40m ./dataset/replay
 	$(GO) test -run '^$$' -bench '^BenchmarkReproducibility$$' -benchtime 1x -timeout 90m ./dataset/replay
 
@@ -101,9 +102,11 @@ clean:
 # it, browser tests included): .ci/mutatediff, described in .ci/MUTATION.md.
 # It prints the kill rate per package and each survivor as file:line. MUTATE
 # (a regular expression of package folders, e.g. engine/gym) limits it;
-# MUTATE_LOCK is held around each test process (the shared machine's Chromium
-# lock; empty: none); MUTATE_WORKERS mutants run at once. Every line of a
-# package: BASE=$(git hash-object -t tree /dev/null) MUTATE=engine/gym.
+# MUTATE_TESTS adds packages whose tests run too (not mutated); MUTATE_LOCK
+# is held around the test processes that start a browser (the shared
+# machine's Chromium lock; empty: none); MUTATE_WORKERS mutants run at once.
+# Every line of a package: BASE=$(git hash-object -t tree /dev/null)
+# MUTATE=engine/gym.
 MUTATE_LOCK ?= /tmp/waymark-chromium.lock
 MUTATE_WORKERS ?= 1
 
@@ -136,7 +139,7 @@ MUTATE_SETS := \
 
 mutate:
 ifdef BASE
-	$(GO) run ./.ci/mutatediff -base '$(BASE)' $(if $(MUTATE),-pkg '^($(MUTATE))$$') -lock '$(MUTATE_LOCK)' -workers $(MUTATE_WORKERS)
+	$(GO) run ./.ci/mutatediff -base '$(BASE)' $(if $(MUTATE),-pkg '^($(MUTATE))$$') $(if $(MUTATE_TESTS),-tests '^($(MUTATE_TESTS))$$') -lock '$(MUTATE_LOCK)' -workers $(MUTATE_WORKERS)
 else
 	@set -uo pipefail; logs=$$(mktemp -d); \
 	for set in $(MUTATE_SETS); do \
