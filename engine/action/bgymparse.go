@@ -11,8 +11,8 @@ import (
 
 // This file reads BrowserGym's high-level action strings (its
 // HighLevelActionSet): a Python-style call, or with multiaction several
-// separated by blanks or line ends, e.g. click('a51'), fill("a12", "red shoes"), mouse_click(312, 188),
-// noop(wait_ms=500). Arguments are Python literals: strings in single or
+// separated by blanks or line ends, e.g. click('a51'), fill("a12", "red
+// shoes"), mouse_click(312, 188), noop(wait_ms=500). Arguments are Python literals: strings in single or
 // double quotes with Python's escapes, ints and floats (with an optional
 // sign), True, False, None and lists of those; keyword arguments follow the
 // positional ones. A trailing # comment is allowed. Anything else is refused
