@@ -57,6 +57,9 @@ type player struct {
 	requests requestsPanel
 	// target draws the acted-on element's box (targetbox.go).
 	target targetBox
+	// redaction outlines the blacked-out boxes and blacks out more
+	// (redactbox.go).
+	redaction redactBoxes
 	// gif saves the episode as an animated picture (gifsave.go).
 	gif gifSaver
 
@@ -112,8 +115,8 @@ func (p *player) build() fyne.CanvasObject {
 	next := widget.NewButton("Next →", func() { p.step(+1); p.t.unfocus() })
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
-	view := p.target.attach(p, p.view)
-	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle()), p.edits.bar(), p.mode)
+	view := p.redaction.attach(p, p.target.attach(p, p.view))
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle(), p.redaction.controls()), p.edits.bar(), p.mode)
 	// The step's text has the room of the open episode's longest on every
 	// step (more scroll), so the picture and the buttons keep their place
 	// from step to step.
@@ -324,6 +327,7 @@ func (p *player) show(k int, after bool) {
 	p.mode.Refresh() // the colour too
 	p.edits.stepChanged(k)
 	p.target.stepShown()
+	p.redaction.stepShown(shotIdx)
 	p.requests.stepChanged(k)
 	p.selecting = true
 	p.stepList.Select(k)

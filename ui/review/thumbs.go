@@ -48,6 +48,16 @@ func (l *thumbLoader) reset() {
 	l.images, l.pending = map[int]image.Image{}, map[int]bool{}
 }
 
+// forget drops step i's thumbnail (its screenshot changed): the row asks
+// for it again.
+func (l *thumbLoader) forget(i int) {
+	delete(l.images, i)
+	delete(l.pending, i)
+	if l.p != nil && l.p.stepList != nil {
+		l.p.stepList.RefreshItem(i)
+	}
+}
+
 // request loads step i's thumbnail on the worker (or inline in tests).
 func (l *thumbLoader) request(i int) {
 	p := l.p
