@@ -61,6 +61,7 @@ func TestDialogsComeFromTheKit(t *testing.T) {
 		t.Fatalf("read only %d files under %s", files, root)
 	}
 	if len(found) > 0 {
-		t.Errorf("dialogs not made by the kit (their buttons take no Enter or Escape once focused):\n%s", strings.Join(found, "\n"))
+		t.Errorf("dialogs not made by the kit (their buttons take no Enter or Escape once focused): make them with ui.ShowForm, ui.NewQuestion, "+
+			"ui.ShowConfirm or ui.ShowInformation, or with dialog.NewCustomWithoutButtons and ui.DialogButton buttons given to ui.WithKeys:\n%s", strings.Join(found, "\n"))
 	}
 }

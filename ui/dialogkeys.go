@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -187,6 +188,9 @@ func (c capHeight) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	if limit := c(); limit > 0 && m.Height > limit {
 		m.Height = limit
 	}
+	// A form's widest hint is drawn inset by the inner padding, past the
+	// width the form asks for.
+	m.Width += 2 * theme.InnerPadding()
 	return m
 }
 

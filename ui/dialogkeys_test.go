@@ -303,3 +303,32 @@ func TestSettingsFitTheDefaultWindow(t *testing.T) {
 		t.Errorf("the form ends at %.0f, under the buttons (from %.0f)", formBottom, d.AbsolutePositionForObject(save).Y)
 	}
 }
+
+// Every hint of the Settings form shows whole under its field (the remote
+// browser's ran past the scrolled form's edge).
+func TestSettingsHintsFitTheirFields(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.DefaultTheme())
+	w := a.NewWindow("settings")
+	w.SetContent(widget.NewLabel(""))
+	w.Resize(DefaultWindowSize)
+	w.Show()
+	items, _ := settingsForm(w, DefaultSettings())
+	ShowSettings(w, DefaultSettings(), func(Settings) {})
+	var form *widget.Form
+	for _, o := range test.LaidOutObjects(w.Canvas().Overlays().Top()) {
+		if f, ok := o.(*widget.Form); ok {
+			form = f
+		}
+	}
+	if form == nil {
+		t.Fatal("no form in the Settings dialog")
+	}
+	for _, it := range form.Items {
+		need := fyne.MeasureText(it.HintText, theme.CaptionTextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+		if have := it.Widget.Size().Width; need > have+0.5 {
+			t.Errorf("%s: the hint needs %.0f, the field is %.0f wide: %q", it.Text, need, have, it.HintText)
+		}
+	}
+	_ = items
+}

@@ -15,7 +15,7 @@ import (
 // to it.
 
 // remoteBrowserHint is the row's hint.
-const remoteBrowserHint = "Run the browser elsewhere: a Chrome DevTools address, http://host:9222 or ws://…/devtools/browser/…; empty: Chromium on this machine; applies from the next episode"
+const remoteBrowserHint = "Run the browser elsewhere: http://host:9222 or ws://…/devtools/browser/…; empty: this machine. From the next episode"
 
 // remoteBrowserEntry is the row's entry, checked as the value is typed.
 func remoteBrowserEntry(cur string) *DialogEntry {

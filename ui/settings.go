@@ -320,7 +320,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		{Text: "Remote browser", Widget: remote, HintText: remoteBrowserHint},
 		{Text: "Appearance", Widget: look, HintText: "Theme and zoom of the interface (page pictures keep their pixels); applies at once"},
 		{Text: "Each step keeps", Widget: stores, HintText: "Besides the screenshot: the page's elements as BrowserGym sees them, and its network requests (secrets redacted)"},
-		{Text: "Redaction", Widget: redactField, HintText: "Blacked out of stored screenshots, replaced in stored text: default (contact, name, address, card fields; e-mail, phone, card, IBAN text), off, or a policy file"},
+		{Text: "Redaction", Widget: redactField, HintText: "Blacked out of screenshots, replaced in text: default (contact, name, address, card fields; e-mail, phone, card, IBAN), off, or a policy file"},
 		{Text: "Recovery", Widget: rec, HintText: "A page with no visible content is read again (3 times at most); still blank ends the episode"},
 	}
 	read = func() (Settings, error) {
