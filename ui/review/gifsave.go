@@ -62,7 +62,11 @@ func (g *gifSaver) attach(p *player) fyne.CanvasObject {
 			return
 		}
 		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(g.btn)
-		g.menu = widget.NewPopUpMenu(fyne.NewMenu("", g.item), c)
+		items := []*fyne.MenuItem{g.item}
+		if p.redaction.item != nil {
+			items = append(items, p.redaction.item)
+		}
+		g.menu = widget.NewPopUpMenu(fyne.NewMenu("", items...), c)
 		g.menu.ShowAtPosition(pos.Add(fyne.NewPos(0, g.btn.Size().Height)))
 	})
 	g.btn.Importance = widget.LowImportance

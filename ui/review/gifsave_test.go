@@ -32,8 +32,8 @@ func TestSaveAsAnimatedPicture(t *testing.T) {
 	}
 	// The steps panel's "…" button opens the menu; its item the dialog.
 	test.Tap(g.btn)
-	if g.menu == nil || !g.menu.Visible() || len(g.menu.Items) != 1 {
-		t.Fatal("the … button opened no menu with the item")
+	if g.menu == nil || !g.menu.Visible() || len(g.menu.Items) != 2 {
+		t.Fatal("the … button opened no menu with its two items (the animated picture, black out a region)")
 	}
 	g.menu.Hide()
 	g.item.Action()

@@ -116,7 +116,7 @@ func (p *player) build() fyne.CanvasObject {
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
 	view := p.redaction.attach(p, p.target.attach(p, p.view))
-	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), p.target.toggle(), p.redaction.controls()), p.edits.bar(), p.mode)
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), container.NewVBox(p.target.toggle(), p.redaction.toggle())), p.edits.bar(), p.mode)
 	// The step's text has the room of the open episode's longest on every
 	// step (more scroll), so the picture and the buttons keep their place
 	// from step to step.

@@ -20,14 +20,15 @@ import (
 // redactBoxes shows, when "Show redaction" is on, the outline of every
 // box a redaction policy (or a reviewer) blacked out of the picture shown,
 // and says why in the step's details; and lets a reviewer black out a box
-// the policy missed: "Black out…" arms it, a drag over the picture draws
+// the policy missed: "Black out a region…" in the steps panel's "…" menu
+// arms it, a drag over the picture draws
 // the box, a reason is asked, and the box is burnt into the stored
 // screenshot (Store.AddRedaction, in the audit log).
 type redactBoxes struct {
 	widget.BaseWidget
 
 	check  *widget.Check
-	addBtn *widget.Button
+	item   *fyne.MenuItem // "Black out a region…" in the steps panel's "…" menu
 	player *player
 
 	on    bool
@@ -54,7 +55,7 @@ func (r *redactBoxes) attach(p *player, view fyne.CanvasObject) fyne.CanvasObjec
 		}
 		p.t.unfocus()
 	})
-	r.addBtn = widget.NewButton("Black out…", func() {
+	r.item = fyne.NewMenuItem("Black out a region of the picture…", func() {
 		r.arm()
 		p.t.unfocus()
 	})
@@ -65,8 +66,8 @@ func (r *redactBoxes) attach(p *player, view fyne.CanvasObject) fyne.CanvasObjec
 	return container.NewStack(view, r)
 }
 
-// controls are the toggle and the button.
-func (r *redactBoxes) controls() fyne.CanvasObject { return container.NewHBox(r.check, r.addBtn) }
+// toggle is the "Show redaction" check.
+func (r *redactBoxes) toggle() fyne.CanvasObject { return r.check }
 
 // arm makes the next drag over the picture draw a box to black out.
 func (r *redactBoxes) arm() {
@@ -76,7 +77,7 @@ func (r *redactBoxes) arm() {
 	}
 	r.arming = true
 	if p.info != nil {
-		p.info.SetText(p.info.Text + "\nBlack out: drag over the picture to draw the box (Escape or the button again cancels).")
+		p.info.SetText(p.info.Text + "\nBlack out: drag over the picture to draw the box to black out.")
 	}
 }
 

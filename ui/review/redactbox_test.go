@@ -51,7 +51,7 @@ func TestReviewRedactionOutlinesAndBlackOut(t *testing.T) {
 	// Black out a box over the top left of step 1's picture.
 	var asked action.RedactBox
 	r.askReasons = func(b action.RedactBox) { asked = b; r.add(b, "the customer's name") }
-	r.addBtn.OnTapped()
+	r.item.Action()
 	size := r.Size()
 	start := fyne.NewPos(size.Width*300/800, size.Height*200/600)
 	end := fyne.NewPos(size.Width*500/800, size.Height*260/600)

@@ -83,7 +83,7 @@ func (r *replayPanel) attach(p *player) fyne.CanvasObject {
 	r.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { r.stop(); p.t.unfocus() })
 	r.cancelBtn.Disable()
 	r.goOn = widget.NewCheck("Go on after a divergence", nil)
-	r.offline = widget.NewCheck("Offline: serve every request from the recording", nil)
+	r.offline = widget.NewCheck("Offline (the recorded traffic)", nil)
 	r.title = widget.NewLabelWithStyle("Replay", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.title.Wrapping = fyne.TextWrapWord
 	intro := widget.NewLabel("Runs the episode's stored actions again in a fresh browser and compares each step with the stored one: address, title, error, end and screenshot. The episode itself is never changed; each replay is kept below.")
@@ -191,11 +191,11 @@ func (r *replayPanel) followArchive(id string) {
 	if err != nil || !ok {
 		r.offline.SetChecked(false)
 		r.offline.Disable()
-		r.offline.SetText("Offline: not possible (recorded without network capture)")
+		r.offline.SetText("Offline: no recorded traffic")
 		return
 	}
 	r.offline.Enable()
-	r.offline.SetText("Offline: serve every request from the recording")
+	r.offline.SetText("Offline (the recorded traffic)")
 	r.offline.SetChecked(true)
 }
 
