@@ -74,6 +74,48 @@ func (s *DialogSelect) TypedKey(ev *fyne.KeyEvent) {
 	s.Select.TypedKey(ev)
 }
 
+// DialogCheck is a tick box in a dialog: Escape runs OnEscape and Enter
+// OnEnter (the dialog's Cancel and default button), which a focused Fyne
+// check would swallow (it answers Space only).
+type DialogCheck struct {
+	widget.Check
+	OnEscape, OnEnter func()
+}
+
+// NewDialogCheck makes a dialog tick box.
+func NewDialogCheck(label string, changed func(bool)) *DialogCheck {
+	c := &DialogCheck{}
+	c.Text, c.OnChanged = label, changed
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// TypedKey runs OnEscape on Escape and OnEnter on Enter.
+func (c *DialogCheck) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyEscape:
+		if c.OnEscape != nil {
+			c.OnEscape()
+			return
+		}
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if c.OnEnter != nil {
+			c.OnEnter()
+			return
+		}
+	}
+	c.Check.TypedKey(ev)
+}
+
+func (c *DialogCheck) dialogKeys(escape, enter func()) {
+	if c.OnEscape == nil {
+		c.OnEscape = escape
+	}
+	if c.OnEnter == nil {
+		c.OnEnter = enter
+	}
+}
+
 // dialogKeyed is a dialog's field or button that takes the dialog's keys
 // (WithKeys gives them).
 type dialogKeyed interface {

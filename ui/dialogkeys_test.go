@@ -332,3 +332,50 @@ func TestSettingsHintsFitTheirFields(t *testing.T) {
 	}
 	_ = items
 }
+
+// In Settings a focused tick box or choice takes Escape (cancel) and Enter
+// (save) as its fields do: after Tab onto "Re-read blank observations" or
+// the action set, Escape did nothing.
+func TestSettingsTickBoxesAndChoicesTakeTheKeys(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("settings")
+	w.SetContent(widget.NewLabel(""))
+	w.Resize(DefaultWindowSize)
+	w.Show()
+	c := w.Canvas()
+	find := func() (box *DialogCheck, set *DialogSelect) {
+		for _, o := range test.LaidOutObjects(c.Overlays().Top()) {
+			switch v := o.(type) {
+			case *DialogCheck:
+				if v.Text == "Re-read blank observations" {
+					box = v
+				}
+			case *DialogSelect:
+				if len(v.Options) == 2 && v.Options[1] == "extended" {
+					set = v
+				}
+			}
+		}
+		if box == nil || set == nil {
+			t.Fatal("no recovery tick box or action set choice in Settings")
+		}
+		return
+	}
+	cur := DefaultSettings()
+	cur.Annotator = "Ada"
+	saved := 0
+	ShowSettings(w, cur, func(Settings) { saved++ })
+	box, _ := find()
+	c.Focus(box)
+	key(c, fyne.KeyEscape)
+	if c.Overlays().Top() != nil || saved != 0 {
+		t.Fatalf("Escape on the focused tick box: dialog up %v, saved %d", c.Overlays().Top() != nil, saved)
+	}
+	ShowSettings(w, cur, func(Settings) { saved++ })
+	_, set := find()
+	c.Focus(set)
+	key(c, fyne.KeyReturn)
+	if c.Overlays().Top() != nil || saved != 1 {
+		t.Fatalf("Enter on the focused action set: dialog up %v, saved %d", c.Overlays().Top() != nil, saved)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 )
 
 // The recovery setting is off by default, survives a save and is read from
@@ -22,9 +21,9 @@ func TestRecoverObservationSetting(t *testing.T) {
 		t.Fatal("recovery lost in the round trip")
 	}
 	items, read := settingsForm(nil, s)
-	var box *widget.Check
+	var box *DialogCheck
 	for _, it := range items {
-		if c, ok := it.Widget.(*widget.Check); ok {
+		if c, ok := it.Widget.(*DialogCheck); ok {
 			box = c
 		}
 	}

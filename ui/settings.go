@@ -207,8 +207,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			disp.SetSelectedIndex(i)
 		}
 	}
-	set := widget.NewRadioGroup([]string{string(action.SetDefault), string(action.SetExtended)}, nil)
-	set.Horizontal = true
+	set := NewDialogSelect([]string{string(action.SetDefault), string(action.SetExtended)}, nil)
 	set.SetSelected(string(cur.ActionSet))
 	steps := NewDialogEntry()
 	steps.SetText(strconv.Itoa(cur.MaxSteps))
@@ -234,7 +233,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		if start == "" {
 			start = cur.DBInUse
 		}
-		choose := widget.NewButton("Choose…", func() {
+		choose := NewDialogButton("Choose…", nil, func() {
 			if s := strings.TrimSpace(db.Text); s != "" {
 				start = s
 			}
@@ -290,7 +289,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 		}
 	}
 	look := container.NewGridWithColumns(2, themeSel, zoomSel)
-	rec := widget.NewCheck("Re-read blank observations", nil)
+	rec := NewDialogCheck("Re-read blank observations", nil)
 	rec.SetChecked(cur.RecoverObservation)
 	ground := NewDialogSelect(groundingChoices, nil)
 	for i, v := range groundingValues {
@@ -298,7 +297,7 @@ func settingsForm(w fyne.Window, cur Settings) (items []*widget.FormItem, read f
 			ground.SetSelectedIndex(i)
 		}
 	}
-	harOn := widget.NewCheck("Network (HAR)", nil)
+	harOn := NewDialogCheck("Network (HAR)", nil)
 	harOn.SetChecked(cur.HAR)
 	stores := container.NewBorder(nil, nil, nil, harOn, ground)
 	redactField := widget.NewEntry()

@@ -138,12 +138,12 @@ func TestSettingsGroundingAndCapture(t *testing.T) {
 		t.Fatal("no \"Each step keeps\" row in the Settings form")
 	}
 	var sel *DialogSelect
-	var check *widget.Check
+	var check *DialogCheck
 	for _, o := range row.Widget.(*fyne.Container).Objects {
 		switch w := o.(type) {
 		case *DialogSelect:
 			sel = w
-		case *widget.Check:
+		case *DialogCheck:
 			check = w
 		}
 	}

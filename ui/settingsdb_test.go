@@ -34,7 +34,7 @@ func TestSettingsDatabaseChooser(t *testing.T) {
 			continue
 		}
 		for _, o := range test.LaidOutObjects(it.Widget) {
-			if b, ok := o.(*widget.Button); ok && b.Text == "Choose…" {
+			if b, ok := asButton(o); ok && b.Text == "Choose…" {
 				choose = b
 			}
 		}
