@@ -40,6 +40,7 @@ import (
 //	reference_time reference_time   the page's clock at reset, RFC 3339 with an offset (2024-03-15T10:30:00+01:00)
 //	timezone    timezone, timezoneId, timezone_id, time_zone   an IANA name (Europe/Berlin)
 //	locale      locale      a BCP 47 tag (de-DE)
+//	redact      redact, redaction   the task's redaction policy: off, default, or a policy as a JSON object
 //
 // ImportOptions.Map overrides any of them (field → column; an empty column:
 // none, not even a recognised one). A row without the column found for a
@@ -75,11 +76,13 @@ const (
 	FieldReferenceTime = "reference_time"
 	FieldTimezone      = "timezone"
 	FieldLocale        = "locale"
+	// FieldRedact is the task's own redaction policy (Task.Redact).
+	FieldRedact = "redact"
 )
 
 // ImportFields lists the fields in the order reports show them.
 var ImportFields = []string{FieldGoal, FieldURL, FieldCategory, FieldAnswer, FieldURLPattern, FieldCheckJS, FieldID, FieldKeepSecrets,
-	FieldReferenceTime, FieldTimezone, FieldLocale}
+	FieldReferenceTime, FieldTimezone, FieldLocale, FieldRedact}
 
 // ColumnAliases are the column names recognised for each field, in order of
 // preference.
@@ -96,6 +99,7 @@ var ColumnAliases = map[string][]string{
 	FieldReferenceTime: {"reference_time"},
 	FieldTimezone:      {"timezone", "timezoneid", "timezone_id", "time_zone"},
 	FieldLocale:        {"locale"},
+	FieldRedact:        {"redact", "redaction"},
 }
 
 var categoryWords = map[string]string{}
@@ -310,8 +314,8 @@ func (s *Store) ImportTasks(ctx context.Context, r io.Reader, name string, opts 
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key, redact)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`)
 	if err != nil {
 		return rep, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 	}
@@ -321,7 +325,7 @@ func (s *Store) ImportTasks(ctx context.Context, r io.Reader, name string, opts 
 	for i, t := range rep.Tasks {
 		cj, _ := checkJSON(t.Check)
 		res, err := ins.ExecContext(ctx, t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets,
-			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts, manifestJSON(t.Manifest), graderKey(t))
+			refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, ts, ts, manifestJSON(t.Manifest), graderKey(t), t.Redact)
 		if err != nil {
 			return ImportReport{File: rep.File}, fmt.Errorf("nothing was imported: %w", s.explainWriteError(err))
 		}
@@ -684,6 +688,10 @@ func rowTask(tr taskfile.Row, mapping map[string]string, defCategory string) (Ta
 	t.Locale, _ = get(FieldLocale)
 	if err := ValidateLocale(t.Locale); err != nil {
 		return t, fmt.Sprintf("column %q: %v", mapping[FieldLocale], err)
+	}
+	t.Redact, _ = get(FieldRedact)
+	if _, _, err := TaskPolicy(t); err != nil {
+		return t, fmt.Sprintf("column %q: %v", mapping[FieldRedact], err)
 	}
 	answer, _ := get(FieldAnswer)
 	pattern, _ := get(FieldURLPattern)

@@ -186,6 +186,7 @@ func manifestMapping(columns []string) map[string]string {
 	return map[string]string{
 		FieldGoal: first("goal", "goalObject"), FieldURL: first("setupUrl", "startUrl"), FieldCategory: has("category"),
 		FieldID: first("taskId", "id"), FieldLocale: has("locale"), FieldTimezone: has("timezoneId"), FieldAnswer: has("answer"),
+		FieldRedact: has("redact"),
 	}
 }
 

@@ -340,6 +340,7 @@ CREATE TABLE guideline_versions (
 	// the policy itself is in the episode's engine_json (engine.Info).
 	`
 ALTER TABLE steps ADD COLUMN redaction_json TEXT;  -- JSON [{"x","y","w","h","why"}] of the boxes blacked out, or NULL
+ALTER TABLE tasks ADD COLUMN redact TEXT NOT NULL DEFAULT '';  -- the task's own policy: '' (the recording's), 'off', 'default' or a policy as JSON
 -- A reviewer's box is an edit of its own ('redact'): the table is rebuilt
 -- to widen its CHECK, columns in the same order.
 CREATE TABLE episode_edits_new (

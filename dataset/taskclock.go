@@ -9,6 +9,7 @@ import (
 	_ "time/tzdata" // time zone names validate the same on every machine
 
 	"waymark/engine"
+	"waymark/engine/redact"
 )
 
 // ParseReferenceTime reads a task's reference time: ISO 8601 / RFC 3339
@@ -111,4 +112,39 @@ func TaskResetOptions(t Task, opts *engine.ResetOptions) {
 	if opts.Locale == "" {
 		opts.Locale = t.Locale
 	}
+	if p, set, err := TaskPolicy(t); err == nil && set && !opts.RedactSet {
+		opts.Redact, opts.RedactSet = p, true
+	}
+}
+
+// TaskPolicy reads a task's own redaction policy: set is false when the
+// task leaves it to the recording ("").
+func TaskPolicy(t Task) (p *redact.Policy, set bool, err error) {
+	v := strings.TrimSpace(t.Redact)
+	switch strings.ToLower(v) {
+	case "":
+		return nil, false, nil
+	case "off", "none":
+		return nil, true, nil
+	case "default":
+		return redact.Default(), true, nil
+	}
+	if !strings.HasPrefix(v, "{") {
+		return nil, false, fmt.Errorf("%q is not off, default or a policy (a JSON object with input_types, autocomplete, patterns, regexps, selectors)", clipText(v, 60))
+	}
+	p, err = redact.FromJSON([]byte(v))
+	if err != nil {
+		return nil, false, fmt.Errorf("the policy %s: %v", clipText(v, 60), err)
+	}
+	if p.Name == "" {
+		p.Name = "the task's"
+	}
+	return p, true, nil
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

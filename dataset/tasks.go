@@ -65,6 +65,9 @@ func ValidateTask(t *Task) error {
 	if err := validateClock(t); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidTask, err)
 	}
+	if _, _, err := TaskPolicy(*t); err != nil {
+		return fmt.Errorf("%w: redact: %v", ErrInvalidTask, err)
+	}
 	if c := t.Check; c != nil {
 		switch c.Kind {
 		case action.CheckKindAnswer:
@@ -115,9 +118,9 @@ func (s *Store) AddTask(ctx context.Context, t Task) (Task, error) {
 		return Task{}, err
 	}
 	ts := now()
-	res, err := s.db.ExecContext(ctx, `INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`,
-		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts, manifestJSON(t.Manifest), graderKey(t))
+	res, err := s.db.ExecContext(ctx, `INSERT INTO tasks (id, goal, category, start_url, source, source_id, check_json, keep_secrets, reference_time, timezone, locale, archived, created_at, updated_at, manifest_json, grader_key, redact)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (goal, start_url, grader_key) DO NOTHING`,
+		t.ID, t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Archived, ts, ts, manifestJSON(t.Manifest), graderKey(t), t.Redact)
 	if err != nil {
 		return Task{}, s.explainWriteError(err)
 	}
@@ -138,8 +141,8 @@ func (s *Store) UpdateTask(ctx context.Context, t Task) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, keep_secrets=?, reference_time=?, timezone=?, locale=?, updated_at=? WHERE id=?`,
-		t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, now(), t.ID)
+	res, err := s.db.ExecContext(ctx, `UPDATE tasks SET goal=?, category=?, start_url=?, source=?, source_id=?, check_json=?, keep_secrets=?, reference_time=?, timezone=?, locale=?, redact=?, updated_at=? WHERE id=?`,
+		t.Goal, t.Category, t.StartURL, t.Source, t.SourceID, cj, t.KeepSecrets, refTimeValue(t.ReferenceTime), t.Timezone, t.Locale, t.Redact, now(), t.ID)
 	if err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("%w: %q at %s", ErrDuplicateTask, t.Goal, t.StartURL)
@@ -190,13 +193,13 @@ func (s *Store) DeleteTask(ctx context.Context, id string) error {
 	return s.explainWriteError(tx.Commit())
 }
 
-const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.keep_secrets, t.reference_time, t.timezone, t.locale, t.archived, t.created_at, t.updated_at, t.manifest_json`
+const taskColumns = `t.id, t.goal, t.category, t.start_url, t.source, t.source_id, t.check_json, t.keep_secrets, t.reference_time, t.timezone, t.locale, t.archived, t.created_at, t.updated_at, t.manifest_json, t.redact`
 
 func scanTask(sc interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	var t Task
 	var cj, mj sql.NullString
 	var created, updated, ref string
-	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.KeepSecrets, &ref, &t.Timezone, &t.Locale, &t.Archived, &created, &updated, &mj}, extra...)
+	dest := append([]any{&t.ID, &t.Goal, &t.Category, &t.StartURL, &t.Source, &t.SourceID, &cj, &t.KeepSecrets, &ref, &t.Timezone, &t.Locale, &t.Archived, &created, &updated, &mj, &t.Redact}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Task{}, err
 	}

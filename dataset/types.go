@@ -73,6 +73,10 @@ type Task struct {
 	Archived  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Redact is the task's own redaction policy for its recordings: ""
+	// (whatever the recording chose), "off", "default", or a policy as
+	// JSON (engine/redact); see TaskResetOptions.
+	Redact string
 	// Manifest holds the BrowserGym-style manifest fields of a task
 	// imported from a manifest (its validate and cheat scripts…); nil
 	// otherwise. See manifest.go.

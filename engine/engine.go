@@ -133,6 +133,10 @@ type ResetOptions struct {
 	// ArchiveFallback lets the requests the archive cannot answer through
 	// to the live network (each still counted in OffArchive).
 	ArchiveFallback bool
+	// Redact, when RedactSet, is the episode's redaction policy instead of
+	// the engine's Settings.Redact (nil: none); a task may carry its own.
+	Redact    *redact.Policy
+	RedactSet bool
 }
 
 // State is the OpenEnv state of an episode.

@@ -71,6 +71,9 @@ func Load(ctx context.Context, st *dataset.Store, episodeID string) (*Recording,
 	if t, err := st.GetTask(ctx, ep.TaskID); err == nil && strings.TrimSpace(t.StartURL) != "" {
 		rec.StartURL = t.StartURL
 		dataset.TaskResetOptions(t, &rec.Clock)
+		// The replay blacks out what the recording did (Settings), not
+		// what the task says now.
+		rec.Clock.Redact, rec.Clock.RedactSet = nil, false
 	} else {
 		rec.StartURL = rec.Steps[0].URL
 	}

@@ -257,7 +257,7 @@ func ParseManifest(r Row) (Manifest, error) {
 	}
 	known := []string{"taskid", "id", "goal", "setupurl", "starturl", "validatescript", "locale", "timezoneid", "category",
 		"answer", "difficulty", "seed", "viewport", "goalobject", "validateeachstep", "cheatscript", "maxsteps",
-		"humanbaseline", "tags", "actionsubsets", "allowedactions"}
+		"humanbaseline", "tags", "actionsubsets", "allowedactions", "redact"}
 	for _, k := range keys {
 		if slices.Contains(known, strings.ToLower(strings.TrimSpace(k))) {
 			continue

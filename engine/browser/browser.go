@@ -32,6 +32,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/redact"
 )
 
 // Options configure a local browser engine.
@@ -92,6 +93,10 @@ type Engine struct {
 	frameSeq     atomic.Uint64
 	openerSink   atomic.Pointer[func(target.ID, target.ID)]
 	netCap       atomic.Pointer[netCapture] // the episode's network capture (netcapture.go), nil when off
+	// policy is the redaction policy of the episode (Settings.Redact, or
+	// the reset's own); policySet says the reset chose it.
+	policy    *redact.Policy
+	policySet bool
 	// offline: the engine's Chromium is one for replays from archives
 	// (pool key offline); an archive reset asks for one, a live reset
 	// for the other.
@@ -206,14 +211,14 @@ func (e *Engine) Settings() engine.Settings { return e.set }
 func (e *Engine) Info() engine.Info {
 	if e.opts.Remote != nil {
 		return engine.Info{Kind: engine.TransportRemoteCDP, Display: e.display, Browser: e.version,
-			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.set.Redact}
+			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.redactPolicy()}
 	}
 	v := e.version
 	if v == "" { // not read when the engine was made: try again
 		v = chromiumVersion(e.opts.ChromiumPath)
 	}
 	return engine.Info{Kind: "local", Display: e.display, Browser: v,
-		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.set.Redact}
+		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.redactPolicy()}
 }
 
 // setState changes the state; the caller holds e.mu.
@@ -375,6 +380,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	}
 	e.setState(func(s *engine.State) { *s = engine.State{EpisodeID: id, MaxSteps: e.set.MaxSteps} })
 
+	e.policy, e.policySet = opts.Redact, opts.RedactSet
 	env := envOf(opts, begin)
 	var srv *archiveServer
 	switch {
@@ -431,7 +437,9 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv, srv *archiveServe
 	}
 	t := newTab()
 	t.env = env
-	t.net = newCapture(e.set)
+	set := e.set
+	set.Redact = e.redactPolicy()
+	t.net = newCapture(set)
 	e.netCap.Store(t.net)
 	var tc *tabContext
 	if e.sb != nil {

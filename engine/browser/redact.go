@@ -63,7 +63,7 @@ func redactExpr(p *redact.Policy) string {
 // asked in its own context, its boxes moved by its place in the page; a
 // frame that cannot be asked is blacked out whole.
 func (e *Engine) findPersonal(ctx context.Context, t *tab) (personal, error) {
-	expr := redactExpr(e.set.Redact)
+	expr := redactExpr(e.redactPolicy())
 	var p personal
 	err := t.do(ctx, e.set.OpTimeout, func(c context.Context) error {
 		var err error
@@ -184,10 +184,19 @@ func clipBox(b action.RedactBox, to box) (action.RedactBox, bool) {
 	return b, true
 }
 
+// redactPolicy is the episode's redaction policy: the reset's own when it
+// chose one (a task's), else the engine's Settings.Redact; nil for none.
+func (e *Engine) redactPolicy() *redact.Policy {
+	if e.policySet {
+		return e.policy
+	}
+	return e.set.Redact
+}
+
 // observeShot is the observation's screenshot and page info: capture,
 // with the policy's boxes burnt in when the engine has one.
 func (e *Engine) observeShot(ctx context.Context, t *tab) (png []byte, in pageInfo, shotErr, infErr error) {
-	if e.set.Redact == nil {
+	if e.redactPolicy() == nil {
 		return e.capture(ctx, t)
 	}
 	return e.captureRedacted(ctx, t)
@@ -303,7 +312,7 @@ func (e *Engine) knowPersonal(values []string) {
 // redactText replaces the personal values in an observation's text
 // extras (the accessibility tree, its text, the DOM snapshot).
 func (e *Engine) redactExtras(x *action.Extras) {
-	p := e.set.Redact
+	p := e.redactPolicy()
 	if p == nil || x == nil || e.ep == nil {
 		return
 	}

@@ -174,3 +174,22 @@ func TestRedactionAtCapture(t *testing.T) {
 		t.Errorf("the plain page's screenshot: %v", err)
 	}
 }
+
+// A reset's own policy (a task's) replaces the engine's: off records no
+// box and the engine's description says no policy; the next reset without
+// one is back to the engine's.
+func TestRedactionPolicyPerReset(t *testing.T) {
+	ts := piiSite(t)
+	e := newEngine(t, "headless", func(o *Options) { o.Settings.Redact = redact.Default() })
+	obs, err := e.Reset(t.Context(), engine.ResetOptions{StartURL: ts.URL + "/", RedactSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs.Redaction) != 0 || e.Info().Redaction != nil {
+		t.Errorf("a reset with redaction off: %d boxes, policy %v", len(obs.Redaction), e.Info().Redaction)
+	}
+	obs = reset(t, e, ts.URL+"/")
+	if len(obs.Redaction) == 0 || e.Info().Redaction == nil || e.Info().Redaction.Name != "default" {
+		t.Errorf("the next reset: %d boxes, policy %v", len(obs.Redaction), e.Info().Redaction)
+	}
+}

@@ -320,7 +320,7 @@ func (e *Engine) finishObservation(ctx context.Context, obs *action.Observation,
 		}
 		obs.Screenshot, obs.URL, obs.Title = png, url, title
 		obs.Redaction = t.takeRedaction() // redact.go
-		if p := e.set.Redact; p != nil {
+		if p := e.redactPolicy(); p != nil {
 			obs.Title = p.Text(title, ep.personal)
 		}
 		switch {
