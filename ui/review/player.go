@@ -79,6 +79,7 @@ func (p *player) init(t *Tab) {
 	p.afterView.Hide()
 	p.mode = widget.NewLabel("")
 	p.mode.TextStyle = fyne.TextStyle{Bold: true}
+	p.mode.Truncation = fyne.TextTruncateEllipsis // beside the "Show" boxes
 	p.goal = widget.NewLabel("Choose an episode in the queue, or press N for the next unreviewed one.")
 	p.goal.Wrapping = fyne.TextWrapWord
 	p.goal.TextStyle = fyne.TextStyle{Bold: true}
@@ -116,7 +117,11 @@ func (p *player) build() fyne.CanvasObject {
 	flip := widget.NewButton("Before/after (Space)", func() { p.toggleAfter(); p.t.unfocus() })
 	both := widget.NewButton("Side by side (B)", func() { p.toggleSideBySide(); p.t.unfocus() })
 	view := p.redaction.attach(p, p.target.attach(p, p.view))
-	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p), container.NewVBox(p.target.toggle(), p.redaction.toggle())), p.edits.bar(), p.mode)
+	// The two "Show" boxes sit beside the step line, not stacked in the
+	// buttons' row (which doubled its height and pushed the step's text
+	// below an 800-high window).
+	bar := container.NewVBox(container.NewHBox(prev, next, flip, both, p.replay.attach(p)), p.edits.bar(),
+		container.NewBorder(nil, nil, nil, container.NewHBox(p.target.toggle(), p.redaction.toggle()), p.mode))
 	// The step's text has the room of the open episode's longest on every
 	// step (more scroll), so the picture and the buttons keep their place
 	// from step to step.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"waymark/ui"
 )
@@ -32,5 +34,30 @@ func TestPlayerPictureKeepsItsSize(t *testing.T) {
 	}
 	if sizes[0] != sizes[1] {
 		t.Errorf("the picture is %v on step 1 and %v on step %d (info %q)", sizes[0], sizes[1], last, p.info.Text)
+	}
+}
+
+// At the default window size, under the main window's tab bar, the player
+// fits the window: the step's text under the buttons was cut at the
+// window's bottom once Show redaction stacked under Show target doubled
+// the buttons' row.
+func TestPlayerFitsTheDefaultWindow(t *testing.T) {
+	e := newEnv(t)
+	test.NewTempApp(t).Settings().SetTheme(theme.DefaultTheme())
+	w := test.NewTempWindow(t, nil)
+	e.tab.ctx.Window = w
+	ui.NewMainWindow(&ui.Context{Window: w}, e.tab)
+	w.Resize(ui.DefaultWindowSize)
+	e.key(fyne.KeyN)
+	p := &e.tab.player
+	w.Content().Refresh()
+	d := fyne.CurrentApp().Driver()
+	for _, o := range []fyne.CanvasObject{p.info, p.mode} {
+		if bottom := d.AbsolutePositionForObject(o).Y + o.Size().Height; bottom > w.Canvas().Size().Height+0.5 {
+			t.Errorf("%T ends at %.0f, below the %.0f-high window", o, bottom, w.Canvas().Size().Height)
+		}
+	}
+	if h := p.mode.Size().Height; h > ui.LabelsHeight(1, 1)+0.5 {
+		t.Errorf("the step line is %.0f high, want one line (%.0f)", h, ui.LabelsHeight(1, 1))
 	}
 }
