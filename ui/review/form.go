@@ -101,7 +101,7 @@ func (f *form) init(t *Tab) {
 	})
 	f.failTypeSel.PlaceHolder = "(choose, or press T)"
 	f.reason = newReasonEntry(f)
-	f.reason.SetPlaceHolder("Reason: one sentence a second reviewer could check")
+	f.reason.SetPlaceHolder("Why, in one checkable sentence")
 	f.reason.Wrapping = fyne.TextWrapWord
 	f.reason.SetMinRowsVisible(2)
 	f.reason.OnChanged = func(string) {

@@ -61,3 +61,16 @@ func TestPlayerFitsTheDefaultWindow(t *testing.T) {
 		t.Errorf("the step line is %.0f high, want one line (%.0f)", h, ui.LabelsHeight(1, 1))
 	}
 }
+
+// The label form's reason field shows its placeholder whole in the side
+// panel, 330 wide less the form's padding and scroll bar (it was cut:
+// "Reason: one sentence a second reviewer could ch").
+func TestReasonPlaceholderFits(t *testing.T) {
+	e := newEnv(t)
+	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
+	r := e.tab.form.reason
+	room := sidePanelWidth - 2*theme.Padding() - theme.ScrollBarSize() - 2*theme.InnerPadding()
+	if need := fyne.MeasureText(r.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width; need > room {
+		t.Errorf("the reason's placeholder %q needs %.0f, the side panel leaves it %.0f", r.PlaceHolder, need, room)
+	}
+}

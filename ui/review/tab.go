@@ -118,6 +118,10 @@ func minWidth(obj fyne.CanvasObject, w float32) fyne.CanvasObject {
 	return container.NewStack(r, obj)
 }
 
+// sidePanelWidth is the width of the side panel (queue, label form,
+// edits…), whatever its tabs ask.
+const sidePanelWidth = 330
+
 // build lays the tab out within ui.MaxTabWidth: the player (its screenshot
 // shrinks to fit, up to 800×600) and the step list, and a side panel whose
 // tabs hold the label form (with the guidelines) and the queue (with the
@@ -131,7 +135,7 @@ func (t *Tab) build() fyne.CanvasObject {
 	t.side.OnSelected = func(*container.TabItem) { t.unfocus() }
 	// 330 wide whatever its tabs ask: tabs that do not fit go to its "…"
 	// menu, and the picture keeps the width for 800×600.
-	right := ui.NewFixedWidth(330, t.side)
+	right := ui.NewFixedWidth(sidePanelWidth, t.side)
 	return container.NewBorder(nil, nil, nil, right, t.player.build())
 }
 
