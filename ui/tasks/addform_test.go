@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -89,6 +90,10 @@ func TestAddTaskDialogKeys(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the task was not added: %v", goals(tab))
+	}
+	// The task added is the one selected, its details shown.
+	if cur := tab.current(); cur == nil || cur.Goal != "Find the blue kettle" || !strings.Contains(tab.detail.Text, "Find the blue kettle") {
+		t.Errorf("after Add the list shows %+v selected, details %q", cur, tab.detail.Text)
 	}
 }
 

@@ -170,11 +170,27 @@ func (t *Tab) showEditWith(editing bool, draft dataset.Task) {
 			return
 		}
 		task := read()
-		if _, err := t.SaveTask(task); err != nil {
+		saved, err := t.SaveTask(task)
+		if err != nil {
 			t.showEditWith(editing, task)
 			t.showErr(fmt.Errorf("the task was not saved: %w", err))
 			return
 		}
 		t.Reload()
+		t.selectTask(saved.ID)
 	}, 620)
+}
+
+// selectTask selects the task with id in the list and scrolls to it, so a
+// task just added or edited is in view with its details (it was added
+// somewhere in the list, out of sight).
+func (t *Tab) selectTask(id string) {
+	for i, it := range t.tasks {
+		if it.ID == id {
+			t.list.Select(i)
+			t.list.ScrollTo(i)
+			return
+		}
+	}
+	t.counts.SetText(t.counts.Text + " · the task saved is not shown with these filters")
 }
