@@ -102,9 +102,11 @@ clean:
 # it, browser tests included): .ci/mutatediff, described in .ci/MUTATION.md.
 # It prints the kill rate per package and each survivor as file:line. MUTATE
 # (a regular expression of package folders, e.g. engine/gym) limits it;
-# MUTATE_LOCK is held around each test process (the shared machine's Chromium
-# lock; empty: none); MUTATE_WORKERS mutants run at once. Every line of a
-# package: BASE=$(git hash-object -t tree /dev/null) MUTATE=engine/gym.
+# MUTATE_TESTS adds packages whose tests run too (not mutated); MUTATE_LOCK
+# is held around the test processes that start a browser (the shared
+# machine's Chromium lock; empty: none); MUTATE_WORKERS mutants run at once.
+# Every line of a package: BASE=$(git hash-object -t tree /dev/null)
+# MUTATE=engine/gym.
 MUTATE_LOCK ?= /tmp/waymark-chromium.lock
 MUTATE_WORKERS ?= 1
 
@@ -137,7 +139,7 @@ MUTATE_SETS := \
 
 mutate:
 ifdef BASE
-	$(GO) run ./.ci/mutatediff -base '$(BASE)' $(if $(MUTATE),-pkg '^($(MUTATE))$$') -lock '$(MUTATE_LOCK)' -workers $(MUTATE_WORKERS)
+	$(GO) run ./.ci/mutatediff -base '$(BASE)' $(if $(MUTATE),-pkg '^($(MUTATE))$$') $(if $(MUTATE_TESTS),-tests '^($(MUTATE_TESTS))$$') -lock '$(MUTATE_LOCK)' -workers $(MUTATE_WORKERS)
 else
 	@set -uo pipefail; logs=$$(mktemp -d); \
 	for set in $(MUTATE_SETS); do \
