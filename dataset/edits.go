@@ -38,6 +38,10 @@ const (
 	// EditRedact: a reviewer blacked out a box of Step's screenshot that
 	// the redaction policy missed.
 	EditRedact EditKind = "redact"
+	// EditSpan: the span of a task cut from an exploration changed (a new
+	// cut replaced this one, or this one replaced another; see
+	// Store.AdjustSpan).
+	EditSpan EditKind = "span"
 )
 
 // Edit is one row of an episode's audit log.

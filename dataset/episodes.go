@@ -70,13 +70,41 @@ func (s *Store) insertEpisode(ctx context.Context, tx *sql.Tx, e *Episode) error
 	if err != nil {
 		return err
 	}
+	origin, err := checkIntent(e)
+	if err != nil {
+		return err
+	}
 	e.NumEdits, e.NumRemoved, e.Resumed, e.NumInterventions = 0, 0, false, 0
-	_, err = tx.ExecContext(ctx, `INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at, parent_episode_id, branch_step)
-		VALUES (?,?,?,?,?,?,?,?,?,?)`, e.ID, e.TaskID, e.Annotator, string(e.ActionSet), e.EngineJSON, e.Status, e.Owner, FormatTime(e.StartedAt), parent, branch)
+	_, err = tx.ExecContext(ctx, `INSERT INTO episodes (id, task_id, annotator, action_set, engine_json, status, owner, started_at, parent_episode_id, branch_step,
+		intent_origin, exploration_id, span_from, span_to)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, e.ID, e.TaskID, e.Annotator, string(e.ActionSet), e.EngineJSON, e.Status, e.Owner, FormatTime(e.StartedAt), parent, branch,
+		e.Intent, origin[0], origin[1], origin[2])
 	if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
 		return fmt.Errorf("%w: %s", ErrEpisodeExists, e.ID)
 	}
 	return s.explainWriteError(err)
+}
+
+// checkIntent fills an episode's intent (planned when unset) and returns
+// the hindsight origin to store (exploration, span from, span to; NULL
+// for other episodes).
+func checkIntent(e *Episode) ([3]any, error) {
+	if e.Intent == "" {
+		e.Intent = IntentPlanned
+	}
+	switch e.Intent {
+	case IntentPlanned, IntentExploration:
+		if e.ExplorationID != "" {
+			return [3]any{}, fmt.Errorf("a %s episode names no exploration: only a task cut from one does", e.Intent)
+		}
+		return [3]any{}, nil
+	case IntentHindsight:
+		if e.ExplorationID == "" || e.SpanFrom < 1 || e.SpanTo < e.SpanFrom {
+			return [3]any{}, fmt.Errorf("a task cut from an exploration names the exploration and its span (first step 1 or later, last at or after it); got %q, %d–%d", e.ExplorationID, e.SpanFrom, e.SpanTo)
+		}
+		return [3]any{e.ExplorationID, e.SpanFrom, e.SpanTo}, nil
+	}
+	return [3]any{}, fmt.Errorf("the episode's intent %q is none of planned, exploration, hindsight", e.Intent)
 }
 
 // checkBranch checks a branch's parent and step; it returns the values to
@@ -123,12 +151,13 @@ var episodeColumns = `e.id, e.task_id, e.annotator, e.action_set, e.engine_json,
 	e.final_url, e.auto_reward, e.num_steps, e.started_at, e.ended_at, e.owner, t.goal, t.category,
 	COALESCE(e.parent_episode_id, ''), e.branch_step, COALESCE(x.n, 0),
 	CASE WHEN x.n > 0 THEN MAX(0, (SELECT COUNT(*) FROM steps s WHERE s.episode_id = e.id AND s.idx > 0) - e.num_steps) ELSE 0 END,
-	COALESCE(x.resumed, 0), ` + interventionsSQL
+	COALESCE(x.resumed, 0), ` + interventionsSQL + `,
+	e.intent_origin, COALESCE(e.exploration_id, ''), COALESCE(e.span_from, 0), COALESCE(e.span_to, 0), e.actual_task`
 
 // editsJoin joins each episode's audit log summary as x: n step edits
 // (undo, remove, restore, trim) and whether it was resumed. One pass over
 // the (small) log is cheaper for a list than a lookup per episode.
-const editsJoin = ` LEFT JOIN (SELECT episode_id, SUM(kind NOT IN ('resume', 'redact')) AS n, MAX(kind = 'resume') AS resumed
+const editsJoin = ` LEFT JOIN (SELECT episode_id, SUM(kind NOT IN ('resume', 'redact', 'span')) AS n, MAX(kind = 'resume') AS resumed
 	FROM episode_edits GROUP BY episode_id) x ON x.episode_id = e.id`
 
 // scanEpisode reads episodeColumns, then extra columns into extra.
@@ -140,7 +169,8 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 	var branch sql.NullInt64
 	dest := append([]any{&e.ID, &e.TaskID, &e.Annotator, &set, &e.EngineJSON, &e.Status, &e.EndReason, &e.FinalAnswer,
 		&e.FinalURL, &reward, &e.NumSteps, &started, &ended, &e.Owner, &e.Goal, &e.Category,
-		&e.ParentEpisodeID, &branch, &e.NumEdits, &e.NumRemoved, &e.Resumed, &e.NumInterventions}, extra...)
+		&e.ParentEpisodeID, &branch, &e.NumEdits, &e.NumRemoved, &e.Resumed, &e.NumInterventions,
+		&e.Intent, &e.ExplorationID, &e.SpanFrom, &e.SpanTo, &e.ActualTask}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return Episode{}, err
 	}
@@ -164,7 +194,7 @@ func scanEpisode(sc interface{ Scan(...any) error }, extra ...any) (Episode, err
 // GetEpisode reads one episode with its task's goal and category.
 func (s *Store) GetEpisode(ctx context.Context, id string) (Episode, error) {
 	e, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeColumns+` FROM episodes e JOIN tasks t ON t.id = e.task_id
-		LEFT JOIN (SELECT episode_id, SUM(kind NOT IN ('resume', 'redact')) AS n, MAX(kind = 'resume') AS resumed
+		LEFT JOIN (SELECT episode_id, SUM(kind NOT IN ('resume', 'redact', 'span')) AS n, MAX(kind = 'resume') AS resumed
 			FROM episode_edits WHERE episode_id = ? GROUP BY episode_id) x ON x.episode_id = e.id
 		WHERE e.id=?`, id, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -181,6 +211,9 @@ type EpisodeFilter struct {
 	TaskID    string
 	// ParentID selects the branches of that episode.
 	ParentID string
+	// ExplorationID selects the tasks cut from that exploration; Intent
+	// the episodes of one intent (IntentPlanned, …).
+	ExplorationID, Intent string
 	// From and To bound started_at: From ≤ started < To.
 	From, To time.Time
 	// Agents: "" all annotators, "people" only people, "agents" only
@@ -209,6 +242,12 @@ func (f EpisodeFilter) where() (string, []any) {
 	}
 	if f.ParentID != "" {
 		add("e.parent_episode_id = ?", f.ParentID)
+	}
+	if f.ExplorationID != "" {
+		add("e.exploration_id = ?", f.ExplorationID)
+	}
+	if f.Intent != "" {
+		add("e.intent_origin = ?", f.Intent)
 	}
 	if !f.From.IsZero() {
 		add("e.started_at >= ?", FormatTime(f.From))

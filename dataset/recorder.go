@@ -207,6 +207,9 @@ func (r *Recorder) reset(ctx context.Context, opts engine.ResetOptions, parentID
 	}
 	ep := Episode{ID: opts.EpisodeID, TaskID: t.ID, Annotator: ro.Annotator, ActionSet: set, EngineJSON: string(ij),
 		ParentEpisodeID: parentID, BranchStep: branch}
+	if t.Source == SourceExplore {
+		ep.Intent = IntentExploration // a free recording: its task only names the start page
+	}
 	// What the browser did is stored even if the caller gave up as the
 	// reset returned: never its cancellation.
 	keep := context.WithoutCancel(ctx)

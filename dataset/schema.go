@@ -358,6 +358,39 @@ DROP TABLE episode_edits;
 ALTER TABLE episode_edits_new RENAME TO episode_edits;
 CREATE INDEX episode_edits_episode ON episode_edits (episode_id, id);
 `,
+	// 12 → 13: explore first, name the tasks after. An episode says where
+	// its intent came from: 'planned' (a task chosen, then performed),
+	// 'exploration' (a free recording started on a URL without a goal) or
+	// 'hindsight' (a span of an exploration's steps named afterwards:
+	// exploration_id, span_from and span_to say which; hindsight_json keeps
+	// its key points and the replay from its start state, as checked). A
+	// planned episode may say what was actually done when it differs from
+	// its goal (actual_task). A span changed later is a 'span' row in the
+	// audit log: its table is rebuilt to widen its CHECK, columns in the
+	// same order.
+	`
+ALTER TABLE episodes ADD COLUMN intent_origin TEXT NOT NULL DEFAULT 'planned' CHECK (intent_origin IN ('planned','exploration','hindsight'));
+ALTER TABLE episodes ADD COLUMN exploration_id TEXT REFERENCES episodes (id);  -- hindsight: the exploration it was cut from
+ALTER TABLE episodes ADD COLUMN span_from INTEGER;                            -- hindsight: the exploration's first step of the span
+ALTER TABLE episodes ADD COLUMN span_to INTEGER;                              -- hindsight: its last step
+ALTER TABLE episodes ADD COLUMN hindsight_json TEXT;                          -- dataset.HindsightCheck as JSON, or NULL
+ALTER TABLE episodes ADD COLUMN actual_task TEXT NOT NULL DEFAULT '';         -- planned: what was actually done, when it differs from the goal
+CREATE INDEX episodes_exploration ON episodes (exploration_id);
+CREATE TABLE episode_edits_new (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	episode_id  TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+	step_idx    INTEGER,
+	kind        TEXT NOT NULL CHECK (kind IN ('undo','remove','restore','trim','resume','redact','span')),
+	editor      TEXT NOT NULL,
+	reason      TEXT NOT NULL DEFAULT '',
+	created_at  TEXT NOT NULL
+);
+INSERT INTO episode_edits_new (id, episode_id, step_idx, kind, editor, reason, created_at)
+	SELECT id, episode_id, step_idx, kind, editor, reason, created_at FROM episode_edits;
+DROP TABLE episode_edits;
+ALTER TABLE episode_edits_new RENAME TO episode_edits;
+CREATE INDEX episode_edits_episode ON episode_edits (episode_id, id);
+`,
 }
 
 // SchemaVersion is the newest schema this program understands.

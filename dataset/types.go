@@ -120,6 +120,17 @@ type Episode struct {
 	// took over (runs of kept steps by another actor; see
 	// CountInterventions). Filled by GetEpisode and ListEpisodes.
 	NumInterventions int
+	// Intent says where the episode's goal came from: IntentPlanned (a
+	// task chosen, then performed), IntentExploration (a free recording
+	// without a goal) or IntentHindsight (a span of an exploration,
+	// named afterwards; see hindsight.go). A hindsight episode names its
+	// exploration and the span's first and last steps there. ActualTask
+	// is what a planned episode actually did when it differs from its
+	// goal ("" when it does not).
+	Intent           string
+	ExplorationID    string
+	SpanFrom, SpanTo int
+	ActualTask       string
 }
 
 // Edited reports whether the edited episode differs from what was
