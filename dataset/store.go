@@ -47,6 +47,12 @@ type Store struct {
 	// damaged is what SQLite's check found wrong when the store was opened
 	// ("" when nothing); a damaged store is open read-only.
 	damaged string
+	// open is this Store's marker beside the file (see openstate.go);
+	// checked says why Open ran SQLite's check ("" when it did not), and
+	// opened that Open succeeded.
+	open    *openState
+	checked string
+	opened  bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -129,29 +135,39 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	dsn := "file:" + path + fmt.Sprintf("?_foreign_keys=on&_busy_timeout=%d&_synchronous=FULL&_txlock=immediate&_cache_size=-%d", busyTimeoutMS, storeCacheKiB)
+	state := beginOpen(path)
 	s, err := openDSN(path, dsn)
 	if err != nil {
+		state.end(path, false)
 		return nil, err
 	}
+	s.open = state
 	fail := func(err error) (*Store, error) {
 		s.Close()
 		return nil, explainOpenError(path, err)
 	}
-	verdict, err := quickCheck(s.pin)
-	if err != nil {
-		return fail(err)
-	}
-	if verdict != "" {
-		s.Close()
-		return openDamaged(path, dsn, verdict)
+	// The check runs only when the file may have been left damaged: a
+	// Waymark died with it open, or it changed while none had it open.
+	if state.why != "" {
+		s.checked = state.why
+		verdict, err := quickCheck(s.pin)
+		if err != nil {
+			return fail(err)
+		}
+		if verdict != "" {
+			s.Close()
+			return openDamaged(path, dsn, verdict, state.why)
+		}
 	}
 	if err := s.migrate(); err != nil {
 		return fail(err)
 	}
+	state.checked()
 	s.guard.note()
 	if err := s.markInterrupted(); err != nil {
 		return fail(err)
 	}
+	s.opened = true
 	return s, nil
 }
 
@@ -189,7 +205,8 @@ func openDSN(path, dsn string) (*Store, error) {
 // quickCheck runs SQLite's quick_check (every page and record read, the
 // indexes' order checked) and returns what it found wrong, at most three
 // problems and their count ("" when the file is sound). Its cost grows
-// with the file: about 0.4–0.6 s for 500 MB on two cores.
+// with the file: about 0.4–0.6 s for 500 MB on two cores, so Open runs it
+// only when the file may have been left damaged (openstate.go).
 func quickCheck(c *sql.Conn) (string, error) {
 	return integrityVerdict(context.Background(), c, `PRAGMA quick_check`)
 }
@@ -238,12 +255,14 @@ func integrityVerdict(ctx context.Context, c *sql.Conn, pragma string) (string, 
 // no statement of this process changes it), so what can be read is still
 // reviewed and exported and nothing is made worse. A store that would need
 // a migration first is refused, unchanged.
-func openDamaged(path, dsn, verdict string) (*Store, error) {
+func openDamaged(path, dsn, verdict, why string) (*Store, error) {
+	state := beginOpen(path)
 	s, err := openDSN(path, dsn+"&_query_only=1")
 	if err != nil {
+		state.end(path, false)
 		return nil, err
 	}
-	s.damaged = verdict
+	s.open, s.damaged, s.checked = state, verdict, why
 	var v int
 	if err := s.pin.QueryRowContext(context.Background(), `PRAGMA user_version`).Scan(&v); err != nil {
 		s.Close()
@@ -562,6 +581,11 @@ func (s *Store) Close() error {
 		if s.guard != nil {
 			releaseGuard(s.guard)
 			s.guard = nil
+		}
+		// After SQLite closed the file: a sound store closed without an
+		// error needs no check at the next Open.
+		if s.open != nil {
+			s.open.end(s.path, s.opened && s.damaged == "" && s.closeErr == nil)
 		}
 	})
 	return s.closeErr
