@@ -136,3 +136,18 @@ func TestRecordTabAddressTakesTheBarWithoutAMessage(t *testing.T) {
 		t.Errorf("the address is %.0f wide without a message and %.0f with one", alone, shared)
 	}
 }
+
+// A task list that cannot be read says why where the list is, not only in
+// the status bar, whose next message replaced it and left an empty list
+// with no word.
+func TestRecordTabUnreadableTaskListSaysWhy(t *testing.T) {
+	f := openRecordFixture(t, []dataset.Task{{Goal: "Open the page", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
+	if err := f.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.tab.panel.refresh()
+	f.tab.status.setError("Choose a task first.")
+	if got := f.tab.panel.goal.Text; !strings.Contains(got, "Cannot read the task list") {
+		t.Errorf("with the store unreadable the panel says %q", got)
+	}
+}

@@ -147,7 +147,12 @@ func (p *taskPanel) refresh() {
 	}
 	tasks, err := p.t.ctx.Store.ListTasks(context.Background(), f)
 	if err != nil {
-		p.t.status.setError("Cannot read the task list: " + err.Error())
+		// Said where the list is too: the status bar's next message
+		// replaced it, leaving an empty list and no word why.
+		msg := "Cannot read the task list: " + err.Error() + ". Check the database in Settings, or start Waymark again."
+		p.t.status.setError(msg)
+		p.counts.SetText("")
+		p.goal.SetText(msg)
 		return
 	}
 	// Not yet demonstrated first; the store's order within each group.
