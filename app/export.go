@@ -34,6 +34,7 @@ func runExport(env *Env, args []string) error {
 	fs.StringVar(&o.Name, "name", hfexport.DefaultName, "the dataset's name (the card's pretty_name)")
 	fs.BoolVar(&o.Force, "force", false, "replace a previous Waymark export in DIR (other files are never deleted)")
 	fs.BoolVar(&o.HAR, "har", false, "also write har/EPISODE_ID.har, the network traffic of each episode recorded with capture (redacted unless it was captured with --no-redact)")
+	fs.BoolVar(&o.NoExplorations, "no-explorations", false, "leave out the explorations (episodes recorded without a goal); the tasks cut from them are exported as usual")
 	fs.BoolVar(&o.RequireRedaction, "require-redaction", false, "refuse to export when an episode chosen was recorded without a redaction policy (--redact off, or an older Waymark), naming them: for a dataset made to be shared")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	format := fs.String("format", "hf", "hf (the Hugging Face dataset), agentrewardbench, online-mind2web or webarena-verified (the benchmark's own layout, for judge calibration and offline scoring)")

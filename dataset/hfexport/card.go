@@ -51,6 +51,7 @@ type cardStats struct {
 	har         harStats
 	grounding   groundingStats
 	checks      checkStats
+	intents     intentStats // planned, explorations, hindsight (intent.go)
 }
 
 func (s *cardStats) init() {

@@ -159,7 +159,7 @@ func cardText(o *Options, splits []SplitCount, s *cardStats) (string, error) {
 	v.GroundingSection = sec.String()
 	sec.Reset()
 	writeCheckCard(&sec, &s.checks)
-	v.CheckSection = sec.String()
+	v.CheckSection = sec.String() + s.intents.section(o.explorationsLeft)
 	for _, c := range dataset.Categories {
 		v.Categories = append(v.Categories, countRow{c, s.episodesByCat[c], s.stepsByCat[c]})
 	}

@@ -124,6 +124,14 @@ type episodeRow struct {
 	// NumInterventions counts the times someone other than the annotator
 	// took over (a person correcting an agent).
 	NumInterventions *int64 `parquet:"num_interventions"`
+	// Where the intent came from (intent.go).
+	IntentOrigin  *string   `parquet:"intent_origin"`
+	ExplorationID *string   `parquet:"exploration_id"`
+	SpanFrom      *int64    `parquet:"span_from"`
+	SpanTo        *int64    `parquet:"span_to"`
+	KeyPoints     []*string `parquet:"key_points,optional,list"`
+	Replayable    *bool     `parquet:"replayable"`
+	ActualTask    *string   `parquet:"actual_task"`
 }
 
 // feature describes one datasets feature; the same tree renders the JSON of
@@ -244,6 +252,13 @@ var episodesFeatures = []feature{
 	value("timezone", "string"),
 	value("locale", "string"),
 	value("num_interventions", "int64"),
+	value("intent_origin", "string"),
+	value("exploration_id", "string"),
+	value("span_from", "int64"),
+	value("span_to", "int64"),
+	listOfValue("key_points", "string"),
+	value("replayable", "bool"),
+	value("actual_task", "string"),
 }
 
 // featuresJSON renders the value of the `huggingface` key:

@@ -73,6 +73,11 @@ type Options struct {
 	// RequireRedaction refuses to export when an episode chosen was
 	// recorded without a redaction policy (or with it off), naming them.
 	RequireRedaction bool
+	// NoExplorations leaves out the explorations (episodes recorded
+	// without a goal); the tasks cut from them are exported as usual.
+	NoExplorations bool
+	// explorationsLeft counts the explorations NoExplorations left out.
+	explorationsLeft int
 }
 
 // Progress is reported while exporting.

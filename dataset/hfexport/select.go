@@ -39,6 +39,10 @@ func selectEpisodes(ctx context.Context, store *dataset.Store, o *Options) ([]*e
 		if err != nil {
 			return nil, fmt.Errorf("reading the episodes to export: %w", err)
 		}
+		if o.NoExplorations && l.Intent == dataset.IntentExploration {
+			o.explorationsLeft++
+			continue
+		}
 		out = append(out, &episodeInfo{LabeledEpisode: l, split: splitOf(l.TaskID, o.TestFraction)})
 	}
 	slices.SortStableFunc(out, func(a, b *episodeInfo) int {

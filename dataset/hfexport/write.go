@@ -510,6 +510,9 @@ func (x *exporter) writeEpisode(e *episodeInfo, steps *shardSet[stepRow], episod
 		Timezone:      str(e.Timezone),
 		Locale:        str(e.Locale),
 	}
+	if err := x.stats.intents.add(x.ctx, x.store, e, &r); err != nil {
+		return fmt.Errorf("episode %s: its origin: %w", e.ID, err)
+	}
 	interventions := dataset.CountInterventions(own, actors)
 	r.NumInterventions = i64(int64(interventions))
 	x.stats.addInterventions(interventions, others)
