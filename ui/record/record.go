@@ -73,6 +73,7 @@ type Tab struct {
 	panel  taskPanel
 	tools  toolbar
 	notes  noteBook
+	cuts   cutPanel // tasks cut from an exploration (cut.go)
 
 	content fyne.CanvasObject
 
@@ -102,6 +103,7 @@ func New(ctx *ui.Context, opts Options) *Tab {
 	r.panel.init(r)
 	r.tools.t = r
 	r.notes.t = r
+	r.cuts.init(r)
 	r.build()
 	r.panel.refresh()
 	if r.panel.task == nil && len(r.panel.tasks) > 0 {
@@ -178,6 +180,7 @@ func (r *Tab) sync() {
 func (r *Tab) syncContinue() {
 	r.tools.syncUndo(r.life.state == stRecording && r.life.replaying == "")
 	r.steps.syncBranch(r.life.state == stEnded)
+	r.cuts.sync(r.life.state == stEnded)
 }
 
 // showPending shows what is on its way to the page under the live view.

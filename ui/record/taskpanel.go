@@ -48,6 +48,8 @@ type taskPanel struct {
 	taskPanel *fyne.Container
 	panelHead *widget.Label // "Tasks", or "Recording" while the queue is folded
 	adhoc     *adhocForm    // the open ad-hoc task dialog, or nil
+	// exploreBtn starts an exploration (cut.go).
+	exploreBtn *widget.Button
 
 	split     *container.Split
 	recLayout bool       // the split is laid out for a running episode
@@ -114,6 +116,9 @@ func (p *taskPanel) build() fyne.CanvasObject {
 	p.startBtn = &widget.Button{Text: "Start", Icon: theme.MediaPlayIcon(), Importance: widget.HighImportance, OnTapped: p.t.startChosen}
 	adhoc := &widget.Button{Text: "Ad-hoc task…", Icon: theme.ContentAddIcon(), OnTapped: p.showAdhoc}
 	p.taskBtns = container.NewGridWithColumns(2, p.startBtn, adhoc)
+	// Explore… (cut.go) records without a goal; it sits beside the
+	// category, so the queue keeps its rows.
+	p.exploreBtn = &widget.Button{Text: "Explore…", OnTapped: p.showExplore}
 	details := container.NewVBox(
 		container.NewBorder(nil, nil, badge, nil, p.checkLbl),
 		p.goal,
@@ -122,7 +127,7 @@ func (p *taskPanel) build() fyne.CanvasObject {
 	)
 	p.panelHead = widget.NewLabelWithStyle("Tasks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	queueHead := container.NewBorder(nil, nil, p.panelHead, p.counts)
-	p.taskPanel = container.NewBorder(container.NewVBox(queueHead, p.catSel), details, nil, nil, p.queue)
+	p.taskPanel = container.NewBorder(container.NewVBox(queueHead, container.NewBorder(nil, nil, nil, p.exploreBtn, p.catSel)), details, nil, nil, p.queue)
 	return p.taskPanel
 }
 
@@ -163,14 +168,33 @@ func (p *taskPanel) refresh() {
 	if p.task != nil {
 		keep = p.task.ID
 	}
-	p.tasks = tasks
-	nd := 0
+	// An exploration's task only names its start page: it is listed only
+	// while it is the chosen one. Tasks named afterwards (cut from an
+	// exploration) are counted apart from those written before.
+	listed := tasks[:0]
+	nd, cut, expl := 0, 0, 0
 	for _, t := range tasks {
+		if t.Source == dataset.SourceExplore {
+			if t.ID != keep {
+				continue
+			}
+			expl++
+		}
+		listed = append(listed, t)
 		if t.Demonstrations == 0 {
 			nd++
 		}
+		if t.Source == dataset.SourceHindsight {
+			cut++
+		}
 	}
-	p.counts.SetText(fmt.Sprintf("%d to do · %d total", nd, len(tasks)))
+	tasks = listed
+	p.tasks = tasks
+	if cut > 0 {
+		p.counts.SetText(fmt.Sprintf("%d to do · %d planned · %d cut", nd, len(tasks)-cut-expl, cut))
+	} else {
+		p.counts.SetText(fmt.Sprintf("%d to do · %d total", nd, len(tasks)))
+	}
 	p.queue.Refresh()
 	p.chosen = -1
 	for i, t := range tasks {
@@ -349,11 +373,13 @@ func (p *taskPanel) fold(running bool) {
 	if running {
 		p.panelHead.SetText("Recording")
 		p.catSel.Hide()
+		p.exploreBtn.Hide()
 		p.queue.Hide()
 		p.taskBtns.Hide()
 	} else {
 		p.panelHead.SetText("Tasks")
 		p.catSel.Show()
+		p.exploreBtn.Show()
 		p.queue.Show()
 		p.taskBtns.Show()
 	}

@@ -124,7 +124,7 @@ func (s *timeline) build() fyne.CanvasObject {
 	s.branchBtn.Disable()
 	// The timeline may shrink to nothing: the divider, not its one-row
 	// minimum, decides how much room the queue gets.
-	return container.NewBorder(s.head, container.NewVBox(s.branchBtn, widget.NewSeparator(), keys), nil, nil, container.New(&keepLatest{s: s}, s.list))
+	return container.NewBorder(s.head, container.NewVBox(s.branchBtn, s.t.cuts.build(), widget.NewSeparator(), keys), nil, nil, container.New(&keepLatest{s: s}, s.list))
 }
 
 // reset empties the timeline for a new episode.
