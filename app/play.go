@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register("play", "play (--start-url URL | --restore EPISODE:K [--db FILE] | --server URL --attach SESSION_ID [--as NAME]) [--server URL | --browser-provider VALUE] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
+	register("play", "play (--start-url URL [--explore [--as NAME] [--db FILE]] | --restore EPISODE:K [--db FILE] | --server URL --attach SESSION_ID [--as NAME]) [--server URL | --browser-provider VALUE] [--shots DIR] [--display xvfb|headless] [--max-steps N] [--action-set S] [--recover-observation] [--obs waymark|browsergym [--goal TEXT] [--dom]]",
 		"run one browser episode from action JSON lines on stdin; print one JSON line per observation. --obs browsergym reads BrowserGym action strings (click('a51'), fill('a12', 'text'), mouse_click(312, 188), ...) and prints BrowserGym observations. --restore first replays a stored episode's steps 1..K, checked like waymark replay (exit 1 on a divergence)", runPlay)
 }
 
@@ -68,7 +68,8 @@ func runPlay(env *Env, args []string) error {
 	fs.Var(&offline, "offline", "with --restore: the restored episode's page is served from its recorded traffic, never the network, and so is every request after it (=fallback: fetch what the recording lacks)")
 	gym := addGymFlags(fs)
 	attach := fs.String("attach", "", "with --server: take over this live session of a waymark serve (GET /sessions lists them) with the actions on stdin, stored as human:NAME; control goes back to the agent at the end of input")
-	as := fs.String("as", os.Getenv("USER"), "with --attach: your name for the steps you take")
+	as := fs.String("as", os.Getenv("USER"), "with --attach or --explore: your name for the steps you take")
+	explore := fs.Bool("explore", false, "record the episode into the store (--db) as an exploration, without a goal, its network traffic kept for offline replay; name tasks in it afterwards with waymark cut or on the Record screen")
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
 		return cmp.Or(err, noArgs(pos))
 	}
@@ -91,13 +92,15 @@ func runPlay(env *Env, args []string) error {
 		if target, err = parseRestore(*restore); err != nil {
 			return err
 		}
-		for _, name := range []string{"start-url", "action-set", "server", "browser-provider"} {
+		for _, name := range []string{"start-url", "action-set", "server", "browser-provider", "explore"} {
 			if given[name] {
 				return fmt.Errorf("%w: --%s cannot go with --restore: the restored episode gives its start page and action set, and is replayed in a local browser", errUsage, name)
 			}
 		}
-	case given["db"]:
-		return fmt.Errorf("%w: --db is only for --restore", errUsage)
+	case *explore && gymOn:
+		return fmt.Errorf("%w: --explore records Waymark's own actions: it cannot go with --obs browsergym", errUsage)
+	case given["db"] && !*explore:
+		return fmt.Errorf("%w: --db is only for --restore and --explore", errUsage)
 	case offline != "":
 		return fmt.Errorf("%w: --offline is only for --restore EPISODE:K (the recorded traffic is that episode's)", errUsage)
 	case *startURL == "":
@@ -199,6 +202,9 @@ func runPlay(env *Env, args []string) error {
 		// or helium); else a browser from --browser-provider (a farm), or a
 		// local Chromium.
 		ownProv = nil
+		if *explore {
+			harSettings(&settings, true, false, os.Getenv)
+		}
 		e, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server, Provider: prov, OwnsProvider: true,
 			Metadata: map[string]string{"client": "waymark play"}, LeaseLost: playWarn(env)})
 		if err != nil {
@@ -206,6 +212,18 @@ func runPlay(env *Env, args []string) error {
 		}
 		defer e.Close()
 		eng = e
+		if *explore {
+			r, st, err := exploreRecorder(env, e, *startURL, *as)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			defer func() {
+				r.Close()
+				fmt.Fprintf(env.Stderr, "waymark play: exploration %s recorded; name tasks in it with waymark cut %[1]s --from K --to K …\n", r.EpisodeID())
+			}()
+			eng = r
+		}
 	}
 
 	out := json.NewEncoder(env.Stdout)
