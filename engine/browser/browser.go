@@ -382,6 +382,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 
 	e.policy, e.policySet = opts.Redact, opts.RedactSet
 	env := envOf(opts, begin)
+	env.redact = e.redactPolicy() != nil
 	var srv *archiveServer
 	switch {
 	case opts.Archive != nil:

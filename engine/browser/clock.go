@@ -36,6 +36,9 @@ type pageEnv struct {
 	// replay is the determinism script of a replay from an archive
 	// (archiveserve.go), "" when live.
 	replay string
+	// redact installs the personal-data finder (redact.go) in every
+	// document: an episode under a redaction policy.
+	redact bool
 }
 
 // localeTag is the shape of a BCP 47 language tag.
@@ -74,6 +77,9 @@ func (env pageEnv) script() string {
 	}
 	if env.replay != "" {
 		s += ";\n" + env.replay
+	}
+	if env.redact {
+		s += ";\n" + redactInstall
 	}
 	return s
 }

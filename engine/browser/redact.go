@@ -11,7 +11,6 @@ import (
 	"image/draw"
 	"image/png"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -52,11 +51,18 @@ type personal struct {
 
 type box struct{ X, Y, W, H int }
 
-// redactExpr is redact.js for p.
+// redactExpr is redact.js called with p: the function the document has
+// installed (redactInstall), else the whole script.
 func redactExpr(p *redact.Policy) string {
 	pj, _ := json.Marshal(p)
-	return strings.Replace(redactScript, "__POLICY__", string(pj), 1)
+	return `(() => { const f = window[Symbol.for('waymark.redact')]; return typeof f === 'function' ? f(` + string(pj) + `) : (` +
+		redactScript + `)(` + string(pj) + `); })()`
 }
+
+// redactInstall is the page script's part that installs redact.js in a
+// document (pageEnv.script, under a policy).
+var redactInstall = `(() => { const K = Symbol.for('waymark.redact'); if (!window[K]) Object.defineProperty(window, K, {value: ` +
+	redactScript + `, enumerable: false}); })()`
 
 // findPersonal finds the policy's boxes in the tab's page and in its
 // frames that the page's script cannot read (cross-origin ones): each is

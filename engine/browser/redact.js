@@ -5,7 +5,10 @@
 // inside same-origin frames too, clipped by the viewport and by every
 // scrolling or clipping ancestor; the values found (for the text the engine
 // stores); and the boxes of the frames whose documents it cannot read, for
-// the engine to look into itself. It changes nothing in the page.
+// the engine to look into itself. It changes nothing in the page. It is a
+// function of the policy; the engine installs it in every document of an
+// episode under a policy (window[Symbol.for('waymark.redact')]), so each
+// observation's call is short.
 ((P) => {
   const out = {boxes: [], values: [], frames: []};
   const seen = new Set();
@@ -187,4 +190,4 @@
   };
   walk(document, {ox: 0, oy: 0, view: {x: 0, y: 0, w: innerWidth, h: innerHeight}});
   return out;
-})(__POLICY__)
+})

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/engine/action"
@@ -171,19 +170,14 @@ func (r *redactBoxes) askReason(b action.RedactBox) {
 	}
 	reason := ui.NewDialogEntry()
 	reason.SetPlaceHolder("e.g. the customer's name")
-	d := dialog.NewForm("Black out this box?", "Black out", "Cancel", []*widget.FormItem{
+	ui.ShowForm(w, "Black out this box?", "Black out", "Cancel", []*widget.FormItem{
 		{Text: "Box", Widget: widget.NewLabel(fmt.Sprintf("%d,%d %d×%d on step %d's screenshot; its pixels are replaced in the store for good", b.X, b.Y, b.W, b.H, r.shotIndex))},
 		{Text: "Why", Widget: reason},
 	}, func(ok bool) {
 		if ok {
 			r.add(b, reason.Text)
 		}
-	}, w)
-	reason.OnSubmitted = func(string) { d.Submit() }
-	reason.OnEscape = d.Dismiss
-	d.Show()
-	ui.WithKeys(w, d, d.Submit)
-	w.Canvas().Focus(reason)
+	}, 520)
 }
 
 // add burns the box into the shown step's stored screenshot.
