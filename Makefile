@@ -67,10 +67,11 @@ drill: deps
 # The reproducibility figure (every practice task's solution recorded, then
 # replayed 3 times in each display mode) is one long measure: it runs once.
 bench: deps
-	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkReproducibility|BenchmarkServeLoad|BenchmarkServeMemoryPerEpisode|BenchmarkOfflineReplay)$$' -benchtime 20x -timeout 40m ./...
+	$(GO) test -run '^$$' -bench . -skip '^(BenchmarkReproducibility|BenchmarkServeLoad|BenchmarkServeMemoryPerEpisode|BenchmarkOfflineReplay|BenchmarkRedactionCost)$$' -benchtime 20x -timeout 40m ./...
 	$(GO) test -run '^$$' -bench '^BenchmarkServeLoad$$' -benchtime 1x -timeout 60m ./app
 	$(GO) test -run '^$$' -bench '^BenchmarkServeMemoryPerEpisode$$' -benchtime 1x -timeout 30m ./app
 	$(GO) test -run '^$$' -bench '^BenchmarkOfflineReplay$$' -benchtime 1x -timeout 40m ./dataset/replay
+	$(GO) test -run '^$$' -bench '^BenchmarkRedactionCost$$' -benchtime 1x -timeout 40m ./dataset/replay
 	$(GO) test -run '^$$' -bench '^BenchmarkReproducibility$$' -benchtime 1x -timeout 90m ./dataset/replay
 
 # Every `func FuzzXxx` of the repository, one at a time, each for FUZZTIME
