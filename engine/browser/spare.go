@@ -56,7 +56,15 @@ func newTabContext(ctx, parent context.Context, rules string, limit time.Duratio
 	if listen != nil {
 		tc.relay.fn.Store(&listen)
 	}
-	tc.ctx, tc.cancel = chromedp.NewContext(parent, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tc.relay.listen))
+	var cancel context.CancelFunc
+	tc.ctx, cancel = chromedp.NewContext(parent, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tc.relay.listen))
+	tc.cancel = cancel
+	var token string // the context's secret for the proxy, withdrawn with it
+	if p != nil {
+		var revoke func()
+		token, revoke = p.issue()
+		tc.cancel = func() { cancel(); revoke() }
+	}
 	limit = patient(limit) // hostload.go: more on a busy machine
 	sctx, scancel := context.WithTimeout(ctx, limit)
 	defer scancel()
@@ -69,6 +77,12 @@ func newTabContext(ctx, parent context.Context, rules string, limit time.Duratio
 	if err != nil {
 		tc.cancel()
 		return nil, fmt.Errorf("could not open a browser tab: %w", err)
+	}
+	if p != nil {
+		if err := p.admit(ctx, tc.ctx, token, limit); err != nil { // hostproxy.go
+			tc.cancel()
+			return nil, err
+		}
 	}
 	c := chromedp.FromContext(tc.ctx)
 	tc.id, tc.bcID = c.Target.TargetID, c.BrowserContextID
