@@ -66,6 +66,11 @@ type serveConfig struct {
 	// IdleTimeout ends a session with no reset or step for that long
 	// (--idle-timeout; 0: openenv.DefaultIdleTimeout, negative: never).
 	IdleTimeout time.Duration
+	// Admission refuses new sessions while the machine is at its limit
+	// (--max-load, --min-free-memory; servecapacity.go); AdmissionFrom says
+	// where its defaults came from.
+	Admission     openenv.Admission
+	AdmissionFrom string
 	// PingInterval and PongTimeout shorten keep-alive in tests (0: 20 s).
 	PingInterval, PongTimeout time.Duration
 	Logf                      func(format string, args ...any)
@@ -137,6 +142,10 @@ func runServe(env *Env, args []string) error {
 	if cfg.IdleTimeout > 0 {
 		fmt.Fprintf(env.Stdout, "A session with no reset or step for %s is closed (IDLE_TIMEOUT; --idle-timeout 0: never).\n", cfg.IdleTimeout)
 	}
+	if a := cfg.Admission; a.MaxLoad > 0 || a.MinFreeMemory > 0 {
+		fmt.Fprintf(env.Stdout, "A new session's reset is refused (CAPACITY_BUSY, retry after %s) above %.1f runnable tasks per CPU or below %d MiB of free memory: %s.\n",
+			a.RetryAfter, a.MaxLoad, a.MinFreeMemory>>20, cfg.AdmissionFrom)
+	}
 	if cfg.Record {
 		fmt.Fprintf(env.Stdout, "Recording episodes into %s.\n", sv.store.Path())
 	}
@@ -199,9 +208,15 @@ func parseServe(env *Env, args []string) (serveConfig, string, error) {
 		"(IDLE_TIMEOUT), freeing its --max-sessions slot and its browser; 0: never")
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "with --browser-provider: each session's browser lease, renewed on every step and every third of it "+
 		"while the client answers pings; a lease that runs out ends the session with LEASE_EXPIRED (default: the provider's lease_ttl, else 900s)")
+	admission := admissionFlags(fs)
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
 		return cfg, "", cmp.Or(err, noArgs(pos))
 	}
+	adm, from, aerr := admission()
+	if aerr != nil {
+		return cfg, "", aerr
+	}
+	cfg.Admission, cfg.AdmissionFrom = adm, from
 	ttlGiven := false
 	fs.Visit(func(f *flag.Flag) { ttlGiven = ttlGiven || f.Name == "lease-ttl" })
 	if ttlGiven && cfg.LeaseTTL < time.Second {
@@ -357,6 +372,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 		PingInterval: cfg.PingInterval,
 		PongTimeout:  cfg.PongTimeout,
 		IdleTimeout:  cfg.IdleTimeout,
+		Admission:    cfg.Admission,
 		Logf:         cfg.Logf,
 	}
 	if cfg.TaskPack || cfg.Restore != "" || cfg.Episodes != "" && cfg.Offline == "" {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,14 +27,20 @@ import (
 )
 
 // BenchmarkServeLoad runs the real `waymark serve` binary with
-// --max-sessions 8 --task-pack and drives 1, 4 and 8 concurrent agents over
-// /ws, each doing a reset on the practice shop and 50 clicks on its
-// navigation bar (every click opens another page). Reported per client
-// count: total steps/s, p50 and p90 step round trip, p50 reset, peak RSS
-// (and PSS, which counts shared pages once) per session, serve's own RSS,
-// the 1-minute load average when the run started, and the errors (a failed
-// call, an action error or a click that did not open its page), which must
-// be 0.
+// --max-sessions 16 --task-pack (and no admission limit) and drives 1, 2,
+// 4, 8 and 16 concurrent agents over /ws, each doing a reset on the
+// practice shop and 50 clicks on its navigation bar (every click opens
+// another page). Reported per client count: total steps/s and per core,
+// p50 and p90 step round trip, p50 reset, peak RSS (and PSS, which counts
+// shared pages once) per session, serve's own RSS, the 1-minute load
+// average when the run started, the tasks runnable per CPU during the run,
+// and the errors (a failed call, an action error or a click that did not
+// open its page), which must be 0.
+//
+// The local and local-static figures are written to the capacity file
+// (openenv.DefaultCapacityPath: $WAYMARK_CAPACITY, else
+// ~/.config/waymark/capacity.json) with the limits derived from them,
+// which `serve` reads for its --max-load and --min-free-memory defaults.
 //
 // local: the sessions are browser contexts in serve's one warm Chromium
 // (and its display); memory is the sum over serve's descendant processes.
@@ -50,24 +57,44 @@ func BenchmarkServeLoad(b *testing.B) {
 	bin := buildWaymark(b)
 	help, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
 	static := staticPage(b)
+	capacity := openenv.Capacity{MeasuredAt: time.Now().UTC(), CPUs: runtime.NumCPU(), MemoryMiB: procKB("/proc/meminfo", "MemTotal:") >> 20}
+	capacity.Host, _ = os.Hostname()
 	for _, mode := range []string{"local", "remote", "local-static"} {
 		b.Run(mode, func(b *testing.B) {
 			if mode == "remote" && !bytes.Contains(help, []byte("-browser-provider")) {
 				b.Skip("this serve has no --browser-provider flag: no remote figures")
 			}
-			page := ""
-			if mode == "local-static" {
-				mode, page = "local", static
+			page, kind, counts := "", "shop", []int{1, 2, 4, 8, 16}
+			switch mode {
+			case "local-static":
+				mode, page, kind = "local", static, "static"
+			case "remote":
+				counts = []int{1, 4, 8}
 			}
-			for _, n := range []int{1, 4, 8} {
+			for _, n := range counts {
 				b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
 					for i := 0; i < b.N; i++ {
-						runServeLoad(b, bin, mode, n, page)
+						run := runServeLoad(b, bin, mode, n, page)
+						if mode == "local" {
+							run.Page = kind
+							capacity.Runs = append(capacity.Runs, run)
+						}
 					}
 				})
 			}
 		})
 	}
+	if len(capacity.Runs) == 0 {
+		return
+	}
+	capacity.DeriveLimits()
+	path := openenv.DefaultCapacityPath()
+	if err := openenv.WriteCapacity(path, capacity); err != nil {
+		b.Errorf("writing the capacity file: %v", err)
+		return
+	}
+	b.Logf("capacity written to %s: holds %v agents (p90 step within %.0f× one agent's), serve's defaults --max-load %.1f --min-free-memory %d",
+		path, capacity.Holds, openenv.HoldFactor, capacity.MaxLoad, capacity.MinFreeMemoryMiB)
 }
 
 // staticSteps is how many clicks each agent makes on the static page.
@@ -87,7 +114,7 @@ func staticPage(b *testing.B) string {
 
 const (
 	loadSteps    = 50
-	loadSessions = 8
+	loadSessions = 16
 	shopHome     = "http://shop.waymark.test/"
 )
 
@@ -152,11 +179,13 @@ func (r *loadRun) add(list *[]float64, d time.Duration) {
 // runServeLoad runs clients agents against a serve in mode (local or
 // remote): on the practice shop's header links, or with page set, a reset
 // on page and staticSteps clicks that change nothing.
-func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
+func runServeLoad(b *testing.B, bin, mode string, clients int, page string) openenv.CapacityRun {
 	b.StopTimer()
 	busy := waitQuiet(0.15, 90*time.Second)
 	load1 := loadAverage()
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--max-sessions", strconv.Itoa(loadSessions), "--task-pack"}
+	// No admission limit: the figures are what the machine does past it.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--max-sessions", strconv.Itoa(loadSessions), "--task-pack",
+		"--max-load", "0", "--min-free-memory", "0"}
 	var farm *farmProcess
 	if mode == "remote" {
 		farm = startFarm(b)
@@ -181,6 +210,7 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 		idle = treeMemory(root)
 	}
 	peak := sampleMemory(root, 500*time.Millisecond)
+	runnable := sampleRunnable(250 * time.Millisecond)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -207,6 +237,7 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 	wall := time.Since(t0)
 	b.StopTimer()
 	mem := peak()
+	loadPerCPU := runnable()
 	serveRSS := rssOf(sv.cmd.Process.Pid)
 
 	total := float64(len(run.steps))
@@ -214,6 +245,8 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 		total += float64(len(run.resets)) // the static runs count their resets, made on the clock
 	}
 	b.ReportMetric(total/wall.Seconds(), "steps/s")
+	b.ReportMetric(total/wall.Seconds()/float64(runtime.NumCPU()), "steps/s/core")
+	b.ReportMetric(loadPerCPU, "runnable/cpu")
 	b.ReportMetric(percentile(run.steps, 0.5), "p50-ms/step")
 	b.ReportMetric(percentile(run.steps, 0.9), "p90-ms/step")
 	b.ReportMetric(percentile(run.resets, 0.5), "p50-ms/reset")
@@ -236,6 +269,43 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) {
 	if len(run.steps) != want && run.errs == 0 {
 		b.Errorf("%d steps measured, want %d", len(run.steps), want)
 	}
+	return openenv.CapacityRun{
+		Agents: clients, Steps: int(total),
+		StepsPerSecond: total / wall.Seconds(), StepsPerSecondPerCore: total / wall.Seconds() / float64(runtime.NumCPU()),
+		P50StepMS: percentile(run.steps, 0.5), P90StepMS: percentile(run.steps, 0.9),
+		PSSMiBPerSession: float64(mem.pss-idle.pss) / float64(clients) / (1 << 20),
+		LoadPerCPU:       loadPerCPU, Errors: run.errs,
+	}
+}
+
+// sampleRunnable reads the tasks runnable per CPU (/proc/loadavg's fourth
+// field, the reader not counted: what serve --max-load limits) every
+// interval until the returned function is called, which returns their mean.
+func sampleRunnable(every time.Duration) func() float64 {
+	stop, out := make(chan struct{}), make(chan float64, 1)
+	go func() {
+		sum, n := 0.0, 0
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+				if f := strings.Fields(string(raw)); len(f) >= 4 {
+					run, _, _ := strings.Cut(f[3], "/")
+					if v, err := strconv.Atoi(run); err == nil && v > 0 {
+						sum += float64(v-1) / float64(runtime.NumCPU())
+						n++
+					}
+				}
+			}
+			select {
+			case <-stop:
+				out <- sum / float64(max(n, 1))
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 { close(stop); return <-out }
 }
 
 // loadClient is one agent: it connects, resets on the shop, waits for the

@@ -178,6 +178,9 @@ func (s *Server) httpReset(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, CodeExecution, err.Error())
 		return
 	}
+	if !s.admitHTTP(w) {
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), statelessTimeout)
 	defer cancel()
 	// Each stateless reset starts a browser: run as many at once as there

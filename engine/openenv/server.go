@@ -144,6 +144,9 @@ type Options struct {
 	// DefaultStartURL is the start page of a reset that names none (a
 	// serve that continues a stored episode); "" requires start_url.
 	DefaultStartURL string
+	// Admission refuses new sessions while the machine is at its limit
+	// (admission.go); the zero value admits every session.
+	Admission Admission
 }
 
 // Server serves engines over the OpenEnv protocol. It is an http.Handler.
@@ -161,6 +164,7 @@ type Server struct {
 	guard          *guard
 	pongs          atomic.Int64
 	statelessSlots chan struct{} // browsers started by stateless HTTP /reset
+	adm            admission     // admission.go
 }
 
 // NewServer checks the options and builds the handler.
@@ -194,6 +198,7 @@ func NewServer(opts Options) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mux = http.NewServeMux()
 	s.routes()
+	s.SetAdmission(opts.Admission)
 	return s, nil
 }
 
@@ -266,6 +271,7 @@ type session struct {
 	// (idle.go).
 	lastActive atomic.Int64
 	counted    bool
+	admitted   bool         // a reset was admitted (admission.go)
 	gym        *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
 	ctl        *control     // shared control and watchers (sessions.go)
 }
@@ -631,6 +637,9 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 	rr, err := ss.srv.parseReset(data)
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
+	}
+	if busy := ss.admitWS(); busy != nil {
+		return busy
 	}
 	done, err := ss.holdReset(ctx)
 	if err != nil {
