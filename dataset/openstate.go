@@ -59,7 +59,8 @@ type openState struct {
 // writes this Store's marker. It never fails: when the folder cannot be
 // read or written, the file is checked, as it is when in doubt.
 func beginOpen(path string) *openState {
-	st := &openState{dir: path + openStateDirSuffix}
+	// Beside the file itself, whichever link or relative path names it.
+	st := &openState{dir: absPath(path) + openStateDirSuffix}
 	live, stale, record, err := readOpenState(st.dir)
 	st.stale = stale
 	switch {

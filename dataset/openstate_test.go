@@ -101,6 +101,15 @@ func TestOpenChecksOnlyWhenNeeded(t *testing.T) {
 		t.Errorf("after two Stores closed the file was checked: %q", why)
 	}
 	s.Close()
+	// The same file by a link: the same markers.
+	link := filepath.Join(t.TempDir(), "link.db")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if s, why = osOpen(t, link); why != "" {
+		t.Errorf("opened by a link after a clean close, the file was checked: %q", why)
+	}
+	s.Close()
 
 	// A program that keeps the file open with its write-ahead log.
 	other, err := sql.Open("sqlite3", path)
