@@ -143,8 +143,8 @@ func TestCheckCut(t *testing.T) {
 	if !h.Replayable() || !h.Replay.Offline {
 		t.Fatalf("offline: %+v", h.Replay)
 	}
-	runs, _ := s.ReplayRuns(ctx, read.ID)
-	if last := runs[len(runs)-1]; last.Fidelity == nil || !last.Fidelity.Hermetic || last.Fidelity.Refused != 0 {
+	runs, _ := s.ReplayRuns(ctx, read.ID) // newest first
+	if last := runs[0]; len(runs) != 3 || last.Fidelity == nil || !last.Fidelity.Hermetic || last.Fidelity.Refused != 0 {
 		t.Fatalf("offline run's fidelity: %+v", last.Fidelity)
 	}
 	c, err := s.CountIntents(ctx)
