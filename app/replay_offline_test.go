@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -24,7 +23,6 @@ import (
 	"waymark/dataset"
 	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/browser"
 )
 
 // volatileSite answers differently every time, as a real site does a week
@@ -161,31 +159,9 @@ func tinyPNG(t *testing.T, grey byte) []byte {
 // with a replay archive) into a new store file, headless.
 func recordCaptured(t *testing.T, startURL string, actions ...action.Action) (db, id string) {
 	t.Helper()
-	db = filepath.Join(t.TempDir(), "w.db")
-	st, err := dataset.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	set := engine.DefaultSettings()
-	set.Display = engine.DisplayHeadless
 	set.HAR = true
-	eng, err := browser.New(browser.Options{Settings: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := dataset.NewRecorder(st, eng, dataset.RecorderOptions{Annotator: "alice"})
-	defer rec.Close()
-	ctx := context.Background()
-	if _, err := rec.Reset(ctx, engine.ResetOptions{StartURL: startURL}); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range actions {
-		if _, err := rec.Step(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return db, rec.EpisodeID()
+	return recordWith(t, set, "", startURL, actions...)
 }
 
 // A recording replays offline from its own traffic, every step matching,

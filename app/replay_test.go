@@ -169,13 +169,19 @@ func TestReplayUsage(t *testing.T) {
 // store file, and returns the file and the episode's id, all closed.
 func recordHeadless(t *testing.T, hostRules, startURL string, actions ...action.Action) (db, id string) {
 	t.Helper()
+	return recordWith(t, engine.DefaultSettings(), hostRules, startURL, actions...)
+}
+
+// recordWith is recordHeadless with the engine's settings (headless
+// whatever set says).
+func recordWith(t *testing.T, set engine.Settings, hostRules, startURL string, actions ...action.Action) (db, id string) {
+	t.Helper()
 	db = filepath.Join(t.TempDir(), "w.db")
 	st, err := dataset.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	set := engine.DefaultSettings()
 	set.Display = engine.DisplayHeadless
 	eng, err := browser.New(browser.Options{Settings: set, HostRules: hostRules})
 	if err != nil {
