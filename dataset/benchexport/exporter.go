@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"waymark/dataset"
+	"waymark/dataset/labels"
 	"waymark/engine/action"
 )
 
@@ -23,12 +24,9 @@ type exporter struct {
 	o     *Options
 	root  string
 	res   Result
-	// versions numbers the guidelines versions by id.
-	versions map[string]dataset.GuidelineVersion
-	// usedGuidelines are the versions the labels written name.
-	usedGuidelines map[string]bool
-	labels         bytes.Buffer // labels.jsonl
-	w              formatWriter
+	// labels gathers labels.jsonl and the guidelines versions it names.
+	labels *labels.Set
+	w      formatWriter
 }
 
 // formatWriter writes one format's files.
@@ -55,15 +53,10 @@ type episode struct {
 }
 
 func (x *exporter) run(eps []dataset.LabeledEpisode, progress func(Progress)) error {
-	vs, err := x.store.GuidelineVersions(x.ctx)
-	if err != nil {
+	var err error
+	if x.labels, err = labels.NewSet(x.ctx, x.store); err != nil {
 		return err
 	}
-	x.versions = map[string]dataset.GuidelineVersion{}
-	for _, v := range vs {
-		x.versions[v.ID] = v
-	}
-	x.usedGuidelines = map[string]bool{}
 	switch x.o.Format {
 	case AgentRewardBench:
 		x.w = newARB(x)
@@ -84,10 +77,10 @@ func (x *exporter) run(eps []dataset.LabeledEpisode, progress func(Progress)) er
 			return fmt.Errorf("episode %s: %w", l.ID, err)
 		}
 		for _, lb := range e.Reviews {
-			x.writeLabel(lb)
+			x.labels.Add(lb)
 		}
 		if e.Settled != nil {
-			x.writeLabel(*e.Settled)
+			x.labels.Add(*e.Settled)
 			if e.Settled.Outcome != "" {
 				x.res.Settled++
 			}
@@ -101,17 +94,11 @@ func (x *exporter) run(eps []dataset.LabeledEpisode, progress func(Progress)) er
 	if err := x.w.finish(); err != nil {
 		return err
 	}
-	if err := x.writeFile("labels.jsonl", x.labels.Bytes()); err != nil {
+	if err := x.writeFile(labels.File, x.labels.Bytes()); err != nil {
 		return err
 	}
-	var ids []string
-	for id := range x.usedGuidelines {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return x.versions[ids[i]].Version < x.versions[ids[j]].Version })
-	for _, id := range ids {
-		v := x.versions[id]
-		if err := x.writeFile(fmt.Sprintf("guidelines/v%d-%s.md", v.Version, id[:12]), []byte(v.Text)); err != nil {
+	for _, g := range x.labels.Guidelines() {
+		if err := x.writeFile(g.Path, g.Text); err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"waymark/dataset"
+	"waymark/dataset/labels"
 )
 
 // A judge's verdicts on exported episodes, read back from the layouts the
@@ -299,7 +300,10 @@ func Agree(ctx context.Context, store *dataset.Store, vs []Verdict) (JudgeAgreem
 		}
 		eps[l.ID] = l
 	}
-	x := &exporter{ctx: ctx, store: store, o: &Options{}, versions: map[string]dataset.GuidelineVersion{}}
+	set, err := labels.NewSet(ctx, store)
+	if err != nil {
+		return ja, err
+	}
 	var success, side, loop []dataset.CheckItem
 	seen := map[string]bool{}
 	for _, v := range vs {
@@ -339,7 +343,7 @@ func Agree(ctx context.Context, store *dataset.Store, vs []Verdict) (JudgeAgreem
 		if err != nil {
 			return ja, err
 		}
-		_, settled := x.labelsOf(&episode{LabeledEpisode: l}, revs)
+		_, settled := set.Of(ctx, l, revs)
 		for _, q := range []struct {
 			judge  *bool
 			people string
