@@ -52,6 +52,7 @@ type cardStats struct {
 	grounding   groundingStats
 	checks      checkStats
 	intents     intentStats // planned, explorations, hindsight (intent.go)
+	labels      labelStats  // labels.jsonl (labels.go)
 }
 
 func (s *cardStats) init() {

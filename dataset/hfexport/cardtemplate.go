@@ -56,7 +56,12 @@ type cardView struct {
 	MultiReviewed, Agreed, Settled, Unresolved int
 	Kappa                                      float64
 	KappaOK                                    bool
-	OutcomeNames                               string
+	// ReviewerLabels of LabelEpisodes episodes are in labels.jsonl, with
+	// SettledLabels settled ones with an outcome; Guidelines are the
+	// guidelines files their labels name.
+	ReviewerLabels, LabelEpisodes, SettledLabels int
+	Guidelines                                   []string
+	OutcomeNames                                 string
 }
 
 // opRow is one row of the card's action table.
@@ -102,6 +107,7 @@ func cardText(o *Options, splits []SplitCount, s *cardStats) (string, error) {
 		Annotators:  len(s.annotators), Reviewers: s.reviewers, Reviewed: s.reviewed,
 		MultiReviewed: s.multiReviewed, Agreed: s.agreed, Settled: s.settled, Unresolved: s.unresolved,
 		Kappa: s.kappa, KappaOK: s.kappaOK,
+		ReviewerLabels: s.labels.reviewer, LabelEpisodes: s.labels.episodes, SettledLabels: s.labels.settled, Guidelines: s.labels.guidelines,
 		OutcomeNames: strings.Join(asStrings(dataset.Outcomes), ", "),
 	}
 	if v.Name == "" {

@@ -262,7 +262,11 @@ func checkTarget(target string, force bool) (bool, error) {
 	var foreign []string
 	allowed := map[string]bool{MarkerFile: true, "README.md": true, "steps": true, "episodes": true}
 	for _, f := range m.Files {
-		allowed[filepath.FromSlash(f)] = true
+		// A file the export wrote, and the folders it is in (har/,
+		// guidelines/).
+		for p := filepath.FromSlash(f); p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+			allowed[p] = true
+		}
 	}
 	err = filepath.WalkDir(target, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"waymark/dataset"
+	"waymark/dataset/labels"
 	"waymark/engine/action"
 )
 
@@ -36,6 +37,8 @@ type exporter struct {
 	files      []string
 	stats      cardStats
 	badImages  int // stored screenshots that are not PNGs (written as null)
+	// labels gathers labels.jsonl (labels.go).
+	labels *labels.Set
 }
 
 // shard is one Parquet file being written.
@@ -208,6 +211,9 @@ func (x *exporter) run() (Result, error) {
 	if err := x.stats.loadReviewers(x.ctx, x.store, x.eps); err != nil {
 		return Result{}, err
 	}
+	if err := x.writeLabels(); err != nil {
+		return Result{}, err
+	}
 	x.stats.badImages = x.badImages
 	card, err := cardText(x.o, splits, &x.stats)
 	if err != nil {
@@ -266,6 +272,9 @@ func (x *exporter) writeSplit(split string, eps []*episodeInfo) (SplitCount, err
 			return SplitCount{}, err
 		}
 		if err := x.writeHAR(e.ID); err != nil {
+			return SplitCount{}, err
+		}
+		if err := x.addLabels(e); err != nil {
 			return SplitCount{}, err
 		}
 		if err := steps.endEpisode(); err != nil {
