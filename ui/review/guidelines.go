@@ -9,7 +9,7 @@ import (
 
 // guidelines is the labelling guidelines under the form: shown as
 // markdown, and editable in place (Edit guidelines, then Save guidelines
-// stores them with the dataset).
+// stores them with the dataset, under the reviewer's name as their editor).
 type guidelines struct {
 	f       *form
 	view    *widget.RichText
@@ -55,7 +55,8 @@ func (g *guidelines) toggleEdit() {
 		g.stack.Refresh()
 		return
 	}
-	if err := g.f.t.store.SetGuidelines(context.Background(), g.edit.Text); err != nil {
+	// The reviewer name in Settings is recorded as the version's editor.
+	if err := g.f.t.store.SetGuidelinesAs(context.Background(), g.edit.Text, g.f.t.reviewer()); err != nil {
 		g.f.setStatus(err.Error(), true)
 		return
 	}
