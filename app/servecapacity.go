@@ -27,7 +27,7 @@ func admissionFlags(fs *flag.FlagSet) func() (openenv.Admission, string, error) 
 	}
 	maxLoad := fs.Float64("max-load", load, "refuse a new session's reset at once (CAPACITY_BUSY over the WebSocket, HTTP 503 with Retry-After) while more tasks than this "+
 		"are runnable per CPU (averaged over about 1.5 s); sessions already admitted go on. 0: no limit. "+
-		"Default: derived from make bench's figures for this machine (~/.config/waymark/capacity.json, or $WAYMARK_CAPACITY), else 4")
+		"Default: derived from make bench's figures for this machine (~/.config/waymark/capacity.json, or $WAYMARK_CAPACITY), else 0: unmeasured, no load limit")
 	minFree := fs.Int64("min-free-memory", freeMiB, "refuse a new session's reset the same way while less memory than this many MiB is available (MemAvailable). 0: no limit. "+
 		"Default: twice the memory per session make bench measured on this machine, else 512")
 	retry := fs.Duration("retry-after", openenv.DefaultRetryAfter, "what a refused client is told to wait before sending its reset again (whole seconds)")

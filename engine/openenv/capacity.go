@@ -55,12 +55,13 @@ type CapacityRun struct {
 // most this many times one agent's.
 const HoldFactor = 2.0
 
-// Limits used when no capacity file was measured on the machine. The
-// load counts threads: one agent on the practice shop kept 3.2 tasks
-// runnable per CPU on a 2-core machine, so the fallback only refuses a
-// machine far past that.
+// Limits used when no capacity file was measured on the machine: no load
+// limit (a load figure means nothing until this machine's was measured:
+// the load counts threads, and one agent on the practice shop alone kept
+// 3.2 tasks runnable per CPU on a 2-core machine, beside anything else the
+// machine runs), and the memory floor, which means the same everywhere.
 const (
-	FallbackMaxLoad          = 4.0
+	FallbackMaxLoad          = 0.0
 	FallbackMinFreeMemoryMiB = 512
 )
 
