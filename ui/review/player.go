@@ -455,6 +455,9 @@ func (p *player) updateStepRow(id widget.ListItemID, o fyne.CanvasObject) {
 	if l := p.t.form.labels.rowText(id); l != "" {
 		sub = append(sub, l)
 	}
+	if p.t.form.judge.keySteps[id] {
+		sub = append(sub, "key screenshot")
+	}
 	if fl := p.t.form.stepFlags.byStep[id]; len(fl) > 0 {
 		sub = append(sub, "⚑ "+strings.Join(fl, ", "))
 	}
