@@ -160,7 +160,7 @@ func run(base, pkgRe, testsRe, lock string, workers int, factor float64, dry, ve
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		s := <-sig
-		running.killAll()
+		running.stop()
 		cleanup()
 		fmt.Fprintf(os.Stderr, "mutatediff: stopped by %v\n", s)
 		os.Exit(130)

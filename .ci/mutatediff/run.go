@@ -326,6 +326,9 @@ func (c *change) runMutants(tests []*testInfo) {
 			defer wg.Done()
 			for m := range work {
 				c.runMutant(m, tests)
+				if !running.add(0) {
+					select {} // interrupted: this mutant's verdict is not one
+				}
 				mu.Lock()
 				done++
 				fmt.Printf("  [%d/%d] %s:%d %s: %s\n", done, len(todo), m.File, m.Line, m.Desc, describe(m))
@@ -469,11 +472,18 @@ func (c *config) runTests(bin, dir string, tests []string, env []string, limit t
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
+	if !running.add(0) {
+		select {} // interrupted: main ends the program
+	}
 	if err := cmd.Start(); err != nil {
-		return runResult{tail: err.Error()}
+		fmt.Fprintf(os.Stderr, "mutatediff: cannot run %s: %v\n", bin, err)
+		os.Exit(1)
 	}
 	pgid := cmd.Process.Pid
-	running.add(pgid)
+	if !running.add(pgid) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		select {}
+	}
 	defer running.remove(pgid)
 	timer := time.AfterFunc(limit, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
 	stop := make(chan struct{})
@@ -560,17 +570,30 @@ func browserBelow(pid int) bool {
 var running = &groups{m: map[int]bool{}}
 
 type groups struct {
-	mu sync.Mutex
-	m  map[int]bool
+	mu      sync.Mutex
+	m       map[int]bool
+	stopped bool
 }
 
-func (g *groups) add(id int)    { g.mu.Lock(); g.m[id] = true; g.mu.Unlock() }
-func (g *groups) remove(id int) { g.mu.Lock(); delete(g.m, id); g.mu.Unlock() }
-
-// killAll kills every running test process group.
-func (g *groups) killAll() {
+// add notes a running process group (0: none, only asks); it reports
+// false once mutatediff is interrupted, and no test may start.
+func (g *groups) add(id int) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if id != 0 && !g.stopped {
+		g.m[id] = true
+	}
+	return !g.stopped
+}
+
+func (g *groups) remove(id int) { g.mu.Lock(); delete(g.m, id); g.mu.Unlock() }
+
+// stop kills every running test process group and lets no other start;
+// the workers then wait for the program's end, printing nothing more.
+func (g *groups) stop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopped = true
 	for id := range g.m {
 		_ = syscall.Kill(-id, syscall.SIGKILL)
 	}
