@@ -89,7 +89,7 @@ func TestGlobalOptionsAfterTheCommand(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "after.db")
 	for _, args := range [][]string{
 		{"gui"}, {"serve"}, {"play"}, {"replay"}, {"export"}, {"har"}, {"endpoints"}, {"endpoints", "search"},
-		{"review", "stats"}, {"tasks", "import"}, {"tasks", "list"}, {"tasks", "check"}, {"merge"}, {"gif"},
+		{"review", "stats"}, {"tasks", "import"}, {"tasks", "list"}, {"tasks", "check"}, {"merge"}, {"gif"}, {"cut"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(append(append([]string{}, args...), "--db", db, "-h"), strings.NewReader(""), &out, &errb)
@@ -97,12 +97,12 @@ func TestGlobalOptionsAfterTheCommand(t *testing.T) {
 			t.Errorf("%q --db FILE -h: exit %d, %q", args, code, errb.String())
 		}
 	}
-	for _, name := range []string{"gui", "serve", "play", "replay", "export", "har", "endpoints", "review", "tasks", "merge", "gif"} {
+	for _, name := range []string{"gui", "serve", "play", "replay", "export", "har", "endpoints", "review", "tasks", "merge", "gif", "cut"} {
 		if _, ok := commands[name]; !ok {
 			t.Errorf("the test misses no command, but %q is not registered", name)
 		}
 	}
-	if len(commands) != 11 {
+	if len(commands) != 12 {
 		t.Errorf("%d commands registered: add the new ones to this test", len(commands))
 	}
 	var out, errb bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -81,6 +82,15 @@ func (a *archiveRecorder) response(r *fetchRouter, ev *fetch.EventRequestPaused)
 	}
 	var body []byte
 	keep := ev.ResponseErrorReason == "" && status != 204 && status != 304 && (status < 300 || status >= 400) && req.Method != "HEAD"
+	if n, err := strconv.ParseInt(headerValue(e.Response.Headers, "Content-Length"), 10, 64); keep && err == nil && n > c.bodyCap {
+		// Not read at all: the response is paused while its body is read,
+		// and one over the cap would not be kept anyway.
+		keep = false
+		c.mu.Lock()
+		e.Response.Content.Comment = fmt.Sprintf("body of %d bytes not kept: over the %d-byte cap per body", n, c.bodyCap)
+		c.sum.ArchiveBodiesCut++
+		c.mu.Unlock()
+	}
 	if keep {
 		res, err := chromedp.CallBrowser(r.bctx, fetch.GetResponseBody, fetch.GetResponseBodyParams{RequestID: ev.RequestID})
 		if err != nil {

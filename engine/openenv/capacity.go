@@ -66,8 +66,8 @@ const (
 )
 
 // DefaultCapacityPath is where `make bench` writes the figures and `serve`
-// reads them: $WAYMARK_CAPACITY, else waymark/capacity.json in the user's
-// configuration folder (~/.config on Linux).
+// reads them: $WAYMARK_CAPACITY, else the file capacity.json in a folder
+// named waymark in the user's configuration folder (~/.config on Linux).
 func DefaultCapacityPath() string {
 	if p := os.Getenv("WAYMARK_CAPACITY"); p != "" {
 		return p
