@@ -219,7 +219,6 @@ type Archive struct {
 	sockets []har.Entry
 	all     []*archRec
 	steps   map[int]*StepFidelity
-	notes   []string
 }
 
 type archRec struct {

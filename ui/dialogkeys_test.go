@@ -120,7 +120,7 @@ func TestShowFormKeys(t *testing.T) {
 	}
 	c := w.Canvas()
 
-	name, other, answers := open()
+	name, _, answers := open()
 	if c.Focused() != name {
 		t.Fatalf("focus on %T, want the first field", c.Focused())
 	}
@@ -133,14 +133,14 @@ func TestShowFormKeys(t *testing.T) {
 		t.Fatalf("Escape in the field: answers %v, dialog up %v", *answers, c.Overlays().Top() != nil)
 	}
 
-	name, other, answers = open()
+	_, _, answers = open()
 	c.Unfocus()
 	key(c, fyne.KeyEscape)
 	if fmt.Sprint(*answers) != "[false]" || c.Overlays().Top() != nil {
 		t.Fatalf("Escape outside the fields: answers %v", *answers)
 	}
 
-	name, other, answers = open()
+	name, other, answers := open()
 	typeText(c, "Ada")
 	key(c, fyne.KeyTab)
 	if c.Focused() != other {

@@ -47,17 +47,6 @@ func readBack(t *testing.T, script, dir string, into any) {
 	}
 }
 
-func readJSON(t *testing.T, p string, into any) {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, into); err != nil {
-		t.Fatalf("%s: %v", p, err)
-	}
-}
-
 func eq(t *testing.T, what string, got, want any) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
