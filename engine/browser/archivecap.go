@@ -76,10 +76,22 @@ func (a *archiveRecorder) response(r *fetchRouter, ev *fetch.EventRequestPaused)
 		e.Step = s
 	}
 	closed := c.closed
+	if !closed {
+		// The episode's end waits for this response to reach the HAR.
+		c.reading++
+		if ev.NetworkID != "" {
+			c.answered[ev.NetworkID] = true
+		}
+	}
 	c.mu.Unlock()
 	if closed {
 		return
 	}
+	defer func() {
+		c.mu.Lock()
+		c.reading--
+		c.mu.Unlock()
+	}()
 	var body []byte
 	keep := ev.ResponseErrorReason == "" && status != 204 && status != 304 && (status < 300 || status >= 400) && req.Method != "HEAD"
 	if n, err := strconv.ParseInt(headerValue(e.Response.Headers, "Content-Length"), 10, 64); keep && err == nil && n > c.bodyCap {

@@ -94,7 +94,7 @@ type netCapture struct {
 	pages    []*netPage
 	done     []har.Entry
 	sum      har.Summary
-	fetching sync.WaitGroup
+	reading  int // response bodies being read (the HAR's and the archive's)
 	closed   bool
 
 	// The replay archive (archivecap.go): its records and bodies not yet
@@ -104,6 +104,7 @@ type netCapture struct {
 	bodies   map[string][]byte
 	archived map[string]bool
 	started  map[network.RequestID]int
+	answered map[network.RequestID]bool // answered, not in the HAR yet
 	sockets  map[netKey]*har.Entry
 	rec      *archiveRecorder
 
@@ -198,7 +199,8 @@ func newCapture(set engine.Settings) *netCapture {
 	c := &netCapture{bodyCap: set.HARBodyCap, epCap: set.HAREpisodeCap,
 		pending: map[netKey]*netEntry{}, reqXtra: map[netKey][]network.Headers{},
 		respXtra: map[netKey][]*network.EventResponseReceivedExtraInfo{}, waiting: map[netKey][]parked{},
-		docs: map[*tab]*netEntry{}, current: map[*tab]int{}, archived: map[string]bool{}, started: map[network.RequestID]int{}}
+		docs: map[*tab]*netEntry{}, current: map[*tab]int{}, archived: map[string]bool{}, started: map[network.RequestID]int{},
+		answered: map[network.RequestID]bool{}}
 	c.rec = &archiveRecorder{c: c}
 	if c.bodyCap <= 0 {
 		c.bodyCap = DefaultHARBodyCap
@@ -395,6 +397,7 @@ func (c *netCapture) complete(k netKey, p *netEntry, redirect string) {
 	if redirect == "" {
 		delete(c.reqXtra, k)
 		delete(c.respXtra, k)
+		delete(c.answered, k.id)
 	}
 	e := p.entry(c.pages, redirect)
 	if redirect != "" || p.resp == nil || p.errText != "" || !textType(p.resp.MimeType) || p.resp.Status == 204 || p.resp.Status == 304 {
@@ -414,12 +417,12 @@ func (c *netCapture) complete(k netKey, p *netEntry, redirect string) {
 	}
 	reserved := p.dataLen
 	c.sum.BodyBytes += reserved
-	c.fetching.Add(1)
+	c.reading++
 	go func() {
-		defer c.fetching.Done()
 		body, b64, err := fetchBody(k)
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		c.reading--
 		c.sum.BodyBytes -= reserved
 		switch {
 		case err != nil:
@@ -502,15 +505,34 @@ func (c *netCapture) settleWaiting() {
 
 // take drains the finished entries; with final it waits for bodies being
 // read, hands over the requests still open, and stops the capture.
+// awaitAnswered waits, until deadline, for the requests the servers have
+// answered to be in the capture: the bodies being read, and the responses
+// seen by the archive or the page whose loading has not finished (a large
+// body read for the archive holds its response until it is read). A
+// request not answered yet (a long poll) is not waited for, nor is a
+// media stream.
+func (c *netCapture) awaitAnswered(deadline time.Time) {
+	for {
+		c.mu.Lock()
+		busy := c.reading > 0
+		for k, p := range c.pending {
+			if p.typ != network.ResourceTypeMedia && (p.resp != nil || c.answered[k.id]) {
+				busy = true
+				break
+			}
+		}
+		c.mu.Unlock()
+		if !busy || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (c *netCapture) take(final bool) har.Capture {
 	if final {
 		c.settleWaiting()
-		done := make(chan struct{})
-		go func() { c.fetching.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(finalWait):
-		}
+		c.awaitAnswered(time.Now().Add(finalWait))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
