@@ -653,9 +653,26 @@ type IntentCounts struct {
 	// Replayable counts the cuts a replay showed replayable; NotReplayable
 	// those it showed not to; Unchecked those not replayed yet.
 	Replayable, NotReplayable, Unchecked int
+	// KeyPointsFailed counts the cuts with a key point whose check failed.
+	KeyPointsFailed int
 	// WithActualTask counts planned episodes that say what was actually
 	// done.
 	WithActualTask int
+}
+
+// countCheck counts one cut by what its check showed (h nil: unchecked).
+func (c *IntentCounts) countCheck(h *HindsightCheck) {
+	switch {
+	case h == nil || h.Replay == nil:
+		c.Unchecked++
+	case h.Replay.Replayable:
+		c.Replayable++
+	default:
+		c.NotReplayable++
+	}
+	if h.KeyPointsFailed() > 0 {
+		c.KeyPointsFailed++
+	}
 }
 
 // CountIntents counts tasks and episodes by intent.
@@ -682,15 +699,11 @@ func (s *Store) CountIntents(ctx context.Context) (IntentCounts, error) {
 		if err := rows.Scan(&j); err != nil {
 			return c, err
 		}
-		var h HindsightCheck
-		switch {
-		case j == "" || json.Unmarshal([]byte(j), &h) != nil || h.Replay == nil:
-			c.Unchecked++
-		case h.Replay.Replayable:
-			c.Replayable++
-		default:
-			c.NotReplayable++
+		var h *HindsightCheck
+		if j != "" && json.Unmarshal([]byte(j), &h) != nil {
+			h = nil
 		}
+		c.countCheck(h)
 	}
 	return c, rows.Err()
 }

@@ -189,8 +189,36 @@ func TestExplorationAndCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := IntentCounts{PlannedTasks: 1, HindsightTasks: 2, Planned: 1, Explorations: 1, Hindsight: 2, Unchecked: 2, WithActualTask: 1}
+	want := IntentCounts{PlannedTasks: 1, HindsightTasks: 2, Planned: 1, Explorations: 1, Hindsight: 2, Unchecked: 2, KeyPointsFailed: 1, WithActualTask: 1}
 	if c != want {
 		t.Fatalf("counts %+v, want %+v", c, want)
+	}
+
+	// The review queue counts the episodes it lists the same way (the
+	// planned one still records, so it is not listed): the exploration is
+	// in no state but its own, nothing to label; the cuts carry their
+	// checks, the failed key point with them.
+	q, err := s.ReviewQueue(ctx, QueueFilter{Reviewer: "rev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantQ := IntentCounts{HindsightTasks: 2, Explorations: 1, Hindsight: 2, Unchecked: 2, KeyPointsFailed: 1}
+	if q.Intents != wantQ || q.Counts[QueueUnreviewed] != 2 || q.Counts[QueueExplorations] != 1 || len(q.Items) != 3 {
+		t.Fatalf("queue intents %+v (want %+v), counts %v, %d items", q.Intents, wantQ, q.Counts, len(q.Items))
+	}
+	for _, it := range q.Items {
+		switch it.EpisodeID {
+		case exp:
+			if it.Intent != IntentExploration || it.In(QueueUnreviewed) || !it.In(QueueExplorations) {
+				t.Fatalf("the exploration's item: %+v", it)
+			}
+		case cut.ID:
+			if it.Intent != IntentHindsight || it.ExplorationID != exp || it.SpanFrom != 3 || it.SpanTo != 5 || it.Cut.KeyPointsFailed() != 1 || it.In(QueueExplorations) {
+				t.Fatalf("the cut's item: %+v", it)
+			}
+		}
+	}
+	if next, ok, err := s.NextUnreviewed(ctx, QueueFilter{Reviewer: "rev"}, ""); err != nil || !ok || next.Intent != IntentHindsight {
+		t.Fatalf("next unreviewed: %+v %v %v", next, ok, err)
 	}
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -27,10 +28,14 @@ const (
 	QueueConflict = "conflict"
 	// QueueSettled: a settling label exists.
 	QueueSettled = "settled"
+	// QueueExplorations: explorations (recorded without a goal). They are
+	// in no other state: an exploration has no outcome to label; the
+	// tasks cut from it are reviewed as tasks.
+	QueueExplorations = "explorations"
 )
 
 // QueueStates lists the states in display order.
-var QueueStates = []string{QueueUnreviewed, QueueMine, QueueConflict, QueueSettled}
+var QueueStates = []string{QueueUnreviewed, QueueMine, QueueConflict, QueueSettled, QueueExplorations}
 
 // Queue sort orders.
 const (
@@ -92,13 +97,30 @@ type QueueItem struct {
 	// NumInterventions counts the times someone other than the annotator
 	// took over (see CountInterventions).
 	NumInterventions int
+	// Intent says where the episode's goal came from (IntentPlanned, …).
+	// A task cut from an exploration names it and its span, and Cut is
+	// what was checked of it (nil when its check cannot be read).
+	// ActualTask is what a planned episode actually did, when it differs.
+	Intent           string
+	ExplorationID    string
+	SpanFrom, SpanTo int
+	Cut              *HindsightCheck
+	ActualTask       string
 }
 
 // In reports whether the item is in a queue state.
 func (it QueueItem) In(state string) bool {
+	expl := it.Intent == IntentExploration
 	switch state {
 	case "":
 		return true
+	case QueueExplorations:
+		return expl
+	}
+	if expl {
+		return false
+	}
+	switch state {
 	case QueueUnreviewed:
 		return it.MyOutcome == "" && !it.Settled
 	case QueueMine:
@@ -118,6 +140,10 @@ type Queue struct {
 	Total int
 	// Counts gives, per state, how many episodes match the other filters.
 	Counts map[string]int
+	// Intents counts the episodes matching the other filters by where
+	// their goal came from (the tasks counted are those they demonstrate),
+	// and the cut tasks by what their check showed.
+	Intents IntentCounts
 }
 
 // ReviewQueue lists reviewable episodes matching the filter, with counts per
@@ -138,6 +164,7 @@ func (s *Store) ReviewQueue(ctx context.Context, f QueueFilter) (Queue, error) {
 			q.Items = append(q.Items, it)
 		}
 	}
+	q.Intents = countQueueIntents(all)
 	q.Total = len(q.Items)
 	if f.Offset > 0 {
 		q.Items = q.Items[min(f.Offset, len(q.Items)):]
@@ -146,6 +173,31 @@ func (s *Store) ReviewQueue(ctx context.Context, f QueueFilter) (Queue, error) {
 		q.Items = q.Items[:f.Limit]
 	}
 	return q, nil
+}
+
+// countQueueIntents counts queue items by intent, as CountIntents counts
+// the store's.
+func countQueueIntents(items []QueueItem) IntentCounts {
+	var c IntentCounts
+	planned, cut := map[string]bool{}, map[string]bool{}
+	for _, it := range items {
+		switch it.Intent {
+		case IntentExploration:
+			c.Explorations++
+		case IntentHindsight:
+			c.Hindsight++
+			cut[it.TaskID] = true
+			c.countCheck(it.Cut)
+		default:
+			c.Planned++
+			planned[it.TaskID] = true
+			if it.ActualTask != "" {
+				c.WithActualTask++
+			}
+		}
+	}
+	c.PlannedTasks, c.HindsightTasks = len(planned), len(cut)
+	return c
 }
 
 // NextUnreviewed returns the first episode after afterEpisodeID, in the
@@ -231,7 +283,8 @@ func (s *Store) queueAll(ctx context.Context, f QueueFilter) ([]QueueItem, error
 	)
 	SELECT e.id, e.task_id, t.goal, t.category, e.annotator, e.status, e.end_reason, e.final_answer, e.num_steps, e.auto_reward, e.started_at,
 	       COALESCE(r.n, 0), COALESCE(r.outs, ''), COALESCE(r.mine, ''), st.outcome,
-	       COALESCE(e.parent_episode_id, ''), e.branch_step, ` + interventionsSQL + `
+	       COALESCE(e.parent_episode_id, ''), e.branch_step, ` + interventionsSQL + `,
+	       e.intent_origin, COALESCE(e.exploration_id, ''), COALESCE(e.span_from, 0), COALESCE(e.span_to, 0), COALESCE(e.hindsight_json, ''), e.actual_task
 	FROM episodes e JOIN tasks t ON t.id = e.task_id
 	LEFT JOIN r ON r.episode_id = e.id LEFT JOIN st ON st.episode_id = e.id
 	WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order
@@ -247,9 +300,17 @@ func (s *Store) queueAll(ctx context.Context, f QueueFilter) ([]QueueItem, error
 		var reward sql.NullFloat64
 		var settled sql.NullString
 		var branch sql.NullInt64
+		var cut string
 		if err := rows.Scan(&it.EpisodeID, &it.TaskID, &it.Goal, &it.Category, &it.Annotator, &it.Status, &it.EndReason, &it.FinalAnswer,
-			&it.NumSteps, &reward, &started, &it.NumReviews, &outs, &it.MyOutcome, &settled, &it.ParentEpisodeID, &branch, &it.NumInterventions); err != nil {
+			&it.NumSteps, &reward, &started, &it.NumReviews, &outs, &it.MyOutcome, &settled, &it.ParentEpisodeID, &branch, &it.NumInterventions,
+			&it.Intent, &it.ExplorationID, &it.SpanFrom, &it.SpanTo, &cut, &it.ActualTask); err != nil {
 			return nil, err
+		}
+		if cut != "" {
+			var h HindsightCheck
+			if json.Unmarshal([]byte(cut), &h) == nil {
+				it.Cut = &h
+			}
 		}
 		if branch.Valid {
 			k := int(branch.Int64)
