@@ -93,7 +93,7 @@ func CompareMasked(a, b image.Image, mask []image.Rectangle) (Similarity, error)
 	if a.Bounds().Size() != b.Bounds().Size() {
 		return Similarity{}, fmt.Errorf("the screenshots differ in size: %v and %v", a.Bounds().Size(), b.Bounds().Size())
 	}
-	ra, rb := toRGBA(a), toRGBA(b)
+	ra, rb := ToRGBA(a), ToRGBA(b)
 	w, h := ra.Rect.Dx(), ra.Rect.Dy()
 	var skip []bool
 	if len(mask) > 0 {
@@ -145,7 +145,7 @@ func diffCells(a, b image.Image, cell, least int) []image.Rectangle {
 	if a.Bounds().Size() != b.Bounds().Size() {
 		return nil
 	}
-	ra, rb := toRGBA(a), toRGBA(b)
+	ra, rb := ToRGBA(a), ToRGBA(b)
 	w, h := ra.Rect.Dx(), ra.Rect.Dy()
 	var out []image.Rectangle
 	for cy := 0; cy < h; cy += cell {
@@ -166,8 +166,10 @@ func diffCells(a, b image.Image, cell, least int) []image.Rectangle {
 	return out
 }
 
-// toRGBA returns img as an *image.RGBA whose rectangle starts at 0,0.
-func toRGBA(img image.Image) *image.RGBA {
+// ToRGBA returns img as an *image.RGBA whose rectangle starts at 0,0: img
+// itself when it already is one, otherwise a copy. The screens use it for
+// the pictures they show.
+func ToRGBA(img image.Image) *image.RGBA {
 	if r, ok := img.(*image.RGBA); ok && r.Rect.Min == (image.Point{}) {
 		return r
 	}

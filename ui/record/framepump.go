@@ -104,14 +104,3 @@ func (p *FramePump) Offer(img *image.RGBA) {
 
 // Counts reports frames decoded and frames shown.
 func (p *FramePump) Counts() (decoded, shown uint64) { return p.decoded.Load(), p.shown.Load() }
-
-// ToRGBA converts any image to a new *image.RGBA at origin 0,0.
-func ToRGBA(src image.Image) *image.RGBA {
-	if r, ok := src.(*image.RGBA); ok && r.Rect.Min == (image.Point{}) {
-		return r
-	}
-	b := src.Bounds()
-	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	draw.Draw(dst, dst.Rect, src, b.Min, draw.Src)
-	return dst
-}

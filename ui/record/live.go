@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/action"
 )
@@ -162,7 +163,7 @@ func (l *liveArea) showShot(shot []byte, current func() bool) {
 		if err != nil {
 			return
 		}
-		full := ToRGBA(img)
+		full := replay.ToRGBA(img)
 		l.t.ctx.UI().Do(func() {
 			if current() {
 				l.view.SetFrame(full)

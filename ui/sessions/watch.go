@@ -5,9 +5,9 @@ import (
 	"context"
 	"image/png"
 
+	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/openenv"
-	"waymark/ui/record"
 )
 
 // The watch: a connection to one session's events, read on a goroutine
@@ -99,7 +99,7 @@ func (t *Tab) read(ctx context.Context, gen int, w *openenv.WatchConn) {
 		}
 		if st := ev.Step; st != nil && len(st.Screenshot) > 0 {
 			if img, err := png.Decode(bytes.NewReader(st.Screenshot)); err == nil {
-				t.pump.Offer(record.ToRGBA(img))
+				t.pump.Offer(replay.ToRGBA(img))
 			}
 		}
 		b.Do(func() {
