@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -9,12 +8,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"waymark/assets/practice"
@@ -45,75 +41,23 @@ type playLine struct {
 	Restored bool `json:"restored,omitempty"`
 }
 
-// playRefusal answers a line that is not a valid action.
-type playRefusal struct {
-	Line   int                 `json:"line"`
-	Error  string              `json:"error"`
-	Errors []action.FieldError `json:"errors,omitempty"`
-}
-
+// runPlay is waymark play: check the options, open the engine the mode
+// asks for, then answer standard input line by line.
 func runPlay(env *Env, args []string) error {
 	fs := newFlags(env, "play")
-	startURL := fs.String("start-url", "", "the page the episode starts on (http or https)")
-	shots := fs.String("shots", "", "folder to save each observation's PNG screenshot in (created if missing)")
-	display := fs.String("display", "", "browser display: xvfb or headless (default: $WAYMARK_DISPLAY, else Xvfb when installed)")
-	maxSteps := fs.Int("max-steps", 0, "step limit, 1–200 (default: $BROWSER_MAX_STEPS or 20)")
-	setName := fs.String("action-set", "default", "action vocabulary: default (the reference's), extended or browsergym (the default with --obs browsergym)")
-	server := fs.String("server", "", "play on the OpenEnv browser server at this URL (e.g. http://127.0.0.1:8000) instead of a local browser")
-	providerFlag := fs.String("browser-provider", "", browserProviderHelp)
-	recoverObs := fs.Bool("recover-observation", false, "re-read an observation that shows no visible content (after DOMContentLoaded, at most 3 times; never repeats the action); a page still blank ends the episode")
-	restore := fs.String("restore", "", "EPISODE:K: start where a stored episode was after its step K — its start page, clock, action set and steps 1..K, replayed in a fresh browser and checked as waymark replay checks them; then read actions")
-	redactPolicy := addRedactFlag(fs)
-	var offline offlineFlag
-	fs.Var(&offline, "offline", "with --restore: the restored episode's page is served from its recorded traffic, never the network, and so is every request after it (=fallback: fetch what the recording lacks)")
-	gym := addGymFlags(fs)
-	attach := fs.String("attach", "", "with --server: take over this live session of a waymark serve (GET /sessions lists them) with the actions on stdin, stored as human:NAME; control goes back to the agent at the end of input")
-	as := fs.String("as", os.Getenv("USER"), "with --attach or --explore: your name for the steps you take")
-	explore := fs.Bool("explore", false, "record the episode into the store (--db) as an exploration, without a goal, its network traffic kept for offline replay; name tasks in it afterwards with waymark cut or on the Record screen")
+	f := addPlayFlags(fs)
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) > 0 {
 		return cmp.Or(err, noArgs(pos))
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	gymOn, err := gym.mode(given)
-	if err != nil {
+	f.given = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
+	if err := f.check(); err != nil {
 		return err
 	}
-	if given["attach"] {
-		if !given["server"] {
-			return fmt.Errorf("%w: --attach needs --server URL, the waymark serve the session runs on", errUsage)
-		}
-		return runPlayAttach(env, *server, *attach, *as, *shots)
+	if f.given["attach"] {
+		return runPlayAttach(env, f.server, f.attach, f.as, f.shots)
 	}
-	var target restoreTarget
-	switch {
-	case given["restore"]:
-		var err error
-		if target, err = parseRestore(*restore); err != nil {
-			return err
-		}
-		for _, name := range []string{"start-url", "action-set", "server", "browser-provider", "explore"} {
-			if given[name] {
-				return fmt.Errorf("%w: --%s cannot go with --restore: the restored episode gives its start page and action set, and is replayed in a local browser", errUsage, name)
-			}
-		}
-	case *explore && gymOn:
-		return fmt.Errorf("%w: --explore records Waymark's own actions: it cannot go with --obs browsergym", errUsage)
-	case given["db"] && !*explore:
-		return fmt.Errorf("%w: --db is only for --restore and --explore", errUsage)
-	case offline != "":
-		return fmt.Errorf("%w: --offline is only for --restore EPISODE:K (the recorded traffic is that episode's)", errUsage)
-	case *startURL == "":
-		return fmt.Errorf("%w: --start-url is required (or --restore EPISODE:K), e.g. --start-url https://example.com", errUsage)
-	default:
-		if err := action.CheckURL(*startURL); err != nil {
-			return fmt.Errorf("%w: --start-url: %v", errUsage, err)
-		}
-	}
-	if given["server"] && given["browser-provider"] {
-		return fmt.Errorf("%w: --server and --browser-provider cannot go together: an OpenEnv server runs its own browsers; give one of them", errUsage)
-	}
-	prov, err := parseBrowserProvider(*providerFlag)
+	prov, err := parseBrowserProvider(f.provider)
 	if err != nil {
 		return fmt.Errorf("%w: --browser-provider: %v", errUsage, err)
 	}
@@ -125,215 +69,197 @@ func runPlay(env *Env, args []string) error {
 			closeProvider(ownProv)
 		}
 	}()
-	settings, err := engine.SettingsFromEnv()
+	settings, err := f.settings()
 	if err != nil {
 		return err
 	}
-	if given["max-steps"] {
-		if *maxSteps < 1 || *maxSteps > engine.MaxMaxSteps {
-			return fmt.Errorf("%w: --max-steps must be from 1 to %d", errUsage, engine.MaxMaxSteps)
-		}
-		settings.MaxSteps = *maxSteps
-	}
-	if settings.ActionSet, err = action.ParseSet(*setName); err != nil {
-		return fmt.Errorf("%w: --action-set: %v", errUsage, err)
-	}
-	settings.RecoverObservation = *recoverObs
-	settings.Redact = redactPolicy.policy()
-	if *display != "" {
-		if settings.Display, err = engine.ParseDisplay(*display); err != nil {
-			return fmt.Errorf("%w: --display: %v", errUsage, err)
-		}
-	}
-	if *shots != "" {
-		if err := mkdirOwnerOnly(*shots); err != nil {
+	if f.shots != "" {
+		if err := mkdirOwnerOnly(f.shots); err != nil {
 			return fmt.Errorf("cannot create the screenshot folder: %w", err)
 		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if gymOn {
+	if f.gymOn {
 		ownProv = nil
-		return runPlayGym(ctx, env, gym, given, settings, prov, *startURL, *shots)
+		return runPlayGym(ctx, env, f, settings, prov)
 	}
-	var eng engine.Engine
-	var rec *replay.Recording
-	if target.episode != "" {
-		if rec, err = loadRecording(ctx, env, target.episode); err != nil {
-			return err
-		}
-		if last := rec.Steps[len(rec.Steps)-1].Index; target.k > last {
-			return fmt.Errorf("%w: --restore %s: episode %s has no step %d (its steps are 0–%d)", errUsage, *restore, rec.Episode.ID, target.k, last)
-		}
-		limit := settings.MaxSteps
-		settings = rec.Settings(settings)
-		if given["max-steps"] {
-			settings.MaxSteps = limit
-		}
-		kept := 0 // the actions the restore replays
-		for _, st := range rec.Steps {
-			if st.Index > 0 && st.Index <= target.k && !st.Removed {
-				kept++
-			}
-		}
-		if settings.MaxSteps <= kept {
-			return fmt.Errorf("%w: a step limit of %d leaves no step after the %d restored ones; give a larger --max-steps", errUsage, settings.MaxSteps, kept)
-		}
-		if offline != "" {
-			st, err := env.OpenExistingStore()
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if target.archive, err = st.EpisodeArchive(ctx, rec.Episode.ID); err != nil {
-				return err
-			}
-			target.fallback = offline == "fallback"
-		}
-		e, closeEngine, err := replayEngine(ctx, settings, offline == "strict")
-		if err != nil {
-			return err
-		}
-		defer closeEngine()
-		eng = e
+	p := &playSession{env: env, f: f}
+	defer p.close()
+	if f.target.episode != "" {
+		err = p.openRestored(ctx, settings)
 	} else {
-		// --server: a remote OpenEnv browser server (e.g. `waymark serve`
-		// or helium); else a browser from --browser-provider (a farm), or a
-		// local Chromium.
 		ownProv = nil
-		if *explore {
-			harSettings(&settings, true, false, os.Getenv)
+		err = p.open(ctx, settings, prov)
+	}
+	if err != nil {
+		return err
+	}
+	return p.play(ctx)
+}
+
+// playSession is one episode of play with Waymark's actions: the engine
+// the lines are performed in, and what closes it.
+type playSession struct {
+	env *Env
+	f   *playFlags
+	eng engine.Engine
+	// set is the action set the lines are parsed with (a restored
+	// episode's own).
+	set action.Set
+	// rec is --restore's episode, else nil.
+	rec *replay.Recording
+	// closers close what was opened, the last first.
+	closers []func()
+	out     *json.Encoder
+	// restored marks the lines of the steps --restore replays.
+	restored bool
+}
+
+func (p *playSession) onClose(fn func()) { p.closers = append(p.closers, fn) }
+
+func (p *playSession) close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+}
+
+// openRestored loads --restore's episode and opens a local engine with its
+// settings (--max-steps still wins) and, with --offline, its recorded
+// traffic.
+func (p *playSession) openRestored(ctx context.Context, settings engine.Settings) error {
+	f, t := p.f, &p.f.target
+	rec, err := loadRecording(ctx, p.env, t.episode)
+	if err != nil {
+		return err
+	}
+	if last := rec.Steps[len(rec.Steps)-1].Index; t.k > last {
+		return fmt.Errorf("%w: --restore %s: episode %s has no step %d (its steps are 0–%d)", errUsage, f.restore, rec.Episode.ID, t.k, last)
+	}
+	limit := settings.MaxSteps
+	settings = rec.Settings(settings)
+	if f.given["max-steps"] {
+		settings.MaxSteps = limit
+	}
+	kept := 0 // the actions the restore replays
+	for _, st := range rec.Steps {
+		if st.Index > 0 && st.Index <= t.k && !st.Removed {
+			kept++
 		}
-		e, err := newEngine(ctx, engineSpec{Settings: settings, Server: *server, Provider: prov, OwnsProvider: true,
-			Metadata: map[string]string{"client": "waymark play"}, LeaseLost: playWarn(env)})
+	}
+	if settings.MaxSteps <= kept {
+		return fmt.Errorf("%w: a step limit of %d leaves no step after the %d restored ones; give a larger --max-steps", errUsage, settings.MaxSteps, kept)
+	}
+	if f.offline != "" {
+		st, err := p.env.OpenExistingStore()
 		if err != nil {
 			return err
 		}
-		defer e.Close()
-		eng = e
-		if *explore {
-			r, st, err := exploreRecorder(env, e, *startURL, *as)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			defer func() {
-				r.Close()
-				fmt.Fprintf(env.Stderr, "waymark play: exploration %s recorded; name tasks in it with waymark cut %[1]s --from K --to K …\n", r.EpisodeID())
-			}()
-			eng = r
-		}
-	}
-
-	out := json.NewEncoder(env.Stdout)
-	restored := false
-	emit := func(obs action.Observation) error {
-		line := playLine{Step: obs.Step, URL: obs.URL, Title: obs.Title, Error: string(obs.Error), Done: obs.Done,
-			EndReason: string(obs.EndReason), Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS, Restored: restored}
-		if *shots != "" && len(obs.Screenshot) > 0 {
-			p := filepath.Join(*shots, fmt.Sprintf("step-%03d.png", obs.Step))
-			if err := writeOwnerOnly(p, obs.Screenshot); err != nil {
-				return fmt.Errorf("cannot save the screenshot: %w", err)
-			}
-			line.Screenshot = p
-		}
-		return out.Encode(line)
-	}
-
-	var obs action.Observation
-	if rec != nil {
-		if obs, err = restoreSteps(ctx, env, eng, rec, target, func(o action.Observation, ok bool) error { restored = ok; return emit(o) }); err != nil {
+		p.onClose(func() { st.Close() })
+		if t.archive, err = st.EpisodeArchive(ctx, rec.Episode.ID); err != nil {
 			return err
 		}
-		restored = false
+		t.fallback = f.offline == "fallback"
+	}
+	eng, closeEngine, err := replayEngine(ctx, settings, f.offline == "strict")
+	if err != nil {
+		return err
+	}
+	p.onClose(closeEngine)
+	p.eng, p.set, p.rec = eng, settings.ActionSet, rec
+	return nil
+}
+
+// open opens the engine of a new episode: on the OpenEnv browser server of
+// --server (e.g. `waymark serve` or helium), else a browser from
+// --browser-provider (a farm), or a local Chromium. With --explore the
+// episode is recorded into the store.
+func (p *playSession) open(ctx context.Context, settings engine.Settings, prov engine.Provider) error {
+	f := p.f
+	if f.explore {
+		harSettings(&settings, true, false, os.Getenv)
+	}
+	e, err := newEngine(ctx, engineSpec{Settings: settings, Server: f.server, Provider: prov, OwnsProvider: true,
+		Metadata: map[string]string{"client": "waymark play"}, LeaseLost: playWarn(p.env)})
+	if err != nil {
+		return err
+	}
+	p.onClose(func() { e.Close() })
+	p.eng, p.set = e, settings.ActionSet
+	if f.explore {
+		r, st, err := exploreRecorder(p.env, e, f.startURL, f.as)
+		if err != nil {
+			return err
+		}
+		p.onClose(func() { st.Close() })
+		p.onClose(func() {
+			r.Close()
+			fmt.Fprintf(p.env.Stderr, "waymark play: exploration %s recorded; name tasks in it with waymark cut %[1]s --from K --to K …\n", r.EpisodeID())
+		})
+		p.eng = r
+	}
+	return nil
+}
+
+// play prints the episode's start (the restored steps, or the start page),
+// then performs the actions read from standard input until the input or
+// the episode ends.
+func (p *playSession) play(ctx context.Context) error {
+	p.out = json.NewEncoder(p.env.Stdout)
+	if p.rec != nil {
+		obs, err := restoreSteps(ctx, p.env, p.eng, p.rec, p.f.target, func(o action.Observation, ok bool) error { p.restored = ok; return p.emit(o) })
+		if err != nil {
+			return err
+		}
+		p.restored = false
 		if obs.Done {
 			return nil
 		}
 	} else {
-		obs, err = eng.Reset(ctx, engine.ResetOptions{StartURL: *startURL})
+		obs, err := p.eng.Reset(ctx, engine.ResetOptions{StartURL: p.f.startURL})
 		if err != nil {
-			return fmt.Errorf("could not open %s: %w", *startURL, err)
+			return fmt.Errorf("could not open %s: %w", p.f.startURL, err)
 		}
-		if err := emit(obs); err != nil || obs.Done {
+		if err := p.emit(obs); err != nil || obs.Done {
 			return err
 		}
 	}
-	refuse := func(ref playRefusal) error { return out.Encode(ref) }
-	err = readActionLines(env.Stdin, maxPlayLine, func(n int, line []byte, size int) error {
-		if line == nil {
-			return refuse(playRefusal{Line: n, Error: fmt.Sprintf("line %d has %d bytes, more than the %d a line may have (an action is one JSON object of a few kilobytes); it was skipped", n, size, maxPlayLine)})
-		}
+	_, err := answerLines(ctx, p.env.Stdin, p.out, " (an action is one JSON object of a few kilobytes)", func(n int, line []byte) (*playRefusal, bool, error) {
 		// Every line read is answered, a blank or comment line too: an
 		// agent that waits for one reply per line never hangs.
 		text := bytes.TrimSpace(line)
 		if len(text) == 0 {
-			return refuse(playRefusal{Line: n, Error: fmt.Sprintf(`line %d is empty: nothing was done (write one JSON action per line; {"op":"wait"} observes the page again)`, n)})
+			return &playRefusal{Line: n, Error: fmt.Sprintf(`line %d is empty: nothing was done (write one JSON action per line; {"op":"wait"} observes the page again)`, n)}, false, nil
 		}
 		if text[0] == '#' {
-			return refuse(playRefusal{Line: n, Error: fmt.Sprintf("line %d is a comment: nothing was done", n)})
+			return &playRefusal{Line: n, Error: fmt.Sprintf("line %d is a comment: nothing was done", n)}, false, nil
 		}
-		a, err := action.Parse(text, settings.ActionSet)
+		a, err := action.Parse(text, p.set)
 		if err != nil {
-			ref := playRefusal{Line: n, Error: err.Error()}
-			var ve *action.ValidationError
-			if errors.As(err, &ve) {
-				ref.Errors = ve.Errors
-			}
-			return refuse(ref)
+			return actionRefusal(n, err), false, nil
 		}
-		obs, err := eng.Step(ctx, a)
+		obs, err := p.eng.Step(ctx, a)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
-		if err := emit(obs); err != nil {
-			return err
-		}
-		if obs.Done {
-			return errPlayDone
-		}
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
-		return nil
+		return nil, obs.Done, p.emit(obs)
 	})
-	if errors.Is(err, errPlayDone) {
-		return nil
-	}
 	return err
 }
 
-// restoreTarget is --restore's EPISODE:K.
-type restoreTarget struct {
-	episode string
-	k       int
-	// archive, when set, serves the restored episode offline (fallback:
-	// what it lacks goes to the network).
-	archive  *dataset.Archive
-	fallback bool
-}
-
-// parseRestore reads --restore's EPISODE:K.
-func parseRestore(v string) (restoreTarget, error) {
-	bad := func(why string) error {
-		return fmt.Errorf("%w: --restore %q: %s; give the episode's id, a colon and the last step to replay, e.g. --restore 3f2c9a4e-…:4", errUsage, v, why)
+// emit prints obs as one line, its screenshot saved in --shots.
+func (p *playSession) emit(obs action.Observation) error {
+	line := playLine{Step: obs.Step, URL: obs.URL, Title: obs.Title, Error: string(obs.Error), Done: obs.Done,
+		EndReason: string(obs.EndReason), Answer: obs.Answer, Reward: obs.Reward, MS: obs.Timings.TotalMS, Restored: p.restored}
+	if p.f.shots != "" && len(obs.Screenshot) > 0 {
+		path := filepath.Join(p.f.shots, fmt.Sprintf("step-%03d.png", obs.Step))
+		if err := writeOwnerOnly(path, obs.Screenshot); err != nil {
+			return fmt.Errorf("cannot save the screenshot: %w", err)
+		}
+		line.Screenshot = path
 	}
-	i := strings.LastIndexByte(v, ':')
-	if i < 0 {
-		return restoreTarget{}, bad("no colon before the step")
-	}
-	id, ks := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i+1:])
-	if id == "" {
-		return restoreTarget{}, bad("no episode id")
-	}
-	if ks == "" {
-		return restoreTarget{}, bad("no step after the colon")
-	}
-	k, err := strconv.Atoi(ks)
-	if err != nil || k < 0 {
-		return restoreTarget{}, bad(fmt.Sprintf("the step %q is not a whole number from 0", ks))
-	}
-	return restoreTarget{episode: id, k: k}, nil
+	return p.out.Encode(line)
 }
 
 // restoreSteps resets eng to rec's start page and clock and replays rec's
@@ -384,61 +310,6 @@ func restoreSteps(ctx context.Context, env *Env, eng engine.Engine, rec *replay.
 	}
 	fmt.Fprintf(env.Stderr, "waymark play: episode %s restored at step %d (every replayed step matched); reading actions from standard input\n", rec.Episode.ID, t.k)
 	return last, nil
-}
-
-// maxPlayLine bounds one line of play's input. Longer lines are refused one
-// by one; the episode goes on.
-const maxPlayLine = 1 << 20
-
-var errPlayDone = errors.New("episode done")
-
-// readActionLines calls fn for each line of r, numbered from 1, without its
-// line ending. A line longer than max bytes is read through without being
-// kept: fn gets nil and the line's size. fn's error stops the reading.
-func readActionLines(r io.Reader, max int, fn func(n int, line []byte, size int) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
-	for n := 1; ; n++ {
-		buf = buf[:0]
-		size, over := 0, false
-		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			size += len(chunk)
-			if !over {
-				if ended := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'; size-1 > max || (size > max && !ended) {
-					over = true
-				} else {
-					buf = append(buf, chunk...)
-				}
-			}
-			if err != bufio.ErrBufferFull {
-				break
-			}
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("reading actions: %w", err)
-		}
-		if size == 0 && err == io.EOF {
-			return nil
-		}
-		var line []byte
-		if !over {
-			line = bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
-			if line == nil {
-				line = []byte{}
-			}
-		} else if size > 0 && err == nil {
-			size-- // the line ending
-		}
-		if ferr := fn(n, line, size); ferr != nil {
-			return ferr
-		}
-		if err == io.EOF {
-			return nil
-		}
-	}
 }
 
 // playWarn prints a warning (a lost browser lease) on play's standard error.

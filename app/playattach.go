@@ -76,52 +76,38 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 		return err
 	}
 	out := json.NewEncoder(env.Stdout)
-	err = readActionLines(env.Stdin, maxPlayLine, func(n int, line []byte, size int) error {
-		if line == nil {
-			return out.Encode(playRefusal{Line: n, Error: fmt.Sprintf("line %d has %d bytes, more than the %d a line may have; it was skipped", n, size, maxPlayLine)})
-		}
+	done, err := answerLines(ctx, env.Stdin, out, "", func(n int, line []byte) (*playRefusal, bool, error) {
 		text := bytes.TrimSpace(line)
 		if len(text) == 0 || text[0] == '#' {
-			return out.Encode(playRefusal{Line: n, Error: fmt.Sprintf(`line %d is empty or a comment: nothing was done (write one JSON action per line)`, n)})
+			return &playRefusal{Line: n, Error: fmt.Sprintf(`line %d is empty or a comment: nothing was done (write one JSON action per line)`, n)}, false, nil
 		}
 		// The server checks the action against its own action set.
 		a, err := action.Parse(text, action.SetExtended)
 		if err != nil {
-			ref := playRefusal{Line: n, Error: err.Error()}
-			var ve *action.ValidationError
-			if errors.As(err, &ve) {
-				ref.Errors = ve.Errors
-			}
-			return out.Encode(ref)
+			return actionRefusal(n, err), false, nil
 		}
 		if err := w.Step(ctx, a); err != nil {
-			return err
+			return nil, false, err
 		}
 		ev, err := next("the step's observation", func(ev openenv.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == me })
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		if ev.Error != nil {
-			return out.Encode(playRefusal{Line: n, Error: ev.Error.Message})
+			return &playRefusal{Line: n, Error: ev.Error.Message}, false, nil
 		}
 		st := ev.Step
 		pl := playLine{Step: st.Step, URL: st.URL, Title: st.Title, Error: st.Error, Done: st.Done}
 		if shots != "" && len(st.Screenshot) > 0 {
 			p := filepath.Join(shots, fmt.Sprintf("step-%03d.png", st.Step))
 			if err := writeOwnerOnly(p, st.Screenshot); err != nil {
-				return fmt.Errorf("cannot save the screenshot: %w", err)
+				return nil, false, fmt.Errorf("cannot save the screenshot: %w", err)
 			}
 			pl.Screenshot = p
 		}
-		if err := out.Encode(pl); err != nil {
-			return err
-		}
-		if st.Done {
-			return errPlayDone
-		}
-		return nil
+		return nil, st.Done, out.Encode(pl)
 	})
-	if errors.Is(err, errPlayDone) {
+	if done {
 		return nil // the episode is over: there is nothing to hand back
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"unicode/utf8"
@@ -58,14 +57,15 @@ func (g *gymFlags) mode(given map[string]bool) (bool, error) {
 // runPlayGym plays one episode in the BrowserGym mode. settings are play's;
 // their MaxSteps counts BrowserGym steps (one may take up to three Waymark
 // actions, so the engine itself gets the largest limit).
-func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]bool, settings engine.Settings, prov engine.Provider, startURL, shots string) error {
+func runPlayGym(ctx context.Context, env *Env, f *playFlags, settings engine.Settings, prov engine.Provider) error {
+	g, startURL := f.gym, f.startURL
 	limit := settings.MaxSteps
 	settings.MaxSteps = engine.MaxMaxSteps
 	settings.Grounding = engine.GroundingOn
 	if *g.dom {
 		settings.Grounding = engine.GroundingDOM
 	}
-	if !given["action-set"] {
+	if !f.given["action-set"] {
 		settings.ActionSet = action.SetBrowserGym // every BrowserGym action Waymark performs
 	}
 	eng, err := newEngine(ctx, engineSpec{Settings: settings, Provider: prov, OwnsProvider: true,
@@ -79,7 +79,7 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 		elements = el
 	}
 	out := json.NewEncoder(env.Stdout)
-	sess := gym.New(eng, gym.Config{Goal: *g.goal, Multi: *g.multi, Limit: limit, Shots: shots, Set: settings.ActionSet, Elements: elements})
+	sess := gym.New(eng, gym.Config{Goal: *g.goal, Multi: *g.multi, Limit: limit, Shots: f.shots, Set: settings.ActionSet, Elements: elements})
 	obs, err := eng.Reset(ctx, engine.ResetOptions{StartURL: startURL})
 	if err != nil {
 		return fmt.Errorf("could not open %s: %w", startURL, err)
@@ -94,31 +94,18 @@ func runPlayGym(ctx context.Context, env *Env, g *gymFlags, given map[string]boo
 	// Every line read is answered. A line that is no action string at all
 	// (over-long, not UTF-8) is refused with play's {"line":N,"error":…};
 	// every other line is a BrowserGym step, answered with an observation.
-	refuse := func(n int, msg string) error { return out.Encode(playRefusal{Line: n, Error: msg}) }
-	err = readActionLines(env.Stdin, maxPlayLine, func(n int, raw []byte, size int) error {
-		if raw == nil {
-			return refuse(n, fmt.Sprintf("line %d has %d bytes, more than the %d a line may have (an action is one BrowserGym call of a few kilobytes); it was skipped", n, size, maxPlayLine))
-		}
+	_, err = answerLines(ctx, env.Stdin, out, " (an action is one BrowserGym call of a few kilobytes)", func(n int, raw []byte) (*playRefusal, bool, error) {
 		if !utf8.Valid(raw) {
-			return refuse(n, fmt.Sprintf("line %d is not UTF-8 text: send action strings as UTF-8; nothing was done", n))
+			return &playRefusal{Line: n, Error: fmt.Sprintf("line %d is not UTF-8 text: send action strings as UTF-8; nothing was done", n)}, false, nil
 		}
 		line, err := sess.Step(ctx, string(raw))
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		if err := out.Encode(line); err != nil {
-			return err
+			return nil, false, err
 		}
-		if line.Terminated || line.Truncated {
-			return errPlayDone
-		}
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
-		return nil
+		return nil, line.Terminated || line.Truncated, nil
 	})
-	if errors.Is(err, errPlayDone) {
-		return nil
-	}
 	return err
 }
