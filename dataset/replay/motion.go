@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/draw"
 	"image/png"
 	"slices"
 	"strings"
@@ -28,10 +29,13 @@ import (
 //   - the regions endless CSS animations and Web Animations paint in over
 //     a whole iteration (the engine samples each at 16 moments of it);
 //   - where two captures of the replayed page, one after the other,
-//     differ (what scripts, canvases and videos move): the box of the
-//     element painted there, widened to its nearest ancestor that clips
-//     (a carousel's strip). Editable fields are never left out, so a
-//     blinking caret does not hide typed text.
+//     differ outside those regions (what scripts, canvases and videos
+//     move): the box of the element painted there, widened to its nearest
+//     ancestor that clips (a carousel's strip). Editable fields are never
+//     left out, so a blinking caret does not hide typed text. Differences
+//     inside an animation's swept box are that animation's: a round
+//     spinner's corners would otherwise name what is painted below them,
+//     a container that can cover most of the page.
 //
 // Everything else is compared as before, with the same measure and
 // threshold (the share counts against the whole viewport), so a changed
@@ -193,7 +197,7 @@ func motionRegions(ctx context.Context, mo engine.Motion, shot image.Image) ([]I
 	if err != nil {
 		return merge(out), ""
 	}
-	cells := diffCells(shot, b, motionCell, motionMinPixels)
+	cells := movedCells(shot, b, out)
 	if len(cells) > 0 {
 		pts := make([]image.Point, len(cells))
 		for i, c := range cells {
@@ -210,6 +214,26 @@ func motionRegions(ctx context.Context, mo engine.Motion, shot image.Image) ([]I
 		}
 	}
 	return merge(out), ""
+}
+
+// movedCells are the motionCell squares in which the captures a and b
+// differ in at least motionMinPixels pixels outside the regions known (the
+// animations' swept boxes). A square whose differences all lie in those
+// regions is already explained: asking what is painted at its middle,
+// which can be off a round spinner, would name what lies below it (a
+// container covering most of the page).
+func movedCells(a, b image.Image, known []Ignored) []image.Rectangle {
+	if len(known) > 0 {
+		// b with a's pixels in the known regions: they differ nowhere there.
+		c := image.NewRGBA(b.Bounds())
+		draw.Draw(c, c.Rect, b, b.Bounds().Min, draw.Src)
+		for _, g := range known {
+			r := g.Rect().Add(b.Bounds().Min)
+			draw.Draw(c, r, a, r.Min.Sub(b.Bounds().Min).Add(a.Bounds().Min), draw.Src)
+		}
+		b = c
+	}
+	return diffCells(a, b, motionCell, motionMinPixels)
 }
 
 // merge drops regions equal to or inside another.
