@@ -268,7 +268,7 @@ func TestRecordResumeGoesOnInTheSameEpisode(t *testing.T) {
 	if !strings.Contains(f.tab.status.errLbl.Text, "Replaying step 1 of 2: wait until it ends") {
 		t.Fatalf("input during the replay: %q", f.tab.status.errLbl.Text)
 	}
-	if cue := f.tab.live.view.KeyCue(); cue == KeysToPage || cue == KeysElsewhere {
+	if cue := f.tab.live.view.KeyCue(); cue == ui.KeysToPage || cue == ui.KeysElsewhere {
 		t.Fatalf("the key cue says %q while input is refused", cue)
 	}
 	pe.let(1)

@@ -39,8 +39,8 @@ type episode struct {
 }
 
 // mapperEvents wires the episode's input mapper to it.
-func (e *episode) mapperEvents() MapperEvents {
-	return MapperEvents{Emit: e.emit, Pending: e.unsent, Refused: e.refused}
+func (e *episode) mapperEvents() ui.MapperEvents {
+	return ui.MapperEvents{Emit: e.emit, Pending: e.unsent, Refused: e.refused}
 }
 
 // runnerEvents wires the episode's runner to it.

@@ -12,6 +12,7 @@ import (
 	"waymark/dataset/replay"
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/ui"
 )
 
 // liveArea is the live view and what feeds it: the episode's input mapper
@@ -22,10 +23,10 @@ import (
 // (refuse).
 type liveArea struct {
 	t      *Tab
-	view   *LiveView
-	mapper *Mapper // the current (or last) episode's
+	view   *ui.LiveView
+	mapper *ui.Mapper // the current (or last) episode's
 
-	pump     *FramePump
+	pump     *ui.FramePump
 	pumpStop context.CancelFunc
 	// frameless: the engine has no live frames, so each step's screenshot
 	// is shown instead.
@@ -38,7 +39,7 @@ type liveArea struct {
 
 func (l *liveArea) init(t *Tab) {
 	l.t = t
-	l.view = NewLiveView(idleSink{t})
+	l.view = ui.NewLiveView(idleSink{t})
 	l.view.Schedule = t.ctx.UI().After
 	l.view.OnShortcut = t.TypedShortcut
 	l.view.OnTouched = func() {
@@ -50,8 +51,8 @@ func (l *liveArea) init(t *Tab) {
 
 // attach makes the input mapper of a new episode (set is its action set);
 // input is refused until accept.
-func (l *liveArea) attach(set action.Set, ev MapperEvents) {
-	l.mapper = NewMapper(set, ev)
+func (l *liveArea) attach(set action.Set, ev ui.MapperEvents) {
+	l.mapper = ui.NewMapper(set, ev)
 	l.frameless = false
 	l.typing, l.scrollDY = "", 0
 }
@@ -133,7 +134,7 @@ func (l *liveArea) startFrames(frames <-chan engine.Frame, current func() bool) 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	l.pumpStop = cancel
-	l.pump = NewFramePump(l.t.ctx.UI(), func(img *image.RGBA) {
+	l.pump = ui.NewFramePump(l.t.ctx.UI(), func(img *image.RGBA) {
 		if current() {
 			l.view.SetFrame(img)
 		}
@@ -174,7 +175,7 @@ func (l *liveArea) showShot(shot []byte, current func() bool) {
 
 // logFPS writes the frames shown and decoded each second to the debug log
 // until ctx ends.
-func (l *liveArea) logFPS(ctx context.Context, p *FramePump) {
+func (l *liveArea) logFPS(ctx context.Context, p *ui.FramePump) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var lastD, lastS uint64

@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"waymark/ui"
 )
 
 // A note per step: Ctrl+Shift+M (or the toolbar's Note button) opens a
@@ -101,7 +103,7 @@ func (n *noteBook) ask(fromKey bool) {
 	e := nf.entry
 	e.SetPlaceHolder("What happened at this step, e.g. “the page was slow to load”")
 	if fromKey {
-		e.keys.shortcutTyped(ShortcutNote)
+		e.keys.ShortcutTyped(ShortcutNote)
 	}
 	nf.title = widget.NewLabel("")
 	nf.title.TextStyle = fyne.TextStyle{Bold: true}
@@ -315,7 +317,7 @@ func (n *noteBook) remember(key noteKey, text string) {
 // opened it types nothing until it is released.
 type noteEntry struct {
 	widget.Entry
-	keys     keyGuard
+	keys     ui.KeyGuard
 	onEscape func()
 }
 
@@ -326,14 +328,14 @@ func newNoteEntry() *noteEntry {
 }
 
 // KeyDown implements desktop.Keyable.
-func (e *noteEntry) KeyDown(ev *fyne.KeyEvent) { e.keys.keyDown(ev.Name); e.Entry.KeyDown(ev) }
+func (e *noteEntry) KeyDown(ev *fyne.KeyEvent) { e.keys.KeyDown(ev.Name); e.Entry.KeyDown(ev) }
 
 // KeyUp implements desktop.Keyable.
-func (e *noteEntry) KeyUp(ev *fyne.KeyEvent) { e.keys.keyUp(ev.Name); e.Entry.KeyUp(ev) }
+func (e *noteEntry) KeyUp(ev *fyne.KeyEvent) { e.keys.KeyUp(ev.Name); e.Entry.KeyUp(ev) }
 
 // TypedKey cancels on Escape.
 func (e *noteEntry) TypedKey(ev *fyne.KeyEvent) {
-	if !e.keys.typedKey(ev.Name) {
+	if !e.keys.TypedKey(ev.Name) {
 		return
 	}
 	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
@@ -345,7 +347,7 @@ func (e *noteEntry) TypedKey(ev *fyne.KeyEvent) {
 
 // TypedRune types into the note.
 func (e *noteEntry) TypedRune(r rune) {
-	if e.keys.typedRune() {
+	if e.keys.TypedRune() {
 		e.Entry.TypedRune(r)
 	}
 }

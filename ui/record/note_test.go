@@ -11,6 +11,7 @@ import (
 
 	"waymark/dataset"
 	"waymark/engine/action"
+	"waymark/ui"
 )
 
 // storedNotes are the notes of the episode's steps, by index.
@@ -56,7 +57,7 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	if f.tab.notes.open == nil || !f.tab.notes.open.pop.Visible() || c.Focused() != f.tab.notes.open.entry {
 		t.Fatal("Ctrl+Shift+M did not open the note field with the keyboard")
 	}
-	if v.KeyCue() != KeysElsewhere {
+	if v.KeyCue() != ui.KeysElsewhere {
 		t.Fatalf("while the note is open the cue says %q", v.KeyCue())
 	}
 	if !strings.Contains(strings.Join(texts(f.tab.notes.open.pop.Content), "\n"), "Note on step 2 (wait)") {
@@ -65,7 +66,7 @@ func TestNoteGoesWithTheStepAndTypesNothing(t *testing.T) {
 	kb.typeText("slow page")
 	kb.press(fyne.KeyReturn, 0)
 	f.loop.until(t, "the note to be stored", func() bool { return f.tab.notes.saved[noteKey{f.tab.life.episodeID, 2}] != "" })
-	if f.tab.notes.open != nil || c.Focused() != v || v.KeyCue() != KeysToPage {
+	if f.tab.notes.open != nil || c.Focused() != v || v.KeyCue() != ui.KeysToPage {
 		t.Fatal("after Enter the field must close and the page have the keyboard back")
 	}
 	equal(t, f.storedNotes(t), []string{"", "", "slow page"})

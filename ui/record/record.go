@@ -1,14 +1,14 @@
 // Package record is the Record screen: a person demonstrates a task in a
 // live browser and every action becomes a step of a stored episode.
 //
-// An action's way from the person to the store, by name: the LiveView
-// (liveview.go, liveinput.go) turns pointer and keys into viewport input
-// for the Mapper (input.go), which makes actions of the episode's action
-// set and hands each to episode.emit (episode.go); that queues it on the
-// episode's Runner (runner.go), which performs it on the engine — a
-// dataset.Recorder, which stores the step — and reports the result to
-// episode.stepDone, whence the lifecycle (lifecycle.go) adds the step to
-// the timeline (timeline.go).
+// An action's way from the person to the store, by name: the ui kit's
+// LiveView (ui/liveview.go, ui/liveinput.go) turns pointer and keys into
+// viewport input for the Mapper (ui/mapper.go), which makes actions of
+// the episode's action set and hands each to episode.emit (episode.go);
+// that queues it on the episode's Runner (runner.go), which performs it
+// on the engine — a dataset.Recorder, which stores the step — and reports
+// the result to episode.stepDone, whence the lifecycle (lifecycle.go)
+// adds the step to the timeline (timeline.go).
 package record
 
 import (
@@ -125,7 +125,7 @@ func (r *Tab) Title() string { return "Record" }
 func (r *Tab) Content() fyne.CanvasObject { return r.content }
 
 // View is the live view (for the window's focus handling and tests).
-func (r *Tab) View() *LiveView { return r.live.view }
+func (r *Tab) View() *ui.LiveView { return r.live.view }
 
 // Shown refreshes the queue (tasks may have been added elsewhere).
 func (r *Tab) Shown() {

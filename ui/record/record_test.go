@@ -252,7 +252,7 @@ func TestRecordTabQueuesInputWhileAStepRuns(t *testing.T) {
 	if !strings.Contains(v.BannerText(), "click 120,80") {
 		t.Fatalf("banner %q", v.BannerText())
 	}
-	if v.still.Image() == nil {
+	if v.StillImage() == nil {
 		t.Fatal("the step's screenshot (from the store) is not shown")
 	}
 	f.loop.until(t, "an engine without live frames to show each step's screenshot", func() bool { return v.Frame() != nil })

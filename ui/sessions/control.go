@@ -6,7 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"waymark/engine/action"
-	"waymark/ui/record"
+	"waymark/ui"
 )
 
 // Control: taking over from the agent and handing back; while the
@@ -31,7 +31,7 @@ func (t *Tab) controlChanged(mine bool) {
 		set = t.summary.ActionSet
 	}
 	q, b := t.sendQ, t.ctx.UI()
-	t.mapper = record.NewMapper(set, record.MapperEvents{
+	t.mapper = ui.NewMapper(set, ui.MapperEvents{
 		Emit: func(a action.Action) {
 			select {
 			case q <- command{a: a}:

@@ -21,7 +21,6 @@ import (
 	"waymark/engine/action"
 	"waymark/engine/openenv"
 	"waymark/ui"
-	"waymark/ui/record"
 )
 
 // DefaultServer is the address serve listens on by default.
@@ -42,8 +41,8 @@ type Tab struct {
 	connectBtn *widget.Button
 	list       *widget.List
 	items      []openenv.SessionSummary
-	view       *record.LiveView
-	pump       *record.FramePump
+	view       *ui.LiveView
+	pump       *ui.FramePump
 	banner     *canvas.Rectangle
 	bannerTx   *widget.Label
 	status     *widget.Label
@@ -60,7 +59,7 @@ type Tab struct {
 	gen     int // bumps at every new watch: late events of an old one are dropped
 	summary *openenv.SessionSummary
 	ended   string
-	mapper  *record.Mapper
+	mapper  *ui.Mapper
 	sendQ   chan command // the person's actions and the hand-back, sent in order
 	polling bool         // the session list is refreshed every few seconds
 	closed  bool
@@ -111,11 +110,11 @@ func New(ctx *ui.Context) *Tab {
 		},
 	}
 	t.list.ExtendBaseWidget(t.list)
-	t.view = record.NewLiveView(readOnly{t})
+	t.view = ui.NewLiveView(readOnly{t})
 	t.view.SetHint(hintNotConnected, true)
 	t.view.Schedule = ctx.UI().After
 	t.view.OnShortcut = t.TypedShortcut
-	t.pump = record.NewFramePump(ctx.UI(), t.view.SetFrame)
+	t.pump = ui.NewFramePump(ctx.UI(), t.view.SetFrame)
 	t.banner = canvas.NewRectangle(bannerGrey)
 	t.bannerTx = widget.NewLabelWithStyle("Not connected: give the address of a waymark serve and press Connect", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.bannerTx.Wrapping = fyne.TextWrapWord
@@ -330,7 +329,7 @@ func (t *Tab) Banner() string { return t.bannerTx.Text }
 func (t *Tab) Steps() []openenv.WatchStep { return t.steps }
 
 // View is the live screen.
-func (t *Tab) View() *record.LiveView { return t.view }
+func (t *Tab) View() *ui.LiveView { return t.view }
 
 func (t *Tab) debugf(format string, args ...any) {
 	if t.Debugf != nil {

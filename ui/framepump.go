@@ -1,4 +1,4 @@
-package record
+package ui
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"waymark/engine"
-	"waymark/ui"
 )
 
 // FramePump decodes live frames off the Fyne goroutine and shows the newest
@@ -22,7 +21,7 @@ import (
 // it on the Fyne goroutine (which also paints, so no texture upload can be
 // reading it), or when it was replaced before being shown.
 type FramePump struct {
-	b       *ui.Bridge
+	b       *Bridge
 	show    func(*image.RGBA)
 	next    atomic.Pointer[image.RGBA]
 	pending atomic.Bool
@@ -33,7 +32,7 @@ type FramePump struct {
 }
 
 // NewFramePump makes a pump that calls show on the Fyne goroutine.
-func NewFramePump(b *ui.Bridge, show func(*image.RGBA)) *FramePump {
+func NewFramePump(b *Bridge, show func(*image.RGBA)) *FramePump {
 	return &FramePump{b: b, show: show, free: make(chan *image.RGBA, 3)}
 }
 

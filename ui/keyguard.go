@@ -1,11 +1,11 @@
-package record
+package ui
 
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 )
 
-// keyGuard keeps a shortcut's key from typing. Fyne sends a shortcut when
+// KeyGuard keeps a shortcut's key from typing. Fyne sends a shortcut when
 // its key is pressed with the modifiers held; if the person lets go of Ctrl
 // and Shift first while the key is still down, the keyboard's repeats
 // arrive as a plain TypedKey followed by its TypedRune (GLFW sends the key
@@ -17,14 +17,14 @@ import (
 // for a repeat); while held back, its TypedKey is dropped and so is the
 // rune that follows it. The widget that owns the guard feeds it every key
 // event; a guard is used on the Fyne goroutine only.
-type keyGuard struct {
+type KeyGuard struct {
 	shortcut map[fyne.KeyName]bool // keys that made a shortcut, until released
 	down     map[fyne.KeyName]bool // keys seen pressed (KeyDown) and not released
 	dropRune bool                  // the next rune belongs to a held-back key
 }
 
-// keyDown notes a real press.
-func (g *keyGuard) keyDown(k fyne.KeyName) {
+// KeyDown notes a real press.
+func (g *KeyGuard) KeyDown(k fyne.KeyName) {
 	g.dropRune = false
 	if g.down == nil {
 		g.down = map[fyne.KeyName]bool{}
@@ -33,17 +33,17 @@ func (g *keyGuard) keyDown(k fyne.KeyName) {
 	delete(g.shortcut, k)
 }
 
-// keyUp notes a release.
-func (g *keyGuard) keyUp(k fyne.KeyName) {
+// KeyUp notes a release.
+func (g *KeyGuard) KeyUp(k fyne.KeyName) {
 	g.dropRune = false
 	delete(g.down, k)
 	delete(g.shortcut, k)
 }
 
-// shortcutTyped notes that s was typed and reports whether it is the
+// ShortcutTyped notes that s was typed and reports whether it is the
 // keyboard repeating a shortcut still held (its key seen pressed, not
 // released, and already used by a shortcut): a repeat must not act again.
-func (g *keyGuard) shortcutTyped(s fyne.Shortcut) (repeat bool) {
+func (g *KeyGuard) ShortcutTyped(s fyne.Shortcut) (repeat bool) {
 	k := shortcutKey(s)
 	if k == "" {
 		return false
@@ -57,15 +57,15 @@ func (g *keyGuard) shortcutTyped(s fyne.Shortcut) (repeat bool) {
 	return repeat
 }
 
-// typedKey reports whether the key may act; false for a held-back key,
+// TypedKey reports whether the key may act; false for a held-back key,
 // whose rune (the next one) is then dropped too.
-func (g *keyGuard) typedKey(k fyne.KeyName) bool {
+func (g *KeyGuard) TypedKey(k fyne.KeyName) bool {
 	g.dropRune = g.shortcut[k]
 	return !g.dropRune
 }
 
-// typedRune reports whether the rune may be typed.
-func (g *keyGuard) typedRune() bool {
+// TypedRune reports whether the rune may be typed.
+func (g *KeyGuard) TypedRune() bool {
 	if g.dropRune {
 		g.dropRune = false
 		return false
@@ -73,9 +73,9 @@ func (g *keyGuard) typedRune() bool {
 	return true
 }
 
-// reset forgets every key (the widget lost the keyboard: the releases go
+// Reset forgets every key (the widget lost the keyboard: the releases go
 // elsewhere).
-func (g *keyGuard) reset() {
+func (g *KeyGuard) Reset() {
 	g.shortcut, g.down, g.dropRune = nil, nil, false
 }
 

@@ -1,4 +1,4 @@
-package record
+package ui
 
 import (
 	"bytes"
@@ -12,8 +12,17 @@ import (
 	"waymark/engine"
 )
 
+// testLoop stands in for Fyne's main goroutine: hand-offs queue here and
+// the test runs them, so widgets are only touched by the test goroutine.
+type testLoop struct{ ch chan func() }
+
+func newTestLoop() (*testLoop, *Bridge) {
+	l := &testLoop{ch: make(chan func(), 1024)}
+	return l, NewBridgeWith(func(f func()) { l.ch <- f })
+}
+
 func TestFramePumpNewestWinsAndRecyclesSafely(t *testing.T) {
-	loop, b := newMainLoop()
+	loop, b := newTestLoop()
 	var shown []*image.RGBA
 	p := NewFramePump(b, func(img *image.RGBA) { shown = append(shown, img) })
 	r := image.Rect(0, 0, 800, 600)
@@ -45,7 +54,7 @@ func TestFramePumpNewestWinsAndRecyclesSafely(t *testing.T) {
 }
 
 func TestFramePumpDecodesJPEG(t *testing.T) {
-	loop, b := newMainLoop()
+	loop, b := newTestLoop()
 	got := make(chan *image.RGBA, 4)
 	p := NewFramePump(b, func(img *image.RGBA) { got <- img })
 	src := image.NewRGBA(image.Rect(0, 0, 800, 600))

@@ -1,4 +1,4 @@
-package record
+package ui
 
 import (
 	"image"
@@ -17,7 +17,8 @@ import (
 )
 
 // LiveView shows the page at exactly 800×600 logical pixels and turns mouse,
-// wheel and keyboard input into viewport-pixel input for its sink. Put it in
+// wheel and keyboard input into viewport-pixel input for its sink; the
+// Record and Sessions screens show their browser in one. Put it in
 // a layout that gives it its MinSize (container.NewCenter), or positions
 // stop being exact. All methods must be called on the Fyne goroutine.
 type LiveView struct {
@@ -52,7 +53,7 @@ type LiveView struct {
 	focused  bool
 	rec      bool // an episode records: keys reach the page
 	shift    bool
-	keys     keyGuard // a shortcut's key types nothing until released
+	keys     KeyGuard // a shortcut's key types nothing until released
 	down     bool
 	downPos  fyne.Position
 	lastPos  fyne.Position
@@ -119,7 +120,7 @@ func NewLiveView(sink InputSink) *LiveView {
 
 // FocusRing is four bars (top, bottom, left, right) the container draws
 // just outside the view while it has the keyboard (a widget's own objects
-// are clipped to it). newPixelCenter places them.
+// are clipped to it). The Record screen's layout places them.
 func (v *LiveView) FocusRing() []fyne.CanvasObject {
 	return []fyne.CanvasObject{v.focusBox[0], v.focusBox[1], v.focusBox[2], v.focusBox[3]}
 }
@@ -328,6 +329,10 @@ func (v *LiveView) showKeyCue() {
 // ShowingStill reports whether a recorded step is shown.
 func (v *LiveView) ShowingStill() bool { return !v.still.Hidden }
 
+// StillImage is the recorded step's screenshot ShowStill shows (nil when
+// there is none).
+func (v *LiveView) StillImage() image.Image { return v.still.Image() }
+
 // BannerText is the still banner's text.
 func (v *LiveView) BannerText() string { return v.bannerTx.Text }
 
@@ -366,8 +371,8 @@ func (v *LiveView) layoutOverlays(s fyne.Size) {
 }
 
 // Banner is the strip that names the recorded step shown (ShowStill). It
-// lives outside the picture, above it (see newPixelCenter's header), so it
-// never hides a click marker or the top of the page.
+// lives outside the picture, above it (the Record screen's layout puts it
+// there), so it never hides a click marker or the top of the page.
 func (v *LiveView) Banner() fyne.CanvasObject {
 	if v.bannerBox == nil {
 		v.bannerBox = container.New(&bannerLayout{tx: v.bannerTx}, v.banner, v.bannerTx, v.keysTx)

@@ -1,4 +1,4 @@
-package record
+package ui
 
 import (
 	"strings"
@@ -9,12 +9,13 @@ import (
 )
 
 // The live view's input: pointer, wheel and keyboard events become
-// viewport-pixel input for its sink (the episode's Mapper while one
-// records).
+// viewport-pixel input for its sink (a Mapper while the person acts on
+// the page).
 
 // InputSink receives what the person does in the live view, already mapped
-// to viewport pixels: the episode's *Mapper while one records, idleSink
-// otherwise.
+// to viewport pixels: a *Mapper while the person acts on the page (Record's
+// episode, a session taken over), otherwise a screen's sink that says why
+// the input goes nowhere.
 type InputSink interface {
 	Click(x, y int)
 	Drag(x, y, x2, y2 int)
@@ -159,7 +160,7 @@ func (v *LiveView) FocusGained() {
 // FocusLost hides the ring and says how to give the page the keyboard.
 func (v *LiveView) FocusLost() {
 	v.focused, v.shift = false, false
-	v.keys.reset()
+	v.keys.Reset()
 	for _, b := range v.focusBox {
 		b.Hide()
 		canvas.Refresh(b)
@@ -174,9 +175,9 @@ func (v *LiveView) Focused() bool { return v.focused }
 func (v *LiveView) AcceptsTab() bool { return true }
 
 // TypedRune buffers typed text (not the character of a shortcut's key
-// still held: see keyGuard).
+// still held: see KeyGuard).
 func (v *LiveView) TypedRune(r rune) {
-	if !v.keys.typedRune() {
+	if !v.keys.TypedRune() {
 		return
 	}
 	v.touched()
@@ -187,7 +188,7 @@ func (v *LiveView) TypedRune(r rune) {
 
 // TypedKey maps special keys (not a shortcut's key still held).
 func (v *LiveView) TypedKey(ev *fyne.KeyEvent) {
-	if !v.keys.typedKey(ev.Name) {
+	if !v.keys.TypedKey(ev.Name) {
 		return
 	}
 	v.touched()
@@ -198,7 +199,7 @@ func (v *LiveView) TypedKey(ev *fyne.KeyEvent) {
 
 // KeyDown tracks Shift (for Shift+Tab) and the keys held.
 func (v *LiveView) KeyDown(ev *fyne.KeyEvent) {
-	v.keys.keyDown(ev.Name)
+	v.keys.KeyDown(ev.Name)
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
 		v.shift = true
 	}
@@ -206,7 +207,7 @@ func (v *LiveView) KeyDown(ev *fyne.KeyEvent) {
 
 // KeyUp tracks Shift and the keys held.
 func (v *LiveView) KeyUp(ev *fyne.KeyEvent) {
-	v.keys.keyUp(ev.Name)
+	v.keys.KeyUp(ev.Name)
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
 		v.shift = false
 	}
@@ -217,13 +218,13 @@ func (v *LiveView) KeyUp(ev *fyne.KeyEvent) {
 // calls it for those the window took while the view did not have the
 // keyboard (a shortcut such as Ctrl+Shift+S that focuses the view while
 // its key is still down).
-func (v *LiveView) HoldShortcutKey(s fyne.Shortcut) { v.keys.shortcutTyped(s) }
+func (v *LiveView) HoldShortcutKey(s fyne.Shortcut) { v.keys.ShortcutTyped(s) }
 
 // TypedShortcut sends Ctrl+A and paste to the page and hands other
 // shortcuts to OnShortcut (toolbar keys); the rest are refused. A
 // shortcut the keyboard repeats while it is held acts once.
 func (v *LiveView) TypedShortcut(s fyne.Shortcut) {
-	if v.keys.shortcutTyped(s) {
+	if v.keys.ShortcutTyped(s) {
 		return
 	}
 	if v.OnShortcut != nil && v.OnShortcut(s) {

@@ -1,4 +1,4 @@
-package record
+package ui
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
@@ -160,7 +161,7 @@ func newTestView(t *testing.T, scale float32, set action.Set) (*LiveView, *sink,
 	m.clock = s.clock
 	m.SetPauses(60*time.Millisecond, 40*time.Millisecond)
 	v := NewLiveView(m)
-	w := test.NewTempWindow(t, newPixelCenter(v, v.FocusRing()...))
+	w := test.NewTempWindow(t, container.NewCenter(v))
 	w.SetPadded(false)
 	w.Canvas().(test.WindowlessCanvas).SetScale(scale)
 	w.Resize(fyne.NewSize(1000, 700))
