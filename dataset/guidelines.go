@@ -161,16 +161,3 @@ func (s *Store) GuidelineVersions(ctx context.Context) ([]GuidelineVersion, erro
 	}
 	return out, rows.Err()
 }
-
-// guidelineVersions copies the other file's guidelines versions that this
-// store lacks (a version is the same row in every store: its text's
-// SHA-256), so the reviews a merge copies name a text this store has.
-func (m *merger) guidelineVersions() error {
-	cols, err := m.shared("guideline_versions")
-	if err != nil || len(cols) == 0 {
-		return err // the other file's schema predates guidelines versions
-	}
-	_, err = m.exec(`INSERT INTO main.guideline_versions (` + colList(cols, "", nil, nil) + `) SELECT ` + colList(cols, "s", nil, nil) + ` FROM src.guideline_versions s
-		WHERE NOT EXISTS (SELECT 1 FROM main.guideline_versions t WHERE t.id = s.id) ORDER BY s.created_at, s.id`)
-	return err
-}

@@ -22,7 +22,10 @@ import (
 // number of steps. Every table is copied with the columns both files have
 // (PRAGMA table_info), so a column added by a later migration merges without
 // a change here, and a store of an older schema merges too (the columns it
-// lacks get their defaults). A store of a newer schema is refused.
+// lacks get their defaults). A store of a newer schema is refused. Each
+// table is described once (mergeTables, merge_tables.go: how its rows are
+// matched, compared and named in the report), and every column list and
+// comparison of the copy is built from that description and the columns.
 //
 // What is the same row, and what happens when the two differ:
 //
@@ -100,10 +103,6 @@ var (
 	ErrMergeSelf          = errors.New("this is the database Waymark has open: choose another annotator's database file")
 	ErrMergeOpenElsewhere = errors.New("the database is open in another program")
 )
-
-// mergeTables are the tables a merge copies, in this order.
-var mergeTables = []string{"tasks", "episodes", "steps", "har_chunks", "episode_edits", "reviews", "replay_runs", "step_labels",
-	"archive_chunks", "bodies", "archive_bodies"}
 
 // Merge copies the store at path into s (see above). It never writes to the
 // file at path.
@@ -202,14 +201,11 @@ func reviewerName(who string) string {
 // was already here, and every row the two files hold in different versions.
 func (r MergeReport) Summary() string {
 	var b strings.Builder
-	names := map[string]string{"tasks": "tasks", "episodes": "episodes", "steps": "steps", "har_chunks": "network chunks",
-		"episode_edits": "edits", "reviews": "reviews", "step_labels": "step labels", "replay_runs": "replay runs",
-		"archive_chunks": "archive chunks", "bodies": "archive bodies"}
 	part := func(m map[string]int) string {
 		var p []string
 		for _, t := range mergeTables {
-			if names[t] != "" { // archive_bodies only says which episode uses which body
-				p = append(p, fmt.Sprintf("%d %s", m[t], names[t]))
+			if t.noun != "" {
+				p = append(p, fmt.Sprintf("%d %s", m[t.name], t.noun))
 			}
 		}
 		return strings.Join(p, ", ")

@@ -61,7 +61,7 @@ func mgCount(t *testing.T, s *Store, q string, args ...any) int {
 func mgTotals(t *testing.T, s *Store) map[string]int {
 	out := map[string]int{}
 	for _, tb := range mergeTables {
-		out[tb] = mgCount(t, s, `SELECT COUNT(*) FROM `+tb)
+		out[tb.name] = mgCount(t, s, `SELECT COUNT(*) FROM `+tb.name)
 	}
 	return out
 }
@@ -336,7 +336,8 @@ func TestMergeEpisodeDiffersKeepsThisVersion(t *testing.T) {
 		t.Fatalf("issues %+v\nwant [%+v]", rep.Issues, wantIssue)
 	}
 	// Each table's count, both ways: only the other file's review is new.
-	for _, tbl := range mergeTables {
+	for _, tb := range mergeTables {
+		tbl := tb.name
 		added, identical := 0, 0
 		switch tbl {
 		case "reviews":
