@@ -4,14 +4,12 @@
 package dataset
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -202,98 +200,6 @@ func openDSN(path, dsn string) (*Store, error) {
 	return s, nil
 }
 
-// quickCheck runs SQLite's quick_check (every page and record read, the
-// indexes' order checked) and returns what it found wrong, at most three
-// problems and their count ("" when the file is sound). Its cost grows
-// with the file: about 0.4–0.6 s for 500 MB on two cores, so Open runs it
-// only when the file may have been left damaged (openstate.go).
-func quickCheck(c *sql.Conn) (string, error) {
-	return integrityVerdict(context.Background(), c, `PRAGMA quick_check`)
-}
-
-// integrityVerdict runs pragma, SQLite's quick_check or integrity_check
-// (of one schema, "PRAGMA src.integrity_check"), and returns what it found
-// wrong: at most three problems and their count, "" when nothing.
-func integrityVerdict(ctx context.Context, c *sql.Conn, pragma string) (string, error) {
-	rows, err := c.QueryContext(ctx, pragma)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	var found []string
-	n := 0
-	for rows.Next() {
-		var row string
-		if err := rows.Scan(&row); err != nil {
-			return "", err
-		}
-		// A row may hold several problems, one a line, under a
-		// "*** in database main ***" heading.
-		for _, line := range strings.Split(row, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || line == "ok" || strings.HasPrefix(line, "***") {
-				continue
-			}
-			if n++; n <= 3 {
-				if r := []rune(line); len(r) > 200 {
-					line = string(r[:200]) + "…"
-				}
-				found = append(found, line)
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", err
-	}
-	if n > 3 {
-		found = append(found, fmt.Sprintf("and %d more problems", n-3))
-	}
-	return strings.Join(found, "; "), nil
-}
-
-// openDamaged opens a store that failed its check read-only (query_only:
-// no statement of this process changes it), so what can be read is still
-// reviewed and exported and nothing is made worse. A store that would need
-// a migration first is refused, unchanged.
-func openDamaged(path, dsn, verdict, why string) (*Store, error) {
-	state := beginOpen(path)
-	s, err := openDSN(path, dsn+"&_query_only=1")
-	if err != nil {
-		state.end(path, false)
-		return nil, err
-	}
-	s.open, s.damaged, s.checked = state, verdict, why
-	var v int
-	if err := s.pin.QueryRowContext(context.Background(), `PRAGMA user_version`).Scan(&v); err != nil {
-		s.Close()
-		return nil, explainOpenError(path, err)
-	}
-	if v != SchemaVersion {
-		s.Close()
-		return nil, fmt.Errorf("%w: %s failed SQLite's integrity check (%s), and it would have to be upgraded from schema %d to %d, which is not done to a damaged file; it was not changed. %s",
-			ErrDamaged, path, verdict, v, SchemaVersion, recoverAdvice(path))
-	}
-	return s, nil
-}
-
-// Damaged says what SQLite's integrity check found wrong with the file when
-// the store was opened, and what to do; "" when nothing. A damaged store is
-// open read-only: reads work as far as the file allows, writes fail with
-// ErrDamaged.
-func (s *Store) Damaged() string {
-	if s.damaged == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s is damaged: SQLite's integrity check found %s. It was opened read-only, so nothing in it is changed: "+
-		"what can be read can still be reviewed and exported. %s", s.path, s.damaged, recoverAdvice(s.path))
-}
-
-// recoverAdvice says how to get a sound database from a damaged one.
-func recoverAdvice(path string) string {
-	return fmt.Sprintf("To record into it again, copy the file somewhere safe, then save what can be read with "+
-		"'sqlite3 %s .recover | sqlite3 recovered.db' (the sqlite3 program) and open recovered.db with --db, or restore a backup", path)
-}
-
 // prepareFile checks the database's place before SQLite opens it, so that a
 // person reads what is wrong in words: a missing or read-only folder, a
 // folder given as the file. A new database is created readable by its owner
@@ -329,21 +235,6 @@ func prepareFile(path string) error {
 		}
 	}
 	return nil
-}
-
-// ErrDamaged marks a database SQLite found damaged while reading or writing.
-var ErrDamaged = errors.New("the database file is damaged")
-
-// ExplainDamage turns SQLite's "database disk image is malformed" into a
-// message that names the file and says what to do; any other error passes
-// unchanged.
-func ExplainDamage(path string, err error) error {
-	var se sqlite3.Error
-	if err == nil || errors.Is(err, ErrDamaged) || !errors.As(err, &se) || se.Code != sqlite3.ErrCorrupt {
-		return err
-	}
-	return fmt.Errorf("%w: %s (%v). Nothing was changed: copy the file somewhere safe, then save what can be read with "+
-		"'sqlite3 %s .recover | sqlite3 recovered.db' and open recovered.db with --db, or restore a backup", ErrDamaged, path, se, path)
 }
 
 func explainOpenError(path string, err error) error {
@@ -449,121 +340,6 @@ func (s *Store) migrateOne(ctx context.Context, v int) error {
 		return err
 	}
 	return tx.Commit()
-}
-
-// staleForeignRecording is how long an episode recorded on another host may
-// stay silent before it is taken for dead (its owner cannot be checked).
-const staleForeignRecording = 24 * time.Hour
-
-// markInterrupted marks "recording" episodes whose recording process is gone
-// as interrupted. An episode of a live process (this one, or another program
-// on this machine using the same file, such as `waymark serve --record`) is
-// left alone: its owner column names the process by host, pid and a start
-// token (boot id + the process's start time), so a reused pid is not taken
-// for the original process. It writes nothing when nothing is to be marked.
-func (s *Store) markInterrupted() error {
-	rows, err := s.db.Query(`SELECT id, owner, COALESCE((SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
-		FROM episodes WHERE status='recording'`)
-	if err != nil {
-		return err
-	}
-	var dead []string
-	for rows.Next() {
-		var id, owner, last string
-		if err := rows.Scan(&id, &owner, &last); err != nil {
-			rows.Close()
-			return err
-		}
-		if !ownerAlive(owner, ParseTime(last)) {
-			dead = append(dead, id)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(dead) == 0 {
-		return nil
-	}
-	tx, err := s.db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, id := range dead {
-		if _, err := tx.Exec(`UPDATE episodes SET status='interrupted', end_reason=CASE WHEN end_reason='' THEN 'interrupted' ELSE end_reason END,
-			ended_at=COALESCE(ended_at, (SELECT MAX(created_at) FROM steps WHERE steps.episode_id=episodes.id), started_at)
-			WHERE id=? AND status='recording'`, id); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
-// processOwner names this process for episodes.owner: "host|pid|token".
-func processOwner() string {
-	host, _ := os.Hostname()
-	pid := os.Getpid()
-	return host + "|" + strconv.Itoa(pid) + "|" + startToken(pid)
-}
-
-// startToken identifies one run of process pid: the boot id and the
-// process's start time in clock ticks since boot (/proc/PID/stat field 22).
-// Where /proc is missing it is "" and only the pid is checked.
-func startToken(pid int) string {
-	st, _, ok := procStat(pid)
-	if !ok {
-		return ""
-	}
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return strings.TrimSpace(string(boot)) + ":" + st
-}
-
-// procStat reads a process's start time and state from /proc.
-func procStat(pid int) (start, state string, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", "", false
-	}
-	// The command name is in parentheses and may hold spaces: fields start
-	// after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", "", false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return "", "", false
-	}
-	return f[19], f[0], true
-}
-
-// ownerAlive reports whether the process that owns a recording episode may
-// still be running. Unknown owners (episodes from before the owner column)
-// count as dead; owners on another host count as alive until the episode has
-// been silent for staleForeignRecording.
-func ownerAlive(owner string, lastActivity time.Time) bool {
-	parts := strings.SplitN(owner, "|", 3)
-	if len(parts) != 3 {
-		return false
-	}
-	host, _ := os.Hostname()
-	if parts[0] != host {
-		return time.Since(lastActivity) < staleForeignRecording
-	}
-	pid, err := strconv.Atoi(parts[1])
-	if err != nil || pid <= 0 {
-		return false
-	}
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		// No /proc: ask the kernel whether the pid exists.
-		return syscall.Kill(pid, 0) == nil
-	}
-	_, state, ok := procStat(pid)
-	if !ok || state == "Z" || state == "X" {
-		return false
-	}
-	return parts[2] == "" || parts[2] == startToken(pid)
 }
 
 // Path is the database file.
