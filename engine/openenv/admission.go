@@ -1,7 +1,6 @@
 package openenv
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"waymark/engine/openenv/wire"
 )
 
 // Admission: past the machine's limit every session slows down together,
@@ -27,12 +28,8 @@ import (
 // load, so the sessions already running keep their pace and nothing of
 // theirs is lost.
 
-// CodeCapacityBusy refuses a reset while the machine is at its limit;
-// data.retry_after says after how many seconds to send it again.
-const CodeCapacityBusy = "CAPACITY_BUSY"
-
 // DefaultRetryAfter is Admission.RetryAfter's default.
-const DefaultRetryAfter = 5 * time.Second
+const DefaultRetryAfter = wire.DefaultRetryAfter
 
 // Admission is when a server admits a new session. The zero value admits
 // every session. Its limits may be changed while the server runs (Set).
@@ -156,23 +153,6 @@ func (s *Server) admitHTTP(w http.ResponseWriter) bool {
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	writeJSON(w, http.StatusServiceUnavailable, obj(field{"detail", busyMessage(why, retry)}, field{"code", CodeCapacityBusy}, field{"retry_after", secs}))
 	return false
-}
-
-// RetryAfter is how long a CAPACITY_BUSY error asks to wait (0 for any
-// other error).
-func (e *ServerError) RetryAfter() time.Duration {
-	if e.Code != CodeCapacityBusy {
-		return 0
-	}
-	switch v := e.Data["retry_after"].(type) {
-	case json.Number:
-		if f, err := v.Float64(); err == nil && f >= 0 {
-			return time.Duration(f * float64(time.Second))
-		}
-	case float64:
-		return time.Duration(v * float64(time.Second))
-	}
-	return DefaultRetryAfter
 }
 
 // readLoadPerCPU is the tasks runnable now (other than the reader) per

@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -21,55 +19,8 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/openenv/wire"
 )
-
-// ServerError is an error frame from an OpenEnv server.
-type ServerError struct {
-	Code    string
-	Message string
-	// Data holds the whole error payload (errors, active_sessions, …).
-	Data map[string]any
-}
-
-func (e *ServerError) Error() string {
-	msg := fmt.Sprintf("OpenEnv server error %s: %s", e.Code, e.Message)
-	switch e.Code {
-	case CodeCapacityReached:
-		msg += " (close another session or start the server with more sessions)"
-	case CodeFactoryError:
-		msg += " (the server could not start a browser; see the server's log)"
-	case CodeSessionError:
-		msg += " (the server dropped the session; connect again)"
-	}
-	return msg
-}
-
-// Unwrap returns the engine error the server's words stand for:
-// engine.ErrResetBeforeStepping when the server refused a step with no
-// episode running (or after it ended), engine.ErrClosed when its engine is
-// closed; nil for any other error. So errors.Is works on the client's errors
-// as on a local engine's. The words are matched here, once, because the wire
-// carries only a code and a message (the reference's).
-func (e *ServerError) Unwrap() error {
-	if e.Code != CodeExecution {
-		return nil
-	}
-	for _, kind := range []error{engine.ErrResetBeforeStepping, engine.ErrClosed} {
-		if e.Message == kind.Error() || strings.HasPrefix(e.Message, kind.Error()+": ") {
-			return kind
-		}
-	}
-	return nil
-}
-
-// Fatal reports whether the server closes the session after this error.
-func (e *ServerError) Fatal() bool {
-	switch e.Code {
-	case CodeCapacityReached, CodeFactoryError, CodeSessionError:
-		return true
-	}
-	return false
-}
 
 // ClientOptions configure Dial.
 type ClientOptions struct {
@@ -182,47 +133,13 @@ func Dial(ctx context.Context, baseURL string, opts ClientOptions) (*Client, err
 	return c, nil
 }
 
-// wsEndpoint maps a base URL to its /ws endpoint as the Python client does:
-// http→ws, https→wss, bare host→ws, path prefix kept.
 // ServerBase returns the http(s) base address of an OpenEnv server given as
 // http(s)://host:port, host:port, or the WebSocket form ws(s)://host:port/ws.
-func ServerBase(raw string) (string, error) {
-	base, _, err := wsEndpoint(raw)
-	return base, err
-}
+func ServerBase(raw string) (string, error) { return wire.ServerBase(raw) }
 
-func wsEndpoint(raw string) (httpBase, ws string, err error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return "", "", errors.New("no OpenEnv server URL given: use e.g. http://127.0.0.1:8000")
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", "", fmt.Errorf("%q is not a server URL: use e.g. http://127.0.0.1:8000", raw)
-	}
-	switch u.Scheme {
-	case "http", "ws":
-		u.Scheme = "http"
-	case "https", "wss":
-		u.Scheme = "https"
-	default:
-		return "", "", fmt.Errorf("%q: an OpenEnv server URL starts with http:// or https://", raw)
-	}
-	u.RawQuery, u.Fragment = "", ""
-	// The WebSocket address a server prints (ws://host:port/ws) names the
-	// same server.
-	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/ws")
-	u.RawPath = ""
-	httpBase = u.String()
-	w := *u
-	w.Scheme = map[string]string{"http": "ws", "https": "wss"}[u.Scheme]
-	w.Path = strings.TrimRight(u.Path, "/") + "/ws"
-	w.RawPath = ""
-	return httpBase, w.String(), nil
-}
+// wsEndpoint maps a base URL to its /ws endpoint as the Python client does:
+// http→ws, https→wss, bare host→ws, path prefix kept.
+func wsEndpoint(raw string) (httpBase, ws string, err error) { return wire.Endpoints(raw) }
 
 // refused tells whether an HTTP status is a refusal that waiting will not
 // change (a Waymark server's Host or Origin check answers 403).
@@ -230,22 +147,8 @@ func refused(status int) bool {
 	return status == http.StatusForbidden || status == http.StatusMisdirectedRequest || status == http.StatusUnauthorized
 }
 
-// detail is the reason in a refusal's body: FastAPI's {"detail":"…"}, else
-// the text itself.
-func detail(body []byte) string {
-	var d struct{ Detail any }
-	if json.Unmarshal(body, &d) == nil && d.Detail != nil {
-		if s, ok := d.Detail.(string); ok {
-			return s
-		}
-		b, _ := json.Marshal(d.Detail)
-		return string(b)
-	}
-	if t := strings.TrimSpace(string(body)); t != "" {
-		return t
-	}
-	return "no reason given"
-}
+// detail is the reason in a refusal's body.
+func detail(body []byte) string { return wire.Detail(body) }
 
 // waitHealthy polls GET /health every 0.5 s until it answers 200.
 func waitHealthy(ctx context.Context, hc *http.Client, base string, timeout time.Duration) error {
@@ -309,24 +212,6 @@ func (c *Client) reader() {
 			}
 		}
 	}
-}
-
-// parseErrorFrame returns the ServerError of an error frame, else nil.
-func parseErrorFrame(data []byte) *ServerError {
-	var m struct {
-		Type string         `json:"type"`
-		Data map[string]any `json:"data"`
-	}
-	// Numbers stay as written: an error may quote 1e400, beyond float64.
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if dec.Decode(&m) != nil || m.Type != "error" {
-		return nil
-	}
-	se := &ServerError{Data: m.Data}
-	se.Code, _ = m.Data["code"].(string)
-	se.Message, _ = m.Data["message"].(string)
-	return se
 }
 
 // request sends one message and waits for its reply (nil for close).

@@ -38,7 +38,7 @@ func fuzzSession(t testing.TB) *session {
 	return ss
 }
 
-var knownCodes = map[string]bool{CodeInvalidJSON: true, CodeUnknownType: true, CodeValidation: true, CodeExecution: true}
+var knownCodes = map[Code]bool{CodeInvalidJSON: true, CodeUnknownType: true, CodeValidation: true, CodeExecution: true}
 
 // FuzzDecodeMessage feeds any frame to the message decoder and handler of a
 // live session. Whatever the frame, the server must not panic, must answer
@@ -93,7 +93,8 @@ func checkReply(t *testing.T, sent, reply []byte) {
 	case "observation", "state", "mcp":
 	case "error":
 		d, _ := v["data"].(map[string]any)
-		code, _ := d["code"].(string)
+		c, _ := d["code"].(string)
+		code := Code(c)
 		msg, _ := d["message"].(string)
 		if !knownCodes[code] || msg == "" {
 			t.Fatalf("reply to %q: error %q %q", sent, code, msg)

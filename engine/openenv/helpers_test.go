@@ -222,12 +222,12 @@ func keysOf(t testing.TB, data []byte) []string {
 }
 
 // errCode returns data.code and data.message of an error frame ("" if not one).
-func errCode(t testing.TB, data []byte) (code, msg string) {
+func errCode(t testing.TB, data []byte) (code Code, msg string) {
 	t.Helper()
 	m := decoded(t, data)
 	if m["type"] != "error" {
 		return "", ""
 	}
 	d := m["data"].(map[string]any)
-	return d["code"].(string), d["message"].(string)
+	return Code(d["code"].(string)), d["message"].(string)
 }

@@ -12,8 +12,10 @@ import (
 // answers: the code and a part of the message (the message of an error
 // frame, or of its first pydantic error). The session survives every one.
 var hostileWS = []struct {
-	name, send, code, msg string
-	loc                   string // the first error's loc, joined by "."
+	name, send string
+	code       Code
+	msg        string
+	loc        string // the first error's loc, joined by "."
 }{
 	{"metadata over 64 KiB", `{"type":"step","data":{"op":"wait","metadata":{"blob":"` + strings.Repeat("a", 70<<10) + `"}}}`,
 		CodeValidation, "metadata is 71691 bytes once encoded; at most 65536 bytes (64 KiB) are accepted", "metadata"},
@@ -137,7 +139,10 @@ func TestHTTPRefusalsAreClearJSON(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			wsCode, wsMsg := errCode(t, ws.call(c.wsSend))
 			status, body := request(t, hs, "POST", c.path, "", "", "application/json", c.body)
-			var got struct{ Detail, Code string }
+			var got struct {
+				Detail string
+				Code   Code
+			}
 			if err := json.Unmarshal([]byte(body), &got); err != nil {
 				t.Fatalf("POST %s %s: %d, the body is not JSON: %.200s", c.path, c.body, status, body)
 			}

@@ -66,15 +66,9 @@ func (s *Server) routes() {
 	s.sessionRoutes()
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
-
 // httpError answers {"detail":MESSAGE,"code":CODE}: the message and code
 // the WebSocket's error frame would carry, in FastAPI's detail key.
-func httpError(w http.ResponseWriter, status int, code, msg string) {
+func httpError(w http.ResponseWriter, status int, code Code, msg string) {
 	writeJSON(w, status, obj(field{"detail", msg}, field{"code", code}))
 }
 

@@ -22,10 +22,6 @@ import (
 // DefaultIdleTimeout is Options.IdleTimeout's default.
 const DefaultIdleTimeout = 10 * time.Minute
 
-// CodeIdleTimeout ends a session that sent no reset or step for
-// Options.IdleTimeout.
-const CodeIdleTimeout = "IDLE_TIMEOUT"
-
 // idleLimit is how long a session may stay without a reset or step; 0:
 // for ever.
 func (s *Server) idleLimit() time.Duration {

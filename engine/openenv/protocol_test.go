@@ -34,7 +34,9 @@ func TestErrorCodesKeepTheSession(t *testing.T) {
 	r := dialRaw(t, hs)
 
 	cases := []struct {
-		send, code, msg string
+		send string
+		code Code
+		msg  string
 	}{
 		{`{"type":"reset",}`, CodeInvalidJSON, "Invalid JSON: Expecting property name enclosed in double quotes: line 1 column 17 (char 16)"},
 		{`{"type":"reset"} x`, CodeInvalidJSON, "Invalid JSON: Extra data: line 1 column 18 (char 17)"},

@@ -56,7 +56,7 @@ func TestValidationErrorsMatchPydantic(t *testing.T) {
 		var m struct {
 			Type string
 			Data struct {
-				Code   string
+				Code   Code
 				Errors []any
 			}
 		}

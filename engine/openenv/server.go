@@ -19,13 +19,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/gym"
-)
-
-// Frame size limits: what the Python server accepts in (uvicorn's 16 MiB)
-// and what the Python client accepts out (100 MiB).
-const (
-	MaxInFrame  = 16 << 20
-	MaxOutFrame = 100 << 20
+	"waymark/engine/openenv/wire"
 )
 
 // DefaultName is the environment name in /metadata and FACTORY_ERROR.
@@ -328,17 +322,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ss.run(ctx, cancel)
 }
 
-func (s *Server) writeAndClose(c *websocket.Conn, msg []byte) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_ = c.Write(ctx, websocket.MessageText, msg)
-	// Close in the background: a peer that does not read would otherwise
-	// hold the handler for the whole close handshake.
-	go func() {
-		defer cancel()
-		c.CloseRead(ctx) // a reader lets the close handshake complete
-		_ = c.Close(websocket.StatusNormalClosure, "")
-	}()
-}
+func (s *Server) writeAndClose(c *websocket.Conn, msg []byte) { wire.WriteAndClose(c, msg) }
 
 // closeReason is the reason of the close frame that ended a read ("" when
 // none came).
@@ -351,21 +335,7 @@ func closeReason(err error) string {
 }
 
 // closeConn closes politely but never waits long for a silent peer.
-func closeConn(c *websocket.Conn, code websocket.StatusCode) { closeConnWhy(c, code, "") }
-
-// closeConnWhy is closeConn with the close frame's reason.
-func closeConnWhy(c *websocket.Conn, code websocket.StatusCode, why string) {
-	done := make(chan struct{})
-	go func() {
-		_ = c.Close(code, why)
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		_ = c.CloseNow()
-	}
-}
+func closeConn(c *websocket.Conn, code websocket.StatusCode) { wire.CloseConn(c, code, "") }
 
 // run is the session loop: a reader goroutine keeps reading (so pings are
 // answered while an action runs), a pinger checks that the client is alive,
@@ -403,7 +373,7 @@ func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
 	go ss.pinger(ctx, cancel)
 	ss.lease.start(ctx, notify)
 
-	reason, code := "client closed the connection", ""
+	reason, code := "client closed the connection", Code("")
 	status, closeText := websocket.StatusNormalClosure, ""
 loop:
 	for {
@@ -484,7 +454,7 @@ loop:
 	ss.srv.release(ss.info.ID)
 	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
 	if ctx.Err() == nil {
-		closeConnWhy(c, status, closeText)
+		wire.CloseConn(c, status, closeText)
 	} else {
 		_ = c.CloseNow()
 	}

@@ -405,7 +405,7 @@ func (c *control) agentLeft(stop context.Context) {
 // end tells the watchers the session is over and why (code, when set, is
 // the error code the agent got: IDLE_TIMEOUT, LEASE_EXPIRED) and closes
 // them.
-func (c *control) end(code, reason string) {
+func (c *control) end(code Code, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true

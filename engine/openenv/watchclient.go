@@ -61,7 +61,8 @@ type WatchEvent struct {
 	// Ended is the reason the session ended ("" while it goes on), and
 	// EndedCode the error code the agent got then (IDLE_TIMEOUT,
 	// LEASE_EXPIRED; "" for other ends).
-	Ended, EndedCode string
+	Ended     string
+	EndedCode Code
 }
 
 // WatchConn watches one live session and can take it over.
@@ -118,7 +119,7 @@ func (w *WatchConn) Next(ctx context.Context) (WatchEvent, error) {
 	case "ended":
 		var d struct {
 			Reason string `json:"reason"`
-			Code   string `json:"code"`
+			Code   Code   `json:"code"`
 		}
 		err = json.Unmarshal(m.Data, &d)
 		ev.Ended, ev.EndedCode = d.Reason, d.Code

@@ -10,136 +10,66 @@
 package openenv
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/action/pyrepr"
+	"waymark/engine/openenv/wire"
 )
 
-// Error codes of the OpenEnv WebSocket protocol (data.code of an error frame).
+// Error codes of the OpenEnv WebSocket protocol (data.code of an error
+// frame): engine/openenv/wire's, named here for the protocol's users.
+type Code = wire.Code
+
+// The error codes (see wire.Code for each one's meaning).
 const (
-	CodeInvalidJSON     = "INVALID_JSON"
-	CodeUnknownType     = "UNKNOWN_TYPE"
-	CodeValidation      = "VALIDATION_ERROR"
-	CodeExecution       = "EXECUTION_ERROR"
-	CodeCapacityReached = "CAPACITY_REACHED"
-	CodeFactoryError    = "FACTORY_ERROR"
-	CodeSessionError    = "SESSION_ERROR"
-	// CodeLeaseExpired: the session's browser lease ran out (renewals
-	// failed until its deadline, or the browser is gone); the server closes
-	// the socket and releases the browser. Waymark's addition.
-	CodeLeaseExpired = "LEASE_EXPIRED"
+	CodeInvalidJSON     = wire.CodeInvalidJSON
+	CodeUnknownType     = wire.CodeUnknownType
+	CodeValidation      = wire.CodeValidation
+	CodeExecution       = wire.CodeExecution
+	CodeCapacityReached = wire.CodeCapacityReached
+	CodeFactoryError    = wire.CodeFactoryError
+	CodeSessionError    = wire.CodeSessionError
+	CodeCapacityBusy    = wire.CodeCapacityBusy
+	CodeIdleTimeout     = wire.CodeIdleTimeout
+	CodeLeaseExpired    = wire.CodeLeaseExpired
 )
 
-// field is one key of an ordered JSON object.
-type field struct {
-	key string
-	val any // json.RawMessage for pre-encoded values
-}
+// Frame size limits: what the Python server accepts in (uvicorn's 16 MiB)
+// and what the Python client accepts out (100 MiB).
+const (
+	MaxInFrame  = wire.MaxInFrame
+	MaxOutFrame = wire.MaxOutFrame
+)
 
-// obj encodes fields as a compact JSON object in the given order. Values are
-// encoded without HTML escaping, as Python's json module does.
-func obj(fields ...field) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(enc(f.key))
-		b.WriteByte(':')
-		b.Write(enc(f.val))
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
+// ServerError is an error frame from an OpenEnv server (wire.ServerError).
+type ServerError = wire.ServerError
 
-// enc encodes v compactly without HTML escaping.
-func enc(v any) []byte {
-	if r, ok := v.(json.RawMessage); ok {
-		return r
-	}
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		// Only unsupported values (NaN, channels) land here; never on our data.
-		return []byte("null")
-	}
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
+// The shared forms of engine/openenv/wire, under the short names this
+// package's code uses.
+type field = wire.Field
 
-// frame builds a server → client message {"type":…,"data":…}.
+func obj(fields ...field) json.RawMessage { return wire.Obj(fields...) }
+func enc(v any) []byte                    { return wire.Enc(v) }
 func frame(typ string, data json.RawMessage) []byte {
-	return obj(field{"type", typ}, field{"data", data})
+	return wire.Frame(typ, data)
 }
-
-// errorFrame builds {"type":"error","data":{"message":…,"code":…,…extra}}.
-func errorFrame(code, message string, extra ...field) []byte {
-	fs := append([]field{{"message", message}, {"code", code}}, extra...)
-	return frame("error", obj(fs...))
+func errorFrame(code Code, message string, extra ...field) []byte {
+	return wire.ErrorFrame(code, message, extra...)
 }
-
-// validationFrame is the VALIDATION_ERROR reply with pydantic-shaped errors.
-func validationFrame(errs []action.FieldError) []byte {
-	return errorFrame(CodeValidation, "Invalid message", field{"errors", fieldErrors(errs)})
-}
-
-// fieldErrors encodes pydantic error dicts in pydantic's key order.
-func fieldErrors(errs []action.FieldError) json.RawMessage {
-	parts := make([][]byte, len(errs))
-	for i, fe := range errs {
-		loc := fe.Loc
-		if loc == nil {
-			loc = []any{}
-		}
-		fs := []field{{"type", fe.Type}, {"loc", loc}, {"msg", fe.Msg}, {"input", wireSafe(fe.Input)}}
-		if len(fe.Ctx) > 0 {
-			fs = append(fs, field{"ctx", fe.Ctx})
-		}
-		if fe.URL != "" {
-			fs = append(fs, field{"url", fe.URL})
-		}
-		parts[i] = obj(fs...)
-	}
-	return json.RawMessage("[" + string(bytes.Join(parts, []byte(","))) + "]")
-}
-
-// wireSafe makes an echoed input readable by every JSON decoder: a number
-// beyond float64 (1e400, which Python would send as the invalid Infinity and
-// Go's decoder refuses) is echoed as the string it was written as.
-func wireSafe(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if _, err := t.Float64(); err != nil {
-			return string(t)
-		}
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[k] = wireSafe(x)
-		}
-		return m
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = wireSafe(x)
-		}
-		return out
-	}
-	return v
-}
+func validationFrame(errs []action.FieldError) []byte       { return wire.ValidationFrame(errs) }
+func fieldErrors(errs []action.FieldError) json.RawMessage  { return wire.FieldErrors(errs) }
+func decodeJSON(data []byte) (any, error)                   { return wire.Decode(data) }
+func parseErrorFrame(data []byte) *ServerError              { return wire.ParseErrorFrame(data) }
+func writeJSON(w http.ResponseWriter, status int, b []byte) { wire.WriteJSON(w, status, b) }
 
 // observationData is the helium wire form of an observation:
 // {"observation":{"screenshot":…,"url":…,"error":…},"reward":…,"done":…}.
@@ -256,85 +186,6 @@ func pyRepr(v any) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprint(v)
-}
-
-// decodeJSON decodes one JSON value with numbers kept as json.Number, and
-// explains a syntax error the way Python's json module does ("Expecting
-// value: line 1 column 1 (char 0)"), since OpenEnv clients may show it.
-func decodeJSON(data []byte) (any, error) {
-	// encoding/json would turn invalid UTF-8 into U+FFFD, and a type
-	// action would then type characters nobody sent.
-	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, n := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			off += n
-		}
-		return nil, pyJSONError(fmt.Sprintf("the message is not valid UTF-8 (byte 0x%02x)", data[off]), data, off)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	if err == nil {
-		// Anything but whitespace after the value is "Extra data".
-		off := int(dec.InputOffset())
-		rest := data[off:]
-		trimmed := bytes.TrimLeft(rest, " \t\r\n")
-		if len(trimmed) == 0 {
-			return v, nil
-		}
-		return nil, pyJSONError("Extra data", data, off+len(rest)-len(trimmed))
-	}
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		msg := se.Error()
-		pos := int(se.Offset) - 1
-		if pos < 0 {
-			pos = 0
-		}
-		switch {
-		case strings.Contains(msg, "looking for beginning of object key"):
-			return nil, pyJSONError("Expecting property name enclosed in double quotes", data, pos)
-		case strings.Contains(msg, "after object key:value pair"), strings.Contains(msg, "after array element"):
-			return nil, pyJSONError("Expecting ',' delimiter", data, pos)
-		case strings.Contains(msg, "after object key"):
-			return nil, pyJSONError("Expecting ':' delimiter", data, pos)
-		case strings.Contains(msg, "after top-level value"):
-			return nil, pyJSONError("Extra data", data, pos)
-		case strings.Contains(msg, "exceeded max depth"):
-			return nil, pyJSONError(fmt.Sprintf("JSON nested too deeply (more than %d levels of arrays and objects)", maxJSONDepth), data, pos)
-		case strings.Contains(msg, "in string"):
-			return nil, pyJSONError("Invalid control character at", data, pos)
-		}
-		return nil, pyJSONError("Expecting value", data, pos)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, pyJSONError("Expecting value", data, len(data))
-	}
-	return nil, pyJSONError("Expecting value", data, 0)
-}
-
-// maxJSONDepth is encoding/json's nesting limit.
-const maxJSONDepth = 10000
-
-// pyJSONError formats "<msg>: line L column C (char N)" with N counted in
-// characters, as Python does.
-func pyJSONError(msg string, data []byte, byteOff int) error {
-	if byteOff > len(data) {
-		byteOff = len(data)
-	}
-	prefix := data[:byteOff]
-	char := utf8.RuneCount(prefix)
-	line := bytes.Count(prefix, []byte("\n")) + 1
-	col := char + 1
-	if i := bytes.LastIndexByte(prefix, '\n'); i >= 0 {
-		col = utf8.RuneCount(prefix[i+1:]) + 1
-	}
-	return fmt.Errorf("%s: line %d column %d (char %d)", msg, line, col, char)
 }
 
 // MaxMetadataBytes bounds an action's metadata once encoded: metadata is
