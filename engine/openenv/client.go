@@ -570,4 +570,23 @@ func (c *Client) LostErr() error {
 	return fmt.Errorf("the connection to the OpenEnv server at %s was lost (%v)", c.base, c.readErr)
 }
 
+// interventionSteps is the number of steps a person made in the
+// observation's metadata.intervention (0 when there is none): the step
+// answered so was not performed.
+func interventionSteps(data json.RawMessage) int {
+	var w struct {
+		Observation struct {
+			Metadata struct {
+				Intervention *struct {
+					Steps []json.RawMessage `json:"steps"`
+				} `json:"intervention"`
+			} `json:"metadata"`
+		} `json:"observation"`
+	}
+	if json.Unmarshal(data, &w) != nil || w.Observation.Metadata.Intervention == nil {
+		return 0
+	}
+	return len(w.Observation.Metadata.Intervention.Steps)
+}
+
 var _ engine.Engine = (*Client)(nil)

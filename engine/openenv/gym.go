@@ -11,6 +11,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/gym"
+	"waymark/engine/openenv/control"
 )
 
 // The BrowserGym wire (Options.BrowserGym): a step's data is
@@ -90,14 +91,15 @@ func (ss *session) gymStep(ctx context.Context, data map[string]any) []byte {
 			}
 		}
 	}
-	// Shared control (sessions.go): the step waits while a person holds
-	// control; if the person acted since the agent's last observation, the
-	// action is not performed and the observation says so.
-	c, pending, _, err := ss.agentTurn(ctx) // sessions.go
+	// Shared control (engine/openenv/control): the step waits while a
+	// person holds control; if the person acted since the agent's last
+	// observation, the action is not performed and the observation says so.
+	turn, err := ss.control().AgentTurn(ctx, ss.epAgent)
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}
-	defer c.release()
+	defer turn.Done()
+	pending := turn.Pending
 	var obs gym.Obs
 	if len(pending) > 0 {
 		by := pending[len(pending)-1].Actor
@@ -113,10 +115,8 @@ func (ss *session) gymStep(ctx context.Context, data map[string]any) []byte {
 		shot, _ := base64.StdEncoding.DecodeString(obs.Screenshot)
 		// As the agent's observation says it (a secret's text redacted).
 		aj, _ := json.Marshal(map[string]string{"browsergym": obs.LastAction})
-		c.mu.Lock()
-		c.recordLocked(WatchStep{Step: obs.Info.EngineStep, Actor: agentPrefix + c.agent, Action: aj, URL: obs.URL,
+		turn.Record(control.WatchStep{Step: obs.Info.EngineStep, Action: aj, URL: obs.URL,
 			Title: obs.Info.Title, Error: obs.LastActionError, Done: obs.Terminated || obs.Truncated, Screenshot: shot})
-		c.mu.Unlock()
 	}
 	ss.done = obs.Terminated || obs.Truncated
 	return gymFrame(obs)

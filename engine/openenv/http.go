@@ -63,7 +63,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /step", s.httpStep)
 	s.mux.HandleFunc("GET /state", s.httpState)
 	s.mux.HandleFunc("GET /ws", s.serveWS)
-	s.sessionRoutes()
+	s.hub.Routes(s.mux) // engine/openenv/control
 }
 
 // httpError answers {"detail":MESSAGE,"code":CODE}: the message and code

@@ -7,6 +7,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/openenv/control"
 )
 
 // Idle sessions: a client that stays connected but sends no reset or step
@@ -42,10 +43,7 @@ func (ss *session) idleLeft() (left time.Duration, ok bool) {
 	if limit == 0 {
 		return 0, false
 	}
-	ss.ctl.mu.Lock()
-	person := ss.ctl.holder != ""
-	ss.ctl.mu.Unlock()
-	if person {
+	if ss.ctl.PersonHolds() {
 		ss.touch()
 	}
 	return limit - time.Since(time.Unix(0, ss.lastActive.Load())), true
@@ -67,7 +65,7 @@ func (ss *session) idleTimer() (<-chan time.Time, func()) {
 // idleExpired tells the client its session ended for want of a reset or
 // step, and marks the episode's end reason; the session loop then frees
 // the slot and the browser.
-func (ss *session) idleExpired(ctx context.Context) string {
+func (ss *session) idleExpired(ctx context.Context) control.End {
 	limit := ss.srv.idleLimit()
 	if ep, ok := engine.As[episodeInterrupter](ss.wrap); ok && ss.started && !ss.done {
 		if err := ep.Interrupt(action.EndIdleTimeout); err != nil {
@@ -76,5 +74,5 @@ func (ss *session) idleExpired(ctx context.Context) string {
 	}
 	ss.send(ctx, errorFrame(CodeIdleTimeout,
 		fmt.Sprintf("No reset or step for %s: the session was closed and its browser freed for other clients (the server's --idle-timeout). Connect again for a new session.", limit)))
-	return fmt.Sprintf("no reset or step for %s (idle timeout)", limit)
+	return control.End{Reason: control.EndIdleTimeout, Detail: limit.String()}
 }

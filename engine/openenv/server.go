@@ -19,6 +19,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/gym"
+	"waymark/engine/openenv/control"
 	"waymark/engine/openenv/wire"
 )
 
@@ -159,6 +160,7 @@ type Server struct {
 	pongs          atomic.Int64
 	statelessSlots chan struct{} // browsers started by stateless HTTP /reset
 	adm            admission     // admission.go
+	hub            *control.Hub  // shared control: GET /sessions and the watch sockets
 }
 
 // NewServer checks the options and builds the handler.
@@ -190,6 +192,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, guard: g, sessions: map[string]*session{}, statelessSlots: make(chan struct{}, opts.MaxSessions)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.hub = control.NewHub(s.ctx, s.controlled, s.controlledByID, s.acceptWatch)
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.SetAdmission(opts.Admission)
@@ -218,6 +221,7 @@ func (s *Server) Pongs() int64 { return s.pongs.Load() }
 func (s *Server) Close() error {
 	s.cancel()
 	s.wg.Wait()
+	s.hub.Wait()
 	return nil
 }
 
@@ -265,9 +269,9 @@ type session struct {
 	// (idle.go).
 	lastActive atomic.Int64
 	counted    bool
-	admitted   bool         // a reset was admitted (admission.go)
-	gym        *gym.Session // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
-	ctl        *control     // shared control and watchers (sessions.go)
+	admitted   bool             // a reset was admitted (admission.go)
+	gym        *gym.Session     // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
+	ctl        *control.Session // shared control and watchers (engine/openenv/control)
 }
 
 // inbound is one frame from the client.
@@ -314,7 +318,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	ss := &session{srv: s, info: info, conn: c, base: base, eng: base, lease: s.newLeaseKeeper(base, info.ID, c.Ping)}
 	ss.touch()
-	ss.ctl = newControl(ss)
+	ss.ctl = ss.newControl()
 	s.mu.Lock()
 	s.sessions[info.ID] = ss
 	s.mu.Unlock()
@@ -373,12 +377,12 @@ func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
 	go ss.pinger(ctx, cancel)
 	ss.lease.start(ctx, notify)
 
-	reason, code := "client closed the connection", Code("")
+	end := control.End{Reason: control.EndClientClosed}
 	status, closeText := websocket.StatusNormalClosure, ""
 loop:
 	for {
 		if lerr := ss.lease.endedErr(); lerr != nil {
-			reason, code = "browser lease expired: "+lerr.Error(), CodeLeaseExpired
+			end = control.End{Reason: control.EndLeaseExpired, Detail: lerr.Error()}
 			ss.leaseExpired(ctx, lerr)
 			break
 		}
@@ -394,17 +398,17 @@ loop:
 			if rerr != nil || ctx.Err() != nil {
 				switch {
 				case rerr != nil && websocket.CloseStatus(rerr) == -1:
-					reason = "connection lost: " + rerr.Error()
+					end = control.End{Reason: control.EndConnectionLost, Detail: rerr.Error()}
 				case rerr != nil && closeReason(rerr) == EndDiscardedReason:
-					reason = "client discarded the episode"
+					end = control.End{Reason: control.EndDiscarded}
 					ss.discarded = true
 				case rerr == nil:
-					reason = "server stopping or client not answering pings"
+					end = control.End{Reason: control.EndStopped}
 				}
 				break
 			}
 			if left, ok := ss.idleLeft(); ok && left <= 0 {
-				reason, code = ss.idleExpired(ctx), CodeIdleTimeout // idle.go
+				end = ss.idleExpired(ctx) // idle.go
 				break
 			}
 			idle, stop := ss.idleTimer()
@@ -417,7 +421,7 @@ loop:
 			continue
 		}
 		if m.typ != websocket.MessageText {
-			reason = "binary frame"
+			end = control.End{Reason: control.EndBinaryFrame}
 			// The close says it too (1003: data of a type not accepted),
 			// for a client that sees only the close.
 			status, closeText = websocket.StatusUnsupportedData, "binary frames are not supported: send JSON text frames"
@@ -426,33 +430,33 @@ loop:
 			break
 		}
 		mctx, mdone := ss.lease.messageContext(ctx)
-		reply, end := ss.handle(mctx, m.data)
+		reply, closing := ss.handle(mctx, m.data)
 		mdone()
 		if ss.counted { // a reset or step: the idle bound counts from now
 			ss.touch()
 			ss.counted = false
 		}
 		if ctx.Err() != nil {
-			reason = "client went away during a message"
+			end = control.End{Reason: control.EndGoneMidMessage}
 			break
 		}
 		if ss.lease.endedErr() != nil {
 			continue // the lease ended meanwhile: the loop's top says so
 		}
 		if reply != nil && !ss.send(ctx, reply) {
-			reason = "could not send the reply"
+			end = control.End{Reason: control.EndReplyFailed}
 			break
 		}
-		if end {
-			reason = "close message"
+		if closing {
+			end = control.End{Reason: control.EndCloseMessage}
 			break loop
 		}
 	}
-	ss.ctl.agentLeft(ss.srv.ctx) // a person in control goes on alone
+	ss.ctl.AgentLeft(ss.srv.ctx) // a person in control goes on alone
 	ss.teardown()
-	ss.ctl.end(code, reason)
+	ss.ctl.End(end)
 	ss.srv.release(ss.info.ID)
-	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, reason)
+	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, end)
 	if ctx.Err() == nil {
 		wire.CloseConn(c, status, closeText)
 	} else {
@@ -611,7 +615,7 @@ func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
 	if busy := ss.admitWS(); busy != nil {
 		return busy
 	}
-	done, err := ss.holdReset(ctx)
+	done, err := ss.control().HoldReset(ctx)
 	if err != nil {
 		return errorFrame(CodeExecution, err.Error())
 	}

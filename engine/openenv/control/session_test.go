@@ -1,8 +1,7 @@
-package openenv
+package control
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,10 +9,8 @@ import (
 	"waymark/engine/action"
 )
 
-func controlFor(agent string) *control {
-	ss := &session{srv: &Server{opts: Options{ActionSet: action.SetExtended}},
-		info: SessionInfo{ID: "s1", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
-	c := newControl(ss)
+func controlFor(agent string) *Session {
+	c := NewSession(Info{ID: "s1", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), ActionSet: action.SetExtended}, nil, func() {})
 	c.agent = agent
 	return c
 }
@@ -26,7 +23,7 @@ func TestSessionSummaryEachField(t *testing.T) {
 	want := SessionSummary{ID: "s1", Agent: "bot", EpisodeID: "ep1", StartURL: "http://shop.test/", URL: "", Steps: 0, Done: false,
 		Control: "agent:bot", AgentConnected: true, AgentWaiting: false, Watchers: 0,
 		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), ActionSet: action.SetExtended}
-	if got := c.summary(); got != want {
+	if got := c.Summary(); got != want {
 		t.Errorf("summary before a step:\n got %+v\nwant %+v", got, want)
 	}
 	c.recordLocked(WatchStep{Step: 4, Actor: "human:ann", URL: "http://shop.test/cart", Done: true})
@@ -35,7 +32,7 @@ func TestSessionSummaryEachField(t *testing.T) {
 	}
 	c.agentConnected = false
 	want.URL, want.Steps, want.Done, want.Control, want.AgentConnected = "http://shop.test/cart", 4, true, "human:ann", false
-	if got := c.summary(); got != want {
+	if got := c.Summary(); got != want {
 		t.Errorf("summary after a step:\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -63,13 +60,13 @@ func TestTakeOverAndHandBackRules(t *testing.T) {
 		t.Errorf("bob's hand-back moved control to %q", c.holder)
 	}
 	c.handBack("human:ann")
-	if c.holder != "" || c.summary().Control != "agent:bot" {
-		t.Errorf("after ann hands back: holder %q, control %q", c.holder, c.summary().Control)
+	if c.holder != "" || c.Summary().Control != "agent:bot" {
+		t.Errorf("after ann hands back: holder %q, control %q", c.holder, c.Summary().Control)
 	}
 	if err := c.acquireHuman(context.Background(), "human:ann"); err == nil {
 		t.Error("ann stepped after handing back")
 	}
-	c.end("", "closed")
+	c.End(End{Reason: EndClientClosed})
 	if err := c.takeOver("human:ann"); err == nil || err.Error() != "the session has ended" || c.holder != "" {
 		t.Errorf("take-over after the end: %v, holder %q", err, c.holder)
 	}
@@ -90,7 +87,7 @@ func TestAgentWaitsForControlAndEngine(t *testing.T) {
 		got := make(chan error, 1)
 		go func() { got <- c.acquireAgent(t.Context()) }()
 		synctest.Wait()
-		if s := c.summary(); !s.AgentWaiting || len(got) != 0 {
+		if s := c.Summary(); !s.AgentWaiting || len(got) != 0 {
 			t.Fatalf("with ann in control: waiting %v, acquired %d", s.AgentWaiting, len(got))
 		}
 		c.handBack("human:ann") // ann's step is still running
@@ -103,7 +100,7 @@ func TestAgentWaitsForControlAndEngine(t *testing.T) {
 		if len(got) != 1 || <-got != nil {
 			t.Fatal("the agent did not get the engine once the step ended")
 		}
-		if s := c.summary(); s.AgentWaiting || !c.busy {
+		if s := c.Summary(); s.AgentWaiting || !c.busy {
 			t.Errorf("after acquiring: waiting %v, busy %v", s.AgentWaiting, c.busy)
 		}
 		c.release()
@@ -112,8 +109,8 @@ func TestAgentWaitsForControlAndEngine(t *testing.T) {
 		c.busy = true
 		go func() { got <- c.acquireAgent(t.Context()) }()
 		synctest.Wait()
-		if c.summary().AgentWaiting || len(got) != 0 {
-			t.Errorf("engine busy, nobody in control: waiting %v, acquired %d", c.summary().AgentWaiting, len(got))
+		if c.Summary().AgentWaiting || len(got) != 0 {
+			t.Errorf("engine busy, nobody in control: waiting %v, acquired %d", c.Summary().AgentWaiting, len(got))
 		}
 		c.release()
 		synctest.Wait()
@@ -121,34 +118,4 @@ func TestAgentWaitsForControlAndEngine(t *testing.T) {
 			t.Error("the agent did not get the engine")
 		}
 	})
-}
-
-// The observation an agent gets for an action not performed, literally:
-// the page after the person's last step, error action_not_executed, the
-// person's steps in metadata.intervention (the title only with details),
-// the last step's reward and done.
-func TestInterventionObservationLiteral(t *testing.T) {
-	r := 1.0
-	steps := []WatchStep{
-		{Step: 3, Actor: "human:ann", Action: json.RawMessage(`{"op":"click","x":1,"y":2}`), URL: "http://a.test/1", Error: ""},
-		{Step: 4, Actor: "human:ann", Action: json.RawMessage(`{"op":"finish"}`), URL: "http://a.test/2", Title: "Two", Error: "", Done: true,
-			Screenshot: []byte{1, 2, 3}, Reward: &r},
-	}
-	got := string(interventionData(steps[1], steps, false))
-	want := `{"observation":{"screenshot":"AQID","url":"http://a.test/2","error":"action_not_executed","metadata":{"intervention":{"by":"human:ann",` +
-		`"steps":[{"step":3,"action":{"op":"click","x":1,"y":2},"url":"http://a.test/1","error":""},{"step":4,"action":{"op":"finish"},"url":"http://a.test/2","error":""}],` +
-		`"action_executed":false,"message":"A person (human:ann) took control and made 2 step(s) since your last observation; your action was not performed. This is the page now."}}},` +
-		`"reward":1.0,"done":true}`
-	if got != want {
-		t.Errorf("intervention:\n got %s\nwant %s", got, want)
-	}
-	one := steps[:1]
-	got = string(interventionData(one[0], one, true))
-	want = `{"observation":{"screenshot":"","url":"http://a.test/1","error":"action_not_executed","metadata":{"intervention":{"by":"human:ann",` +
-		`"steps":[{"step":3,"action":{"op":"click","x":1,"y":2},"url":"http://a.test/1","error":""}],` +
-		`"action_executed":false,"message":"A person (human:ann) took control and made 1 step(s) since your last observation; your action was not performed. This is the page now."},"title":""}},` +
-		`"reward":0,"done":false}`
-	if got != want {
-		t.Errorf("intervention with details:\n got %s\nwant %s", got, want)
-	}
 }

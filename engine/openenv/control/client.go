@@ -1,4 +1,4 @@
-package openenv
+package control
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 	"github.com/coder/websocket"
 
 	"waymark/engine/action"
+	"waymark/engine/openenv/wire"
 )
 
 // ListSessions asks a Waymark serve at baseURL for its live sessions
 // (GET /sessions).
 func ListSessions(ctx context.Context, baseURL string) ([]SessionSummary, error) {
-	base, err := ServerBase(baseURL)
+	base, err := wire.ServerBase(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +34,7 @@ func ListSessions(ctx context.Context, baseURL string) ([]SessionSummary, error)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s/sessions: HTTP %d: %s (live sessions are listed by waymark serve)", base, resp.StatusCode, detail(body))
+		return nil, fmt.Errorf("GET %s/sessions: HTTP %d: %s (live sessions are listed by waymark serve)", base, resp.StatusCode, wire.Detail(body))
 	}
 	var out struct {
 		Sessions []SessionSummary `json:"sessions"`
@@ -57,12 +58,12 @@ type WatchEvent struct {
 	Session *SessionSummary
 	Step    *WatchStep
 	Frame   *WatchFrame
-	Error   *ServerError
-	// Ended is the reason the session ended ("" while it goes on), and
-	// EndedCode the error code the agent got then (IDLE_TIMEOUT,
-	// LEASE_EXPIRED; "" for other ends).
+	Error   *wire.ServerError
+	// Ended is the reason the session ended ("" while it goes on; see
+	// End.String), and EndedCode the error code the agent got then
+	// (IDLE_TIMEOUT, LEASE_EXPIRED; "" for other ends).
 	Ended     string
-	EndedCode Code
+	EndedCode wire.Code
 }
 
 // WatchConn watches one live session and can take it over.
@@ -72,7 +73,7 @@ type WatchConn struct {
 
 // Watch connects to a live session's watch socket.
 func Watch(ctx context.Context, baseURL, sessionID string) (*WatchConn, error) {
-	base, err := ServerBase(baseURL)
+	base, err := wire.ServerBase(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func Watch(ctx context.Context, baseURL, sessionID string) (*WatchConn, error) {
 		}
 		return nil, fmt.Errorf("cannot watch session %s on %s: %w", sessionID, base, err)
 	}
-	c.SetReadLimit(MaxOutFrame)
+	c.SetReadLimit(wire.MaxOutFrame)
 	return &WatchConn{c: c}, nil
 }
 
@@ -115,11 +116,11 @@ func (w *WatchConn) Next(ctx context.Context) (WatchEvent, error) {
 		ev.Frame = new(WatchFrame)
 		err = json.Unmarshal(m.Data, ev.Frame)
 	case "error":
-		ev.Error = parseErrorFrame(data)
+		ev.Error = wire.ParseErrorFrame(data)
 	case "ended":
 		var d struct {
-			Reason string `json:"reason"`
-			Code   Code   `json:"code"`
+			Reason string    `json:"reason"`
+			Code   wire.Code `json:"code"`
 		}
 		err = json.Unmarshal(m.Data, &d)
 		ev.Ended, ev.EndedCode = d.Reason, d.Code
@@ -133,17 +134,17 @@ func (w *WatchConn) Next(ctx context.Context) (WatchEvent, error) {
 }
 
 func (w *WatchConn) send(ctx context.Context, typ string, data any) error {
-	fs := []field{{"type", typ}}
+	fs := []wire.Field{{"type", typ}}
 	if data != nil {
-		fs = append(fs, field{"data", data})
+		fs = append(fs, wire.Field{"data", data})
 	}
-	return w.c.Write(ctx, websocket.MessageText, obj(fs...))
+	return w.c.Write(ctx, websocket.MessageText, wire.Obj(fs...))
 }
 
 // TakeOver asks for control as the person name; the server answers with a
 // session message naming "human:NAME" in Control, or an error.
 func (w *WatchConn) TakeOver(ctx context.Context, name string) error {
-	return w.send(ctx, "take_over", obj(field{"name", name}))
+	return w.send(ctx, "take_over", wire.Obj(wire.Field{"name", name}))
 }
 
 // Step sends a person's action (after TakeOver); the answer is an
@@ -166,23 +167,4 @@ func (w *WatchConn) Close() error {
 		return nil
 	}
 	return err
-}
-
-// interventionSteps is the number of steps a person made in the
-// observation's metadata.intervention (0 when there is none): the step
-// answered so was not performed.
-func interventionSteps(data json.RawMessage) int {
-	var w struct {
-		Observation struct {
-			Metadata struct {
-				Intervention *struct {
-					Steps []json.RawMessage `json:"steps"`
-				} `json:"intervention"`
-			} `json:"metadata"`
-		} `json:"observation"`
-	}
-	if json.Unmarshal(data, &w) != nil || w.Observation.Metadata.Intervention == nil {
-		return 0
-	}
-	return len(w.Observation.Metadata.Intervention.Steps)
 }
