@@ -39,7 +39,10 @@ type Settings struct {
 	// observation carries page_load_timeout and the episode goes on.
 	PageLoadTimeout time.Duration
 	// OpTimeout bounds every other browser operation (input, script,
-	// screenshot). Past it the episode ends with renderer_timeout.
+	// screenshot) on an idle machine; on a busy one it is stretched in
+	// proportion to the runnable tasks per CPU (at most 4 times), but
+	// never past the step's bound (StepBound). Past it the episode ends
+	// with renderer_timeout.
 	OpTimeout time.Duration
 	// RecoverObservation (opt-in): an observation with no visible content
 	// (a page that has not painted its body yet) is read again, after
@@ -65,6 +68,39 @@ type Settings struct {
 	// it calls personal is blacked out of every screenshot and replaced in
 	// the tree, the snapshot and the network capture (engine/redact).
 	Redact *redact.Policy
+}
+
+// StepEndSlack is the part of a step's bound kept for ending an episode
+// whose page stopped answering (reading its address from the browser).
+const StepEndSlack = 2 * time.Second
+
+// StepBound is what bounds a step with action a: Step returns within it,
+// counted from when the engine takes the step up. It is the action's own
+// time (OpTimeout; a goto PageLoadTimeout, a wait ExplicitWait, typed text
+// 5 ms more per character), then ActionWait for the page to settle,
+// OpTimeout for the observation (twice with RecoverObservation) and
+// StepEndSlack. With the defaults: 23.5 s, a goto 43.5 s. Each operation
+// on the page gets OpTimeout, more on a busy machine, but none runs past
+// the bound less StepEndSlack: one still unanswered then (a page that
+// loops for ever, a browser that stopped) ends the episode with
+// renderer_timeout.
+func (s Settings) StepBound(a action.Action) time.Duration {
+	first := s.OpTimeout
+	switch a.Op {
+	case action.Goto:
+		first = s.PageLoadTimeout
+	case action.Wait:
+		first = s.ExplicitWait
+	case action.Finish:
+		first = 0
+	case action.Type, action.InsertText, action.SetValue:
+		first += time.Duration(len([]rune(a.Text))) * 5 * time.Millisecond
+	}
+	observe := s.OpTimeout
+	if s.RecoverObservation {
+		observe *= 2
+	}
+	return first + s.ActionWait + observe + StepEndSlack
 }
 
 // Defaults, as the reference environment's.

@@ -31,6 +31,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		return action.Observation{}, err
 	}
 	begin := time.Now()
+	ctx = withStepBound(ctx, begin, e.set.StepBound(a)) // stepbound.go
 	e.setState(func(s *engine.State) { s.StepCount++ })
 	e.netCap.Load().setStep(e.state.StepCount)
 	ep.serve.setStep(e.state.StepCount)

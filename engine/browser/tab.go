@@ -323,13 +323,13 @@ var (
 )
 
 // do runs fn on the tab with a timeout (d, stretched on a busy machine:
-// patient in hostload.go); it gives up at once when the tab's renderer
-// crashes.
+// patient in hostload.go, but never past the step's bound: stepbound.go);
+// it gives up at once when the tab's renderer crashes.
 func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Context) error) error {
 	if t.isCrashed() {
 		return errCrashed
 	}
-	limit := patient(d) // hostload.go: more on a busy machine
+	limit := stepLimit(ctx, patient(d)) // hostload.go: more on a busy machine
 	start := time.Now()
 	tctx, cancel := context.WithTimeout(t.ctx, limit)
 	defer cancel()
