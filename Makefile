@@ -131,7 +131,9 @@ MUTATE_SETS := \
 	'engine/action;.;all' \
 	'engine;^TestHeartbeat;lease.go' \
 	'engine/har;.;all' \
-	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit|Lease(RenewedAndReported|ExpiresAtItsDeadline|GoneEndsAtOnce|HeartbeatWaitsForTheLastRenewal)|SessionSummaryEachField|TakeOverAndHandBackRules|AgentWaitsForControlAndEngine|InterventionObservationLiteral);wire.go schema.go lease.go' \
+	'engine/openenv;^Test(Contract|Wire|SchemaMatchesPydantic|ValidationErrorsMatchPydantic|ErrorCodesKeepTheSession|CapacityReachedThenFreed|FactoryError|BinaryFrameEndsTheSession|HTTPEndpoints|KeepAlive|ClientErrorsAndLeniency|WSEndpointMapping|ClientInfersStepLimit|Lease(RenewedAndReported|ExpiresAtItsDeadline|GoneEndsAtOnce|HeartbeatWaitsForTheLastRenewal)|InterventionObservationLiteral);step.go wire.go schema.go lease.go' \
+	'engine/openenv/wire;.;all' \
+	'engine/openenv/control;.;session.go end.go' \
 	'dataset;^Test(Contract|CohenKappa|FleissKappa|AgreementFromStore|Import|NormalizeCategory|ReplayRun|SaveReplayRun|WALReplaced|LockDropDetected|Merge);agreement.go importer.go replayruns.go walguard.go merge.go;-short' \
 	'dataset/replay;^TestCompare(StepEachField|MaskedAndMerge|Drawn|AtTheChannelTolerance|CountsLiterally|StepScreenshotFields)$$;similar.go replay.go' \
 	'engine/endpoints;.;all' \

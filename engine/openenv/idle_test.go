@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"waymark/engine"
+	"waymark/engine/openenv/control"
 )
 
 // live is a raw WebSocket client that keeps reading, so it answers the
@@ -89,7 +90,7 @@ func TestIdleSessionEnds(t *testing.T) {
 	a := dialLive(t, wsURL(hs))
 	a.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
 	eng := <-made
-	list, err := ListSessions(bg(), hs.URL)
+	list, err := control.ListSessions(bg(), hs.URL)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %+v %v", list, err)
 	}
@@ -120,7 +121,7 @@ func TestIdleSessionEnds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Error("the socket stayed open after IDLE_TIMEOUT")
 	}
-	ev := waitWatch(t, w, "the end", func(ev WatchEvent) bool { return ev.Ended != "" })
+	ev := waitWatch(t, w, "the end", func(ev control.WatchEvent) bool { return ev.Ended != "" })
 	if ev.EndedCode != CodeIdleTimeout || !strings.Contains(ev.Ended, "idle timeout") {
 		t.Errorf("the watcher's end: %q (code %q)", ev.Ended, ev.EndedCode)
 	}
@@ -145,7 +146,7 @@ func TestIdleBoundWaitsForThePerson(t *testing.T) {
 		NewEngine: func(context.Context) (engine.Engine, error) { return newSketch(), nil }})
 	a := dialLive(t, wsURL(hs))
 	a.call(`{"type":"reset","data":{"start_url":"https://example.com/"}}`)
-	list, err := ListSessions(bg(), hs.URL)
+	list, err := control.ListSessions(bg(), hs.URL)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %+v %v", list, err)
 	}
@@ -153,7 +154,7 @@ func TestIdleBoundWaitsForThePerson(t *testing.T) {
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 	time.Sleep(4 * bound)
 	if srv.ActiveSessions() != 1 {
 		t.Fatalf("the session ended while a person held control")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"waymark/engine"
+	"waymark/engine/openenv/control"
 )
 
 // framesSketch is a sketch engine with live frames; it counts who asked
@@ -32,12 +33,12 @@ func TestNoLiveFramesUnderARedactionPolicy(t *testing.T) {
 		}})
 		agent := dialRaw(t, hs)
 		agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
-		list, err := ListSessions(bg(), hs.URL)
+		list, err := control.ListSessions(bg(), hs.URL)
 		if err != nil || len(list) != 1 {
 			t.Fatalf("sessions %v %v", list, err)
 		}
 		w := watch(t, hs.URL, list[0].ID)
-		waitWatch(t, w, "the reset", func(ev WatchEvent) bool { return ev.Step != nil })
+		waitWatch(t, w, "the reset", func(ev control.WatchEvent) bool { return ev.Step != nil })
 		if got := asked.Load() > 0; got == no {
 			t.Errorf("NoLiveFrames %v: live frames asked for: %v", no, got)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/openenv/control"
 )
 
 // secretSketch is sketchEngine with a password field: text typed that starts
@@ -106,20 +107,20 @@ func TestSharedControlCarriesNoSecret(t *testing.T) {
 	agent := dialRaw(t, hs)
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
 	eng := <-made
-	list, err := ListSessions(bg(), hs.URL)
+	list, err := control.ListSessions(bg(), hs.URL)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %v %v", list, err)
 	}
 	w := watch(t, hs.URL, list[0].ID)
-	waitWatch(t, w, "the reset", func(ev WatchEvent) bool { return ev.Step != nil })
+	waitWatch(t, w, "the reset", func(ev control.WatchEvent) bool { return ev.Step != nil })
 
 	agent.call(`{"type":"step","data":{"op":"type","text":"pw:agent-hunter2"}}`)
-	ev := waitWatch(t, w, "the agent's secret step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 1 })
+	ev := waitWatch(t, w, "the agent's secret step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 1 })
 	if a := string(ev.Step.Action); strings.Contains(a, "hunter2") || !strings.Contains(a, action.RedactedText) {
 		t.Errorf("the watcher saw the agent's secret step as %s", a)
 	}
 	agent.call(`{"type":"step","data":{"op":"type","text":"plain words"}}`)
-	ev = waitWatch(t, w, "the agent's plain step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 2 })
+	ev = waitWatch(t, w, "the agent's plain step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 2 })
 	if a := string(ev.Step.Action); !strings.Contains(a, "plain words") {
 		t.Errorf("a plain step reached the watcher as %s", a)
 	}
@@ -127,13 +128,13 @@ func TestSharedControlCarriesNoSecret(t *testing.T) {
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 	agent.send(`{"type":"step","data":{"op":"click","x":7,"y":7}}`)
-	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	waitWatch(t, w, "the agent waiting", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
 	if err := w.Step(bg(), action.TypeText("pw:person-s3cret")); err != nil {
 		t.Fatal(err)
 	}
-	ev = waitWatch(t, w, "the person's step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
+	ev = waitWatch(t, w, "the person's step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
 	if a := string(ev.Step.Action); strings.Contains(a, "s3cret") || !strings.Contains(a, action.RedactedText) {
 		t.Errorf("the watcher saw the person's secret step as %s", a)
 	}

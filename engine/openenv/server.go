@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +15,6 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/gym"
 	"waymark/engine/openenv/control"
 	"waymark/engine/openenv/wire"
 )
@@ -244,42 +240,6 @@ func (s *Server) release(id string) {
 	delete(s.sessions, id)
 }
 
-// session is one WebSocket connection and its engine.
-type session struct {
-	srv  *Server
-	info SessionInfo
-	conn *websocket.Conn
-	base engine.Engine // the session's own engine
-	eng  engine.Engine // what runs the current episode (base or a wrapper)
-	wrap engine.Engine // the current wrapper, closed at the next reset
-
-	started bool   // a reset succeeded
-	done    bool   // the episode ended
-	agent   string // the agent's name from a metadata hint
-	epAgent string // the current episode's agent name
-	details bool   // the reset asked for titles and timings (metadata.details)
-	// discarded: the client closed with EndDiscardedReason; the episode is
-	// discarded, not interrupted, when the session ends
-	discarded bool
-
-	lease *leaseKeeper // nil: the engine holds no lease (lease.go)
-	// lastActive is when the last reset or step was answered, or a person
-	// in control handed back (the connection's start before any), in Unix
-	// nanoseconds; counted: the message being handled is a reset or step
-	// (idle.go).
-	lastActive atomic.Int64
-	counted    bool
-	admitted   bool             // a reset was admitted (admission.go)
-	gym        *gym.Session     // Options.BrowserGym: the episode in BrowserGym's terms (gym.go)
-	ctl        *control.Session // shared control and watchers (engine/openenv/control)
-}
-
-// inbound is one frame from the client.
-type inbound struct {
-	typ  websocket.MessageType
-	data []byte
-}
-
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		// The library's own Origin check, with the same allowed origins
@@ -328,401 +288,33 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) writeAndClose(c *websocket.Conn, msg []byte) { wire.WriteAndClose(c, msg) }
 
-// closeReason is the reason of the close frame that ended a read ("" when
-// none came).
-func closeReason(err error) string {
-	var ce websocket.CloseError
-	if errors.As(err, &ce) {
-		return ce.Reason
+// controlled lists the live sessions' shared control (the hub's list).
+func (s *Server) controlled() []*control.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := make([]*control.Session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		list = append(list, ss.ctl)
 	}
-	return ""
+	return list
 }
 
-// closeConn closes politely but never waits long for a silent peer.
-func closeConn(c *websocket.Conn, code websocket.StatusCode) { wire.CloseConn(c, code, "") }
-
-// run is the session loop: a reader goroutine keeps reading (so pings are
-// answered while an action runs), a pinger checks that the client is alive,
-// and messages are handled one at a time in arrival order.
-func (ss *session) run(ctx context.Context, cancel context.CancelFunc) {
-	c := ss.conn
-	var (
-		qmu     sync.Mutex
-		queue   []inbound
-		readErr error
-		wake    = make(chan struct{}, 1)
-	)
-	notify := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
+// controlledByID is a live session's shared control, nil when there is no
+// such session.
+func (s *Server) controlledByID(id string) *control.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss := s.sessions[id]; ss != nil {
+		return ss.ctl
 	}
-	go func() {
-		for {
-			typ, data, err := c.Read(ctx)
-			qmu.Lock()
-			if err != nil {
-				readErr = err
-				qmu.Unlock()
-				notify()
-				cancel() // a step in progress stops: the client is gone
-				return
-			}
-			queue = append(queue, inbound{typ, data})
-			qmu.Unlock()
-			notify()
-		}
-	}()
-	go ss.pinger(ctx, cancel)
-	ss.lease.start(ctx, notify)
-
-	end := control.End{Reason: control.EndClientClosed}
-	status, closeText := websocket.StatusNormalClosure, ""
-loop:
-	for {
-		if lerr := ss.lease.endedErr(); lerr != nil {
-			end = control.End{Reason: control.EndLeaseExpired, Detail: lerr.Error()}
-			ss.leaseExpired(ctx, lerr)
-			break
-		}
-		qmu.Lock()
-		var m *inbound
-		if len(queue) > 0 {
-			m = &queue[0]
-			queue = queue[1:]
-		}
-		rerr := readErr
-		qmu.Unlock()
-		if m == nil {
-			if rerr != nil || ctx.Err() != nil {
-				switch {
-				case rerr != nil && websocket.CloseStatus(rerr) == -1:
-					end = control.End{Reason: control.EndConnectionLost, Detail: rerr.Error()}
-				case rerr != nil && closeReason(rerr) == EndDiscardedReason:
-					end = control.End{Reason: control.EndDiscarded}
-					ss.discarded = true
-				case rerr == nil:
-					end = control.End{Reason: control.EndStopped}
-				}
-				break
-			}
-			if left, ok := ss.idleLeft(); ok && left <= 0 {
-				end = ss.idleExpired(ctx) // idle.go
-				break
-			}
-			idle, stop := ss.idleTimer()
-			select {
-			case <-wake:
-			case <-ctx.Done():
-			case <-idle:
-			}
-			stop()
-			continue
-		}
-		if m.typ != websocket.MessageText {
-			end = control.End{Reason: control.EndBinaryFrame}
-			// The close says it too (1003: data of a type not accepted),
-			// for a client that sees only the close.
-			status, closeText = websocket.StatusUnsupportedData, "binary frames are not supported: send JSON text frames"
-			ss.send(ctx, errorFrame(CodeSessionError,
-				"binary frames are not supported: send each message as one JSON text frame"))
-			break
-		}
-		mctx, mdone := ss.lease.messageContext(ctx)
-		reply, closing := ss.handle(mctx, m.data)
-		mdone()
-		if ss.counted { // a reset or step: the idle bound counts from now
-			ss.touch()
-			ss.counted = false
-		}
-		if ctx.Err() != nil {
-			end = control.End{Reason: control.EndGoneMidMessage}
-			break
-		}
-		if ss.lease.endedErr() != nil {
-			continue // the lease ended meanwhile: the loop's top says so
-		}
-		if reply != nil && !ss.send(ctx, reply) {
-			end = control.End{Reason: control.EndReplyFailed}
-			break
-		}
-		if closing {
-			end = control.End{Reason: control.EndCloseMessage}
-			break loop
-		}
-	}
-	ss.ctl.AgentLeft(ss.srv.ctx) // a person in control goes on alone
-	ss.teardown()
-	ss.ctl.End(end)
-	ss.srv.release(ss.info.ID)
-	ss.srv.opts.Logf("openenv: session %s ended (%s)", ss.info.ID, end)
-	if ctx.Err() == nil {
-		wire.CloseConn(c, status, closeText)
-	} else {
-		_ = c.CloseNow()
-	}
+	return nil
 }
 
-// send writes one text frame; false when the socket is gone.
-func (ss *session) send(ctx context.Context, msg []byte) bool {
-	if len(msg) > MaxOutFrame {
-		msg = errorFrame(CodeExecution, fmt.Sprintf("reply of %d bytes exceeds the %d-byte frame limit", len(msg), MaxOutFrame))
-	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return ss.conn.Write(wctx, websocket.MessageText, msg) == nil
-}
-
-func (ss *session) pinger(ctx context.Context, cancel context.CancelFunc) {
-	t := time.NewTicker(ss.srv.opts.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		pctx, pcancel := context.WithTimeout(ctx, ss.srv.opts.PongTimeout)
-		err := ss.conn.Ping(pctx)
-		pcancel()
-		if err != nil && ctx.Err() == nil {
-			ss.srv.opts.Logf("openenv: session %s: no pong within %s; closing it", ss.info.ID, ss.srv.opts.PongTimeout)
-			cancel()
-			_ = ss.conn.CloseNow()
-			return
-		}
-	}
-}
-
-// teardown closes the episode wrapper and the session's engine.
-func (ss *session) teardown() {
-	ss.lease.stop()
-	if ss.wrap != nil {
-		if d, ok := ss.wrap.(interface{ Discard() error }); ok && ss.discarded {
-			if err := d.Discard(); err != nil {
-				ss.srv.opts.Logf("openenv: session %s: discarding the episode: %v", ss.info.ID, err)
-			}
-		}
-		if err := ss.wrap.Close(); err != nil {
-			ss.srv.opts.Logf("openenv: session %s: closing the episode: %v", ss.info.ID, err)
-		}
-		ss.wrap = nil
-	}
-	if err := ss.base.Close(); err != nil {
-		ss.srv.opts.Logf("openenv: session %s: closing the engine: %v", ss.info.ID, err)
-	}
-}
-
-// envelope keys each message type allows (every message model forbids extras).
-var envelopeKeys = map[string][]string{
-	"reset": {"type", "data"},
-	"step":  {"type", "data"},
-	"state": {"type"},
-	"close": {"type"},
-	"mcp":   {"type", "data"},
-}
-
-// handle answers one text frame. end means the session must stop (close).
-func (ss *session) handle(ctx context.Context, data []byte) (reply []byte, end bool) {
-	v, err := decodeJSON(data)
-	if err != nil {
-		return errorFrame(CodeInvalidJSON, "Invalid JSON: "+err.Error()), false
-	}
-	msg, ok := v.(map[string]any)
-	if !ok {
-		// The Python server crashes here (SESSION_ERROR); Waymark answers
-		// like any malformed message and keeps the session.
-		return validationFrame([]action.FieldError{action.NewFieldError("model_type", nil,
-			"Input should be a valid dictionary or instance of a message model", v, nil)}), false
-	}
-	rawType, present := msg["type"]
-	typ, isStr := rawType.(string)
-	if !present {
-		typ, isStr = "", true
-	}
-	allowed, known := envelopeKeys[typ]
-	if !isStr || !known {
-		if !present {
-			rawType = ""
-		}
-		return errorFrame(CodeUnknownType, "Unknown message type: "+pyStr(rawType)), false
-	}
-	if errs := checkEnvelope(typ, msg, allowed); len(errs) > 0 {
-		return validationFrame(errs), false
-	}
-	payload, _ := msg["data"].(map[string]any)
-	switch typ {
-	case "close":
-		return nil, true
-	case "state":
-		return frame("state", stateData(ss.state())), false
-	case "mcp":
-		return frame("mcp", mcpResponse(payload)), false
-	}
-	ss.counted = true
-	if !ss.lease.renew(ctx) {
-		return nil, false // the lease ended: the session loop says so
-	}
-	if typ == "reset" {
-		return ss.reset(ctx, payload), false
-	}
-	return ss.step(ctx, payload), false
-}
-
-func (ss *session) state() engine.State {
-	return ss.eng.State()
-}
-
-// checkEnvelope validates the message model: allowed keys, data a dict,
-// data required for step and mcp.
-func checkEnvelope(typ string, msg map[string]any, allowed []string) []action.FieldError {
-	var errs []action.FieldError
-	if d, ok := msg["data"]; ok && len(allowed) > 1 {
-		if _, isMap := d.(map[string]any); !isMap {
-			errs = append(errs, action.NewFieldError("dict_type", []any{"data"}, "Input should be a valid dictionary", d, nil))
-		}
-	} else if !ok && (typ == "step" || typ == "mcp") {
-		errs = append(errs, action.NewFieldError("missing", []any{"data"}, "Field required", msg, nil))
-	}
-	var extra []string
-	for k := range msg {
-		if !contains(allowed, k) {
-			extra = append(extra, k)
-		}
-	}
-	sort.Strings(extra)
-	for _, k := range extra {
-		errs = append(errs, action.NewFieldError("extra_forbidden", []any{k}, "Extra inputs are not permitted", msg[k], nil))
-	}
-	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (ss *session) reset(ctx context.Context, data map[string]any) []byte {
-	rr, err := ss.srv.parseReset(data)
-	if err != nil {
-		return errorFrame(CodeExecution, err.Error())
-	}
-	if busy := ss.admitWS(); busy != nil {
-		return busy
-	}
-	done, err := ss.control().HoldReset(ctx)
-	if err != nil {
-		return errorFrame(CodeExecution, err.Error())
-	}
-	var obs engine.Observation
-	reset := false
-	defer func() { done(ss.agentName(rr.agent), rr.opts.StartURL, obs, reset) }()
-	if ss.wrap != nil {
-		if d, ok := ss.wrap.(interface{ Discard() error }); ok && ss.discarded {
-			if err := d.Discard(); err != nil {
-				ss.srv.opts.Logf("openenv: session %s: discarding the episode: %v", ss.info.ID, err)
-			}
-		}
-		if err := ss.wrap.Close(); err != nil {
-			ss.srv.opts.Logf("openenv: session %s: closing the previous episode: %v", ss.info.ID, err)
-		}
-		ss.wrap, ss.eng = nil, ss.base
-	}
-	ss.started, ss.done, ss.details = false, false, rr.details
-	if rr.opts.EpisodeID == "" {
-		rr.opts.EpisodeID = uuid.NewString()
-	}
-	if ss.srv.opts.WrapEpisode != nil {
-		agent := rr.agent
-		if agent == "" {
-			agent = ss.agent
-		}
-		if agent == "" {
-			agent = remoteHost(ss.info.RemoteAddr)
-		}
-		ss.epAgent = agent
-		w, err := ss.srv.opts.WrapEpisode(keepOpen{ss.base}, EpisodeStart{
-			Session: ss.info, Agent: agent, Reset: rr.opts, Task: rr.task, Facts: rr.facts})
-		if err != nil {
-			return errorFrame(CodeExecution, err.Error())
-		}
-		ss.wrap, ss.eng = w, w
-	}
-	obs, err = ss.eng.Reset(ctx, rr.opts)
-	if err != nil {
-		return errorFrame(CodeExecution, err.Error())
-	}
-	obs.Error = ss.srv.explainPractice(rr.opts.StartURL, obs.Error)
-	ss.started, ss.done, reset = true, obs.Done, true
-	if ss.srv.opts.BrowserGym {
-		return ss.gymReset(data, rr, obs) // gym.go
-	}
-	return frame("observation", observationData(obs, wsReward(obs), ss.details))
-}
-
-func (ss *session) step(ctx context.Context, data map[string]any) []byte {
-	if ss.srv.opts.BrowserGym {
-		return ss.gymStep(ctx, data) // gym.go
-	}
-	if errs := checkMetadata(data); len(errs) > 0 {
-		return validationFrame(errs)
-	}
-	a, err := action.FromValue(data, ss.srv.opts.ActionSet)
-	if err != nil {
-		var ve *action.ValidationError
-		if errors.As(err, &ve) && len(ve.Errors) > 0 {
-			return validationFrame(ve.Errors)
-		}
-		return errorFrame(CodeValidation, "Invalid message")
-	}
-	if !ss.started || ss.done {
-		return errorFrame(CodeExecution, action.MsgResetBeforeStepping)
-	}
-	if name, ok := a.Metadata["agent"].(string); ok && strings.TrimSpace(name) != "" && strings.TrimSpace(name) != ss.epAgent {
-		ss.agent = strings.TrimSpace(name) // names the next episodes
-		ss.epAgent = ss.agent
-		if ss.srv.opts.OnAgentName != nil {
-			ss.srv.opts.OnAgentName(ss.eng, ss.agent)
-		}
-	}
-	obs, held, err := ss.agentStep(ctx, a)
-	if held != nil {
-		return held
-	}
-	if err != nil {
-		var ve *action.ValidationError
-		if errors.As(err, &ve) && len(ve.Errors) > 0 {
-			return validationFrame(ve.Errors)
-		}
-		return errorFrame(CodeExecution, err.Error())
-	}
-	ss.done = obs.Done
-	if a.Op == action.Goto {
-		obs.Error = ss.srv.explainPractice(a.URL, obs.Error)
-	}
-	return frame("observation", observationData(obs, wsReward(obs), ss.details))
-}
-
-// keepOpen hands the session's engine to an episode wrapper without letting
-// the wrapper close it. Everything else is the engine's: Unwrap lets the
-// wrapper find the engine's optional interfaces (network capture, live
-// frames, …) with engine.As.
-type keepOpen struct{ engine.Engine }
-
-func (keepOpen) Close() error { return nil }
-
-// Unwrap is the session's engine.
-func (k keepOpen) Unwrap() engine.Engine { return k.Engine }
-
-// remoteHost is the host of a "host:port" remote address.
-func remoteHost(addr string) string {
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		return h
-	}
-	return addr
+// acceptWatch accepts a watch socket with the same allowed origins as /ws
+// (the guard has already run).
+func (s *Server) acceptWatch(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+	return websocket.Accept(w, r, &websocket.AcceptOptions{
+		OriginPatterns:     s.guard.origins,
+		InsecureSkipVerify: s.guard.anyOrigin,
+	})
 }

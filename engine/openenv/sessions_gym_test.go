@@ -9,6 +9,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/openenv/control"
 )
 
 // A BrowserGym agent (serve --obs browsergym) is under shared control like
@@ -28,7 +29,7 @@ func TestTakeOverHoldsABrowserGymAgent(t *testing.T) {
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
 	eng := <-made
 	agent.call(`{"type":"step","data":{"action":"mouse_click(10, 10)"}}`)
-	list, err := ListSessions(bg(), hs.URL)
+	list, err := control.ListSessions(bg(), hs.URL)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %+v %v", list, err)
 	}
@@ -36,13 +37,13 @@ func TestTakeOverHoldsABrowserGymAgent(t *testing.T) {
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 	agent.send(`{"type":"step","data":{"action":"mouse_click(700, 500)"}}`)
-	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	waitWatch(t, w, "the agent waiting", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
 	if err := w.Step(bg(), action.ClickAt(20, 30)); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "the person's step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
+	waitWatch(t, w, "the person's step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
 	if got := eng.State().StepCount; got != 2 {
 		t.Fatalf("the engine made %d steps before the hand-back, want 2 (the agent's held click not among them)", got)
 	}
@@ -80,7 +81,7 @@ func TestTakeOverHoldsABrowserGymAgent(t *testing.T) {
 	if got := eng.State().StepCount; got != 3 {
 		t.Fatalf("the engine made %d steps, want 3", got)
 	}
-	ev := waitWatch(t, w, "the agent's step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "agent:bot" })
+	ev := waitWatch(t, w, "the agent's step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "agent:bot" })
 	if !strings.Contains(string(ev.Step.Action), "mouse_click(5, 5)") {
 		t.Fatalf("watcher saw %+v", ev.Step)
 	}
@@ -96,14 +97,14 @@ func TestBrowserGymSecretsStayRedacted(t *testing.T) {
 	}})
 	agent := dialRaw(t, hs)
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
-	list, err := ListSessions(bg(), hs.URL)
+	list, err := control.ListSessions(bg(), hs.URL)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %+v %v", list, err)
 	}
 	w := watch(t, hs.URL, list[0].ID)
-	waitWatch(t, w, "the reset", func(ev WatchEvent) bool { return ev.Step != nil })
+	waitWatch(t, w, "the reset", func(ev control.WatchEvent) bool { return ev.Step != nil })
 	reply := agent.call(`{"type":"step","data":{"action":"keyboard_type('pw:hunter2')"}}`)
-	ev := waitWatch(t, w, "the secret step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 1 })
+	ev := waitWatch(t, w, "the secret step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 1 })
 	if a := string(ev.Step.Action); strings.Contains(a, "hunter2") || !strings.Contains(a, action.RedactedText) {
 		t.Errorf("the watcher saw the step as %s", a)
 	}
@@ -111,7 +112,7 @@ func TestBrowserGymSecretsStayRedacted(t *testing.T) {
 		t.Errorf("the agent's observation: %.600s", reply)
 	}
 	reply = agent.call(`{"type":"step","data":{"action":"keyboard_type('plain words')"}}`)
-	ev = waitWatch(t, w, "the plain step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 2 })
+	ev = waitWatch(t, w, "the plain step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Step == 2 })
 	if a := string(ev.Step.Action); !strings.Contains(a, "plain words") || !strings.Contains(string(reply), `"last_action":"keyboard_type('plain words')"`) {
 		t.Errorf("a plain step: the watcher saw %s, the agent %.600s", a, reply)
 	}

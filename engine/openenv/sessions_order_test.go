@@ -3,6 +3,8 @@ package openenv
 import (
 	"testing"
 	"time"
+
+	"waymark/engine/openenv/control"
 )
 
 // GET /sessions lists the live sessions oldest first: three agents that
@@ -19,7 +21,7 @@ func TestSessionsListedOldestFirst(t *testing.T) {
 		conns[i] = dialRaw(t, hs)
 		conns[i].call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"` + name + `"}}`)
 	}
-	list, err := ListSessions(bg(), base)
+	list, err := control.ListSessions(bg(), base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestSessionsListedOldestFirst(t *testing.T) {
 	_ = conns[1].c.CloseNow()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		list, err = ListSessions(bg(), base)
+		list, err = control.ListSessions(bg(), base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +59,7 @@ func waitPastLatest(t *testing.T, base string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		list, err := ListSessions(bg(), base)
+		list, err := control.ListSessions(bg(), base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +82,7 @@ func waitPastLatest(t *testing.T, base string, n int) {
 	}
 }
 
-func agentsOf(list []SessionSummary) []string {
+func agentsOf(list []control.SessionSummary) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
 		out[i] = s.Agent

@@ -12,6 +12,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/openenv/control"
 )
 
 // sketchServer serves sketch engines and hands out each one it made.
@@ -28,7 +29,7 @@ func sketchServer(t *testing.T, max int) (*httptest.Server, string, <-chan *sket
 }
 
 // waitWatch reads watch events until ok says so (each within 30 s).
-func waitWatch(t *testing.T, w *WatchConn, what string, ok func(WatchEvent) bool) WatchEvent {
+func waitWatch(t *testing.T, w *control.WatchConn, what string, ok func(control.WatchEvent) bool) control.WatchEvent {
 	t.Helper()
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -46,11 +47,11 @@ func waitWatch(t *testing.T, w *WatchConn, what string, ok func(WatchEvent) bool
 	}
 }
 
-func watch(t *testing.T, base, id string) *WatchConn {
+func watch(t *testing.T, base, id string) *control.WatchConn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	w, err := Watch(ctx, base, id)
+	w, err := control.Watch(ctx, base, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestTakeOverHoldsTheAgentAndAnswersWithTheIntervention(t *testing.T) {
 	eng := <-made
 	agent.call(`{"type":"step","data":{"op":"click","x":10,"y":10}}`)
 
-	list, err := ListSessions(bg(), base)
+	list, err := control.ListSessions(bg(), base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,42 +88,42 @@ func TestTakeOverHoldsTheAgentAndAnswersWithTheIntervention(t *testing.T) {
 	}
 
 	w := watch(t, base, s.ID)
-	reset := waitWatch(t, w, "the episode's first step", func(ev WatchEvent) bool { return ev.Step != nil })
+	reset := waitWatch(t, w, "the episode's first step", func(ev control.WatchEvent) bool { return ev.Step != nil })
 	if reset.Step.Step != 0 {
 		t.Fatalf("first step seen %+v, want the reset", reset.Step)
 	}
-	first := waitWatch(t, w, "the latest step", func(ev WatchEvent) bool { return ev.Step != nil })
+	first := waitWatch(t, w, "the latest step", func(ev control.WatchEvent) bool { return ev.Step != nil })
 	if first.Step.Step != 1 || first.Step.Actor != "agent:bot" || len(first.Step.Screenshot) == 0 || !strings.Contains(string(first.Step.Action), `"click"`) {
 		t.Fatalf("first step seen %+v", first.Step)
 	}
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 
 	other := watch(t, base, s.ID)
 	if err := other.TakeOver(bg(), "bob"); err != nil {
 		t.Fatal(err)
 	}
-	ev := waitWatch(t, other, "an error", func(ev WatchEvent) bool { return ev.Error != nil })
+	ev := waitWatch(t, other, "an error", func(ev control.WatchEvent) bool { return ev.Error != nil })
 	if !strings.Contains(ev.Error.Message, "human:ann is in control") {
 		t.Fatalf("a second person's take-over: %v", ev.Error)
 	}
 	if err := other.Step(bg(), action.ClickAt(1, 1)); err != nil {
 		t.Fatal(err)
 	}
-	ev = waitWatch(t, other, "an error", func(ev WatchEvent) bool { return ev.Error != nil })
+	ev = waitWatch(t, other, "an error", func(ev control.WatchEvent) bool { return ev.Error != nil })
 	if !strings.Contains(ev.Error.Message, "take over first") {
 		t.Fatalf("a step from a watcher not in control: %v", ev.Error)
 	}
 
 	agent.send(`{"type":"step","data":{"op":"click","x":700,"y":500}}`)
-	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	waitWatch(t, w, "the agent waiting", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
 	for i, a := range []action.Action{action.ClickAt(20, 30), action.TypeText("red")} {
 		if err := w.Step(bg(), a); err != nil {
 			t.Fatal(err)
 		}
-		ev := waitWatch(t, w, "the person's step", func(ev WatchEvent) bool { return ev.Step != nil })
+		ev := waitWatch(t, w, "the person's step", func(ev control.WatchEvent) bool { return ev.Step != nil })
 		if ev.Step.Step != 2+i || ev.Step.Actor != "human:ann" {
 			t.Fatalf("person's step %d: %+v", i+1, ev.Step)
 		}
@@ -177,7 +178,7 @@ func TestTakeOverHoldsTheAgentAndAnswersWithTheIntervention(t *testing.T) {
 	if got := eng.State().StepCount; got != 4 {
 		t.Fatalf("the engine made %d steps, want 4", got)
 	}
-	ev = waitWatch(t, w, "the agent's step", func(ev WatchEvent) bool { return ev.Step != nil })
+	ev = waitWatch(t, w, "the agent's step", func(ev control.WatchEvent) bool { return ev.Step != nil })
 	if ev.Step.Actor != "agent:bot" || ev.Step.Step != 4 {
 		t.Fatalf("watcher saw %+v", ev.Step)
 	}
@@ -190,7 +191,7 @@ func TestHandBackWithoutActingRunsTheHeldStep(t *testing.T) {
 	agent := dialRaw(t, hs)
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
 	eng := <-made
-	list, err := ListSessions(bg(), base)
+	list, err := control.ListSessions(bg(), base)
 	if err != nil || len(list) != 1 {
 		t.Fatal(list, err)
 	}
@@ -198,9 +199,9 @@ func TestHandBackWithoutActingRunsTheHeldStep(t *testing.T) {
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 	agent.send(`{"type":"step","data":{"op":"click","x":7,"y":7}}`)
-	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	waitWatch(t, w, "the agent waiting", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
 	if err := w.HandBack(bg()); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestHandBackWithoutActingRunsTheHeldStep(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("an unknown session: HTTP %d", resp.StatusCode)
 	}
-	if _, err := Watch(bg(), base, "nope"); err == nil || !strings.Contains(err.Error(), "not live") {
+	if _, err := control.Watch(bg(), base, "nope"); err == nil || !strings.Contains(err.Error(), "not live") {
 		t.Fatalf("watching an unknown session: %v", err)
 	}
 }
@@ -233,24 +234,24 @@ func TestAgentLeavesWhileAPersonHoldsControl(t *testing.T) {
 	agent := dialRaw(t, hs)
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
 	eng := <-made
-	list, _ := ListSessions(bg(), base)
+	list, _ := control.ListSessions(bg(), base)
 	w := watch(t, base, list[0].ID)
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 	_ = agent.c.CloseNow()
-	waitWatch(t, w, "the agent gone", func(ev WatchEvent) bool { return ev.Session != nil && !ev.Session.AgentConnected })
-	if list, _ := ListSessions(bg(), base); len(list) != 1 || list[0].AgentConnected {
+	waitWatch(t, w, "the agent gone", func(ev control.WatchEvent) bool { return ev.Session != nil && !ev.Session.AgentConnected })
+	if list, _ := control.ListSessions(bg(), base); len(list) != 1 || list[0].AgentConnected {
 		t.Fatalf("after the agent left: %+v", list)
 	}
 	for _, a := range []action.Action{action.ClickAt(3, 3), action.FinishWith("done")} {
 		if err := w.Step(bg(), a); err != nil {
 			t.Fatal(err)
 		}
-		waitWatch(t, w, "the person's step", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
+		waitWatch(t, w, "the person's step", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == "human:ann" })
 	}
-	waitWatch(t, w, "the end", func(ev WatchEvent) bool { return ev.Ended != "" })
+	waitWatch(t, w, "the end", func(ev control.WatchEvent) bool { return ev.Ended != "" })
 	if !eng.closed.Load() || eng.State().StepCount != 2 || !eng.State().Done {
 		t.Fatalf("engine closed %v, steps %d", eng.closed.Load(), eng.State().StepCount)
 	}
@@ -263,13 +264,13 @@ func TestSharedControlSerialisesTheEngine(t *testing.T) {
 	hs, base, _ := sketchServer(t, 1)
 	agent := dialRaw(t, hs)
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
-	list, _ := ListSessions(bg(), base)
+	list, _ := control.ListSessions(bg(), base)
 	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := Watch(bg(), base, list[0].ID)
+			w, err := control.Watch(bg(), base, list[0].ID)
 			if err != nil {
 				t.Error(err)
 				return
@@ -329,26 +330,28 @@ func TestPersonFinishesWhileTheAgentWaits(t *testing.T) {
 	agent := dialRaw(t, hs)
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
 	eng := <-made
-	list, _ := ListSessions(bg(), base)
+	list, _ := control.ListSessions(bg(), base)
 	w := watch(t, base, list[0].ID)
 	if err := w.Step(bg(), action.FinishWith("42")); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "an error", func(ev WatchEvent) bool { return ev.Error != nil })
+	waitWatch(t, w, "an error", func(ev control.WatchEvent) bool { return ev.Error != nil })
 	if err := w.TakeOver(bg(), "ann"); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "control by ann", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitWatch(t, w, "control by ann", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 	agent.send(`{"type":"step","data":{"op":"click","x":7,"y":7}}`)
-	waitWatch(t, w, "the agent waiting", func(ev WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	waitWatch(t, w, "the agent waiting", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
 	if err := w.Step(bg(), action.FinishWith("42")); err != nil {
 		t.Fatal(err)
 	}
-	waitWatch(t, w, "the person's finish", func(ev WatchEvent) bool { return ev.Step != nil && ev.Step.Done && ev.Step.Actor == "human:ann" })
+	waitWatch(t, w, "the person's finish", func(ev control.WatchEvent) bool {
+		return ev.Step != nil && ev.Step.Done && ev.Step.Actor == "human:ann"
+	})
 	if err := w.Step(bg(), action.ClickAt(1, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitWatch(t, w, "an error", func(ev WatchEvent) bool { return ev.Error != nil }); !strings.Contains(ev.Error.Message, "the episode is over") {
+	if ev := waitWatch(t, w, "an error", func(ev control.WatchEvent) bool { return ev.Error != nil }); !strings.Contains(ev.Error.Message, "the episode is over") {
 		t.Fatalf("a step after the end: %v", ev.Error)
 	}
 	if err := w.HandBack(bg()); err != nil {
@@ -375,14 +378,14 @@ func TestWatchSendsTheEpisodeSoFar(t *testing.T) {
 	agent.call(`{"type":"reset","data":{"start_url":"http://shop.test/","agent":"bot"}}`)
 	agent.call(`{"type":"step","data":{"op":"click","x":10,"y":10}}`)
 	agent.call(`{"type":"step","data":{"op":"scroll","dy":100}}`)
-	list, err := ListSessions(bg(), base)
+	list, err := control.ListSessions(bg(), base)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %+v, %v", list, err)
 	}
-	seen := func(w *WatchConn, n int) []WatchStep {
-		var out []WatchStep
+	seen := func(w *control.WatchConn, n int) []control.WatchStep {
+		var out []control.WatchStep
 		for len(out) < n {
-			ev := waitWatch(t, w, "a step", func(ev WatchEvent) bool { return ev.Step != nil })
+			ev := waitWatch(t, w, "a step", func(ev control.WatchEvent) bool { return ev.Step != nil })
 			out = append(out, *ev.Step)
 		}
 		return out
