@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"waymark/engine/action"
-	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 )
 
 // runPlayAttach is play --server URL --attach SESSION: it takes over a
@@ -33,14 +33,14 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w, err := openenv.Watch(ctx, server, sessionID)
+	w, err := control.Watch(ctx, server, sessionID)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
 	me := "human:" + name
 	// next reads until an event ok accepts; a server error is returned.
-	next := func(what string, ok func(openenv.WatchEvent) bool) (openenv.WatchEvent, error) {
+	next := func(what string, ok func(control.WatchEvent) bool) (control.WatchEvent, error) {
 		for {
 			ev, err := w.Next(ctx)
 			if err != nil {
@@ -57,7 +57,7 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 	if err := w.TakeOver(ctx, name); err != nil {
 		return err
 	}
-	ev, err := next("control", func(ev openenv.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == me })
+	ev, err := next("control", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == me })
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 		if err := w.HandBack(ctx); err != nil {
 			return err
 		}
-		_, err := next("the hand-back", func(ev openenv.WatchEvent) bool { return ev.Session != nil && ev.Session.Control != me })
+		_, err := next("the hand-back", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control != me })
 		if err == nil {
 			fmt.Fprintf(env.Stderr, "waymark play: control handed back to the agent of session %s\n", sessionID)
 		}
@@ -89,7 +89,7 @@ func runPlayAttach(env *Env, server, sessionID, name, shots string) error {
 		if err := w.Step(ctx, a); err != nil {
 			return nil, false, err
 		}
-		ev, err := next("the step's observation", func(ev openenv.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == me })
+		ev, err := next("the step's observation", func(ev control.WatchEvent) bool { return ev.Step != nil && ev.Step.Actor == me })
 		if err != nil {
 			return nil, false, err
 		}

@@ -15,6 +15,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 )
 
 // serve --restore EPISODE:K --record: a person's episode is replayed up to
@@ -126,7 +127,7 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list, err := openenv.ListSessions(ctx, url); err != nil || len(list) != 0 {
+	if list, err := control.ListSessions(ctx, url); err != nil || len(list) != 0 {
 		t.Fatalf("the app's serve at %s: %v %v", url, list, err)
 	}
 	a2, err := openenv.Dial(ctx, url, openenv.ClientOptions{})
@@ -139,7 +140,7 @@ func TestServeRestoreLetsAnAgentContinue(t *testing.T) {
 	}
 	a2.Close()
 	agents.stop()
-	if _, err := openenv.ListSessions(ctx, url); err == nil {
+	if _, err := control.ListSessions(ctx, url); err == nil {
 		t.Fatalf("the app's serve still answers after stop")
 	}
 }

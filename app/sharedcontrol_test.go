@@ -21,6 +21,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 )
 
 // Shared control end to end: `serve --record`, a scripted agent over /ws,
@@ -59,19 +60,19 @@ func TestSharedControlWithPlayAttach(t *testing.T) {
 	if o, err := agent.Step(ctx, action.ClickAt(50, 50)); err != nil || o.URL != site.URL+"/a" { // link a
 		t.Fatalf("agent's click: %v %q", err, o.URL)
 	}
-	list, err := openenv.ListSessions(ctx, hs.URL)
+	list, err := control.ListSessions(ctx, hs.URL)
 	if err != nil || len(list) != 1 || list[0].Control != "agent:bot" || list[0].Steps != 1 {
 		t.Fatalf("sessions %+v %v", list, err)
 	}
 	id := list[0].ID
 
 	// A watcher of our own sees who is in control.
-	w, err := openenv.Watch(ctx, hs.URL, id)
+	w, err := control.Watch(ctx, hs.URL, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	waitEvent := func(what string, ok func(openenv.WatchEvent) bool) {
+	waitEvent := func(what string, ok func(control.WatchEvent) bool) {
 		t.Helper()
 		for {
 			wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -95,7 +96,7 @@ func TestSharedControlWithPlayAttach(t *testing.T) {
 		stdoutW.Close()
 		exited <- code
 	}()
-	waitEvent("ann in control", func(ev openenv.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
+	waitEvent("ann in control", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.Control == "human:ann" })
 
 	type result struct {
 		o   engine.Observation
@@ -106,7 +107,7 @@ func TestSharedControlWithPlayAttach(t *testing.T) {
 		o, err := agent.Step(ctx, action.ClickAt(50, 250)) // link c: must not be performed
 		held <- result{o, err}
 	}()
-	waitEvent("the agent's step held", func(ev openenv.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
+	waitEvent("the agent's step held", func(ev control.WatchEvent) bool { return ev.Session != nil && ev.Session.AgentWaiting })
 
 	out := bufio.NewScanner(stdoutR)
 	for i, line := range []string{`{"op":"click","x":50,"y":150}`, `{"op":"scroll","dy":300}`} {

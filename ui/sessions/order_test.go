@@ -14,6 +14,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 	"waymark/ui"
 )
 
@@ -100,7 +101,7 @@ func waitPastNewest(t *testing.T, base string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		list, err := openenv.ListSessions(context.Background(), base)
+		list, err := control.ListSessions(context.Background(), base)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"waymark/engine/action"
 	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 	"waymark/ui"
 )
 
@@ -40,24 +41,24 @@ type Tab struct {
 	server     *widget.Entry
 	connectBtn *widget.Button
 	list       *widget.List
-	items      []openenv.SessionSummary
+	items      []control.SessionSummary
 	view       *ui.LiveView
 	pump       *ui.FramePump
 	banner     *canvas.Rectangle
 	bannerTx   *widget.Label
 	status     *widget.Label
 	timeline   *widget.List
-	steps      []openenv.WatchStep // screenshots dropped
+	steps      []control.WatchStep // screenshots dropped
 	takeBtn    *widget.Button
 	backBtn    *widget.Button
 	content    fyne.CanvasObject
 
 	base    string // the server connected to
 	watchID string
-	watch   *openenv.WatchConn
+	watch   *control.WatchConn
 	stop    context.CancelFunc
 	gen     int // bumps at every new watch: late events of an old one are dropped
-	summary *openenv.SessionSummary
+	summary *control.SessionSummary
 	ended   string
 	mapper  *ui.Mapper
 	sendQ   chan command // the person's actions and the hand-back, sent in order
@@ -249,7 +250,7 @@ func (t *Tab) Connect() {
 func (t *Tab) refresh(base string) {
 	b := t.ctx.UI()
 	go func() {
-		list, err := openenv.ListSessions(context.Background(), base)
+		list, err := control.ListSessions(context.Background(), base)
 		b.Do(func() {
 			if base != t.base || t.closed {
 				return
@@ -285,7 +286,7 @@ func (t *Tab) refresh(base string) {
 }
 
 // Sessions are the listed sessions.
-func (t *Tab) Sessions() []openenv.SessionSummary { return t.items }
+func (t *Tab) Sessions() []control.SessionSummary { return t.items }
 
 // sync shows who is in control and enables the buttons.
 func (t *Tab) sync() {
@@ -326,7 +327,7 @@ func (t *Tab) sync() {
 func (t *Tab) Banner() string { return t.bannerTx.Text }
 
 // Steps are the steps seen in the watched session.
-func (t *Tab) Steps() []openenv.WatchStep { return t.steps }
+func (t *Tab) Steps() []control.WatchStep { return t.steps }
 
 // View is the live screen.
 func (t *Tab) View() *ui.LiveView { return t.view }

@@ -7,7 +7,7 @@ import (
 
 	"waymark/dataset/replay"
 	"waymark/engine"
-	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 )
 
 // The watch: a connection to one session's events, read on a goroutine
@@ -29,7 +29,7 @@ func (t *Tab) WatchSession(id string) {
 	b := t.ctx.UI()
 	base := t.base
 	go func() {
-		w, err := openenv.Watch(ctx, base, id)
+		w, err := control.Watch(ctx, base, id)
 		if err != nil {
 			b.Do(func() {
 				if gen == t.gen {
@@ -53,7 +53,7 @@ func (t *Tab) WatchSession(id string) {
 }
 
 // sendCommands sends the person's actions and the hand-back in order.
-func sendCommands(ctx context.Context, w *openenv.WatchConn, q <-chan command) {
+func sendCommands(ctx context.Context, w *control.WatchConn, q <-chan command) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -73,7 +73,7 @@ func sendCommands(ctx context.Context, w *openenv.WatchConn, q <-chan command) {
 }
 
 // read hands the watch's events to the Fyne goroutine until it ends.
-func (t *Tab) read(ctx context.Context, gen int, w *openenv.WatchConn) {
+func (t *Tab) read(ctx context.Context, gen int, w *control.WatchConn) {
 	b := t.ctx.UI()
 	frames := make(chan engine.Frame, 1)
 	go t.pump.Run(ctx, frames)
@@ -111,7 +111,7 @@ func (t *Tab) read(ctx context.Context, gen int, w *openenv.WatchConn) {
 }
 
 // event applies one watch event (Fyne goroutine).
-func (t *Tab) event(ev openenv.WatchEvent) {
+func (t *Tab) event(ev control.WatchEvent) {
 	switch {
 	case ev.Session != nil:
 		was := t.inControl()

@@ -11,12 +11,12 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"waymark/engine/action"
-	"waymark/engine/openenv"
+	"waymark/engine/openenv/control"
 	"waymark/ui"
 )
 
 // sessionLine is one row of the session list.
-func sessionLine(s openenv.SessionSummary) string {
+func sessionLine(s control.SessionSummary) string {
 	where := s.URL
 	if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
 		where = u.Host + u.Path
@@ -29,7 +29,7 @@ func sessionLine(s openenv.SessionSummary) string {
 }
 
 // stepLine is one row of the timeline.
-func stepLine(st openenv.WatchStep) string {
+func stepLine(st control.WatchStep) string {
 	what := "start"
 	if len(st.Action) > 0 && string(st.Action) != "null" {
 		if a, err := action.Parse(st.Action, action.SetExtended); err == nil {
