@@ -174,6 +174,8 @@ func editWhat(ed dataset.Edit) string {
 		return fmt.Sprintf("trimmed the steps after step %d", ed.Step)
 	case dataset.EditResume:
 		return fmt.Sprintf("resumed recording after step %d", ed.Step)
+	case dataset.EditSpan:
+		return "changed the span of the task cut from the exploration"
 	}
 	return fmt.Sprintf("%s at step %d", ed.Kind, ed.Step)
 }
@@ -181,7 +183,10 @@ func editWhat(ed dataset.Edit) string {
 // editLine is one audit log entry: when, who, what, why.
 func editLine(ed dataset.Edit) string {
 	s := fmt.Sprintf("%s · %s %s", ed.At.Local().Format("2006-01-02 15:04"), ed.Editor, editWhat(ed))
-	if ed.Reason != "" {
+	switch {
+	case ed.Kind == dataset.EditSpan && ed.Reason != "":
+		s += "\n" + ed.Reason // which span became which, and why
+	case ed.Reason != "":
 		s += "\nWhy: " + ed.Reason
 	}
 	return s

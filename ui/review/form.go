@@ -56,6 +56,11 @@ type form struct {
 
 	// guides are the labelling guidelines (guidelines.go).
 	guides guidelines
+	// origin heads the form with where the episode's goal came from
+	// (origin.go); labelFields are the outcome and the step labels, hidden
+	// for an exploration (no outcome to label).
+	origin      originPanel
+	labelFields *fyne.Container
 }
 
 func (f *form) init(t *Tab) {
@@ -64,6 +69,7 @@ func (f *form) init(t *Tab) {
 	f.labels.init(f)
 	f.judge.init(f)
 	f.guides.init(f)
+	f.origin.init(f)
 	f.outcomeRadio = widget.NewRadioGroup(outcomeLabels, func(s string) {
 		if f.updating {
 			return
@@ -136,7 +142,7 @@ func (f *form) build() fyne.CanvasObject {
 	f.othersBox.Hide()
 	next := widget.NewButton("Save & next (N)", func() { f.t.saveAndNext(); f.t.unfocus() })
 	// The buttons and the status line stay in sight; the rest scrolls.
-	fields := container.NewVBox(
+	f.labelFields = container.NewVBox(
 		widget.NewLabelWithStyle("Outcome", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		f.outcomeRadio,
 		f.failBox,
@@ -147,6 +153,7 @@ func (f *form) build() fyne.CanvasObject {
 		f.othersBox,
 		f.history,
 	)
+	fields := container.NewVBox(f.origin.build(), f.labelFields)
 	labelPanel := container.NewBorder(container.NewVBox(container.NewGridWithColumns(2, f.saveBtn, next), f.status), nil, nil, nil,
 		container.NewVScroll(fields))
 	f.refreshFailure()
@@ -231,7 +238,17 @@ func (f *form) load(it dataset.QueueItem) {
 	f.refreshOutcome()
 	f.refreshFailure()
 	f.updateSaveText()
+	f.origin.load()
+	if f.labelFields != nil {
+		if f.origin.exploration() {
+			f.labelFields.Hide()
+		} else {
+			f.labelFields.Show()
+		}
+	}
 	switch {
+	case f.origin.exploration():
+		f.setStatus(noOutcomeForExploration, false)
 	case start != nil && start.Settles:
 		f.setStatus(fmt.Sprintf("Settled by %s on %s. Saving records a new settling label.", start.Reviewer, start.CreatedAt.Local().Format("Jan 2 15:04")), false)
 	case start != nil:
@@ -266,9 +283,16 @@ func (f *form) updateSaveText() {
 	}
 }
 
+// noOutcomeForExploration says why an exploration is not labelled.
+const noOutcomeForExploration = "An exploration has no goal, so no outcome to label: review the tasks cut from it (listed under it in the queue)."
+
 // pickOutcome chooses outcome i of dataset.Outcomes (keys 1–4).
 func (f *form) pickOutcome(i int) {
 	if f.t.player.ep == nil || i < 0 || i >= len(dataset.Outcomes) {
+		return
+	}
+	if f.origin.exploration() {
+		f.setStatus(noOutcomeForExploration, true)
 		return
 	}
 	if f.outcome != dataset.Outcomes[i] {
@@ -288,7 +312,7 @@ func (f *form) pickOutcome(i int) {
 // markFailingStep makes the step shown the first failing step (key F),
 // picking failure when another outcome was chosen.
 func (f *form) markFailingStep() {
-	if f.t.player.ep == nil {
+	if f.t.player.ep == nil || f.origin.exploration() {
 		return
 	}
 	v := f.t.player.cur
@@ -314,7 +338,7 @@ func (f *form) stepChanged(int) {
 // cycleFailureType steps through the failure types (key T); it picks
 // failure when another outcome was chosen.
 func (f *form) cycleFailureType() {
-	if f.t.player.ep == nil {
+	if f.t.player.ep == nil || f.origin.exploration() {
 		return
 	}
 	if f.outcome != dataset.OutcomeFailure {
@@ -387,6 +411,10 @@ func (f *form) review() dataset.Review {
 func (f *form) submit(then func()) {
 	if f.t.player.ep == nil {
 		f.setStatus("Open an episode first: pick one in the queue or press N.", true)
+		return
+	}
+	if f.origin.exploration() {
+		f.setStatus(noOutcomeForExploration, true)
 		return
 	}
 	if f.outcome == "" {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"image/color"
@@ -20,11 +21,12 @@ import (
 
 // stateNames are the queue states as shown.
 var stateNames = map[string]string{
-	dataset.QueueUnreviewed: "Unreviewed by me",
-	dataset.QueueMine:       "Reviewed by me",
-	dataset.QueueConflict:   "In conflict",
-	dataset.QueueSettled:    "Settled",
-	"":                      "All",
+	dataset.QueueUnreviewed:   "Unreviewed by me",
+	dataset.QueueMine:         "Reviewed by me",
+	dataset.QueueConflict:     "In conflict",
+	dataset.QueueSettled:      "Settled",
+	dataset.QueueExplorations: "Explorations",
+	"":                        "All",
 }
 
 var sortNames = []struct{ key, name string }{
@@ -176,7 +178,10 @@ func (q *queuePanel) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 		}
 	}
 	goal := it.Goal
-	if depth > 0 && it.BranchStep != nil {
+	switch {
+	case it.Intent == dataset.IntentHindsight:
+		goal = fmt.Sprintf("✂ steps %d–%d · %s", it.SpanFrom, it.SpanTo, it.Goal)
+	case depth > 0 && it.BranchStep != nil:
 		goal = fmt.Sprintf("↳ from step %d · %s", *it.BranchStep, it.Goal)
 	}
 	texts.Objects[0].(*widget.Label).SetText(goal)
@@ -199,8 +204,10 @@ func nestBranches(items []dataset.QueueItem) ([]dataset.QueueItem, []int) {
 	children := map[string][]dataset.QueueItem{}
 	var roots []dataset.QueueItem
 	for _, it := range items {
-		if it.ParentEpisodeID != "" && listed[it.ParentEpisodeID] && it.ParentEpisodeID != it.EpisodeID {
-			children[it.ParentEpisodeID] = append(children[it.ParentEpisodeID], it)
+		// A task cut from an exploration sits under it as a branch does.
+		parent := cmp.Or(it.ParentEpisodeID, it.ExplorationID)
+		if parent != "" && listed[parent] && parent != it.EpisodeID {
+			children[parent] = append(children[parent], it)
 		} else {
 			roots = append(roots, it)
 		}
@@ -234,6 +241,16 @@ func nestBranches(items []dataset.QueueItem) ([]dataset.QueueItem, []int) {
 // rowMeta is the second line of a queue row.
 func rowMeta(it dataset.QueueItem) string {
 	parts := []string{it.Category, it.Annotator, ui.Plural(it.NumSteps, "step")}
+	switch it.Intent {
+	case dataset.IntentExploration:
+		parts = []string{"exploration (no outcome to label)", it.Annotator, ui.Plural(it.NumSteps, "step")}
+	case dataset.IntentHindsight:
+		parts = append([]string{cutState(it.Cut)}, parts...)
+	default:
+		if it.ActualTask != "" {
+			parts = append([]string{"actually: " + it.ActualTask}, parts...)
+		}
+	}
 	switch {
 	case it.Settled:
 		parts = append(parts, "settled: "+ui.OutcomeName(it.Outcome))
@@ -252,6 +269,47 @@ func rowMeta(it dataset.QueueItem) string {
 	}
 	parts = append(parts, it.StartedAt.Local().Format("Jan 2 15:04"))
 	return strings.Join(parts, " · ")
+}
+
+// cutState is a cut task's check in a few words: whether it replays from
+// its start state and whether a key point failed (shown, never left out).
+func cutState(h *dataset.HindsightCheck) string {
+	s := "cut · not replayed yet"
+	switch {
+	case h == nil || h.Replay == nil:
+	case h.Replay.Replayable:
+		s = "cut · replayable"
+	default:
+		s = "cut · NOT replayable"
+	}
+	if n := h.KeyPointsFailed(); n > 0 {
+		s += fmt.Sprintf(" · %s FAILED", ui.Plural(n, "key point"))
+	}
+	return s
+}
+
+// intentsText counts the queue's episodes by where their goal came from,
+// and the cut tasks by their checks ("" when every episode is planned).
+func intentsText(c dataset.IntentCounts) string {
+	if c.Hindsight == 0 && c.Explorations == 0 && c.WithActualTask == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("Planned: %s (%s)", ui.Plural(c.Planned, "episode"), ui.Plural(c.PlannedTasks, "task"))
+	if c.WithActualTask > 0 {
+		s += fmt.Sprintf(", %d saying what was actually done", c.WithActualTask)
+	}
+	if c.Hindsight > 0 {
+		s += fmt.Sprintf(" · cut from explorations: %s (%d replayable, %d NOT replayable, %d not replayed yet",
+			ui.Plural(c.HindsightTasks, "task"), c.Replayable, c.NotReplayable, c.Unchecked)
+		if c.KeyPointsFailed > 0 {
+			s += fmt.Sprintf("; %d with a FAILED key point", c.KeyPointsFailed)
+		}
+		s += ")"
+	}
+	if c.Explorations > 0 {
+		s += fmt.Sprintf(" · %s, not labelled (see Explorations)", ui.Plural(c.Explorations, "exploration"))
+	}
+	return s
 }
 
 // filter is the queue's filter as chosen (State included).
@@ -394,7 +452,11 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 		}
 		return "No episode matches these filters."
 	}
-	return fmt.Sprintf("%s · %d unreviewed by %s · %d in conflict", ui.Plural(res.Total, "episode"), res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
+	s := fmt.Sprintf("%s · %d unreviewed by %s · %d in conflict", ui.Plural(res.Total, "episode"), res.Counts[dataset.QueueUnreviewed], q.t.reviewer(), res.Counts[dataset.QueueConflict])
+	if in := intentsText(res.Intents); in != "" {
+		s += "\n" + in
+	}
+	return s
 }
 
 func (q *queuePanel) reloadAgreement() {

@@ -55,8 +55,13 @@ type replayPanel struct {
 	verdicts, runsList  *widget.List
 	content             fyne.CanvasObject
 
-	// epID is the episode the panel shows, goal its task's goal.
+	// epID is the episode the panel shows, goal its task's goal; archID
+	// the episode whose recorded traffic serves it offline (a cut's
+	// exploration); cut says it is a task cut from an exploration, which
+	// replays from its start state (cutreplay.go).
 	epID, goal string
+	archID     string
+	cut        bool
 	runs       []dataset.ReplayRun
 	// shown is the index in runs of the run whose verdicts are listed; -1
 	// lists live, the running replay's verdicts so far.
@@ -172,14 +177,19 @@ func (r *replayPanel) follow() {
 		return
 	}
 	r.epID, r.goal = ep.ID, r.p.task.Goal
+	r.follows(ep)
 	r.live = dataset.ReplayRun{}
 	r.loadRuns()
 	r.shown = -1
 	if len(r.runs) > 0 {
 		r.shown = 0
 	}
-	r.setStatus("Press Replay to run this episode again.", false)
-	r.followArchive(ep.ID)
+	if r.cut {
+		r.setStatus("Press Replay to replay this cut from its start state (the exploration's steps before it), then its steps.", false)
+	} else {
+		r.setStatus("Press Replay to run this episode again.", false)
+	}
+	r.followArchive(r.archID)
 	r.showRun()
 }
 
@@ -216,6 +226,10 @@ func (r *replayPanel) start() {
 	}
 	r.gen++
 	gen, id := r.gen, ep.ID
+	if r.epID != id {
+		r.follows(ep)
+		r.followArchive(r.archID)
+	}
 	r.epID, r.goal = id, r.p.task.Goal
 	r.loadRuns()
 	r.live = dataset.ReplayRun{EpisodeID: id, StartedAt: time.Now(), Steps: []dataset.ReplayStep{}}
@@ -235,6 +249,10 @@ func (r *replayPanel) start() {
 	r.showRun()
 	r.offline.Disable()
 	r.wg.Add(1)
+	if r.cut {
+		go r.runCut(ctx, gen, id, r.offline.Checked)
+		return
+	}
 	go r.run(ctx, gen, id, r.goOn.Checked, r.offline.Checked)
 }
 
@@ -350,7 +368,7 @@ func (r *replayPanel) finish(run *dataset.ReplayRun, err error) {
 	r.btn.Enable()
 	r.cancelBtn.Disable()
 	r.goOn.Enable()
-	r.followArchive(r.epID)
+	r.followArchive(r.archID)
 	r.bar.Hide()
 	r.loadRuns()
 	r.shown = -1
@@ -415,6 +433,9 @@ func (r *replayPanel) showRun() {
 	title := "Replay"
 	if r.goal != "" {
 		title = "Replay of “" + r.goal + "”"
+	}
+	if r.cut {
+		title += " from its start state"
 	}
 	r.title.SetText(title)
 	if run.Warning != "" {

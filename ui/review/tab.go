@@ -13,6 +13,7 @@
 //	C/W/X label the step correct, wrong or unnecessary (again: clear)
 //	E/L/O side effect, looping, optimality · K the step is a key screenshot
 //	Delete remove or restore the step (asks why)
+//	R replay the episode (a task cut from an exploration: from its start state)
 //	Ctrl+S save · N save and open the next unreviewed episode · Q queue/label
 //
 // All methods run on the Fyne goroutine; thumbnails load on a worker
@@ -181,6 +182,8 @@ func (t *Tab) TypedKey(ev *fyne.KeyEvent) bool {
 		t.player.edits.askRemoveOrRestore()
 	case fyne.KeyQ:
 		t.showSide(t.side.Selected() != t.queueTab)
+	case fyne.KeyR:
+		t.player.replay.start()
 	default:
 		return t.form.judge.typedKey(ev.Name)
 	}
@@ -210,7 +213,7 @@ func (t *Tab) Shortcuts() []fyne.Shortcut {
 
 // saveAndNext saves the review and opens the next unreviewed episode.
 func (t *Tab) saveAndNext() {
-	if t.player.ep == nil {
+	if t.player.ep == nil || t.form.origin.exploration() {
 		t.nextUnreviewed()
 		return
 	}
