@@ -33,8 +33,12 @@ const recoverDOMWait = 10 * time.Second
 var errBlankRefusal = fmt.Errorf("%w: the last observation showed no visible content after %d fresh reads (observation recovery is on); the action may have run, so the episode cannot go on",
 	engine.ErrResetBeforeStepping, recoverTries)
 
-// capture takes the screenshot and reads the page's info at the same time.
+// capture takes the screenshot and reads the page's info at the same time;
+// when the last settle already took them (an early shot), it returns those.
 func (e *Engine) capture(ctx context.Context, t *tab) (png []byte, in pageInfo, shotErr, infErr error) {
+	if s := t.takeEarly(); s != nil {
+		return s.png, s.in, nil, nil
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() { png, shotErr = t.confirmedShot(ctx, e.set.OpTimeout) })
 	in, infErr = t.info(ctx, e.set.OpTimeout, e.stateExpr, e.set.RecoverObservation)

@@ -90,15 +90,36 @@ func msTime(v any) time.Time {
 // waits for two animation frames (at most 100 ms). A page script error (the
 // document is being replaced) is not an error: ok is false.
 func probeExpr(frames bool, animMax time.Duration, since time.Time) string {
+	return probeScript(strconv.FormatBool(frames), animMax, since)
+}
+
+// What a probe waits for before it reads the page.
+const (
+	waitNothing = "false"
+	waitFrames  = "true"   // two animation frames (at most 100 ms)
+	waitTasks   = "'task'" // the tasks already queued
+)
+
+func probeScript(wait string, animMax time.Duration, since time.Time) string {
 	return `(() => { const st = window[Symbol.for('waymark.settle')];
-  return st ? st.probe(` + strconv.FormatInt(animMax.Milliseconds(), 10) + `, ` + strconv.FormatBool(frames) + `, ` +
+  return st ? st.probe(` + strconv.FormatInt(animMax.Milliseconds(), 10) + `, ` + wait + `, ` +
 		strconv.FormatInt(since.UnixMilli(), 10) + `) : [document.readyState]; })()`
 }
 
 // drawn holds the out-of-process frames that changed since the action
 // (probeFrames); settle keeps one per step.
 func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax time.Duration, since time.Time, drawn map[target.ID]bool) (probe, error) {
-	expr := probeExpr(frames, animMax, since)
+	wait := waitNothing
+	if frames {
+		wait = waitFrames
+	}
+	return t.probeAfter(ctx, d, wait, animMax, since, drawn)
+}
+
+// probeAfter is probe with what it waits for (waitNothing, waitFrames or
+// waitTasks).
+func (t *tab) probeAfter(ctx context.Context, d time.Duration, wait string, animMax time.Duration, since time.Time, drawn map[target.ID]bool) (probe, error) {
+	expr := probeScript(wait, animMax, since)
 	var raw []any
 	err := t.do(ctx, d, func(ctx context.Context) error {
 		var err error
@@ -113,7 +134,7 @@ func (t *tab) probe(ctx context.Context, d time.Duration, frames bool, animMax t
 		return probe{}, nil // e.g. "Execution context was destroyed": a navigation
 	}
 	if settleTrace != nil {
-		settleTrace("probe frames=%v %v", frames, raw)
+		settleTrace("probe wait=%s %v", wait, raw)
 	}
 	p := parseProbe(raw)
 	if p.ok {
@@ -221,13 +242,63 @@ func (t *tab) probeFrames(ctx context.Context, p *probe, animMax time.Duration, 
 // wait early (a tab was opened). It reports the time spent and what ended
 // the wait (action.Settled*).
 func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time.Duration, stop func() bool) (time.Duration, string, error) {
+	return t.settleShot(ctx, since, limit, opTimeout, stop, nil)
+}
+
+// earlyShot is an observation's screenshot and page read taken while
+// settling (settleShot); the observation's capture uses it (takeEarly).
+type earlyShot struct {
+	png []byte
+	in  pageInfo
+}
+
+// takeEarly returns the early shot of the last settle, once.
+func (t *tab) takeEarly() *earlyShot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.early
+	t.early = nil
+	return s
+}
+
+// untouched reports a page on which nothing at all happened since the
+// action began at since: it answered, is loaded, has nothing pending (no
+// young timer or frame callback, no running scroll or finite animation, no
+// unanswered message, no out-of-process frame that changed or is busy), no
+// activity of any kind at or after since (its times are whole
+// milliseconds), no navigation or request in flight nor any for netQuiet,
+// and no late-injected document younger than lateQuiet.
+func untouched(p probe, since, now time.Time, busy bool, sinceNet time.Duration) bool {
+	return p.ok && p.ready == "complete" && p.pending == 0 && !p.undrawn &&
+		p.last.UnixMilli() < since.UnixMilli() && !busy && sinceNet >= netQuiet &&
+		(p.lateLoad.IsZero() || now.Sub(p.lateLoad) >= lateQuiet)
+}
+
+// settleShot is settle with, when shoot is set, an early observation for a
+// page the action left untouched. A screenshot makes the page draw a frame
+// (the page's own animation-frame callbacks, style, layout,
+// IntersectionObserver and scroll updates, paint): when the first probe,
+// taken at once without waiting for frames, finds the page untouched,
+// shoot takes the observation's screenshot and page read, and a probe
+// after it (once the tasks queued by that frame have run) must find the
+// page still untouched and no new document or tab; the shot is then the
+// observation (takeEarly) and the page counts as quiet. Otherwise the shot
+// is dropped and the wait goes on as without shoot: a page that reacts to
+// the action, at once or on the screenshot's frame, is observed only once
+// the reaction has settled. This spares a quiet page the two frames and
+// the idle window the wait would give it, and the page read and the
+// screenshot are the ones the observation would have taken anyway.
+func (t *tab) settleShot(ctx context.Context, since time.Time, limit, opTimeout time.Duration, stop func() bool, shoot func(ctx context.Context) (earlyShot, bool)) (time.Duration, string, error) {
 	start := time.Now()
 	deadline := start.Add(limit)
 	docs := t.documentCount()
+	t.mu.Lock()
+	t.early = nil
+	t.mu.Unlock()
 	if settleTrace != nil {
 		settleTrace("settle begins (%d documents so far)", docs)
 	}
-	frames := true // the next probe waits for a drawn frame
+	frames := shoot == nil // the next probe waits for a drawn frame
 	drawn := map[target.ID]bool{}
 	defer func() {
 		ids := make([]target.ID, 0, len(drawn))
@@ -248,6 +319,21 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 		}
 		now := time.Now()
 		busy, sinceNet := t.netState(since, p.bg)
+		if shoot != nil {
+			early, ok, err := t.tryEarly(ctx, p, since, now, busy, sinceNet, docs, limit, opTimeout, stop, drawn, shoot)
+			shoot = nil
+			if err != nil {
+				return time.Since(start), "", err
+			}
+			if ok {
+				t.mu.Lock()
+				t.early = &early
+				t.mu.Unlock()
+				return time.Since(start), action.SettledQuiet, nil
+			}
+			frames = true
+			continue
+		}
 		quiet := false
 		if p.ok {
 			calm := now.Sub(p.last) >= domQuiet
@@ -284,6 +370,31 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 			return time.Since(start), "", errCrashed
 		}
 	}
+}
+
+// tryEarly takes the early observation of settleShot when the first
+// probe p found the page untouched, and keeps it when the probe after it
+// finds the page still untouched.
+func (t *tab) tryEarly(ctx context.Context, p probe, since, now time.Time, busy bool, sinceNet time.Duration, docs int,
+	limit, opTimeout time.Duration, stop func() bool, drawn map[target.ID]bool, shoot func(ctx context.Context) (earlyShot, bool)) (earlyShot, bool, error) {
+	still := func() bool { return t.documentCount() == docs && (stop == nil || !stop()) }
+	if !untouched(p, since, now, busy, sinceNet) || !still() {
+		return earlyShot{}, false, nil
+	}
+	shot, ok := shoot(ctx)
+	if !ok {
+		return earlyShot{}, false, nil
+	}
+	p, err := t.probeAfter(ctx, opTimeout, waitTasks, limit, since, drawn)
+	if err != nil {
+		return earlyShot{}, false, err
+	}
+	busy, sinceNet = t.netState(since, p.bg)
+	ok = untouched(p, since, time.Now(), busy, sinceNet) && still()
+	if settleTrace != nil {
+		settleTrace("early shot kept=%v", ok)
+	}
+	return shot, ok, nil
 }
 
 func (t *tab) documentCount() int {

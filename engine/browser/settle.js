@@ -322,11 +322,16 @@
   // scrolling, animations, now, load end of a late-injected document,
   // addresses pollers fetched in the last 5 s, latest message posted,
   // latest message received, whether the frames waited for were drawn]
-  // (times in ms since the epoch). With frames set it first waits for two
-  // animation frames (at most 100 ms), so a frame was drawn after the action.
+  // (times in ms since the epoch). With frames true it first waits for two
+  // animation frames (at most 100 ms), so a frame was drawn after the action;
+  // with frames 'task' it first lets the tasks already queued run (a timer
+  // task comes after the ones posted before it, such as the delivery of an
+  // IntersectionObserver's entries from the last frame).
   st.probe = async (animMax, frames, since) => {
     let drew = true;
-    if (frames) {
+    if (frames === 'task') {
+      await new Promise(r => sT(r, 0));
+    } else if (frames) {
       await new Promise(r => {
         let done = false;
         const f = v => { if (!done) { done = true; drew = v; r(); } };

@@ -88,3 +88,40 @@ func TestParseProbeEachField(t *testing.T) {
 		t.Errorf("msTime(1) = %v", got)
 	}
 }
+
+// A page counts as untouched (observed at once, settleShot) only when every
+// condition holds; each case breaks exactly one.
+func TestUntouchedEachCondition(t *testing.T) {
+	since := time.UnixMilli(1_700_000_000_000).Add(400 * time.Microsecond)
+	now := since.Add(15 * time.Millisecond)
+	base := probe{ok: true, ready: "complete", last: since.Add(-time.Second)}
+	if !untouched(base, since, now, false, time.Minute) {
+		t.Fatal("a loaded page with no activity since the action is not untouched")
+	}
+	for _, c := range []struct {
+		name     string
+		p        func(p probe) probe
+		busy     bool
+		sinceNet time.Duration
+	}{
+		{"no answer", func(p probe) probe { p.ok = false; return p }, false, time.Minute},
+		{"loading", func(p probe) probe { p.ready = "interactive"; return p }, false, time.Minute},
+		{"pending", func(p probe) probe { p.pending = 1; return p }, false, time.Minute},
+		{"frames not drawn", func(p probe) probe { p.undrawn = true; return p }, false, time.Minute},
+		{"activity in the action's millisecond", func(p probe) probe { p.last = since.Truncate(time.Millisecond); return p }, false, time.Minute},
+		{"activity after the action", func(p probe) probe { p.last = now; return p }, false, time.Minute},
+		{"network busy", func(p probe) probe { return p }, true, time.Minute},
+		{"network event lately", func(p probe) probe { return p }, false, netQuiet - time.Millisecond},
+		{"late document young", func(p probe) probe { p.lateLoad = now.Add(-lateQuiet + time.Millisecond); return p }, false, time.Minute},
+	} {
+		if untouched(c.p(base), since, now, c.busy, c.sinceNet) {
+			t.Errorf("%s: counted as untouched", c.name)
+		}
+	}
+	old := base
+	old.lateLoad = now.Add(-lateQuiet)
+	old.last = since.Truncate(time.Millisecond).Add(-time.Millisecond)
+	if !untouched(old, since, now, false, netQuiet) {
+		t.Error("activity the millisecond before the action, a late document lateQuiet old and the network quiet for netQuiet: not untouched")
+	}
+}

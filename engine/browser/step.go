@@ -111,7 +111,8 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 	if err == nil && settle {
 		settleStart := time.Now()
 		limit := e.set.ActionWait
-		obs.Timings.SettledBy, err = e.settleAndFollow(ctx, ep, begin, limit)
+		early := e.redactPolicy() == nil && a.Op != action.Scroll
+		obs.Timings.SettledBy, err = e.settleEarly(ctx, ep, begin, limit, early)
 		obs.Timings.SettleMS = time.Since(settleStart).Milliseconds()
 		if err != nil {
 			e.logf("browser: step %d: settling after %s failed after %d ms: %v", obs.Step, a.Op, obs.Timings.SettleMS, err)
@@ -136,9 +137,24 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 // opened, settling that one too, all within limit. It reports what ended
 // the wait.
 func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Time, limit time.Duration) (string, error) {
+	return e.settleEarly(ctx, ep, since, limit, false)
+}
+
+// settleEarly is settleAndFollow where, with early, a page the action left
+// untouched is observed at once (settleShot: the screenshot and page read
+// are taken while settling, so the settle time then includes them).
+func (e *Engine) settleEarly(ctx context.Context, ep *episode, since time.Time, limit time.Duration, early bool) (string, error) {
 	start := time.Now()
 	opened := func() bool { return len(ep.newTabs) > 0 }
-	_, by, err := ep.tab.settle(ctx, since, limit, e.set.OpTimeout, opened)
+	var shoot func(ctx context.Context) (earlyShot, bool)
+	if early {
+		t := ep.tab
+		shoot = func(ctx context.Context) (earlyShot, bool) {
+			png, in, shotErr, infErr := e.capture(ctx, t)
+			return earlyShot{png, in}, shotErr == nil && infErr == nil && in.content && len(png) > 0
+		}
+	}
+	_, by, err := ep.tab.settleShot(ctx, since, limit, e.set.OpTimeout, opened, shoot)
 	if err != nil {
 		return "", err
 	}

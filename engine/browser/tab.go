@@ -81,6 +81,8 @@ type tab struct {
 	execCtx map[cdp.FrameID]execContext
 	// redaction are the boxes the last observation blacked out (redact.go).
 	redaction []action.RedactBox
+	// early is the observation the last settle took (settleShot).
+	early *earlyShot
 }
 
 // execContext is a frame's default JavaScript context.
