@@ -34,14 +34,17 @@ import (
 const AppID = "io.waymark.app"
 
 func init() {
-	register("gui", "gui [--start-task TASK] [--watch SERVE_URL] [--debug] [--har=false] [--no-redact]", "open the desktop app (the default)", runGUI)
+	register("gui", "gui [--start-task TASK | --explore URL] [--watch SERVE_URL] [--debug] [--har=false] [--no-redact]", "open the desktop app (the default)", runGUI)
 }
 
 type guiFlags struct {
 	startTask string
-	goal      string
-	category  string
-	debug     bool
+	// explore is a start URL to explore at once (--explore): an episode
+	// without a goal, to cut tasks out of once it ended.
+	explore  string
+	goal     string
+	category string
+	debug    bool
 	// har captures each recorded episode's network traffic (--har, on by
 	// default); noRedact keeps its secrets (--no-redact).
 	har, noRedact bool
@@ -56,6 +59,7 @@ func runGUI(env *Env, args []string) error {
 	fs := newFlags(env, "gui")
 	var f guiFlags
 	fs.StringVar(&f.startTask, "start-task", "", "start recording at once: a task id, a practice task key, or a start URL (an ad-hoc task)")
+	fs.StringVar(&f.explore, "explore", "", "start exploring this URL at once: recorded without a goal; cut tasks out of it once it ended (Cut a task… under the timeline)")
 	fs.StringVar(&f.goal, "goal", "", "goal of the ad-hoc task made by --start-task URL")
 	fs.StringVar(&f.category, "category", dataset.Navigation, "category of the ad-hoc task made by --start-task URL")
 	fs.StringVar(&f.watch, "watch", "", "open the Sessions tab on this waymark serve URL and watch its first live session")
@@ -276,8 +280,16 @@ func showFatal(a fyne.App, err error) {
 	w.ShowAndRun()
 }
 
-// startRequested starts the --start-task task, if any.
+// startRequested starts the --start-task task or the --explore
+// exploration, if any.
 func startRequested(rec *record.Tab, store *dataset.Store, f guiFlags, w fyne.Window, debugf func(string, ...any)) {
+	if f.explore != "" {
+		if debugf != nil {
+			debugf("exploring %s", f.explore)
+		}
+		rec.Explore(f.explore)
+		return
+	}
 	if f.startTask == "" {
 		return
 	}

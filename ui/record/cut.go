@@ -38,6 +38,8 @@ type cutPanel struct {
 	checking map[string]bool // cuts being replayed now
 	// form is the open cut dialog, or nil.
 	form *cutForm
+	// logged is the episode whose enabled cut button was logged (debug).
+	logged string
 }
 
 func (c *cutPanel) init(t *Tab) { c.t, c.checking = t, map[string]bool{} }
@@ -77,7 +79,23 @@ func (c *cutPanel) sync(ended bool) {
 		return
 	}
 	c.btn.Show()
-	ui.SetEnabled(c.btn, ended && len(c.spanSteps()) > 0)
+	on := ended && len(c.spanSteps()) > 0
+	ui.SetEnabled(c.btn, on)
+	if on && c.logged != ep {
+		c.logged = ep
+		c.debugAt("cut button", c.btn)
+	}
+}
+
+// debugAt logs where obj is on the screen (with --debug), for tests that
+// drive the real window.
+func (c *cutPanel) debugAt(name string, obj fyne.CanvasObject) {
+	d, app := c.t.opts.Debugf, fyne.CurrentApp()
+	if d == nil || app == nil {
+		return
+	}
+	pos, size := app.Driver().AbsolutePositionForObject(obj), obj.Size()
+	d("%s at %g,%g size %gx%g episode %s", name, pos.X, pos.Y, size.Width, size.Height, c.ep)
 }
 
 // spanSteps are the exploration's steps a span may hold: kept actions,
@@ -273,6 +291,9 @@ func (c *cutPanel) check(id string) {
 		c.t.ctx.UI().Do(func() {
 			delete(c.checking, id)
 			c.refresh()
+			if d := c.t.opts.Debugf; d != nil {
+				d("cut %s checked: %s (err %v)", id, h.Summary(), err)
+			}
 			switch {
 			case err != nil:
 				c.t.status.setError("The cut could not be checked: " + err.Error())
