@@ -225,3 +225,14 @@ func TestReviewCutSpanAndActualTask(t *testing.T) {
 		t.Fatalf("the summary: %q", e.tab.queue.summary.Text)
 	}
 }
+
+// The origin panel of a cut fits the side panel's width: its buttons do
+// not widen the label form (which cut its wrapped texts off at the edge).
+func TestCutOriginFitsSidePanel(t *testing.T) {
+	e := newCutEnv(t)
+	e.open(e.cutA)
+	o := &e.tab.form.origin
+	if w := o.cutBox.MinSize().Width; w > sidePanelWidth-20 {
+		t.Fatalf("the cut's buttons ask for %v wide, the side panel is %v", w, sidePanelWidth)
+	}
+}

@@ -56,7 +56,9 @@ func (o *originPanel) init(f *form) {
 	o.spanBtn = widget.NewButtonWithIcon("Change the span…", theme.ContentCutIcon(), func() { f.t.unfocus(); o.askSpan() })
 	o.checkBtn = widget.NewButtonWithIcon("Replay from its start state (R)", theme.MediaReplayIcon(), func() { f.t.unfocus(); f.t.player.replay.start() })
 	o.explBtn = widget.NewButton("Open the exploration", func() { f.t.unfocus(); o.openExploration() })
-	o.cutBox = container.NewVBox(container.NewGridWithColumns(2, o.spanBtn, o.explBtn), o.checkBtn)
+	// One under the other: side by side they asked for more than the side
+	// panel's width, and the texts above were cut off at its edge.
+	o.cutBox = container.NewVBox(o.spanBtn, o.checkBtn, o.explBtn)
 }
 
 func (o *originPanel) build() fyne.CanvasObject {
