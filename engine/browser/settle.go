@@ -248,8 +248,20 @@ func (t *tab) settle(ctx context.Context, since time.Time, limit, opTimeout time
 // earlyShot is an observation's screenshot and page read taken while
 // settling (settleShot); the observation's capture uses it (takeEarly).
 type earlyShot struct {
-	png []byte
-	in  pageInfo
+	png  []byte
+	in   pageInfo
+	took time.Duration // how long the screenshot and page read took
+}
+
+// earlyTook is how long the last settle's early shot took to take, 0
+// when it took none (or it was used).
+func (t *tab) earlyTook() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.early == nil {
+		return 0
+	}
+	return t.early.took
 }
 
 // takeEarly returns the early shot of the last settle, once.
@@ -381,7 +393,9 @@ func (t *tab) tryEarly(ctx context.Context, p probe, since, now time.Time, busy 
 	if !untouched(p, since, now, busy, sinceNet) || !still() {
 		return earlyShot{}, false, nil
 	}
+	shotStart := time.Now()
 	shot, ok := shoot(ctx)
+	shot.took = time.Since(shotStart)
 	if !ok {
 		return earlyShot{}, false, nil
 	}

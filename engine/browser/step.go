@@ -108,12 +108,15 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		obs.Error = shortError(err)
 		err = nil
 	}
+	var shotTook time.Duration
 	if err == nil && settle {
 		settleStart := time.Now()
 		limit := e.set.ActionWait
 		early := e.redactPolicy() == nil && a.Op != action.Scroll
 		obs.Timings.SettledBy, err = e.settleEarly(ctx, ep, begin, limit, early)
-		obs.Timings.SettleMS = time.Since(settleStart).Milliseconds()
+		// An early shot's time is the capture's, not the wait's.
+		shotTook = ep.tab.earlyTook()
+		obs.Timings.SettleMS = (time.Since(settleStart) - shotTook).Milliseconds()
 		if err != nil {
 			e.logf("browser: step %d: settling after %s failed after %d ms: %v", obs.Step, a.Op, obs.Timings.SettleMS, err)
 		}
@@ -129,6 +132,7 @@ func (e *Engine) Step(ctx context.Context, a action.Action) (action.Observation,
 		ep.done, ep.endedBy = true, action.EndStepLimit
 	}
 	e.finishObservation(ctx, &obs, err, begin)
+	obs.Timings.CaptureMS += shotTook.Milliseconds()
 	e.groundStep(ep, &obs, &a)
 	return obs, e.remoteGone() // remote.go: nil for a local browser
 }
@@ -142,7 +146,7 @@ func (e *Engine) settleAndFollow(ctx context.Context, ep *episode, since time.Ti
 
 // settleEarly is settleAndFollow where, with early, a page the action left
 // untouched is observed at once (settleShot: the screenshot and page read
-// are taken while settling, so the settle time then includes them).
+// are taken while settling; Step counts their time as the capture's).
 func (e *Engine) settleEarly(ctx context.Context, ep *episode, since time.Time, limit time.Duration, early bool) (string, error) {
 	start := time.Now()
 	opened := func() bool { return len(ep.newTabs) > 0 }
@@ -151,7 +155,7 @@ func (e *Engine) settleEarly(ctx context.Context, ep *episode, since time.Time, 
 		t := ep.tab
 		shoot = func(ctx context.Context) (earlyShot, bool) {
 			png, in, shotErr, infErr := e.capture(ctx, t)
-			return earlyShot{png, in}, shotErr == nil && infErr == nil && in.content && len(png) > 0
+			return earlyShot{png: png, in: in}, shotErr == nil && infErr == nil && in.content && len(png) > 0
 		}
 	}
 	_, by, err := ep.tab.settleShot(ctx, since, limit, e.set.OpTimeout, opened, shoot)
