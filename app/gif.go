@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -51,7 +52,7 @@ func runGIF(env *Env, args []string) error {
 		fynetest.NewApp()
 	}
 	var buf bytes.Buffer
-	n, err := overlay.WriteEpisodeGIF(&buf, st, id, overlay.GIFOptions{From: *from, To: *to, Delay: time.Duration(*frameMS) * time.Millisecond})
+	n, err := overlay.WriteEpisodeGIF(context.Background(), &buf, st, id, overlay.GIFOptions{From: *from, To: *to, Delay: time.Duration(*frameMS) * time.Millisecond})
 	switch {
 	case errors.Is(err, overlay.ErrNoEpisode):
 		return fmt.Errorf("%w: no episode %s in %s", errUsage, id, st.Path())

@@ -168,7 +168,7 @@ func (t *Tab) refreshAnnotators() {
 	if t.ctx == nil || t.ctx.Store == nil {
 		return
 	}
-	names, err := t.ctx.Store.Annotators(context.Background())
+	names, err := t.ctx.Store.Annotators(t.life)
 	if err != nil {
 		t.status.SetText("Cannot list annotators: " + err.Error())
 		return

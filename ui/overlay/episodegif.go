@@ -37,13 +37,13 @@ type GIFOptions struct {
 // (removed steps left out, as the export does): step k's action drawn on
 // the page it was taken on (the screenshot of the step before), with a
 // caption (step, action, actor), then the page the last one led to.
-func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, error) {
+func EpisodeFrames(ctx context.Context, st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, error) {
 	from, to, delay := max(o.From, 1), o.To, o.Delay
-	ep, err := st.GetEpisode(context.Background(), id)
+	ep, err := st.GetEpisode(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s in %s", ErrNoEpisode, id, st.Path())
 	}
-	all, err := st.Steps(context.Background(), id)
+	all, err := st.Steps(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 		s, before := kept[i], kept[i-1]
 		a := s.Action
 		if s.Index >= from && s.Index <= to {
-			shot, err := st.Screenshot(context.Background(), id, before.Index)
+			shot, err := st.Screenshot(ctx, id, before.Index)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +82,7 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 		}
 		pointer = PointerAfter(pointer, a)
 		if s.Index == to {
-			shot, err := st.Screenshot(context.Background(), id, s.Index)
+			shot, err := st.Screenshot(ctx, id, s.Index)
 			if err != nil {
 				return nil, err
 			}
@@ -106,8 +106,8 @@ func EpisodeFrames(st *dataset.Store, id string, o GIFOptions) ([]GIFFrame, erro
 // WriteEpisodeGIF writes an episode's steps as one looping animated GIF
 // and returns the number of pictures. It needs a Fyne app for the
 // captions' text (see RenderFrame).
-func WriteEpisodeGIF(w io.Writer, st *dataset.Store, id string, o GIFOptions) (int, error) {
-	frames, err := EpisodeFrames(st, id, o)
+func WriteEpisodeGIF(ctx context.Context, w io.Writer, st *dataset.Store, id string, o GIFOptions) (int, error) {
+	frames, err := EpisodeFrames(ctx, st, id, o)
 	if err != nil {
 		return 0, err
 	}

@@ -218,7 +218,7 @@ func (l *lifecycle) resume(id string) {
 		return
 	}
 	st := r.ctx.Store
-	ep, err := st.GetEpisode(context.Background(), id)
+	ep, err := st.GetEpisode(r.lifetime, id)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
@@ -227,14 +227,14 @@ func (l *lifecycle) resume(id string) {
 		r.refuseContinue(title, fmt.Sprintf("The episode was recorded by %s, and you are %s: only its annotator can go on with it.", ep.Annotator, s.Annotator))
 		return
 	}
-	t, err := st.GetTask(context.Background(), ep.TaskID)
+	t, err := st.GetTask(r.lifetime, ep.TaskID)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	k, err := st.LastKeptStep(context.Background(), id)
+	k, err := st.LastKeptStep(r.lifetime, id)
 	if err == nil {
-		err = st.CheckContinue(context.Background(), id, k)
+		err = st.CheckContinue(r.lifetime, id, k)
 	}
 	if err != nil {
 		r.refuseContinue(title, err.Error()+". The episode was left as it is.")
@@ -255,17 +255,17 @@ func (l *lifecycle) branch(id string, k int) {
 		return
 	}
 	st := r.ctx.Store
-	parent, err := st.GetEpisode(context.Background(), id)
+	parent, err := st.GetEpisode(r.lifetime, id)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	t, err := st.GetTask(context.Background(), parent.TaskID)
+	t, err := st.GetTask(r.lifetime, parent.TaskID)
 	if err != nil {
 		r.refuseContinue(title, err.Error())
 		return
 	}
-	if err := st.CheckContinue(context.Background(), id, k); err != nil {
+	if err := st.CheckContinue(r.lifetime, id, k); err != nil {
 		r.refuseContinue(title, err.Error()+".")
 		return
 	}

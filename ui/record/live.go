@@ -132,7 +132,7 @@ func (l *liveArea) startFrames(frames <-chan engine.Frame, current func() bool) 
 		l.frameless = true
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(l.t.lifetime)
 	l.pumpStop = cancel
 	l.pump = ui.NewFramePump(l.t.ctx.UI(), func(img *image.RGBA) {
 		if current() {

@@ -186,7 +186,7 @@ func (n *noteBook) poll(nf *noteField) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), noteSaveTimeout)
+		ctx, cancel := context.WithTimeout(n.t.lifetime, noteSaveTimeout)
 		defer cancel()
 		next, err := store.NextStepIndex(ctx, ep)
 		if err != nil {
@@ -257,7 +257,7 @@ func (n *noteBook) save(nf *noteField, text string) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), noteSaveTimeout)
+		ctx, cancel := context.WithTimeout(n.t.lifetime, noteSaveTimeout)
 		defer cancel()
 		err := store.SetStepNote(ctx, key.ep, key.idx, text)
 		n.t.ctx.UI().Do(func() { n.stored(key, text, err) })

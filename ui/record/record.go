@@ -76,6 +76,10 @@ type Tab struct {
 	cuts   cutPanel // tasks cut from an exploration (cut.go)
 
 	content fyne.CanvasObject
+	// lifetime is the screen's: its store calls and the goroutines it
+	// starts run under it, and it ends when Close has ended the episode.
+	lifetime    context.Context
+	endLifetime context.CancelFunc
 
 	endDialog     dialog.Dialog // the end of the last episode, while it shows
 	resumeDialog  dialog.Dialog // the resume notice, while it shows
@@ -97,6 +101,7 @@ func New(ctx *ui.Context, opts Options) *Tab {
 		opts.Settings = ui.DefaultSettings
 	}
 	r := &Tab{ctx: ctx, opts: opts}
+	r.lifetime, r.endLifetime = context.WithCancel(context.Background())
 	r.life.init(r)
 	r.live.init(r)
 	r.steps.init(r)
@@ -204,7 +209,10 @@ func (r *Tab) setTitle(what string) {
 // Close ends a running episode cleanly when the window closes: typed text
 // is sent, queued input performed, the episode saved as interrupted, and
 // the browser closed. It waits at most about 20 s.
-func (r *Tab) Close() { r.life.close() }
+func (r *Tab) Close() {
+	r.life.close()
+	r.endLifetime()
+}
 
 // StartTask starts recording t (the Tasks tab and --start-task use it).
 func (r *Tab) StartTask(t dataset.Task) {

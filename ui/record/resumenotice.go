@@ -1,7 +1,6 @@
 package record
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -32,7 +31,7 @@ func (r *Tab) OfferResume() {
 		return
 	}
 	r.resumeOffered = true
-	eps, err := r.ctx.Store.ResumableEpisodes(context.Background(), name, 0)
+	eps, err := r.ctx.Store.ResumableEpisodes(r.lifetime, name, 0)
 	if err != nil {
 		r.status.setError("The interrupted episodes could not be listed: " + err.Error())
 		return

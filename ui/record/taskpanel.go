@@ -1,7 +1,6 @@
 package record
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -150,7 +149,7 @@ func (p *taskPanel) refresh() {
 	if i := p.catSel.SelectedIndex(); i > 0 {
 		f.Category = dataset.Categories[i-1]
 	}
-	tasks, err := p.t.ctx.Store.ListTasks(context.Background(), f)
+	tasks, err := p.t.ctx.Store.ListTasks(p.t.lifetime, f)
 	if err != nil {
 		// Said where the list is too: the status bar's next message
 		// replaced it, leaving an empty list and no word why.
@@ -352,7 +351,7 @@ func (p *taskPanel) showAdhocWith(goalText, category, urlText string) {
 
 // saveAdhoc stores an ad-hoc task (or finds the same one already stored).
 func (p *taskPanel) saveAdhoc(goal, category, url string) (dataset.Task, error) {
-	t, err := p.t.ctx.Store.EnsureTask(context.Background(), dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
+	t, err := p.t.ctx.Store.EnsureTask(p.t.lifetime, dataset.Task{Goal: goal, Category: category, StartURL: url, Source: dataset.SourceAdhoc})
 	if err != nil {
 		return dataset.Task{}, fmt.Errorf("the task was not saved: %w", err)
 	}

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"context"
 	"fmt"
 	"image"
 	"time"
@@ -151,7 +150,7 @@ func (s *timeline) add(row stepRow, obs action.Observation) {
 	go func() {
 		var thumb image.Image
 		if store != nil && ep != "" {
-			thumb, _ = store.ThumbnailImage(context.Background(), ep, row.idx)
+			thumb, _ = store.ThumbnailImage(s.t.lifetime, ep, row.idx)
 		}
 		if thumb == nil && len(shot) > 0 {
 			if b, err := dataset.MakeThumbnail(shot); err == nil {
@@ -176,7 +175,7 @@ func (s *timeline) load(ep string) {
 	s.gen++
 	store := s.t.ctx.Store
 	if store != nil && ep != "" {
-		steps, err := store.Steps(context.Background(), ep)
+		steps, err := store.Steps(s.t.lifetime, ep)
 		if err != nil {
 			s.t.status.setError("The stored steps could not be read for the timeline: " + err.Error())
 		}
@@ -200,7 +199,7 @@ func (s *timeline) load(ep string) {
 		thumbs := make([]image.Image, len(rows))
 		for i, row := range rows {
 			if store != nil {
-				thumbs[i], _ = store.ThumbnailImage(context.Background(), ep, row.idx)
+				thumbs[i], _ = store.ThumbnailImage(s.t.lifetime, ep, row.idx)
 			}
 		}
 		s.t.ctx.UI().Do(func() {
@@ -348,7 +347,7 @@ func (s *timeline) preview(id int) {
 		return
 	}
 	go func() {
-		png, err := store.Screenshot(context.Background(), ep, before)
+		png, err := store.Screenshot(s.t.lifetime, ep, before)
 		var img image.Image
 		if err == nil && len(png) > 0 {
 			img, _ = decodePNG(png)

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -51,7 +50,7 @@ func (b *branchLine) load() {
 	if ep.BranchStep != nil {
 		k = *ep.BranchStep
 	}
-	parent, err := b.p.t.store.GetEpisode(context.Background(), ep.ParentEpisodeID)
+	parent, err := b.p.t.store.GetEpisode(b.p.t.life, ep.ParentEpisodeID)
 	if err != nil {
 		b.label.SetText(fmt.Sprintf("↳ Branch of episode %s from its step %d (cannot read it: %v)", ep.ParentEpisodeID, k, err))
 		b.parentBtn.Disable()
@@ -67,7 +66,7 @@ func (b *branchLine) load() {
 // showBranches says, for an episode that is not a branch, where it was
 // continued (its branches), or hides the line.
 func (b *branchLine) showBranches(id string) {
-	kids, err := b.p.t.store.ListEpisodes(context.Background(), dataset.EpisodeFilter{ParentID: id, OldestFirst: true})
+	kids, err := b.p.t.store.ListEpisodes(b.p.t.life, dataset.EpisodeFilter{ParentID: id, OldestFirst: true})
 	if err != nil || len(kids) == 0 {
 		b.box.Hide()
 		return
@@ -96,7 +95,7 @@ func (b *branchLine) openParent() {
 	if p.ep == nil || b.parent == nil {
 		return
 	}
-	q, err := p.t.store.ReviewQueue(context.Background(), dataset.QueueFilter{Reviewer: p.t.reviewer(), TaskID: b.parent.TaskID})
+	q, err := p.t.store.ReviewQueue(p.t.life, dataset.QueueFilter{Reviewer: p.t.reviewer(), TaskID: b.parent.TaskID})
 	if err != nil {
 		p.edits.fail("Cannot open the parent episode", err)
 		return

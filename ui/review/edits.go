@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -322,7 +321,7 @@ func (e *stepEdits) askTrim() {
 // (or the reviews cannot be read: the edit itself is harmless to them).
 func (e *stepEdits) reviewsTouching(steps []int) string {
 	p := e.p
-	revs, err := p.t.store.CurrentReviews(context.Background(), p.ep.ID)
+	revs, err := p.t.store.CurrentReviews(p.t.life, p.ep.ID)
 	if err != nil {
 		return ""
 	}

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -188,7 +187,7 @@ func (f *form) load(it dataset.QueueItem) {
 	conflict := (it.In(dataset.QueueConflict) || it.Settled) && settlingQueue
 	var others []dataset.Review
 	if conflict {
-		cur, err := f.t.store.CurrentReviews(context.Background(), it.EpisodeID)
+		cur, err := f.t.store.CurrentReviews(f.t.life, it.EpisodeID)
 		if err != nil {
 			f.setStatus("Cannot read the other reviews: "+err.Error(), true)
 		}
@@ -207,7 +206,7 @@ func (f *form) load(it dataset.QueueItem) {
 		}
 	}
 	if start == nil {
-		mine, err := f.t.store.MyReview(context.Background(), it.EpisodeID, f.t.reviewer())
+		mine, err := f.t.store.MyReview(f.t.life, it.EpisodeID, f.t.reviewer())
 		if err != nil {
 			f.setStatus("Cannot read your review: "+err.Error(), true)
 		}
@@ -263,7 +262,7 @@ func (f *form) updateHistory() {
 		f.history.SetText("")
 		return
 	}
-	h, err := f.t.store.ReviewHistory(context.Background(), f.t.player.ep.ID, f.t.reviewer())
+	h, err := f.t.store.ReviewHistory(f.t.life, f.t.player.ep.ID, f.t.reviewer())
 	if err != nil || len(h) <= 1 {
 		f.history.SetText("")
 		return
@@ -447,9 +446,9 @@ func (f *form) store() bool {
 	var saved dataset.Review
 	var err error
 	if settling {
-		saved, err = f.t.store.Settle(context.Background(), r)
+		saved, err = f.t.store.Settle(f.t.life, r)
 	} else {
-		saved, err = f.t.store.SaveReview(context.Background(), r)
+		saved, err = f.t.store.SaveReview(f.t.life, r)
 	}
 	if err != nil {
 		msg := err.Error()

@@ -200,7 +200,7 @@ func (g *gifSaver) checkPath(raw string) (string, error) {
 // number of pictures and the file's size.
 func (g *gifSaver) write(path string) (int, int, error) {
 	var buf bytes.Buffer
-	n, err := overlay.WriteEpisodeGIF(&buf, g.p.t.store, g.p.ep.ID, overlay.GIFOptions{From: 1, Delay: gifFrameTime})
+	n, err := overlay.WriteEpisodeGIF(g.p.t.life, &buf, g.p.t.store, g.p.ep.ID, overlay.GIFOptions{From: 1, Delay: gifFrameTime})
 	if err != nil {
 		return 0, 0, fmt.Errorf("cannot make the animated picture: %w", err)
 	}

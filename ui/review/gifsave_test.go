@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"image/gif"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestSaveAsAnimatedPicture(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the written file is no GIF: %v", err)
 	}
-	frames, err := overlay.EpisodeFrames(e.s, e.tab.player.ep.ID, overlay.GIFOptions{From: 1, Delay: gifFrameTime})
+	frames, err := overlay.EpisodeFrames(context.Background(), e.s, e.tab.player.ep.ID, overlay.GIFOptions{From: 1, Delay: gifFrameTime})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -37,7 +36,7 @@ func (g *guidelines) build() fyne.CanvasObject {
 
 // show reads the guidelines from the store and shows them.
 func (g *guidelines) show() {
-	text, err := g.f.t.store.Guidelines(context.Background())
+	text, err := g.f.t.store.Guidelines(g.f.t.life)
 	if err != nil {
 		text = "Cannot read the guidelines: " + err.Error()
 	}
@@ -47,7 +46,7 @@ func (g *guidelines) show() {
 // toggleEdit opens the guidelines for editing, or saves the edit.
 func (g *guidelines) toggleEdit() {
 	if !g.editing {
-		text, _ := g.f.t.store.Guidelines(context.Background())
+		text, _ := g.f.t.store.Guidelines(g.f.t.life)
 		g.edit.SetText(text)
 		g.stack.Objects = []fyne.CanvasObject{g.edit}
 		g.btn.SetText("Save guidelines")
@@ -56,7 +55,7 @@ func (g *guidelines) toggleEdit() {
 		return
 	}
 	// The reviewer name in Settings is recorded as the version's editor.
-	if err := g.f.t.store.SetGuidelinesAs(context.Background(), g.edit.Text, g.f.t.reviewer()); err != nil {
+	if err := g.f.t.store.SetGuidelinesAs(g.f.t.life, g.edit.Text, g.f.t.reviewer()); err != nil {
 		g.f.setStatus(err.Error(), true)
 		return
 	}

@@ -2,7 +2,6 @@ package review
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -186,15 +185,15 @@ const minViewWidth = 560
 // open loads an episode's metadata and step list and shows its first action
 // at once; thumbnails follow lazily as rows become visible.
 func (p *player) open(it dataset.QueueItem) error {
-	ep, err := p.t.store.GetEpisode(context.Background(), it.EpisodeID)
+	ep, err := p.t.store.GetEpisode(p.t.life, it.EpisodeID)
 	if err != nil {
 		return err
 	}
-	task, err := p.t.store.GetTask(context.Background(), ep.TaskID)
+	task, err := p.t.store.GetTask(p.t.life, ep.TaskID)
 	if err != nil {
 		return err
 	}
-	steps, err := p.t.store.Steps(context.Background(), ep.ID)
+	steps, err := p.t.store.Steps(p.t.life, ep.ID)
 	if err != nil {
 		return err
 	}
@@ -226,11 +225,11 @@ func (p *player) reloadSteps() error {
 	if p.ep == nil {
 		return nil
 	}
-	ep, err := p.t.store.GetEpisode(context.Background(), p.ep.ID)
+	ep, err := p.t.store.GetEpisode(p.t.life, p.ep.ID)
 	if err != nil {
 		return err
 	}
-	steps, err := p.t.store.Steps(context.Background(), ep.ID)
+	steps, err := p.t.store.Steps(p.t.life, ep.ID)
 	if err != nil {
 		return err
 	}
@@ -375,7 +374,7 @@ func (p *player) shot(i int) (image.Image, error) {
 	if img, ok := p.shots[i]; ok {
 		return img, nil
 	}
-	b, err := p.t.store.Screenshot(context.Background(), p.ep.ID, i)
+	b, err := p.t.store.Screenshot(p.t.life, p.ep.ID, i)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package review
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"image/color"
 	"slices"
@@ -405,13 +404,13 @@ func (q *queuePanel) reload() {
 	if len(bad) > 0 {
 		q.t.form.setStatus(fmt.Sprintf("Dates are written YYYY-MM-DD, e.g. 2026-03-01 (%q was ignored).", bad), true)
 	}
-	if anns, err := q.t.store.Annotators(context.Background()); err == nil {
+	if anns, err := q.t.store.Annotators(q.t.life); err == nil {
 		opts := append([]string{anyAnnotator, onlyPeople, onlyAgents}, anns...)
 		if !slices.Equal(opts, q.annSel.Options) {
 			q.annSel.SetOptions(opts)
 		}
 	}
-	res, err := q.t.store.ReviewQueue(context.Background(), q.filter())
+	res, err := q.t.store.ReviewQueue(q.t.life, q.filter())
 	if err != nil {
 		q.summary.SetText("Cannot read the queue: " + err.Error())
 		return
@@ -460,16 +459,16 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 }
 
 func (q *queuePanel) reloadAgreement() {
-	ag, err := q.t.store.Agreement(context.Background())
+	ag, err := q.t.store.Agreement(q.t.life)
 	if err != nil {
 		q.agreement.SetText("Cannot compute agreement: " + err.Error())
 		return
 	}
 	text := agreementText(ag)
-	if sa, err := q.t.store.StepAgreement(context.Background()); err == nil {
+	if sa, err := q.t.store.StepAgreement(q.t.life); err == nil {
 		text += "\n" + stepAgreementText(sa)
 	}
-	if ca, err := q.t.store.CheckAgreement(context.Background()); err == nil {
+	if ca, err := q.t.store.CheckAgreement(q.t.life); err == nil {
 		text += "\n" + checkAgreementText(ca)
 	}
 	q.agreement.SetText(text)

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"fmt"
 	"image/color"
 	"sort"
@@ -186,7 +185,7 @@ func (r *redactBoxes) add(b action.RedactBox, reason string) {
 	if p.ep == nil {
 		return
 	}
-	if err := p.t.store.AddRedaction(context.Background(), p.ep.ID, r.shotIndex, b, p.t.reviewer(), strings.TrimSpace(reason)); err != nil {
+	if err := p.t.store.AddRedaction(p.t.life, p.ep.ID, r.shotIndex, b, p.t.reviewer(), strings.TrimSpace(reason)); err != nil {
 		p.t.form.setStatus("Not blacked out: "+err.Error(), true)
 		return
 	}

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -109,7 +108,7 @@ func (r *requestsPanel) stepChanged(k int) {
 	}
 	if ep.ID != r.epID {
 		r.epID, r.cache = ep.ID, map[int][]har.Entry{}
-		sum, err := r.p.t.store.HARSummary(context.Background(), ep.ID)
+		sum, err := r.p.t.store.HARSummary(r.p.t.life, ep.ID)
 		r.captured = err == nil && sum != nil
 		if err != nil {
 			r.set(k, nil, fmt.Sprintf("Cannot read this episode's network capture: %v", err))
@@ -125,7 +124,7 @@ func (r *requestsPanel) stepChanged(k int) {
 	es, ok := r.cache[k]
 	if !ok {
 		var err error
-		if es, err = r.p.t.store.StepRequests(context.Background(), ep.ID, k); err != nil {
+		if es, err = r.p.t.store.StepRequests(r.p.t.life, ep.ID, k); err != nil {
 			r.set(k, nil, fmt.Sprintf("Cannot read the requests of step %d: %v", k, err))
 			return
 		}

@@ -233,7 +233,7 @@ func (t *Tab) nextUnreviewed() {
 	if t.queue.state == dataset.QueueConflict {
 		it, ok, err = t.nextConflict(after)
 	} else {
-		it, ok, err = t.store.NextUnreviewed(context.Background(), t.queue.filter(), after)
+		it, ok, err = t.store.NextUnreviewed(t.life, t.queue.filter(), after)
 	}
 	if err != nil {
 		t.form.setStatus("Cannot read the queue: "+err.Error(), true)
@@ -255,7 +255,7 @@ func (t *Tab) nextUnreviewed() {
 func (t *Tab) nextConflict(after string) (dataset.QueueItem, bool, error) {
 	f := t.queue.filter()
 	f.State = ""
-	q, err := t.store.ReviewQueue(context.Background(), f)
+	q, err := t.store.ReviewQueue(t.life, f)
 	if err != nil {
 		return dataset.QueueItem{}, false, err
 	}

@@ -24,6 +24,8 @@ type thumbLoader struct {
 	work chan thumbJob
 	// workers counts worker goroutines still running (tests wait on it).
 	workers sync.WaitGroup
+	// stop ends the worker before the screen's life ends (tests).
+	stop context.CancelFunc
 }
 
 type thumbJob struct {
@@ -32,13 +34,15 @@ type thumbJob struct {
 	index int
 }
 
-// init starts the worker; it stops when life ends.
+// init starts the worker; it stops when life ends, or at stop.
 func (l *thumbLoader) init(p *player, life context.Context) {
 	l.p = p
 	l.images, l.pending = map[int]image.Image{}, map[int]bool{}
 	l.work = make(chan thumbJob, 256)
+	ctx, stop := context.WithCancel(life)
+	l.stop = stop
 	l.workers.Add(1)
-	go l.worker(life)
+	go l.worker(ctx)
 }
 
 // reset forgets the thumbnails of the episode that was open.
@@ -65,7 +69,7 @@ func (l *thumbLoader) request(i int) {
 		return
 	}
 	if l.syncLoad {
-		if img, err := p.t.store.ThumbnailImage(context.Background(), p.ep.ID, i); err == nil {
+		if img, err := p.t.store.ThumbnailImage(p.t.life, p.ep.ID, i); err == nil {
 			l.images[i] = img
 		}
 		return

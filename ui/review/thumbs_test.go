@@ -30,10 +30,11 @@ func TestOpenLongEpisode(t *testing.T) {
 	it, _ := e.findItem(id)
 	// The real path: thumbnails go to the worker. Stop it first so the
 	// requests stay queued and can be counted (and no goroutine touches
-	// widgets during the test).
+	// widgets during the test); the screen stays open.
 	p := &e.tab.player
 	p.thumbs.syncLoad = false
-	e.tab.Close()
+	p.thumbs.stop()
+	p.thumbs.workers.Wait()
 	start := time.Now()
 	e.tab.openItem(it)
 	took := time.Since(start)

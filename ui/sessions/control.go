@@ -1,8 +1,6 @@
 package sessions
 
 import (
-	"context"
-
 	"fyne.io/fyne/v2"
 
 	"waymark/engine/action"
@@ -61,9 +59,9 @@ func (t *Tab) TakeOver() {
 	case t.inControl():
 		return
 	}
-	w, name, b := t.watch, t.me(), t.ctx.UI()
+	w, name, b, life := t.watch, t.me(), t.ctx.UI(), t.life
 	go func() {
-		if err := w.TakeOver(context.Background(), name); err != nil {
+		if err := w.TakeOver(life, name); err != nil {
 			b.Do(func() { t.setStatus("Could not take over: "+err.Error(), true) })
 		}
 	}()

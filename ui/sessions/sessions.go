@@ -37,6 +37,10 @@ var (
 // goroutine only; the watch goroutine hands its events over the bridge.
 type Tab struct {
 	ctx *ui.Context
+	// life is the screen's lifetime: the watch, the session list and the
+	// take-over ask the server under it; Close ends it.
+	life    context.Context
+	endLife context.CancelFunc
 
 	server     *widget.Entry
 	connectBtn *widget.Button
@@ -87,6 +91,7 @@ type command struct {
 // New makes the Sessions screen.
 func New(ctx *ui.Context) *Tab {
 	t := &Tab{ctx: ctx}
+	t.life, t.endLife = context.WithCancel(context.Background())
 	t.server = widget.NewEntry()
 	t.server.SetText(DefaultServer)
 	t.server.OnSubmitted = func(string) { t.Connect() }
@@ -250,7 +255,7 @@ func (t *Tab) Connect() {
 func (t *Tab) refresh(base string) {
 	b := t.ctx.UI()
 	go func() {
-		list, err := control.ListSessions(context.Background(), base)
+		list, err := control.ListSessions(t.life, base)
 		b.Do(func() {
 			if base != t.base || t.closed {
 				return
@@ -373,4 +378,5 @@ func (t *Tab) setStatus(msg string, bad bool) {
 func (t *Tab) Close() {
 	t.closed = true
 	t.stopWatch()
+	t.endLife()
 }

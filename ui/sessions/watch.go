@@ -24,7 +24,7 @@ func (t *Tab) WatchSession(id string) {
 	t.view.SetHint(hintConnecting, true)
 	t.setStatus("Connecting to session "+id+"…", false)
 	t.sync()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.life)
 	t.stop = cancel
 	b := t.ctx.UI()
 	base := t.base

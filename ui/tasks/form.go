@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -137,9 +136,9 @@ func taskForm(t dataset.Task) ([]*widget.FormItem, func() dataset.Task, *taskFor
 // SaveTask adds (ID empty) or updates a task from the form.
 func (t *Tab) SaveTask(task dataset.Task) (dataset.Task, error) {
 	if task.ID == "" {
-		return t.ctx.Store.AddTask(context.Background(), task)
+		return t.ctx.Store.AddTask(t.life, task)
 	}
-	return task, t.ctx.Store.UpdateTask(context.Background(), task)
+	return task, t.ctx.Store.UpdateTask(t.life, task)
 }
 
 // showEdit opens the add (cur nil) or edit form. Enter saves (once every

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -384,7 +383,7 @@ func (d *importDialog) options() dataset.ImportOptions {
 // refresh previews the file again with the dialog's choices. The file is
 // read already and the preview is quick, so it runs on the Fyne goroutine.
 func (d *importDialog) refresh() {
-	d.rep, d.err = d.t.ctx.Store.PreviewImport(context.Background(), bytes.NewReader(d.data), d.name, d.options())
+	d.rep, d.err = d.t.ctx.Store.PreviewImport(d.t.life, bytes.NewReader(d.data), d.name, d.options())
 	d.show()
 }
 
@@ -470,7 +469,7 @@ func (d *importDialog) remembered() map[string]string {
 
 func (d *importDialog) doImport() {
 	t := d.t
-	rep, err := t.ctx.Store.ImportTasks(context.Background(), bytes.NewReader(d.data), d.name, d.options())
+	rep, err := t.ctx.Store.ImportTasks(t.life, bytes.NewReader(d.data), d.name, d.options())
 	if err != nil {
 		if errors.Is(err, dataset.ErrImportFile) {
 			err = importError(d.name, err)

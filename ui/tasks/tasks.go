@@ -207,7 +207,7 @@ func (t *Tab) Reload() {
 		return
 	}
 	f := t.filter()
-	items, err := t.ctx.Store.ListTasks(context.Background(), f)
+	items, err := t.ctx.Store.ListTasks(t.life, f)
 	if err != nil {
 		t.counts.SetText("Cannot read the tasks: " + err.Error())
 		return
@@ -238,7 +238,7 @@ func (t *Tab) Reload() {
 	// how many it would give.
 	all := f
 	all.Category, all.Source, all.NotDemonstrated = "", "", false
-	c, err := t.ctx.Store.CountTasks(context.Background(), all)
+	c, err := t.ctx.Store.CountTasks(t.life, all)
 	if err == nil {
 		cats := []string{allCats + fmt.Sprintf(" (%d)", c.Total)}
 		for _, k := range dataset.Categories {
@@ -333,7 +333,7 @@ func (t *Tab) toggleArchive() {
 	if it == nil {
 		return
 	}
-	if err := t.ctx.Store.ArchiveTask(context.Background(), it.ID, !it.Archived); err != nil {
+	if err := t.ctx.Store.ArchiveTask(t.life, it.ID, !it.Archived); err != nil {
 		t.showErr(fmt.Errorf("could not change the task: %w", err))
 		return
 	}
