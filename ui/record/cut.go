@@ -67,7 +67,7 @@ func (c *cutPanel) sync(ended bool) {
 	if ep != c.ep {
 		c.ep, c.expl = ep, false
 		if st := c.t.ctx.Store; st != nil && ep != "" {
-			if e, err := st.GetEpisode(context.Background(), ep); err == nil {
+			if e, err := st.GetEpisode(c.t.lifetime, ep); err == nil {
 				c.expl = e.Intent == dataset.IntentExploration
 			}
 		}
@@ -118,7 +118,7 @@ func (c *cutPanel) refresh() {
 		c.list.Hide()
 		return
 	}
-	cuts, err := st.Cuts(context.Background(), c.ep)
+	cuts, err := st.Cuts(c.t.lifetime, c.ep)
 	if err != nil {
 		c.list.SetText("The tasks cut from this exploration cannot be read: " + err.Error())
 		c.list.Show()
@@ -131,7 +131,7 @@ func (c *cutPanel) refresh() {
 	}
 	lines := []string{fmt.Sprintf("%s cut from this exploration:", ui.Plural(len(cuts), "task"))}
 	for _, e := range cuts {
-		h, err := st.HindsightCheckOf(context.Background(), e.ID)
+		h, err := st.HindsightCheckOf(c.t.lifetime, e.ID)
 		state := ""
 		switch {
 		case err != nil:
@@ -259,7 +259,7 @@ func (c *cutPanel) cut(spec dataset.CutSpec) {
 	if st == nil {
 		return
 	}
-	e, err := st.CutSpan(context.Background(), spec)
+	e, err := st.CutSpan(c.t.lifetime, spec)
 	if e.ID == "" {
 		c.t.status.setError("The task was not cut: " + err.Error())
 		if w := c.t.ctx.Window; w != nil {
@@ -285,9 +285,9 @@ func (c *cutPanel) check(id string) {
 	}
 	c.checking[id] = true
 	c.refresh()
-	s := c.t.opts.Settings()
+	s, life := c.t.opts.Settings(), c.t.lifetime
 	go func() {
-		h, err := checkCut(st, open, s, id)
+		h, err := checkCut(life, st, open, s, id)
 		c.t.ctx.UI().Do(func() {
 			delete(c.checking, id)
 			c.refresh()
@@ -308,9 +308,8 @@ func (c *cutPanel) check(id string) {
 
 // checkCut opens an engine as Record does, with the exploration's action
 // set, display and step limit, and replays the cut in it (offline when
-// the exploration kept its traffic).
-func checkCut(st *dataset.Store, open func(context.Context, dataset.Task, ui.Settings) (*Opened, error), s ui.Settings, id string) (*dataset.HindsightCheck, error) {
-	ctx := context.Background()
+// the exploration kept its traffic), under ctx (the screen's lifetime).
+func checkCut(ctx context.Context, st *dataset.Store, open func(context.Context, dataset.Task, ui.Settings) (*Opened, error), s ui.Settings, id string) (*dataset.HindsightCheck, error) {
 	cut, err := st.GetEpisode(ctx, id)
 	if err != nil {
 		return nil, err
@@ -389,7 +388,7 @@ func (r *Tab) Explore(startURL string) {
 		r.status.setError("An episode is running: finish, discard or restart it first.")
 		return
 	}
-	t, err := r.ctx.Store.ExploreTask(context.Background(), strings.TrimSpace(startURL))
+	t, err := r.ctx.Store.ExploreTask(r.lifetime, strings.TrimSpace(startURL))
 	if err != nil {
 		r.status.setError("Cannot explore: " + err.Error())
 		return
