@@ -211,6 +211,13 @@ func (r *fetchRouter) set(ctx context.Context, c cdp.BrowserContextID, tab targe
 // route takes goes on as it is (on an offline Chromium it is refused).
 func (r *fetchRouter) paused(ev *fetch.EventRequestPaused) {
 	responseStage := ev.ResponseStatusCode != 0 || ev.ResponseErrorReason != ""
+	if ev.Request != nil && isAdmitRequest(ev.Request.URL) {
+		// A new context's credentials for the host-mapping proxy: the
+		// request goes to that proxy on this machine, which answers it
+		// itself; it is neither a page's request nor the network.
+		r.resume(ev.RequestID)
+		return
+	}
 	c, known := r.ownerOf(ev.FrameID)
 	r.mu.Lock()
 	rt := r.routes[c]

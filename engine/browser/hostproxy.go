@@ -231,6 +231,11 @@ func (p *hostProxy) admit(ctx, tctx context.Context, token string, limit time.Du
 	return nil
 }
 
+// isAdmitRequest reports whether u is admit's test request.
+func isAdmitRequest(u string) bool {
+	return strings.HasPrefix(u, "http://"+admitHost+"/")
+}
+
 // jsString is s as a JavaScript string literal.
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
