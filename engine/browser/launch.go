@@ -25,6 +25,9 @@ const (
 	chromiumStartBase = 30 * time.Second
 )
 
+// xvfbScreen is the Xvfb screen: the pointer starts at its centre.
+const xvfbScreen = "2048x1536x24"
+
 // xvfb is a private X display started for the browser.
 type xvfb struct {
 	cmd     *exec.Cmd
@@ -40,9 +43,15 @@ func startXvfb(path string) (*xvfb, error) {
 		return nil, err
 	}
 	defer r.Close()
-	// The screen is a little larger than the viewport so that a window frame
-	// never clips it; the viewport size itself is set through CDP.
-	cmd := exec.Command(path, "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "1024x768x24", "-nocursor")
+	// The screen is larger than the viewport so that a window frame never
+	// clips it (the viewport size itself is set through CDP), and large
+	// enough that its centre, where the X server puts the pointer, is
+	// outside every browser window (800x600 from the top left): with the
+	// pointer over a window, a window mapped or changed under it makes
+	// Chromium send the page a mouse move or leave at the X pointer's
+	// place, and the page's hover moved off what the step's click had
+	// hovered (1 observation in 4 after a reset lost it).
+	cmd := exec.Command(path, "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", xvfbScreen, "-nocursor")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	var stderr strings.Builder
