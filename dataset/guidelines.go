@@ -143,7 +143,7 @@ type GuidelineVersion struct {
 // GuidelineVersions returns every guidelines text that was in force, oldest
 // first.
 func (s *Store) GuidelineVersions(ctx context.Context) ([]GuidelineVersion, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, text, editor, created_at FROM guideline_versions ORDER BY created_at, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, text, editor, created_at FROM guideline_versions ORDER BY created_at, rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("read the guidelines versions: %w", err)
 	}

@@ -108,3 +108,29 @@ func TestGuidelinesVersions(t *testing.T) {
 		t.Fatalf("after the merge, versions %+v: want bob's text as version 3", vs)
 	}
 }
+
+// Versions saved within one millisecond (the default guidelines, stored as
+// a store's first edit is saved, then the edit) keep the order they were
+// saved in: they were ordered by their time, then by their hash.
+func TestGuidelineVersionsSameMillisecond(t *testing.T) {
+	s := rvStore(t)
+	// Hashes ordered against the order saved: 716e… (the default), then
+	// 257c… (the house rules).
+	rules := "# House rules\n\nA purchase counts only when the cart shows it."
+	if GuidelinesID(rules) > GuidelinesID(DefaultGuidelines) {
+		t.Fatal("the test needs the second text's hash to sort first")
+	}
+	if err := s.SetGuidelines(t.Context(), ""); err != nil { // the default in force
+		t.Fatal(err)
+	}
+	if err := s.SetGuidelinesAs(t.Context(), rules, "lead"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(t.Context(), `UPDATE guideline_versions SET created_at = (SELECT MIN(created_at) FROM guideline_versions)`); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.GuidelineVersions(t.Context())
+	if err != nil || len(vs) != 2 || vs[0].Text != DefaultGuidelines || vs[1].Text != rules {
+		t.Fatalf("versions %+v (%v): want the default as 1, the house rules as 2", vs, err)
+	}
+}

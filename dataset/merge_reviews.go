@@ -184,6 +184,6 @@ func (m *merger) guidelineVersions() error {
 		return nil // the other file's schema predates guidelines versions
 	}
 	_, err := m.exec(`INSERT INTO main.guideline_versions (` + t.into() + `) SELECT ` + t.from() + ` FROM src.guideline_versions s
-		WHERE NOT EXISTS (SELECT 1 FROM main.guideline_versions t WHERE t.id = s.id) ORDER BY s.created_at, s.id`)
+		WHERE NOT EXISTS (SELECT 1 FROM main.guideline_versions t WHERE t.id = s.id) ORDER BY s.created_at, s.rowid`)
 	return err
 }
