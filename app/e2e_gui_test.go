@@ -31,6 +31,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser/browsertest"
+	"waymark/internal/stats"
 )
 
 // e2ePage reports where clicks land and what was typed; a red box moves for
@@ -529,15 +530,6 @@ func (g *guiRun) checkOnePixelLine(name string, x, y int) {
 	}
 }
 
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	needTools(t)
 	display := startXvfb(t)
@@ -624,7 +616,7 @@ func TestE2ERecordClickTypeEnterFinish(t *testing.T) {
 	if e := rs.all(); !slices.ContainsFunc(e, func(p pageReport) bool { return p.Kind == "enter" && p.Value == "hello" }) {
 		t.Errorf("the page did not get \"hello\" then Enter: %+v", e)
 	}
-	t.Logf("click→timeline ms: %v (median %.0f)", delays, median(delays))
+	t.Logf("click→timeline ms: %v (median %.0f)", delays, stats.Median(delays))
 }
 
 // BenchmarkLiveViewFPS reports the frames per second the real app's live
@@ -656,7 +648,7 @@ func BenchmarkLiveViewFPS(b *testing.B) {
 	if len(fps) == 0 {
 		b.Fatal("the app reported no frames/s line in 6 s")
 	}
-	liveFPS.done, liveFPS.median = true, median(fps)
+	liveFPS.done, liveFPS.median = true, stats.Median(fps)
 	b.Logf("live view frames/s during the animation: %v", fps)
 	b.ReportMetric(liveFPS.median, "frames/s-median")
 }
@@ -701,7 +693,7 @@ func BenchmarkGUI200Steps(b *testing.B) {
 		delays = append(delays, f)
 	}
 	g.quit()
-	gui200.done, gui200.median, gui200.rss, gui200.rss0 = true, median(delays), float64(rss)/1024, float64(rss0)/1024
+	gui200.done, gui200.median, gui200.rss, gui200.rss0 = true, stats.Median(delays), float64(rss)/1024, float64(rss0)/1024
 	b.ReportMetric(gui200.median, "click→timeline-median-ms")
 	b.ReportMetric(gui200.rss, "rss-MB-after-200-steps")
 	b.ReportMetric(gui200.rss0, "rss-MB-at-start")

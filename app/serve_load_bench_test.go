@@ -24,6 +24,7 @@ import (
 	"waymark/engine/action"
 	"waymark/engine/browser/browsertest"
 	"waymark/engine/openenv"
+	"waymark/internal/stats"
 )
 
 // BenchmarkServeLoad runs the real `waymark serve` binary with
@@ -247,9 +248,9 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) open
 	b.ReportMetric(total/wall.Seconds(), "steps/s")
 	b.ReportMetric(total/wall.Seconds()/float64(runtime.NumCPU()), "steps/s/core")
 	b.ReportMetric(loadPerCPU, "runnable/cpu")
-	b.ReportMetric(percentile(run.steps, 0.5), "p50-ms/step")
-	b.ReportMetric(percentile(run.steps, 0.9), "p90-ms/step")
-	b.ReportMetric(percentile(run.resets, 0.5), "p50-ms/reset")
+	b.ReportMetric(stats.Percentile(run.steps, 0.5), "p50-ms/step")
+	b.ReportMetric(stats.Percentile(run.steps, 0.9), "p90-ms/step")
+	b.ReportMetric(stats.Percentile(run.resets, 0.5), "p50-ms/reset")
 	b.ReportMetric(float64(mem.rss-idle.rss)/float64(clients)/(1<<20), "MB-rss/session")
 	b.ReportMetric(float64(mem.pss-idle.pss)/float64(clients)/(1<<20), "MB-pss/session")
 	b.ReportMetric(float64(serveRSS)/(1<<20), "MB-serve-rss")
@@ -272,7 +273,7 @@ func runServeLoad(b *testing.B, bin, mode string, clients int, page string) open
 	return openenv.CapacityRun{
 		Agents: clients, Steps: int(total),
 		StepsPerSecond: total / wall.Seconds(), StepsPerSecondPerCore: total / wall.Seconds() / float64(runtime.NumCPU()),
-		P50StepMS: percentile(run.steps, 0.5), P90StepMS: percentile(run.steps, 0.9),
+		P50StepMS: stats.Percentile(run.steps, 0.5), P90StepMS: stats.Percentile(run.steps, 0.9),
 		PSSMiBPerSession: float64(mem.pss-idle.pss) / float64(clients) / (1 << 20),
 		LoadPerCPU:       loadPerCPU, Errors: run.errs,
 	}
@@ -653,14 +654,4 @@ func loadAverage() float64 {
 	}
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
-}
-
-// percentile is the nearest-rank p-quantile of xs (0 for none).
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[int(p*float64(len(s)-1))]
 }

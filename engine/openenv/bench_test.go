@@ -2,10 +2,10 @@ package openenv
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+	"waymark/internal/stats"
 
 	"waymark/engine"
 	"waymark/engine/action"
@@ -94,35 +94,14 @@ func BenchmarkStepOverhead(b *testing.B) {
 		added = append(added, ms(t2.Sub(t1)-time.Duration(served.last.Load())))
 	}
 	b.StopTimer()
-	mi, msock := median(inproc), median(socket)
+	mi, msock := stats.Median(inproc), stats.Median(socket)
 	b.ReportMetric(mi, "inproc-ms/step")
 	b.ReportMetric(msock, "socket-ms/step")
 	// Added by serving: the client's round trip minus the time the served
 	// engine spent in Step, per step (same step, so browser noise cancels).
-	b.ReportMetric(median(added), "added-ms/step")
-	b.ReportMetric(percentile(added, 0.9), "added-p90-ms/step")
+	b.ReportMetric(stats.Median(added), "added-ms/step")
+	b.ReportMetric(stats.Percentile(added, 0.9), "added-p90-ms/step")
 	b.ReportMetric(0, "ns/op") // the pair of steps is not the figure of interest
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[int(p*float64(len(s)-1))]
 }
 
 // timedEngine records how long the served engine's last Step took.
