@@ -142,6 +142,21 @@ func (c *Session) notify() {
 	c.changed = make(chan struct{})
 }
 
+// waitChanged waits, with c.mu held, for the next change or for ctx to
+// end (ctx's error); it lets go of c.mu while it waits and holds it again
+// when it returns.
+func (c *Session) waitChanged(ctx context.Context) error {
+	ch := c.changed
+	c.mu.Unlock()
+	defer c.mu.Lock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (c *Session) summaryLocked() SessionSummary {
 	s := SessionSummary{ID: c.info.ID, Agent: c.agent, EpisodeID: c.episodeID, StartURL: c.startURL,
 		Control: c.holder, AgentConnected: c.agentConnected, AgentWaiting: c.agentWaiting,
@@ -179,16 +194,10 @@ func (c *Session) acquireAgent(ctx context.Context) error {
 			c.agentWaiting = true
 			c.broadcastSummaryLocked()
 		}
-		ch := c.changed
-		c.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			c.mu.Lock()
+		if err := c.waitChanged(ctx); err != nil {
 			c.agentWaiting = false
-			return ctx.Err()
+			return err
 		}
-		c.mu.Lock()
 	}
 	c.busy = true
 	if c.agentWaiting {
@@ -210,15 +219,9 @@ func (c *Session) acquireHuman(ctx context.Context, who string) error {
 			c.busy = true
 			return nil
 		}
-		ch := c.changed
-		c.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			c.mu.Lock()
-			return ctx.Err()
+		if err := c.waitChanged(ctx); err != nil {
+			return err
 		}
-		c.mu.Lock()
 	}
 }
 
@@ -363,24 +366,24 @@ func (c *Session) handBack(who string) {
 // AgentLeft is called when the agent's socket has closed. While a person
 // holds control and the episode goes on, the session stays up so the
 // person goes on recording; it returns when they hand back or leave, the
-// episode ends, or stop ends.
+// episode ends, or stop ends (control then goes back to the agent, and a
+// step the person has under way is waited for).
 func (c *Session) AgentLeft(stop context.Context) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.agentConnected = false
 	c.broadcastSummaryLocked()
-	for c.busy || (c.holder != "" && !(c.last != nil && c.last.Done)) {
-		ch := c.changed
-		c.mu.Unlock()
-		select {
-		case <-ch:
-		case <-stop.Done():
-			c.mu.Lock()
+	for {
+		wait := stop
+		if stop.Err() != nil {
 			c.holder = ""
-			continue
+			wait = context.WithoutCancel(stop)
 		}
-		c.mu.Lock()
+		if !c.busy && (c.holder == "" || (c.last != nil && c.last.Done)) {
+			return
+		}
+		c.waitChanged(wait)
 	}
-	c.mu.Unlock()
 }
 
 // End tells the watchers the session is over and why, and closes them.

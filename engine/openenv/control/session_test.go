@@ -119,3 +119,43 @@ func TestAgentWaitsForControlAndEngine(t *testing.T) {
 		}
 	})
 }
+
+// When the server stops while a person's step runs after the agent left,
+// AgentLeft gives control back and waits, blocked, for the step to end,
+// then returns. (It used to go round its loop without blocking until the
+// step ended: synctest.Wait below never returned.)
+func TestAgentLeftStopWaitsForTheStepBlocked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := controlFor("bot")
+		if err := c.takeOver("human:ann"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.acquireHuman(t.Context(), "human:ann"); err != nil {
+			t.Fatal(err)
+		}
+		stop, cancel := context.WithCancel(t.Context())
+		returned := make(chan struct{})
+		go func() { c.AgentLeft(stop); close(returned) }()
+		synctest.Wait()
+		if len(returned) != 0 || c.Summary().AgentConnected {
+			t.Fatal("AgentLeft returned while ann held control, or the agent is still shown connected")
+		}
+		cancel()
+		synctest.Wait() // AgentLeft must be blocked again, not running
+		select {
+		case <-returned:
+			t.Fatal("AgentLeft returned during ann's step")
+		default:
+		}
+		if c.PersonHolds() {
+			t.Error("ann still holds control after the server stopped")
+		}
+		c.release()
+		synctest.Wait()
+		select {
+		case <-returned:
+		default:
+			t.Error("AgentLeft did not return once ann's step ended")
+		}
+	})
+}
