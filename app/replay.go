@@ -232,10 +232,10 @@ func writeReplay(w io.Writer, rep *replay.Report) {
 					why = strings.TrimPrefix(why+"; "+s, "; ")
 				}
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict, score, q.Served, q.Refused, why)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict.Sentence(), score, q.Served, q.Refused, why)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict, score, why)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Step, oneLine(r.Action, 40), r.Verdict.Sentence(), score, why)
 	}
 	tw.Flush()
 	if rep.Hermetic != "" {

@@ -58,7 +58,7 @@ const (
 	// VerdictSecret: a type action whose text went into a password or
 	// payment field was stored as action.RedactedText, so it cannot be
 	// typed again.
-	VerdictSecret Verdict = "cannot replay: the typed text was a secret and was not stored"
+	VerdictSecret Verdict = "secret"
 	// VerdictUnreliable: a step after a secret one (with Continue); Why
 	// says what the comparison found, but the page did not get the
 	// person's text.
@@ -68,6 +68,29 @@ const (
 // Verdicts lists every verdict, in the order above.
 func Verdicts() []Verdict {
 	return []Verdict{VerdictMatch, VerdictDiverged, VerdictSecret, VerdictUnreliable}
+}
+
+// secretSentence is VerdictSecret's sentence; replay runs stored before
+// the verdict was a code hold it in place of the code.
+const secretSentence = "cannot replay: the typed text was a secret and was not stored"
+
+// Sentence is the verdict as `waymark replay`'s table prints it: the
+// verdict itself, and for VerdictSecret why the step cannot replay.
+func (v Verdict) Sentence() string {
+	if v == VerdictSecret {
+		return secretSentence
+	}
+	return string(v)
+}
+
+// UnmarshalText reads a stored verdict; VerdictSecret's sentence, as runs
+// stored before it was a code hold it, reads as VerdictSecret.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	*v = Verdict(b)
+	if *v == secretSentence {
+		*v = VerdictSecret
+	}
+	return nil
 }
 
 // ReplayStep is one step's verdict in a replay run.

@@ -151,3 +151,46 @@ func TestReplayRunOK(t *testing.T) {
 		}
 	}
 }
+
+// A secret step's verdict is stored as the code "secret" and read back as
+// VerdictSecret, also from a run stored when the verdict was written as
+// its sentence; the sentence comes from the verdict.
+func TestSecretVerdictStoredAsACode(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := wmTask(t, s, "Log in", Interaction, "http://shop.waymark.test/")
+	e, err := s.CreateEpisode(t.Context(), Episode{TaskID: task.ID, Annotator: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.SaveReplayRun(t.Context(), ReplayRun{EpisodeID: e.ID, Steps: []ReplayStep{{Step: 1, Action: "type", Verdict: VerdictSecret}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := s.db.QueryRow(`SELECT steps_json FROM replay_runs WHERE id=?`, run.ID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"step":1,"action":"type","verdict":"secret"}]`; stored != want {
+		t.Errorf("stored steps %s, want %s", stored, want)
+	}
+	const sentence = "cannot replay: the typed text was a secret and was not stored"
+	if got := VerdictSecret.Sentence(); got != sentence {
+		t.Errorf("VerdictSecret.Sentence() = %q, want %q", got, sentence)
+	}
+	if got := VerdictDiverged.Sentence(); got != "diverged" {
+		t.Errorf("VerdictDiverged.Sentence() = %q", got)
+	}
+	if _, err := s.db.Exec(`UPDATE replay_runs SET steps_json=? WHERE id=?`, `[{"step":1,"action":"type","verdict":"`+sentence+`"}]`, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.ReplayRuns(t.Context(), e.ID)
+	if err != nil || len(runs) != 1 || len(runs[0].Steps) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	if v := runs[0].Steps[0].Verdict; v != VerdictSecret {
+		t.Errorf("a run stored with the sentence reads back as %q, want %q", v, VerdictSecret)
+	}
+}
