@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"iter"
 	"strings"
 )
@@ -205,4 +206,53 @@ func (s *Store) CountOutcomes(ctx context.Context) (OutcomeCounts, error) {
 		(SELECT COUNT(*) FROM episodes e JOIN episode_outcomes o ON o.episode_id=e.id WHERE e.status='interrupted' AND o.outcome IS NOT NULL)`).Scan(
 		&c.Finished, &c.WithOutcome, &c.Conflicts, &c.Interrupted, &c.InterruptedWithOutcome)
 	return c, err
+}
+
+// NoneLabeled says why LabeledEpisodes chose no episode with f: what the
+// store has, the filters nothing matches, and what to do (record, review,
+// include the unreviewed with --include-unreviewed, loosen the filters).
+func (s *Store) NoneLabeled(ctx context.Context, f LabelFilter) string {
+	c, _ := s.CountOutcomes(ctx)
+	var b strings.Builder
+	fmt.Fprintf(&b, "the store has %s, %d with an outcome", pluralWord(c.Finished, "finished episode"), c.WithOutcome)
+	if c.Conflicts > 0 {
+		fmt.Fprintf(&b, " and %d whose reviews disagree", c.Conflicts)
+	}
+	if c.Interrupted > 0 {
+		fmt.Fprintf(&b, ", and %s, %d with an outcome (interrupted episodes without one are never exported)",
+			pluralWord(c.Interrupted, "interrupted episode"), c.InterruptedWithOutcome)
+	}
+	var filters []string
+	if len(f.Categories) > 0 {
+		filters = append(filters, "category "+strings.Join(f.Categories, "/"))
+	}
+	if len(f.Outcomes) > 0 {
+		filters = append(filters, "outcome "+strings.Join(outcomeNames(f.Outcomes), "/"))
+	}
+	if len(f.Annotators) > 0 {
+		filters = append(filters, "annotator "+strings.Join(f.Annotators, "/"))
+	}
+	if len(filters) > 0 {
+		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
+	}
+	switch {
+	case c.Finished == 0 && c.InterruptedWithOutcome == 0:
+		b.WriteString("; record and finish some episodes first")
+		if c.Interrupted > 0 {
+			b.WriteString(", or review the interrupted ones")
+		}
+	case !f.IncludeUnreviewed && c.WithOutcome < c.Finished:
+		b.WriteString("; review episodes first, or include unreviewed ones (--include-unreviewed)")
+	case len(filters) > 0:
+		b.WriteString("; loosen the filters")
+	}
+	return b.String()
+}
+
+func outcomeNames(outs []Outcome) []string {
+	out := make([]string, len(outs))
+	for i, o := range outs {
+		out[i] = string(o)
+	}
+	return out
 }

@@ -16,7 +16,6 @@ package benchexport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -25,6 +24,7 @@ import (
 	"strings"
 
 	"waymark/dataset"
+	"waymark/dataset/exportdir"
 )
 
 // Format is a benchmark layout.
@@ -78,7 +78,7 @@ func ParseFormat(s string) (Format, error) {
 var (
 	ErrBadOptions      = errors.New("invalid export options")
 	ErrNothingToExport = errors.New("nothing to export")
-	ErrOutputExists    = errors.New("the output folder is not empty")
+	ErrOutputExists    = exportdir.ErrOutputExists
 	ErrCancelled       = errors.New("export cancelled")
 )
 
@@ -141,9 +141,10 @@ type Result struct {
 // MarkerFile marks a folder as a Waymark export (the Hugging Face export's
 // marker has the same name); Force replaces only folders that carry one of
 // a benchmark format.
-const MarkerFile = ".waymark-export"
+const MarkerFile = exportdir.MarkerFile
 
-const markerFormat = "waymark-benchmark-export"
+// exportKind is a benchmark layout's folder.
+var exportKind = exportdir.Kind{Format: "waymark-benchmark-export", Name: "Waymark benchmark export"}
 
 type marker struct {
 	Format    string   `json:"format"`
@@ -205,7 +206,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	if err != nil {
 		return Result{}, fmt.Errorf("output folder %s: %w", o.Out, err)
 	}
-	replace, err := checkTarget(target, o.Force)
+	replace, err := exportKind.Check(target, o.Force)
 	if err != nil {
 		return Result{}, err
 	}
@@ -224,7 +225,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 		eps = append(eps, l)
 	}
 	if len(eps) == 0 {
-		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store, &o))
+		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, store.NoneLabeled(ctx, f))
 	}
 	// Episodes in the order they were recorded (then by id), so a task's
 	// first attempt by an agent comes first.
@@ -264,70 +265,6 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	return x.res, nil
 }
 
-// checkTarget refuses a folder that holds anything but a previous Waymark
-// benchmark export (and that too without force); it reports whether there
-// is one to replace.
-func checkTarget(target string, force bool) (bool, error) {
-	fi, err := os.Stat(target)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("output folder %s: %w", target, err)
-	}
-	if !fi.IsDir() {
-		return false, fmt.Errorf("%w: %s is a file, not a folder; choose a new folder name", ErrOutputExists, target)
-	}
-	entries, err := os.ReadDir(target)
-	if err != nil {
-		return false, fmt.Errorf("output folder %s: %w", target, err)
-	}
-	if len(entries) == 0 {
-		return false, nil
-	}
-	var m marker
-	b, err := os.ReadFile(filepath.Join(target, MarkerFile))
-	if err == nil {
-		err = json.Unmarshal(b, &m)
-	}
-	if err != nil || m.Format != markerFormat {
-		return false, fmt.Errorf("%w: %s holds files that are not a Waymark benchmark export; choose a new folder (nothing was changed)", ErrOutputExists, target)
-	}
-	if !force {
-		return false, fmt.Errorf("%w: %s holds a previous Waymark export; replace it with --force, or choose a new folder", ErrOutputExists, target)
-	}
-	known := map[string]bool{MarkerFile: true}
-	for _, f := range m.Files {
-		for p := filepath.FromSlash(f); p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
-			known[p] = true
-		}
-	}
-	var foreign []string
-	err = filepath.WalkDir(target, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(target, p)
-		if rel != "." && !known[rel] {
-			foreign = append(foreign, rel)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return false, fmt.Errorf("output folder %s: %w", target, err)
-	}
-	if len(foreign) > 0 {
-		if len(foreign) > 3 {
-			foreign = append(foreign[:3], "…")
-		}
-		return false, fmt.Errorf("%w: %s holds files the previous export did not write (%s); move them away or choose a new folder (nothing was changed)", ErrOutputExists, target, strings.Join(foreign, ", "))
-	}
-	return true, nil
-}
-
 // swapInto puts the finished folder tmp at target, replacing the old
 // export only once the new one is complete.
 func swapInto(tmp, target string, replace bool) error {
@@ -348,36 +285,4 @@ func swapInto(tmp, target string, replace bool) error {
 		return err
 	}
 	return os.RemoveAll(old)
-}
-
-// explainNothing says why no episode matched.
-func explainNothing(ctx context.Context, store *dataset.Store, o *Options) string {
-	c, _ := store.CountOutcomes(ctx)
-	var b strings.Builder
-	fmt.Fprintf(&b, "the store has %d finished episodes, %d with an outcome", c.Finished, c.WithOutcome)
-	if c.Conflicts > 0 {
-		fmt.Fprintf(&b, " and %d whose reviews disagree", c.Conflicts)
-	}
-	var filters []string
-	if len(o.Categories) > 0 {
-		filters = append(filters, "category "+strings.Join(o.Categories, "/"))
-	}
-	if len(o.Outcomes) > 0 {
-		filters = append(filters, "outcome "+strings.Join(o.Outcomes, "/"))
-	}
-	if len(o.Annotators) > 0 {
-		filters = append(filters, "annotator "+strings.Join(o.Annotators, "/"))
-	}
-	if len(filters) > 0 {
-		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
-	}
-	switch {
-	case c.Finished == 0 && c.InterruptedWithOutcome == 0:
-		b.WriteString("; record and finish some episodes first")
-	case !o.IncludeUnreviewed && c.WithOutcome < c.Finished:
-		b.WriteString("; review episodes first, or include unreviewed ones (--include-unreviewed)")
-	case len(filters) > 0:
-		b.WriteString("; loosen the filters")
-	}
-	return b.String()
 }

@@ -104,7 +104,7 @@ func (x *exporter) run(eps []dataset.LabeledEpisode, progress func(Progress)) er
 	}
 	files := slices.Clone(x.res.Files)
 	sort.Strings(files)
-	m, _ := json.MarshalIndent(marker{Format: markerFormat, Benchmark: string(x.o.Format), Files: files}, "", "  ")
+	m, _ := json.MarshalIndent(marker{Format: exportKind.Format, Benchmark: string(x.o.Format), Files: files}, "", "  ")
 	return writeOwnerFile(filepath.Join(x.root, MarkerFile), m)
 }
 

@@ -513,8 +513,8 @@ func checkFolder(t testing.TB, dir string) folder {
 	t.Helper()
 	fo := folder{steps: map[string][]stepRow{}, episodes: map[string][]episodeRow{}, shards: map[string][]string{}}
 	fo.card = readCard(t, dir)
-	if _, err := readMarker(dir); err != nil {
-		t.Errorf("marker: %v", err)
+	if replace, err := exportKind.Check(dir, true); err != nil || !replace {
+		t.Errorf("the export is not one --force replaces: %v", err)
 	}
 	// configs in the YAML: steps is the default, globs match files
 	cfgs, _ := fo.card.raw["configs"].([]any)

@@ -19,11 +19,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
 	"waymark/dataset"
+	"waymark/dataset/exportdir"
 )
 
 // DefaultTestFraction is the share of tasks put in the test split.
@@ -35,7 +35,11 @@ const DefaultMaxShardBytes = 500 << 20
 
 // MarkerFile marks a folder as written by Waymark's exporter; --force only
 // replaces folders that carry it.
-const MarkerFile = ".waymark-export"
+const MarkerFile = exportdir.MarkerFile
+
+// exportKind is the Hugging Face export's folder: its marker's format, and
+// the card and folders a previous export holds besides the files it lists.
+var exportKind = exportdir.Kind{Format: "waymark-hf-dataset", Name: "Waymark export", Also: []string{"README.md", "steps", "episodes"}}
 
 // Row-group limits: readers such as the Hugging Face dataset viewer load a
 // whole row group at a time, so groups of embedded screenshots stay small.
@@ -132,7 +136,7 @@ var (
 	// ErrNotRedacted: RequireRedaction, and an episode was recorded
 	// without a redaction policy.
 	ErrNotRedacted  = errors.New("recorded without a redaction policy")
-	ErrOutputExists = errors.New("output folder is not empty")
+	ErrOutputExists = exportdir.ErrOutputExists
 	ErrDiskFull     = errors.New("the disk is full")
 	ErrCancelled    = errors.New("export cancelled")
 )
@@ -151,7 +155,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	if err != nil {
 		return Result{}, fmt.Errorf("output folder %s: %w", o.Out, err)
 	}
-	replace, err := checkTarget(target, o.Force)
+	replace, err := exportKind.Check(target, o.Force)
 	if err != nil {
 		return Result{}, err
 	}
@@ -160,7 +164,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 		return Result{}, cancelled(ctx, err, target)
 	}
 	if len(eps) == 0 {
-		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, explainNothing(ctx, store, &o))
+		return Result{}, fmt.Errorf("%w: %s", ErrNothingToExport, store.NoneLabeled(ctx, o.labelFilter()))
 	}
 	if o.RequireRedaction {
 		if err := requireRedaction(eps); err != nil {
@@ -230,71 +234,6 @@ func explainWriteError(ctx context.Context, err error, target string) error {
 		return fmt.Errorf("%w while writing the export (%v); nothing was written to %s — free some space or choose a folder on another disk, then export again", ErrDiskFull, err, target)
 	}
 	return fmt.Errorf("%v; nothing was written to %s", err, target)
-}
-
-// checkTarget refuses a non-empty folder unless it is a previous Waymark
-// export and force is set; it reports whether the folder will be replaced.
-func checkTarget(target string, force bool) (bool, error) {
-	fi, err := os.Stat(target)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("output folder %s: %w", target, err)
-	}
-	if !fi.IsDir() {
-		return false, fmt.Errorf("%w: %s is a file, not a folder; choose a new folder name", ErrOutputExists, target)
-	}
-	entries, err := os.ReadDir(target)
-	if err != nil {
-		return false, fmt.Errorf("output folder %s: %w", target, err)
-	}
-	if len(entries) == 0 {
-		return false, nil
-	}
-	m, err := readMarker(target)
-	if err != nil {
-		return false, fmt.Errorf("%w: %s holds files that are not a Waymark export; choose a new folder (nothing was changed)", ErrOutputExists, target)
-	}
-	if !force {
-		return false, fmt.Errorf("%w: %s holds a previous Waymark export; replace it with --force (Force), or choose a new folder", ErrOutputExists, target)
-	}
-	var foreign []string
-	allowed := map[string]bool{MarkerFile: true, "README.md": true, "steps": true, "episodes": true}
-	for _, f := range m.Files {
-		// A file the export wrote, and the folders it is in (har/,
-		// guidelines/).
-		for p := filepath.FromSlash(f); p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
-			allowed[p] = true
-		}
-	}
-	err = filepath.WalkDir(target, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(target, p)
-		if rel == "." {
-			return nil
-		}
-		if !allowed[rel] {
-			foreign = append(foreign, rel)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return false, fmt.Errorf("output folder %s: %w", target, err)
-	}
-	if len(foreign) > 0 {
-		sort.Strings(foreign)
-		if len(foreign) > 5 {
-			foreign = append(foreign[:5], "…")
-		}
-		return false, fmt.Errorf("%w: %s holds a Waymark export plus files Waymark did not write (%s); move them away or choose a new folder (nothing was changed)", ErrOutputExists, target, strings.Join(foreign, ", "))
-	}
-	return true, nil
 }
 
 // removeStale deletes hidden folders a crashed export of the same target

@@ -33,7 +33,7 @@ func splitOf(taskID string, testFraction float64) string {
 // selectEpisodes returns the episodes the options choose, ordered by split
 // (train first) then episode id.
 func selectEpisodes(ctx context.Context, store *dataset.Store, o *Options) ([]*episodeInfo, error) {
-	f := dataset.LabelFilter{Categories: o.Categories, Annotators: o.Annotators, Outcomes: asOutcomes(o.Outcomes), IncludeUnreviewed: o.IncludeUnreviewed}
+	f := o.labelFilter()
 	var out []*episodeInfo
 	for l, err := range store.LabeledEpisodes(ctx, f) {
 		if err != nil {
@@ -54,53 +54,9 @@ func selectEpisodes(ctx context.Context, store *dataset.Store, o *Options) ([]*e
 	return out, nil
 }
 
-// explainNothing says why no episode matched, with counts that point at the
-// filter to loosen.
-func explainNothing(ctx context.Context, store *dataset.Store, o *Options) string {
-	c, _ := store.CountOutcomes(ctx)
-	finished, reviewed, conflicts := c.Finished, c.WithOutcome, c.Conflicts
-	var b strings.Builder
-	fmt.Fprintf(&b, "the store has %s, %d with an outcome", count(finished, "finished episode"), reviewed)
-	if conflicts > 0 {
-		fmt.Fprintf(&b, " and %d whose reviews disagree", conflicts)
-	}
-	if c.Interrupted > 0 {
-		fmt.Fprintf(&b, ", and %s, %d with an outcome (interrupted episodes without one are never exported)",
-			count(c.Interrupted, "interrupted episode"), c.InterruptedWithOutcome)
-	}
-	var filters []string
-	if len(o.Categories) > 0 {
-		filters = append(filters, "category "+strings.Join(o.Categories, "/"))
-	}
-	if len(o.Outcomes) > 0 {
-		filters = append(filters, "outcome "+strings.Join(o.Outcomes, "/"))
-	}
-	if len(o.Annotators) > 0 {
-		filters = append(filters, "annotator "+strings.Join(o.Annotators, "/"))
-	}
-	if len(filters) > 0 {
-		fmt.Fprintf(&b, "; none of them matches %s", strings.Join(filters, ", "))
-	}
-	switch {
-	case finished == 0 && c.InterruptedWithOutcome == 0:
-		b.WriteString("; record and finish some episodes first")
-		if c.Interrupted > 0 {
-			b.WriteString(", or review the interrupted ones")
-		}
-	case !o.IncludeUnreviewed && reviewed < finished:
-		b.WriteString("; review episodes first, or include unreviewed ones (--include-unreviewed)")
-	case len(filters) > 0:
-		b.WriteString("; loosen the filters")
-	}
-	return b.String()
-}
-
-// count says "1 finished episode", "2 finished episodes".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+// labelFilter is the store's filter of the episodes o chooses.
+func (o *Options) labelFilter() dataset.LabelFilter {
+	return dataset.LabelFilter{Categories: o.Categories, Annotators: o.Annotators, Outcomes: asOutcomes(o.Outcomes), IncludeUnreviewed: o.IncludeUnreviewed}
 }
 
 // asOutcomes reads the outcomes chosen by name (checked by validate).

@@ -40,7 +40,7 @@ func TestSelectionSplitBeforeID(t *testing.T) {
 
 // When every finished episode has an outcome, the message does not ask for
 // reviews: with filters it says to loosen them, without it adds nothing.
-func TestExplainNothingAllReviewed(t *testing.T) {
+func TestNoneLabeledAllReviewed(t *testing.T) {
 	f := newFixture(t, makePNGs(t, 2, false))
 	f.task("task-00", "information")
 	f.episode("ep-1", "task-00", "alice", dataset.StatusFinished, 2)
@@ -53,7 +53,7 @@ func TestExplainNothingAllReviewed(t *testing.T) {
 		{Options{Categories: []string{"navigation"}}, "the store has 1 finished episode, 1 with an outcome; none of them matches category navigation; loosen the filters"},
 		{Options{}, "the store has 1 finished episode, 1 with an outcome"},
 	} {
-		if got := explainNothing(ctx, f.store, &c.o); got != c.want {
+		if got := f.store.NoneLabeled(ctx, c.o.labelFilter()); got != c.want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.o, got, c.want)
 		}
 	}

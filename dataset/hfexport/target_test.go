@@ -24,7 +24,7 @@ func TestCheckTargetListsForeignFiles(t *testing.T) {
 	write(".waymark-export", `{"format":"waymark-hf-dataset","version":1,"files":["steps/train-00000-of-00001.parquet"]}`)
 	write("README.md", "card")
 	write("steps/train-00000-of-00001.parquet", "x")
-	if replace, err := checkTarget(dir, true); err != nil || !replace {
+	if replace, err := exportKind.Check(dir, true); err != nil || !replace {
 		t.Fatalf("a clean previous export: replace %v, err %v", replace, err)
 	}
 	for _, n := range []string{"e.txt", "b.txt", "d.txt", "a.txt", "c.txt"} {
@@ -34,12 +34,12 @@ func TestCheckTargetListsForeignFiles(t *testing.T) {
 		return "output folder is not empty: " + dir + " holds a Waymark export plus files Waymark did not write (" + list +
 			"); move them away or choose a new folder (nothing was changed)"
 	}
-	_, err := checkTarget(dir, true)
+	_, err := exportKind.Check(dir, true)
 	if !errors.Is(err, ErrOutputExists) || err.Error() != want("a.txt, b.txt, c.txt, d.txt, e.txt") {
 		t.Errorf("five foreign files:\n got %v\nwant %s", err, want("a.txt, b.txt, c.txt, d.txt, e.txt"))
 	}
 	write("0.txt", "mine")
-	_, err = checkTarget(dir, true)
+	_, err = exportKind.Check(dir, true)
 	if !errors.Is(err, ErrOutputExists) || err.Error() != want("0.txt, a.txt, b.txt, c.txt, d.txt, …") {
 		t.Errorf("six foreign files:\n got %v\nwant %s", err, want("0.txt, a.txt, b.txt, c.txt, d.txt, …"))
 	}
@@ -73,7 +73,7 @@ func TestCheckTargetForeignMarker(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := "output folder is not empty: " + dir + " holds files that are not a Waymark export; choose a new folder (nothing was changed)"
-		if _, err := checkTarget(dir, true); !errors.Is(err, ErrOutputExists) || err.Error() != want {
+		if _, err := exportKind.Check(dir, true); !errors.Is(err, ErrOutputExists) || err.Error() != want {
 			t.Errorf("marker %s:\n got %v\nwant %s", body, err, want)
 		}
 	}

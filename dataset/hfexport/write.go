@@ -93,7 +93,7 @@ func (x *exporter) run() (Result, error) {
 	}
 	x.files = append(x.files, "README.md")
 	sort.Strings(x.files)
-	m := marker{Format: "waymark-hf-dataset", Version: 1, Files: x.files}
+	m := marker{Format: exportKind.Format, Version: 1, Files: x.files}
 	mb, _ := json.MarshalIndent(m, "", "  ")
 	if err := x.writeFile(MarkerFile, append(mb, '\n')); err != nil {
 		return Result{}, err
@@ -420,23 +420,9 @@ func (x *exporter) usable(shot []byte) bool {
 	return true
 }
 
+// marker is the content of MarkerFile.
 type marker struct {
 	Format  string   `json:"format"`
 	Version int      `json:"version"`
 	Files   []string `json:"files"`
-}
-
-func readMarker(dir string) (marker, error) {
-	var m marker
-	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, err
-	}
-	if m.Format != "waymark-hf-dataset" {
-		return m, fmt.Errorf("%s: not a Waymark export marker", MarkerFile)
-	}
-	return m, nil
 }

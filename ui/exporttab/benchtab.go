@@ -156,7 +156,7 @@ func (t *Tab) doneBench(o benchexport.Options, res benchexport.Result, err error
 		t.bar.SetValue(0)
 		msg := strings.NewReplacer(
 			"(--include-unreviewed)", "(tick “Include finished episodes without an outcome”)",
-			"with --force", "by ticking “Replace a previous Waymark export in this folder”",
+			"with --force (Force)", "by ticking “Replace a previous Waymark export in this folder”",
 		).Replace(err.Error())
 		t.status.SetText("Export failed: " + msg)
 		t.ctx.Notifyf("Export failed", msg)
