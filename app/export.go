@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"waymark/dataset"
 	"waymark/dataset/benchexport"
 	"waymark/dataset/hfexport"
 )
@@ -45,7 +46,7 @@ func runExport(env *Env, args []string) error {
 	if f := strings.ToLower(strings.TrimSpace(*format)); f != "hf" && f != "huggingface" && f != "hugging-face" {
 		bf, err := benchexport.ParseFormat(*format)
 		if err != nil {
-			return fmt.Errorf("%w: --format: %s, or hf for the Hugging Face dataset", errUsage, strings.TrimPrefix(err.Error(), benchexport.ErrBadOptions.Error()+": "))
+			return fmt.Errorf("%w: --format: %s, or hf for the Hugging Face dataset", errUsage, withoutSentinel(err, benchexport.ErrBadOptions))
 		}
 		var hfOnly []string
 		fs.Visit(func(f *flag.Flag) {
@@ -68,41 +69,19 @@ func runExport(env *Env, args []string) error {
 		return fmt.Errorf("%w: choose the dataset's licence with --license (a Hugging Face id such as cc-by-4.0, cc-by-sa-4.0, mit, or 'other')", errUsage)
 	}
 	if err := hfexport.CheckLicense(o.License); err != nil {
-		return fmt.Errorf("%w: --license: %v", errUsage, strings.TrimPrefix(err.Error(), hfexport.ErrBadOptions.Error()+": "))
+		return fmt.Errorf("%w: --license: %v", errUsage, withoutSentinel(err, hfexport.ErrBadOptions))
 	}
 	o.Categories, o.Outcomes, o.Annotators = cats, outcomes, annotators
 
-	s, err := env.OpenExistingStore()
+	res, err := exportWithProgress(env, *quiet, hfexport.ErrBadOptions, func(ctx context.Context, s *dataset.Store, progress func(hfexport.Progress)) (hfexport.Result, error) {
+		return hfexport.Export(ctx, s, o, progress)
+	}, func(p hfexport.Progress) string {
+		return fmt.Sprintf("%d/%d episodes, %d/%d steps, %s written", p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, hfexport.FormatBytes(p.Bytes))
+	})
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	var last time.Time
-	progress := func(p hfexport.Progress) {
-		if *quiet || time.Since(last) < 500*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		fmt.Fprintf(env.Stderr, "\r%d/%d episodes, %d/%d steps, %s written ", p.Episodes, p.TotalEpisodes, p.Steps, p.TotalSteps, hfexport.FormatBytes(p.Bytes))
-	}
-	res, err := hfexport.Export(ctx, s, o, progress)
-	if !*quiet {
-		fmt.Fprint(env.Stderr, "\r"+strings.Repeat(" ", 70)+"\r")
-	}
-	if err != nil {
-		if errors.Is(err, hfexport.ErrBadOptions) {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		return err
-	}
-	verb := "Wrote"
-	if res.Replaced {
-		verb = "Replaced"
-	}
-	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", verb, res.Dir, res.Episodes, res.Steps, len(res.Files), hfexport.FormatBytes(res.Bytes))
+	fmt.Fprintf(env.Stdout, "%s %s: %d episodes, %d steps, %d files, %s.\n", wroteOrReplaced(res.Replaced), res.Dir, res.Episodes, res.Steps, len(res.Files), hfexport.FormatBytes(res.Bytes))
 	if res.BadImages > 0 {
 		fmt.Fprintf(env.Stdout, "Note: %d stored screenshots were not PNGs; their image cells are empty (the store is unchanged).\n", res.BadImages)
 	}
@@ -131,37 +110,16 @@ func runBenchExport(env *Env, o benchexport.Options, quiet bool) error {
 	if o.Out == "" {
 		return fmt.Errorf("%w: choose the folder to write with --out DIR", errUsage)
 	}
-	s, err := env.OpenExistingStore()
+	res, err := exportWithProgress(env, quiet, benchexport.ErrBadOptions, func(ctx context.Context, s *dataset.Store, progress func(benchexport.Progress)) (benchexport.Result, error) {
+		return benchexport.Export(ctx, s, o, progress)
+	}, func(p benchexport.Progress) string {
+		return fmt.Sprintf("%d/%d episodes, %s written", p.Episodes, p.TotalEpisodes, hfexport.FormatBytes(p.Bytes))
+	})
 	if err != nil {
 		return err
-	}
-	defer s.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	var last time.Time
-	progress := func(p benchexport.Progress) {
-		if quiet || time.Since(last) < 500*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		fmt.Fprintf(env.Stderr, "\r%d/%d episodes, %s written ", p.Episodes, p.TotalEpisodes, hfexport.FormatBytes(p.Bytes))
-	}
-	res, err := benchexport.Export(ctx, s, o, progress)
-	if !quiet {
-		fmt.Fprint(env.Stderr, "\r"+strings.Repeat(" ", 70)+"\r")
-	}
-	if err != nil {
-		if errors.Is(err, benchexport.ErrBadOptions) {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		return err
-	}
-	verb := "Wrote"
-	if res.Replaced {
-		verb = "Replaced"
 	}
 	fmt.Fprintf(env.Stdout, "%s %s (%s): %d episodes (%d with a settled label), %d reviewers' labels, %d files, %s.\n",
-		verb, res.Dir, res.Format.Title(), res.Episodes, res.Settled, res.Labels, len(res.Files), hfexport.FormatBytes(res.Bytes))
+		wroteOrReplaced(res.Replaced), res.Dir, res.Format.Title(), res.Episodes, res.Settled, res.Labels, len(res.Files), hfexport.FormatBytes(res.Bytes))
 	fmt.Fprintln(env.Stdout, "labels.jsonl has every reviewer's own label (reviewer, time, guidelines version) beside each settled label; guidelines/ has the texts.")
 	switch res.Format {
 	case benchexport.AgentRewardBench:
@@ -179,4 +137,48 @@ func runBenchExport(env *Env, o benchexport.Options, quiet bool) error {
 	}
 	fmt.Fprintln(env.Stdout, "Measure a judge against the reviewers with: waymark review stats --judge RESULTS")
 	return nil
+}
+
+// exportWithProgress runs export on the store until it ends or Ctrl-C
+// cancels it, with a progress line on stderr (line's text, at most every
+// half second; none when quiet) that it clears at the end. An error
+// wrapping badOptions is a usage error.
+func exportWithProgress[P, R any](env *Env, quiet bool, badOptions error, export func(context.Context, *dataset.Store, func(P)) (R, error), line func(P) string) (R, error) {
+	s, err := env.OpenExistingStore()
+	if err != nil {
+		var none R
+		return none, err
+	}
+	defer s.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var last time.Time
+	res, err := export(ctx, s, func(p P) {
+		if quiet || time.Since(last) < 500*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		fmt.Fprint(env.Stderr, "\r"+line(p)+" ")
+	})
+	if !quiet {
+		fmt.Fprint(env.Stderr, "\r"+strings.Repeat(" ", 70)+"\r")
+	}
+	if errors.Is(err, badOptions) {
+		return res, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return res, err
+}
+
+// withoutSentinel is err's message without the sentinel's words in front
+// ("invalid export options: "), for a message that names the flag instead.
+func withoutSentinel(err, sentinel error) string {
+	return strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
+}
+
+// wroteOrReplaced is the verb of an export's summary line.
+func wroteOrReplaced(replaced bool) string {
+	if replaced {
+		return "Replaced"
+	}
+	return "Wrote"
 }
