@@ -89,33 +89,16 @@ func (t *Tab) formatChanged() {
 
 // startBench runs a benchmark export on a goroutine.
 func (t *Tab) startBench(f benchexport.Format) {
-	o := benchexport.Options{
-		Format:            f,
-		Out:               expandHome(strings.TrimSpace(t.out.Text)),
-		Categories:        append([]string(nil), t.categories.Selected...),
-		Outcomes:          outcomesOf(t.outcomes.Selected),
-		Annotators:        append([]string(nil), t.annotators.Selected...),
-		IncludeUnreviewed: t.unreviewed.Checked,
-		Force:             t.force.Checked,
-	}
+	c := t.choices()
+	o := benchexport.Options{Format: f, Out: c.out, Categories: c.categories, Outcomes: c.outcomes, Annotators: c.annotators,
+		IncludeUnreviewed: c.unreviewed, Force: c.force}
 	if o.Out == "" {
 		t.status.SetText("Choose the folder to write the export to.")
 		return
 	}
-	ctx, cancel := context.WithCancel(t.life)
-	t.mu.Lock()
-	t.cancel = cancel
-	t.mu.Unlock()
-	t.exportBtn.Disable()
-	t.cancelBtn.Enable()
-	t.bar.SetValue(0)
-	t.counts.SetText("")
-	t.status.SetText(fmt.Sprintf("Exporting %s to %s…", f.Title(), o.Out))
 	store := t.ctx.Store
-	t.runs.Add(1)
-	go func() {
-		defer t.runs.Done()
-		res, err := benchexport.Export(ctx, store, o, func(p benchexport.Progress) {
+	runExport(t, fmt.Sprintf("Exporting %s to %s…", f.Title(), o.Out), func(ctx context.Context) (benchexport.Result, error) {
+		return benchexport.Export(ctx, store, o, func(p benchexport.Progress) {
 			t.post(func() {
 				t.mu.Lock()
 				t.bench.progress = p
@@ -124,20 +107,10 @@ func (t *Tab) startBench(f benchexport.Format) {
 				t.counts.SetText(fmt.Sprintf("%d / %s · %s written", p.Episodes, ui.Plural(p.TotalEpisodes, "episode"), hfexport.FormatBytes(p.Bytes)))
 			})
 		})
-		cancel()
-		if t.returned != nil {
-			t.returned(err)
-		}
-		t.post(func() { t.doneBench(o, res, err) })
-	}()
+	}, func(res benchexport.Result, err error) { t.doneBench(o, res, err) })
 }
 
 func (t *Tab) doneBench(o benchexport.Options, res benchexport.Result, err error) {
-	t.mu.Lock()
-	t.cancel = nil
-	t.mu.Unlock()
-	t.exportBtn.Enable()
-	t.cancelBtn.Disable()
 	switch {
 	case err == nil:
 		t.bar.SetValue(1)
@@ -149,17 +122,8 @@ func (t *Tab) doneBench(o benchexport.Options, res benchexport.Result, err error
 		t.status.SetText(msg + "\nMeasure a judge's verdicts on it with: waymark review stats --judge RESULTS")
 		t.force.SetChecked(false)
 		t.ctx.Notifyf("Export finished", fmt.Sprintf("%s (%s) in %s", ui.Plural(res.Episodes, "episode"), res.Format.Title(), filepath.Base(res.Dir)))
-	case errors.Is(err, benchexport.ErrCancelled):
-		t.bar.SetValue(0)
-		t.status.SetText("Export cancelled; nothing was written to " + o.Out + ".")
 	default:
-		t.bar.SetValue(0)
-		msg := strings.NewReplacer(
-			"(--include-unreviewed)", "(tick “Include finished episodes without an outcome”)",
-			"with --force (Force)", "by ticking “Replace a previous Waymark export in this folder”",
-		).Replace(err.Error())
-		t.status.SetText("Export failed: " + msg)
-		t.ctx.Notifyf("Export failed", msg)
+		t.failed(o.Out, err, errors.Is(err, benchexport.ErrCancelled))
 	}
 	if t.bench.finished != nil {
 		t.bench.finished(res, err)

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -257,16 +256,12 @@ func outcomesOf(labels []string) []string {
 
 // Options reads the form into export options.
 func (t *Tab) Options() (hfexport.Options, error) {
-	o := hfexport.Options{
-		Out:               expandHome(strings.TrimSpace(t.out.Text)),
-		Categories:        append([]string(nil), t.categories.Selected...),
-		Outcomes:          outcomesOf(t.outcomes.Selected),
-		Annotators:        append([]string(nil), t.annotators.Selected...),
-		IncludeUnreviewed: t.unreviewed.Checked,
-		License:           strings.TrimSpace(t.licence.Text),
-		Name:              strings.TrimSpace(t.name.Text),
-		Force:             t.force.Checked,
-		RequireRedaction:  t.redactedOnly.Checked,
+	c := t.choices()
+	o := hfexport.Options{Out: c.out, Categories: c.categories, Outcomes: c.outcomes, Annotators: c.annotators,
+		IncludeUnreviewed: c.unreviewed, Force: c.force,
+		License:          strings.TrimSpace(t.licence.Text),
+		Name:             strings.TrimSpace(t.name.Text),
+		RequireRedaction: t.redactedOnly.Checked,
 	}
 	if o.Out == "" {
 		return o, errors.New("choose the folder to write the dataset to")
@@ -293,13 +288,22 @@ func licenceErr(s string) error {
 	return nil
 }
 
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, strings.TrimPrefix(p, "~"))
-		}
+// choices are the form's fields both kinds of export read.
+type choices struct {
+	out                              string
+	categories, outcomes, annotators []string
+	unreviewed, force                bool
+}
+
+func (t *Tab) choices() choices {
+	return choices{
+		out:        ui.ExpandHome(strings.TrimSpace(t.out.Text)),
+		categories: append([]string(nil), t.categories.Selected...),
+		outcomes:   outcomesOf(t.outcomes.Selected),
+		annotators: append([]string(nil), t.annotators.Selected...),
+		unreviewed: t.unreviewed.Checked,
+		force:      t.force.Checked,
 	}
-	return p
 }
 
 // start runs the export on a goroutine.
@@ -316,6 +320,20 @@ func (t *Tab) start() {
 		t.status.SetText(err.Error())
 		return
 	}
+	store := t.ctx.Store
+	runExport(t, "Exporting to "+o.Out+"…", func(ctx context.Context) (hfexport.Result, error) {
+		return hfexport.Export(ctx, store, o, func(p hfexport.Progress) {
+			t.post(func() { t.showProgress(p) })
+		})
+	}, func(res hfexport.Result, err error) { t.done(o, res, err) })
+}
+
+// runExport runs export on a goroutine, cancelled by Cancel or by closing
+// the screen: until it ends, Export is off, Cancel on, the bar and counts
+// cleared and the status says status; then Export is on again and done
+// gets the result on the Fyne goroutine (nothing is shown once the screen
+// has closed).
+func runExport[R any](t *Tab, status string, export func(context.Context) (R, error), done func(R, error)) {
 	ctx, cancel := context.WithCancel(t.life)
 	t.mu.Lock()
 	t.cancel = cancel
@@ -324,19 +342,23 @@ func (t *Tab) start() {
 	t.cancelBtn.Enable()
 	t.bar.SetValue(0)
 	t.counts.SetText("")
-	t.status.SetText("Exporting to " + o.Out + "…")
-	store := t.ctx.Store
+	t.status.SetText(status)
 	t.runs.Add(1)
 	go func() {
 		defer t.runs.Done()
-		res, err := hfexport.Export(ctx, store, o, func(p hfexport.Progress) {
-			t.post(func() { t.showProgress(p) })
-		})
+		res, err := export(ctx)
 		cancel()
 		if t.returned != nil {
 			t.returned(err)
 		}
-		t.post(func() { t.done(o, res, err) })
+		t.post(func() {
+			t.mu.Lock()
+			t.cancel = nil
+			t.mu.Unlock()
+			t.exportBtn.Enable()
+			t.cancelBtn.Disable()
+			done(res, err)
+		})
 	}()
 }
 
@@ -389,11 +411,6 @@ func (t *Tab) stop() bool {
 }
 
 func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
-	t.mu.Lock()
-	t.cancel = nil
-	t.mu.Unlock()
-	t.exportBtn.Enable()
-	t.cancelBtn.Disable()
 	switch {
 	case err == nil:
 		t.bar.SetValue(1)
@@ -411,18 +428,26 @@ func (t *Tab) done(o hfexport.Options, res hfexport.Result, err error) {
 		t.status.SetText(msg + " " + strings.Join(parts, "; ") + ".\nLoad it with datasets.load_dataset(\"" + res.Dir + "\").")
 		t.force.SetChecked(false)
 		t.ctx.Notifyf("Export finished", fmt.Sprintf("%s, %s in %s", ui.Plural(res.Episodes, "episode"), ui.Plural(res.Steps, "step"), filepath.Base(res.Dir)))
-	case errors.Is(err, hfexport.ErrCancelled):
-		t.bar.SetValue(0)
-		t.status.SetText("Export cancelled; nothing was written to " + o.Out + ".")
 	default:
-		t.bar.SetValue(0)
-		msg := screenWords(err.Error())
-		t.status.SetText("Export failed: " + msg)
-		t.ctx.Notifyf("Export failed", msg)
+		t.failed(o.Out, err, errors.Is(err, hfexport.ErrCancelled))
 	}
 	if t.finished != nil {
 		t.finished(res, err)
 	}
+}
+
+// failed shows an export that ended without a result: cancelled (nothing
+// was written to out), or err in this screen's words, also as a
+// notification.
+func (t *Tab) failed(out string, err error, cancelled bool) {
+	t.bar.SetValue(0)
+	if cancelled {
+		t.status.SetText("Export cancelled; nothing was written to " + out + ".")
+		return
+	}
+	msg := screenWords(err.Error())
+	t.status.SetText("Export failed: " + msg)
+	t.ctx.Notifyf("Export failed", msg)
 }
 
 // screenWords names this screen's controls where the exporter's message
