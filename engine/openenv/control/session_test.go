@@ -15,6 +15,20 @@ func controlFor(agent string) *Session {
 	return c
 }
 
+// annStepping is a session of the agent "bot" where ann has taken over
+// and has a step under way (she uses the engine).
+func annStepping(t *testing.T) *Session {
+	t.Helper()
+	c := controlFor("bot")
+	if err := c.takeOver("human:ann"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.acquireHuman(t.Context(), "human:ann"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // GET /sessions' summary, field by field: before any step, and after one
 // (URL, steps and done from the latest step), with a person in control.
 func TestSessionSummaryEachField(t *testing.T) {
@@ -77,13 +91,7 @@ func TestTakeOverAndHandBackRules(t *testing.T) {
 // moment both are over.
 func TestAgentWaitsForControlAndEngine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := controlFor("bot")
-		if err := c.takeOver("human:ann"); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.acquireHuman(t.Context(), "human:ann"); err != nil {
-			t.Fatal(err)
-		}
+		c := annStepping(t)
 		got := make(chan error, 1)
 		go func() { got <- c.acquireAgent(t.Context()) }()
 		synctest.Wait()
@@ -126,13 +134,7 @@ func TestAgentWaitsForControlAndEngine(t *testing.T) {
 // step ended: synctest.Wait below never returned.)
 func TestAgentLeftStopWaitsForTheStepBlocked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := controlFor("bot")
-		if err := c.takeOver("human:ann"); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.acquireHuman(t.Context(), "human:ann"); err != nil {
-			t.Fatal(err)
-		}
+		c := annStepping(t)
 		stop, cancel := context.WithCancel(t.Context())
 		returned := make(chan struct{})
 		go func() { c.AgentLeft(stop); close(returned) }()
