@@ -90,6 +90,22 @@ func EndReason(reason action.EndReason) string {
 	return fmt.Sprintf("The episode ended (%s).", reason)
 }
 
+// ExplorationEnded says how an exploration (an episode without a goal)
+// ended, to the person who recorded it: finishing it ends the exploration,
+// it finishes no task.
+func ExplorationEnded(reason action.EndReason) string {
+	if reason == action.EndFinished {
+		return "You ended the exploration."
+	}
+	return EndReason(reason)
+}
+
+// ExplorationSaved says what became of an exploration of steps steps and
+// where tasks are cut out of it.
+func ExplorationSaved(steps int) string {
+	return fmt.Sprintf("The exploration was saved with its %s. Name what a span of them did as a task: Cut a task… now (also under the timeline), or later in Review (open the exploration there).", Plural(steps, "step"))
+}
+
 // EndedBy names why an episode ended in a few words, for its summary
 // ("ended: step limit reached"); an unknown reason is shown as it is.
 func EndedBy(reason action.EndReason) string {

@@ -37,7 +37,7 @@ type cutPanel struct {
 	expl     bool
 	checking map[string]bool // cuts being replayed now
 	// form is the open cut dialog, or nil.
-	form *cutForm
+	form *ui.CutDialog
 	// logged is the episode whose enabled cut button was logged (debug).
 	logged string
 }
@@ -90,12 +90,18 @@ func (c *cutPanel) sync(ended bool) {
 // debugAt logs where obj is on the screen (with --debug), for tests that
 // drive the real window.
 func (c *cutPanel) debugAt(name string, obj fyne.CanvasObject) {
-	d, app := c.t.opts.Debugf, fyne.CurrentApp()
+	c.t.debugAt(name, obj, " episode "+c.ep)
+}
+
+// debugAt logs where obj is on the screen, then more (with --debug), for
+// tests that drive the real window.
+func (r *Tab) debugAt(name string, obj fyne.CanvasObject, more string) {
+	d, app := r.opts.Debugf, fyne.CurrentApp()
 	if d == nil || app == nil {
 		return
 	}
 	pos, size := app.Driver().AbsolutePositionForObject(obj), obj.Size()
-	d("%s at %g,%g size %gx%g episode %s", name, pos.X, pos.Y, size.Width, size.Height, c.ep)
+	d("%s at %g,%g size %gx%g%s", name, pos.X, pos.Y, size.Width, size.Height, more)
 }
 
 // spanSteps are the exploration's steps a span may hold: kept actions,
@@ -147,110 +153,36 @@ func (c *cutPanel) refresh() {
 	c.list.Show()
 }
 
-// cutForm is the open cut dialog.
-type cutForm struct {
-	d            *ui.FormDialog
-	from, to     *ui.DialogSelect
-	instr, kps   *ui.DialogEntry
-	answer       *ui.DialogEntry
-	cat          *ui.DialogSelect
-	stepsByLabel map[string]int
-}
-
-// stepLabel names a step in the span choices.
-func stepLabel(row stepRow) string {
-	return fmt.Sprintf("%d · %s", row.idx, row.text)
-}
-
 // ask opens the cut dialog: the span (from the step selected in the
 // timeline, to the last one), the instruction, the category, the key
 // points and the answer.
 func (c *cutPanel) ask() {
 	w := c.t.ctx.Window
-	steps := c.spanSteps()
-	if w == nil || len(steps) == 0 {
+	rows := c.spanSteps()
+	if w == nil || len(rows) == 0 {
 		return
 	}
-	f := &cutForm{stepsByLabel: map[string]int{}}
-	var labels []string
-	for _, row := range steps {
-		l := stepLabel(row)
-		labels = append(labels, l)
-		f.stepsByLabel[l] = row.idx
+	steps := make([]ui.CutStep, len(rows))
+	for i, row := range rows {
+		steps[i] = ui.CutStep{Index: row.idx, Text: row.text}
 	}
-	f.from, f.to = ui.NewDialogSelect(labels, nil), ui.NewDialogSelect(labels, nil)
-	f.from.SetSelected(labels[0])
+	first := 0
 	if row, ok := c.t.steps.selectedRow(); ok {
-		for _, l := range labels {
-			if f.stepsByLabel[l] == row.idx {
-				f.from.SetSelected(l)
-			}
-		}
+		first = row.idx
 	}
-	f.to.SetSelected(labels[len(labels)-1])
-	f.instr = ui.NewDialogWrapEntry(2)
-	f.instr.SetPlaceHolder("What the span did, as a task, e.g. Find the price of the red kettle")
-	f.instr.Validator = func(s string) error {
-		if strings.TrimSpace(s) == "" {
-			return errors.New("write the instruction: what these steps accomplished")
-		}
-		return nil
-	}
-	f.cat = ui.NewDialogSelect(dataset.Categories, nil)
-	f.cat.SetSelected(dataset.Navigation)
-	f.kps = ui.NewDialogWrapEntry(3)
-	f.kps.SetPlaceHolder("One a line. Checked: url: /cart · text: Added to cart · \"Added to cart\". Others are listed for reviewers.")
-	f.answer = ui.NewDialogEntry()
-	f.answer.SetPlaceHolder("What the span found out (information tasks)")
-	f.answer.Validator = func(s string) error {
-		if f.cat.Selected == dataset.Information && strings.TrimSpace(s) == "" {
-			return errors.New("an information task needs its answer")
-		}
-		return nil
-	}
-	f.from.OnChanged = func(string) { f.fixOrder(true) }
-	f.to.OnChanged = func(string) { f.fixOrder(false) }
-	c.form = f
-	f.d = ui.ShowForm(w, "Cut a task out of the exploration", "Cut and check", "Cancel", []*widget.FormItem{
-		{Text: "First step", Widget: f.from},
-		{Text: "Last step", Widget: f.to, HintText: "Spans may overlap; the start page is the one the step before the first led to"},
-		{Text: "Instruction", Widget: f.instr},
-		{Text: "Category", Widget: f.cat},
-		{Text: "Key points", Widget: f.kps},
-		{Text: "Answer", Widget: f.answer},
-	}, func(ok bool) {
+	var f *ui.CutDialog
+	f = ui.ShowCutDialog(w, c.ep, c.t.opts.Settings().Annotator, steps, first, func(spec *dataset.CutSpec) {
 		if c.form == f {
 			c.form = nil
 		}
-		if ok {
-			c.cut(f.spec(c.t.opts.Settings().Annotator, c.ep))
+		if spec != nil {
+			c.cut(*spec)
 		}
-	}, 560)
-}
-
-// fixOrder keeps the first step at or before the last.
-func (f *cutForm) fixOrder(fromChanged bool) {
-	a, b := f.stepsByLabel[f.from.Selected], f.stepsByLabel[f.to.Selected]
-	if a <= b {
-		return
+	})
+	c.form = f
+	if d := c.t.opts.Debugf; d != nil {
+		d("cut dialog open: steps %d–%d", f.Step(f.From.Selected), f.Step(f.To.Selected))
 	}
-	if fromChanged {
-		f.to.SetSelected(f.from.Selected)
-	} else {
-		f.from.SetSelected(f.to.Selected)
-	}
-}
-
-// spec is the cut the form describes.
-func (f *cutForm) spec(editor, ep string) dataset.CutSpec {
-	var kps []string
-	for _, l := range strings.Split(f.kps.Text, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			kps = append(kps, l)
-		}
-	}
-	return dataset.CutSpec{ExplorationID: ep, From: f.stepsByLabel[f.from.Selected], To: f.stepsByLabel[f.to.Selected],
-		Instruction: f.instr.Text, Category: f.cat.Selected, KeyPoints: kps, Answer: f.answer.Text, Editor: editor}
 }
 
 // cut stores the cut and starts its check.

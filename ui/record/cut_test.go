@@ -49,23 +49,23 @@ func TestRecordTabExploreAndCut(t *testing.T) {
 	r.steps.list.Select(2)
 	r.cuts.ask()
 	d := r.cuts.form
-	if d == nil || d.stepsByLabel[d.from.Selected] != 2 || d.stepsByLabel[d.to.Selected] != 4 || len(d.to.Options) != 4 {
-		t.Fatalf("the span offered: %v → %v of %q", d.from.Selected, d.to.Selected, d.to.Options)
+	if d == nil || d.Step(d.From.Selected) != 2 || d.Step(d.To.Selected) != 4 || len(d.To.Options) != 4 {
+		t.Fatalf("the span offered: %v → %v of %q", d.From.Selected, d.To.Selected, d.To.Options)
 	}
-	d.instr.SetText("Open the page the third click leads to")
-	d.cat.SetSelected(dataset.Information)
-	d.kps.SetText("url: 127.0.0.1/x\n\nurl: nowhere\nthe page looks right")
-	d.d.Submit()
+	d.Instruction.SetText("Open the page the third click leads to")
+	d.Category.SetSelected(dataset.Information)
+	d.KeyPoints.SetText("url: 127.0.0.1/x\n\nurl: nowhere\nthe page looks right")
+	d.D.Submit()
 	if r.cuts.form != d {
 		t.Fatal("an information task was cut without its answer")
 	}
-	d.answer.SetText("the x page")
-	d.to.SetSelected(d.to.Options[1]) // step 2: the last step before the first moves the first too
-	d.to.SetSelected(d.to.Options[2])
-	if d.stepsByLabel[d.from.Selected] != 2 || d.stepsByLabel[d.to.Selected] != 3 {
-		t.Fatalf("span %v → %v", d.from.Selected, d.to.Selected)
+	d.Answer.SetText("the x page")
+	d.To.SetSelected(d.To.Options[1]) // step 2: the last step before the first moves the first too
+	d.To.SetSelected(d.To.Options[2])
+	if d.Step(d.From.Selected) != 2 || d.Step(d.To.Selected) != 3 {
+		t.Fatalf("span %v → %v", d.From.Selected, d.To.Selected)
 	}
-	d.d.Submit()
+	d.D.Submit()
 	if r.cuts.form != nil {
 		t.Fatal("the dialog stayed open")
 	}

@@ -42,11 +42,28 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 			lines = append(lines, w)
 		}
 	}
-	lines = append(lines, widget.NewLabel(ui.Plural(r.steps.kept(), "step")+" saved."))
-	next := r.panel.next()
 	var d *dialog.CustomDialog
 	buttons := []fyne.CanvasObject{ui.NewDialogButton("Stay here", nil, func() { d.Hide() })}
-	if next != nil {
+	next := r.panel.next()
+	switch {
+	case r.cuts.expl:
+		// An exploration is cut into tasks next, not followed by one.
+		saved := widget.NewLabel(ui.ExplorationSaved(r.steps.kept()))
+		saved.Wrapping = fyne.TextWrapWord
+		lines = append(lines, saved)
+		if len(r.cuts.spanSteps()) == 0 {
+			break // no action to cut
+		}
+		cut := ui.NewDialogButton("Cut a task…", theme.ContentCutIcon(), func() {
+			d.Hide()
+			r.cuts.ask()
+		})
+		cut.Importance = widget.HighImportance
+		buttons = append(buttons, cut)
+	default:
+		lines = append(lines, widget.NewLabel(ui.Plural(r.steps.kept(), "step")+" saved."))
+	}
+	if next != nil && !r.cuts.expl {
 		t := *next
 		nl := widget.NewLabel("Next: " + t.Goal)
 		nl.Wrapping = fyne.TextWrapWord
@@ -63,7 +80,8 @@ func (r *Tab) showEnd(msg string, last action.Observation, check string) {
 	d.Resize(fyne.NewSize(460, 0))
 	r.endDialog = d
 	d.Show()
-	// Enter: the highlighted button (the next task, else Stay here).
+	// Enter: the highlighted button (Cut a task… after an exploration, the
+	// next task, else Stay here).
 	enter := buttons[len(buttons)-1].(*ui.DialogButton).OnTapped
 	ui.WithKeys(r.ctx.Window, d, enter, buttons...)
 }

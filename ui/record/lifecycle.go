@@ -231,6 +231,16 @@ func (l *lifecycle) stepRecorded(res StepResult) {
 				res.Started.Sub(res.Queued).Milliseconds(), res.Latency.Milliseconds(), time.Since(res.Started.Add(res.Latency)).Milliseconds())
 		}
 	}
+	if d := r.opts.Debugf; d != nil {
+		// What the step was and where it led (the address without its
+		// query), and where Go to… is once a step shows it enabled.
+		u, _, _ := strings.Cut(res.Obs.URL, "?")
+		d("step %d recorded: %s → %s", row.idx, a.Op, u)
+		if b := r.tools.gotoBtn; !r.tools.gotoLogged && b.Visible() && !b.Disabled() {
+			r.tools.gotoLogged = true
+			r.debugAt("goto button", b, "")
+		}
+	}
 	l.lastURL = res.Obs.URL
 	l.status.setLatency(fmt.Sprintf("%d ms", res.Latency.Milliseconds()))
 	l.status.setError(row.err)
@@ -258,6 +268,9 @@ func (l *lifecycle) ended(reason action.EndReason, last action.Observation, drop
 		return // the window is closing
 	}
 	msg := ui.EndReason(reason)
+	if r.cuts.expl {
+		msg = ui.ExplorationEnded(reason)
+	}
 	if len(dropped) > 0 {
 		msg += fmt.Sprintf("\n%s made after the end %s not sent.", ui.Plural(len(dropped), "input"), map[bool]string{true: "was", false: "were"}[len(dropped) == 1])
 	}

@@ -39,6 +39,8 @@ type toolbar struct {
 	gotoBtn, undoBtn, noteBtn                           *widget.Button
 	recDot                                              *canvas.Circle
 	recLbl                                              *widget.Label
+	// gotoLogged is whether Go to…'s place was logged (--debug).
+	gotoLogged bool
 }
 
 // build makes the toolbar.
