@@ -23,7 +23,8 @@ import (
 // the span (dataset.Store.AdjustSpan, kept in the audit log), to replay it
 // from its start state and to open the exploration. An exploration: it has
 // no outcome to label (the form's outcome is hidden), and the tasks cut
-// from it are listed with their checks.
+// from it are listed with their checks, and Cut a task… cuts another one
+// (the ui kit's cut dialog, as the Record screen's).
 type originPanel struct {
 	f *form
 
@@ -36,10 +37,15 @@ type originPanel struct {
 	// spanBtn, checkBtn and explBtn act on a cut.
 	spanBtn, checkBtn, explBtn *widget.Button
 	cutBox                     *fyne.Container
-	box                        *fyne.Container
+	// cutBtn cuts a task out of an exploration.
+	cutBtn  *widget.Button
+	explBox *fyne.Container
+	box     *fyne.Container
 
 	// span is the open change-the-span dialog, or nil.
 	span *spanForm
+	// cutDlg is the open cut dialog, or nil.
+	cutDlg *ui.CutDialog
 }
 
 func (o *originPanel) init(f *form) {
@@ -59,10 +65,12 @@ func (o *originPanel) init(f *form) {
 	// One under the other: side by side they asked for more than the side
 	// panel's width, and the texts above were cut off at its edge.
 	o.cutBox = container.NewVBox(o.spanBtn, o.checkBtn, o.explBtn)
+	o.cutBtn = widget.NewButtonWithIcon("Cut a task…", theme.ContentCutIcon(), func() { f.t.unfocus(); o.askCut() })
+	o.explBox = container.NewVBox(o.cutBtn)
 }
 
 func (o *originPanel) build() fyne.CanvasObject {
-	o.box = container.NewVBox(o.title, o.detail, o.actualBox, o.cutBox, widget.NewSeparator())
+	o.box = container.NewVBox(o.title, o.detail, o.actualBox, o.cutBox, o.explBox, widget.NewSeparator())
 	o.box.Hide()
 	return o.box
 }
@@ -86,10 +94,13 @@ func (o *originPanel) load() {
 	o.detail.Importance = widget.MediumImportance
 	o.actualBox.Hide()
 	o.cutBox.Hide()
+	o.explBox.Hide()
 	switch ep.Intent {
 	case dataset.IntentExploration:
 		o.title.SetText("An exploration: no outcome to label")
 		o.detail.SetText(o.explorationText(ep.ID))
+		ui.SetEnabled(o.cutBtn, len(spanChoices(o.f.t.player.steps)) > 0)
+		o.explBox.Show()
 	case dataset.IntentHindsight:
 		o.title.SetText(fmt.Sprintf("A task cut from an exploration, its steps %d–%d", ep.SpanFrom, ep.SpanTo))
 		text, bad := o.cutText(ep.ID)
@@ -110,7 +121,7 @@ func (o *originPanel) load() {
 // explorationText lists the tasks cut from exploration id with their
 // checks.
 func (o *originPanel) explorationText(id string) string {
-	head := "It was recorded without a goal, so there is nothing to label as a success or a failure: the tasks cut from it are reviewed as tasks. Cut them on the Record screen (Cut a task… under the timeline) or with waymark cut."
+	head := "It was recorded without a goal, so there is nothing to label as a success or a failure: the tasks cut from it are reviewed as tasks. Cut them here (Cut a task…, from the step shown), on the Record screen or with waymark cut."
 	cuts, err := o.f.t.store.Cuts(o.f.t.life, id)
 	switch {
 	case err != nil:
@@ -222,11 +233,8 @@ func (o *originPanel) askSpan() {
 	}
 	f := &spanForm{steps: map[string]int{}}
 	var labels []string
-	for _, st := range steps {
-		if st.Index == 0 || st.Removed || st.Done || st.Action == nil || st.Action.Op == action.Finish {
-			continue
-		}
-		l := fmt.Sprintf("%d · %s", st.Index, st.Action.String())
+	for _, st := range spanChoices(steps) {
+		l := fmt.Sprintf("%d · %s", st.Index, st.Text)
 		labels = append(labels, l)
 		f.steps[l] = st.Index
 	}
@@ -275,6 +283,78 @@ func (o *originPanel) askSpan() {
 			o.changeSpan(ep.ID, f.steps[f.from.Selected], f.steps[f.to.Selected], strings.TrimSpace(f.why.Text))
 		}
 	})
+}
+
+// spanChoices are the steps of an exploration a span may hold: its kept
+// actions, not the one that ended it.
+func spanChoices(steps []dataset.Step) []ui.CutStep {
+	var out []ui.CutStep
+	for _, st := range steps {
+		if st.Index == 0 || st.Removed || st.Done || st.Action == nil || st.Action.Op == action.Finish {
+			continue
+		}
+		out = append(out, ui.CutStep{Index: st.Index, Text: st.Action.String()})
+	}
+	return out
+}
+
+// askCut opens the cut dialog on the open exploration's actions, from the
+// step shown to the last; the cut is stored, opened and replayed from its
+// start state.
+func (o *originPanel) askCut() {
+	t := o.f.t
+	p := &t.player
+	ep := p.ep
+	if ep == nil || ep.Intent != dataset.IntentExploration {
+		return
+	}
+	if t.reviewer() == "" {
+		p.edits.fail("No task was cut", errors.New("set your reviewer name in Settings first: the cut's finish is recorded under it"))
+		return
+	}
+	steps := spanChoices(p.steps)
+	w := t.window()
+	if w == nil || len(steps) == 0 {
+		return
+	}
+	first := 0
+	if p.cur >= 0 && p.cur < len(p.steps) {
+		first = p.steps[p.cur].Index
+	}
+	var d *ui.CutDialog
+	d = ui.ShowCutDialog(w, ep.ID, t.reviewer(), steps, first, func(spec *dataset.CutSpec) {
+		if o.cutDlg == d {
+			o.cutDlg = nil
+		}
+		if spec != nil {
+			o.cut(*spec)
+		}
+	})
+	o.cutDlg = d
+}
+
+// cut stores spec's cut, opens it and replays it from its start state.
+func (o *originPanel) cut(spec dataset.CutSpec) {
+	t := o.f.t
+	e, err := t.store.CutSpan(t.life, spec)
+	if e.ID == "" {
+		t.player.edits.fail("The task was not cut", err)
+		return
+	}
+	t.queue.reload()
+	if !o.openEpisode(e.ID, e.TaskID) {
+		t.player.edits.fail("The task was cut", fmt.Errorf("the cut (episode %s) is not in the review queue", e.ID))
+		return
+	}
+	msg := fmt.Sprintf("Steps %d–%d cut as “%s”. Open the exploration to cut another.", e.SpanFrom, e.SpanTo, e.Goal)
+	if err != nil {
+		t.form.setStatus(msg+" "+sentence(err.Error()), true)
+	} else {
+		t.form.setStatus(msg, false)
+	}
+	if t.player.replay.opts.Open != nil {
+		t.player.replay.start()
+	}
 }
 
 // order keeps the first step at or before the last.
