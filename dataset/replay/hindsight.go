@@ -100,8 +100,7 @@ func CheckCut(ctx context.Context, st *dataset.Store, eng engine.Engine, cutID s
 	info := eng.Info()
 	ej, _ := json.Marshal(info)
 	run.EngineJSON, run.Display = string(ej), info.Display
-	run.Warning = fmt.Sprintf("replayed from the start of exploration %s: its steps before the span (1–%d) bring the start state, then the span's steps %d–%d; the finish the cut added is not replayed",
-		rec.Episode.ID, startIdx, cut.SpanFrom, cut.SpanTo)
+	run.Warning = cutWarning(rec.Episode.ID, startIdx, cut.SpanFrom, cut.SpanTo)
 	fail := func(cutIdx int, why string) {
 		result.Why = why
 		if run.FirstDiverged == nil {
@@ -275,4 +274,15 @@ func cutFidelitySteps(steps []dataset.StepFidelity, startIdx int, rec *Recording
 		out = append(out, f)
 	}
 	return out
+}
+
+// cutWarning says how a cut of exploration expl's steps from–to was
+// replayed; startIdx is the exploration's last kept step before the span
+// (0: none, the start page is the start state).
+func cutWarning(expl string, startIdx, from, to int) string {
+	start := fmt.Sprintf("its steps before the span (1–%d) bring the start state", startIdx)
+	if startIdx == 0 {
+		start = "its start page is the start state"
+	}
+	return fmt.Sprintf("replayed from the start of exploration %s: %s, then the span's steps %d–%d; the finish the cut added is not replayed", expl, start, from, to)
 }
