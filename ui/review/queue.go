@@ -1,17 +1,13 @@
 package review
 
 import (
-	"cmp"
 	"fmt"
-	"image/color"
 	"slices"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"waymark/dataset"
@@ -141,174 +137,6 @@ func (q *queuePanel) build() fyne.CanvasObject {
 	bottom := container.NewVBox(widget.NewSeparator(),
 		widget.NewLabelWithStyle("Agreement", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), q.agreement)
 	return container.NewBorder(top, bottom, nil, nil, q.list)
-}
-
-func (q *queuePanel) createRow() fyne.CanvasObject {
-	goal := widget.NewLabel("goal")
-	goal.Truncation = fyne.TextTruncateEllipsis
-	goal.TextStyle = fyne.TextStyle{Bold: true}
-	meta := widget.NewLabel("meta")
-	meta.Truncation = fyne.TextTruncateEllipsis
-	meta.SizeName = theme.SizeNameCaptionText
-	indent := canvas.NewRectangle(color.Transparent)
-	return container.NewBorder(nil, nil, indent, nil, container.NewVBox(goal, meta))
-}
-
-// branchIndent is how far a branch row is indented per level.
-const branchIndent = 18
-
-func (q *queuePanel) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
-	if id >= len(q.items) {
-		return
-	}
-	it := q.items[id]
-	depth := 0
-	if id < len(q.depth) {
-		depth = q.depth[id]
-	}
-	box := o.(*fyne.Container)
-	var texts *fyne.Container
-	for _, c := range box.Objects {
-		switch c := c.(type) {
-		case *canvas.Rectangle:
-			c.SetMinSize(fyne.NewSize(float32(depth*branchIndent), 0))
-		case *fyne.Container:
-			texts = c
-		}
-	}
-	goal := it.Goal
-	switch {
-	case it.Intent == dataset.IntentHindsight:
-		goal = fmt.Sprintf("✂ steps %d–%d · %s", it.SpanFrom, it.SpanTo, it.Goal)
-	case depth > 0 && it.BranchStep != nil:
-		goal = fmt.Sprintf("↳ from step %d · %s", *it.BranchStep, it.Goal)
-	}
-	texts.Objects[0].(*widget.Label).SetText(goal)
-	meta := rowMeta(it)
-	if depth == 0 && it.BranchStep != nil {
-		meta = fmt.Sprintf("branch from step %d · %s", *it.BranchStep, meta)
-	}
-	texts.Objects[1].(*widget.Label).SetText(meta)
-	box.Refresh()
-}
-
-// nestBranches orders items so that each branch follows its parent (and
-// the parent's earlier branches), keeping the queue's order otherwise, and
-// gives each item its depth: 0 for an episode whose parent is not listed.
-func nestBranches(items []dataset.QueueItem) ([]dataset.QueueItem, []int) {
-	listed := make(map[string]bool, len(items))
-	for _, it := range items {
-		listed[it.EpisodeID] = true
-	}
-	children := map[string][]dataset.QueueItem{}
-	var roots []dataset.QueueItem
-	for _, it := range items {
-		// A task cut from an exploration sits under it as a branch does.
-		parent := cmp.Or(it.ParentEpisodeID, it.ExplorationID)
-		if parent != "" && listed[parent] && parent != it.EpisodeID {
-			children[parent] = append(children[parent], it)
-		} else {
-			roots = append(roots, it)
-		}
-	}
-	out := make([]dataset.QueueItem, 0, len(items))
-	depth := make([]int, 0, len(items))
-	seen := map[string]bool{}
-	var walk func(it dataset.QueueItem, d int)
-	walk = func(it dataset.QueueItem, d int) {
-		if seen[it.EpisodeID] {
-			return
-		}
-		seen[it.EpisodeID] = true
-		out = append(out, it)
-		depth = append(depth, d)
-		for _, c := range children[it.EpisodeID] {
-			walk(c, d+1)
-		}
-	}
-	for _, it := range roots {
-		walk(it, 0)
-	}
-	// A cycle of parents (never stored by the app) would leave items out:
-	// list them at the top level rather than lose them.
-	for _, it := range items {
-		walk(it, 0)
-	}
-	return out, depth
-}
-
-// rowMeta is the second line of a queue row.
-func rowMeta(it dataset.QueueItem) string {
-	parts := []string{it.Category, it.Annotator, ui.Plural(it.NumSteps, "step")}
-	switch it.Intent {
-	case dataset.IntentExploration:
-		parts = []string{"exploration (no outcome to label)", it.Annotator, ui.Plural(it.NumSteps, "step")}
-	case dataset.IntentHindsight:
-		parts = append([]string{cutState(it.Cut)}, parts...)
-	default:
-		if it.ActualTask != "" {
-			parts = append([]string{"actually: " + it.ActualTask}, parts...)
-		}
-	}
-	switch {
-	case it.Settled:
-		parts = append(parts, "settled: "+ui.OutcomeName(it.Outcome))
-	case len(it.Outcomes) > 1:
-		parts = append(parts, "conflict")
-	case it.MyOutcome != "":
-		parts = append(parts, "mine: "+ui.OutcomeName(it.MyOutcome))
-	case it.NumReviews > 0:
-		parts = append(parts, ui.Plural(it.NumReviews, "review"))
-	}
-	if it.Status == dataset.StatusInterrupted {
-		parts = append(parts, "interrupted")
-	}
-	if it.NumInterventions > 0 {
-		parts = append(parts, ui.Plural(it.NumInterventions, "intervention"))
-	}
-	parts = append(parts, it.StartedAt.Local().Format("Jan 2 15:04"))
-	return strings.Join(parts, " · ")
-}
-
-// cutState is a cut task's check in a few words: whether it replays from
-// its start state and whether a key point failed (shown, never left out).
-func cutState(h *dataset.HindsightCheck) string {
-	s := "cut · not replayed yet"
-	switch {
-	case h == nil || h.Replay == nil:
-	case h.Replay.Replayable:
-		s = "cut · replayable"
-	default:
-		s = "cut · NOT replayable"
-	}
-	if n := h.KeyPointsFailed(); n > 0 {
-		s += fmt.Sprintf(" · %s FAILED", ui.Plural(n, "key point"))
-	}
-	return s
-}
-
-// intentsText counts the queue's episodes by where their goal came from,
-// and the cut tasks by their checks ("" when every episode is planned).
-func intentsText(c dataset.IntentCounts) string {
-	if c.Hindsight == 0 && c.Explorations == 0 && c.WithActualTask == 0 {
-		return ""
-	}
-	s := fmt.Sprintf("Planned: %s (%s)", ui.Plural(c.Planned, "episode"), ui.Plural(c.PlannedTasks, "task"))
-	if c.WithActualTask > 0 {
-		s += fmt.Sprintf(", %d saying what was actually done", c.WithActualTask)
-	}
-	if c.Hindsight > 0 {
-		s += fmt.Sprintf(" · cut from explorations: %s (%d replayable, %d NOT replayable, %d not replayed yet",
-			ui.Plural(c.HindsightTasks, "task"), c.Replayable, c.NotReplayable, c.Unchecked)
-		if c.KeyPointsFailed > 0 {
-			s += fmt.Sprintf("; %d with a FAILED key point", c.KeyPointsFailed)
-		}
-		s += ")"
-	}
-	if c.Explorations > 0 {
-		s += fmt.Sprintf(" · %s, not labelled (see Explorations)", ui.Plural(c.Explorations, "exploration"))
-	}
-	return s
 }
 
 // filter is the queue's filter as chosen (State included).
@@ -456,49 +284,6 @@ func (q *queuePanel) summaryText(res dataset.Queue) string {
 		s += "\n" + in
 	}
 	return s
-}
-
-func (q *queuePanel) reloadAgreement() {
-	ag, err := q.t.store.Agreement(q.t.life)
-	if err != nil {
-		q.agreement.SetText("Cannot compute agreement: " + err.Error())
-		return
-	}
-	text := agreementText(ag)
-	if sa, err := q.t.store.StepAgreement(q.t.life); err == nil {
-		text += "\n" + stepAgreementText(sa)
-	}
-	if ca, err := q.t.store.CheckAgreement(q.t.life); err == nil {
-		text += "\n" + checkAgreementText(ca)
-	}
-	q.agreement.SetText(text)
-}
-
-// agreementText summarises agreement figures for the panel.
-func agreementText(ag dataset.Agreement) string {
-	if ag.Episodes == 0 {
-		return "No episode has two reviews yet: agreement needs a second reviewer."
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d episodes with ≥2 reviews: %s agree, Cohen's κ %s (Fleiss %s)",
-		ag.Episodes, dataset.FormatPercent(ag.PercentAgreement), dataset.FormatFigure(ag.Kappa), dataset.FormatFigure(ag.FleissKappa))
-	for i, p := range ag.Pairs {
-		if i == 4 {
-			fmt.Fprintf(&b, "\n… %d more pairs (waymark review stats)", len(ag.Pairs)-4)
-			break
-		}
-		fmt.Fprintf(&b, "\n%s–%s: %s, κ %s (n=%d)", p.A, p.B, dataset.FormatPercent(p.PercentAgreement), dataset.FormatFigure(p.Kappa), p.N)
-	}
-	return b.String()
-}
-
-// stepAgreementText summarises the agreement on step labels.
-func stepAgreementText(ag dataset.Agreement) string {
-	if ag.Episodes == 0 {
-		return "No step has two labels yet (C/W/X on a step): step agreement needs a second reviewer."
-	}
-	return fmt.Sprintf("%s with ≥2 labels: %s agree, Cohen's κ %s (Fleiss %s)",
-		ui.Plural(ag.Episodes, "step"), dataset.FormatPercent(ag.PercentAgreement), dataset.FormatFigure(ag.Kappa), dataset.FormatFigure(ag.FleissKappa))
 }
 
 // markOpen highlights the open episode in the list.
