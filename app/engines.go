@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,7 +35,7 @@ type engineSpec struct {
 	// remote one (engine/browser/remotehosts.go).
 	HostRules string
 	// Provider, when set, supplies the browser (e.g. remote_cdp: a
-	// browser farm); nil starts a local Chromium as before.
+	// browser farm); nil means local_process, a local Chromium.
 	Provider engine.Provider
 	// OwnsProvider closes Provider (when it is an io.Closer) with the
 	// engine: a provider made for this one engine.
@@ -56,9 +57,10 @@ type engineSpec struct {
 	LeaseLost func(error)
 }
 
-// newEngine starts the engine spec describes: a connected OpenEnv client, a
-// browser from spec.Provider (its lease kept alive by a heartbeat while
-// the engine lives) or a local Chromium.
+// newEngine starts the engine spec describes: a connected OpenEnv client,
+// or a browser from a provider: spec.Provider (its lease kept alive by a
+// heartbeat while the engine lives), else local_process (a local
+// Chromium).
 func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 	if spec.Server != "" {
 		if err := refusedAt(spec.Server); err != nil {
@@ -79,10 +81,17 @@ func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 		return c, nil
 	}
 	opts := browser.Options{Settings: spec.Settings, HostRules: spec.HostRules, Logf: spec.Logf}
-	if spec.Provider == nil {
-		return browser.New(opts)
+	prov := spec.Provider
+	if prov == nil {
+		var err error
+		if prov, err = localProvider(); err != nil {
+			return nil, err
+		}
 	}
-	l, err := browser.Acquire(ctx, spec.Provider, engine.Spec{Metadata: spec.Metadata, LeaseTTL: spec.LeaseTTL}, opts)
+	l, err := browser.Acquire(ctx, prov, engine.Spec{Metadata: spec.Metadata, LeaseTTL: spec.LeaseTTL}, opts)
+	if err != nil && spec.Provider == nil {
+		return nil, err // what the local browser lacks, as it says it
+	}
 	if err != nil {
 		if spec.OwnsProvider {
 			err = errors.Join(err, closeProvider(spec.Provider))
@@ -91,6 +100,11 @@ func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 			return nil, fmt.Errorf("cannot get a browser from the %s provider: %w", providerName(spec.Provider), err)
 		}
 		return nil, fmt.Errorf("cannot get a browser: %w", err)
+	}
+	if spec.Provider == nil {
+		// The process's own browser: its lease is the process, so the
+		// engine holds none to renew or report.
+		return unleased{Engine: l.Engine, l: l}, nil
 	}
 	if spec.HeldByCaller {
 		return servedLease{l}, nil
@@ -101,6 +115,22 @@ func newEngine(ctx context.Context, spec engineSpec) (engine.Engine, error) {
 	}
 	return l, nil
 }
+
+// localProvider is the provider of an engineSpec that names none: the
+// local_process provider, one for the process.
+var localProvider = sync.OnceValues(func() (engine.Provider, error) {
+	return engine.Providers.New([]byte(`{"` + engine.TransportLocalProcess + `":null}`))
+})
+
+// unleased is an engine on a browser whose lease does not expire: Close
+// releases the provider's session, and nothing else of the lease shows
+// (it is no engine.Lease, so a server keeps no lease for it).
+type unleased struct {
+	*browser.Engine
+	l *browser.Leased
+}
+
+func (u unleased) Close() error { return u.l.Close() }
 
 // ownedLeased is a leased engine that also closes its provider (its
 // connections to the farm) when it closes.

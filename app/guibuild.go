@@ -150,13 +150,20 @@ func (g *gui) openEpisode(ctx context.Context, t dataset.Task, s ui.Settings) (*
 	}
 	rec := dataset.NewRecorder(g.store, eng, dataset.RecorderOptions{TaskID: t.ID, Annotator: s.Annotator})
 	o := &record.Opened{Engine: rec}
-	if c, ok := eng.(*openenv.Client); ok {
+	if c, ok := engine.As[connectionLoser](eng); ok {
 		o.Lost, o.LostErr = c.Lost(), c.LostErr
 	}
 	if _, live := engine.As[engine.LiveFrames](eng); live {
 		o.Frames = rec.Frames()
 	}
 	return o, nil
+}
+
+// connectionLoser is an engine that runs elsewhere (an OpenEnv client):
+// Lost is closed when its connection ends, and LostErr says why.
+type connectionLoser interface {
+	Lost() <-chan struct{}
+	LostErr() error
 }
 
 // redactPolicy is the redaction policy of what the app records: --redact

@@ -1,12 +1,13 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"waymark/engine/browser"
+	"waymark/engine"
 )
 
 func TestParseBrowserProvider(t *testing.T) {
@@ -22,8 +23,8 @@ func TestParseBrowserProvider(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
-		if _, ok := p.(*browser.RemoteCDP); !ok {
-			t.Fatalf("%s: got %T, want *browser.RemoteCDP", v, p)
+		if n := providerName(p); n != engine.TransportRemoteCDP {
+			t.Fatalf("%s: got %s (%T), want %s", v, n, p, engine.TransportRemoteCDP)
 		}
 	}
 	file := filepath.Join(t.TempDir(), "farm.json")
@@ -35,8 +36,8 @@ func TestParseBrowserProvider(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
-		if _, ok := p.(*browser.LocalProcess); !ok {
-			t.Fatalf("%s: got %T, want *browser.LocalProcess", v, p)
+		if n := providerName(p); n != engine.TransportLocalProcess {
+			t.Fatalf("%s: got %s (%T), want %s", v, n, p, engine.TransportLocalProcess)
 		}
 	}
 	for v, want := range map[string]string{
@@ -50,5 +51,37 @@ func TestParseBrowserProvider(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error with %q", v, err, want)
 		}
+	}
+}
+
+// TestNewEngineLocalProvider: an engine spec that names no provider gets
+// its browser from local_process, and holds no lease a server would keep
+// or report (the process is its lease). The engine starts no Chromium
+// before its first Reset.
+func TestNewEngineLocalProvider(t *testing.T) {
+	set := engine.DefaultSettings()
+	set.Display = engine.DisplayHeadless
+	eng, err := newEngine(context.Background(), engineSpec{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := eng.Info(); info.Kind != "local" {
+		t.Errorf("Info().Kind = %q, want local", info.Kind)
+	}
+	if _, ok := engine.As[engine.Lease](eng); ok {
+		t.Errorf("the local engine (%T) is an engine.Lease", eng)
+	}
+	if _, ok := engine.As[engine.LiveFrames](eng); !ok {
+		t.Errorf("the local engine (%T) gives no live frames", eng)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := localProvider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := providerName(p); n != engine.TransportLocalProcess {
+		t.Errorf("the default provider is %s (%T), want %s", n, p, engine.TransportLocalProcess)
 	}
 }

@@ -252,10 +252,12 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 			return recordEpisode(st, base, ep)
 		}
 		opts.OnAgentName = func(eng engine.Engine, name string) {
-			if c, ok := eng.(*continued); ok && c.rec != nil {
-				eng = c.rec
+			if c, ok := eng.(recorderHolder); ok {
+				if rec := c.Recorder(); rec != nil {
+					eng = rec
+				}
 			}
-			if rec, ok := eng.(*dataset.Recorder); ok {
+			if rec, ok := eng.(agentNamed); ok {
 				renameAgent(st, rec, name, cfg.Logf)
 			}
 		}
@@ -359,8 +361,19 @@ func recordEpisode(st *dataset.Store, base engine.Engine, ep openenv.EpisodeStar
 	return dataset.NewRecorder(st, base, ro), nil
 }
 
+// recorderHolder is an episode engine that records through a Recorder of
+// its own (a continued episode).
+type recorderHolder interface{ Recorder() *dataset.Recorder }
+
+// agentNamed is a recording engine whose steps carry the agent's name (the
+// Recorder).
+type agentNamed interface {
+	SetAnnotator(who string)
+	EpisodeID() string
+}
+
 // renameAgent names the current episode's agent from a metadata hint.
-func renameAgent(st *dataset.Store, rec *dataset.Recorder, name string, logf func(string, ...any)) {
+func renameAgent(st *dataset.Store, rec agentNamed, name string, logf func(string, ...any)) {
 	who := "agent:" + name
 	rec.SetAnnotator(who)
 	if id := rec.EpisodeID(); id != "" {

@@ -28,15 +28,16 @@ type servedLease struct{ *browser.Leased }
 // LeaseHandle is the provider's handle of the session's browser.
 func (s servedLease) LeaseHandle() engine.Handle { return s.Handle }
 
-// providerName is the registry name of a provider, for /health and logs.
+// namedProvider is a provider that says its registry name.
+type namedProvider interface{ Name() string }
+
+// providerName is a provider's registry name, for /health and logs.
 func providerName(p engine.Provider) string {
-	switch p.(type) {
-	case *browser.RemoteCDP:
-		return engine.TransportRemoteCDP
-	case *browser.LocalProcess:
-		return engine.TransportLocalProcess
-	case nil:
+	if p == nil {
 		return ""
+	}
+	if n, ok := p.(namedProvider); ok {
+		return n.Name()
 	}
 	return fmt.Sprintf("%T", p)
 }

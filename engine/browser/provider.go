@@ -102,6 +102,12 @@ func (p *LocalProcess) Release(ctx context.Context, h engine.Handle) error {
 	return nil
 }
 
+// Name is the provider's name in engine.Providers.
+func (p *LocalProcess) Name() string { return engine.TransportLocalProcess }
+
+// Name is the provider's name in engine.Providers.
+func (p *RemoteCDP) Name() string { return engine.TransportRemoteCDP }
+
 // Heartbeat checks the session is held by this process.
 func (p *LocalProcess) Heartbeat(ctx context.Context, h engine.Handle) error {
 	if err := h.CheckOwner(); err != nil {

@@ -58,13 +58,17 @@ func Record(ctx context.Context, s *dataset.Store, scripts []Script) ([]string, 
 	set.Display = engine.DisplayHeadless
 	set.ActionWait = 500 * time.Millisecond
 	set.ExplicitWait = 300 * time.Millisecond
+	prov, err := engine.Providers.New([]byte(`{"` + engine.TransportLocalProcess + `":null}`))
+	if err != nil {
+		return nil, err
+	}
 	var ids []string
 	for _, sc := range scripts {
 		task, err := s.EnsureTask(ctx, dataset.Task{Goal: sc.Goal, Category: sc.Category, StartURL: sc.StartURL, Source: "demo", Check: sc.Check})
 		if err != nil {
 			return ids, err
 		}
-		eng, err := browser.New(browser.Options{Settings: set, HostRules: srv.HostRules()})
+		eng, err := browser.Acquire(ctx, prov, engine.Spec{}, browser.Options{Settings: set, HostRules: srv.HostRules()})
 		if err != nil {
 			return ids, err
 		}
