@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"waymark/engine"
-	_ "waymark/engine/browser" // registers local_process and remote_cdp
+	_ "waymark/engine/browser"            // registers local_process
+	_ "waymark/engine/provider/remotecdp" // registers remote_cdp
 )
 
 // browserProviderHelp is the --browser-provider flag's help, shared by the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -43,6 +44,42 @@ var ErrNotOwner = errors.New("the browser session belongs to another process")
 // whose lease renewal fails with it ends at once instead of at its
 // deadline. A browser that is only slow to answer is not gone.
 var ErrBrowserGone = errors.New("the browser is gone")
+
+// ErrRemoteGone: the connection to a remote browser ended, or the
+// session's browser context no longer exists on it. It is an
+// ErrBrowserGone.
+var ErrRemoteGone error = remoteGone{}
+
+type remoteGone struct{}
+
+func (remoteGone) Error() string        { return "the remote browser is gone" }
+func (remoteGone) Is(target error) bool { return target == ErrBrowserGone }
+
+// ErrRemoteSlow: a remote browser did not answer in time while its
+// connection stays open. A farm that is only overloaded answers later, so
+// this does not end a session: its lease runs on to its deadline.
+var ErrRemoteSlow = errors.New("the remote browser is slow to answer")
+
+// MetaBrowserContextID is the Handle metadata key of the session's
+// browser context on a remote browser (remote_cdp sets it; the engine
+// opens its tabs there).
+const MetaBrowserContextID = "browser_context_id"
+
+// RedactURL drops the query and fragment (they can hold a farm's token)
+// from a URL, for messages and records.
+func RedactURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i]
+	}
+	return u
+}
+
+// queryRE finds the query of a URL inside a message.
+var queryRE = regexp.MustCompile(`\?[^\s"']*`)
+
+// ScrubQueries hides URL queries (they can hold a farm's token) in a
+// message.
+func ScrubQueries(msg string) string { return queryRE.ReplaceAllString(msg, "?…") }
 
 // Spec is a provider-neutral request for one session's browser.
 type Spec struct {
@@ -102,6 +139,20 @@ type Heartbeater interface {
 	Heartbeat(ctx context.Context, h Handle) error
 }
 
+// DecodeOptions reads a provider's JSON options into v strictly (an
+// unknown field is an error); null or nothing leaves v as it is.
+func DecodeOptions(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("bad options: %v", err)
+	}
+	return nil
+}
+
 // ProviderFactory makes a provider from its options (a JSON object, or
 // null when the configuration gave none).
 type ProviderFactory func(options json.RawMessage) (Provider, error)
@@ -113,7 +164,7 @@ type Registry struct {
 }
 
 // Providers is the process-wide registry; engine/browser registers
-// local_process and remote_cdp in it.
+// local_process in it, engine/provider/remotecdp remote_cdp.
 var Providers = &Registry{}
 
 // Register adds a provider under name, replacing any earlier one.

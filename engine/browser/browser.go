@@ -211,7 +211,7 @@ func (e *Engine) Settings() engine.Settings { return e.set }
 func (e *Engine) Info() engine.Info {
 	if e.opts.Remote != nil {
 		return engine.Info{Kind: engine.TransportRemoteCDP, Display: e.display, Browser: e.version,
-			Server: redactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.redactPolicy()}
+			Server: engine.RedactURL(e.opts.Remote.WSURL), ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.redactPolicy()}
 	}
 	v := e.version
 	if v == "" { // not read when the engine was made: try again

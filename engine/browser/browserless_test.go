@@ -21,6 +21,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/provider/remotecdp"
 )
 
 // browserlessPackage is the Browserless release the test runs (its npm
@@ -226,7 +227,7 @@ func (s *browserless) sessions(trackingID string) ([]blSession, error) {
 
 // provider is a remote_cdp provider on s's bare address, with Browserless's
 // per-connection timeout (its side of the lease) in milliseconds.
-func (s *browserless) provider(t *testing.T, timeoutMS int) *RemoteCDP {
+func (s *browserless) provider(t *testing.T, timeoutMS int) *remotecdp.Provider {
 	return newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":["ws://%s"],"connect_timeout":"60s",
 		"query":{"token":%q,"timeout":%d,"launch":{"args":["--disable-background-networking","--disable-component-update",
 		"--disable-sync","--no-first-run","--disable-quic","--disable-dev-shm-usage"]}}}}`, s.addr, s.token, timeoutMS))
@@ -271,7 +272,7 @@ func TestBrowserless(t *testing.T) {
 		}
 		defer l1.Close()
 		if !strings.HasPrefix(l1.Handle.Endpoint, "ws://"+bl.addr+"/devtools/browser/") {
-			t.Errorf("the session's endpoint %q is not Browserless's address of one browser", redactURL(l1.Handle.Endpoint))
+			t.Errorf("the session's endpoint %q is not Browserless's address of one browser", engine.RedactURL(l1.Handle.Endpoint))
 		}
 		obs, err := l1.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"})
 		if err != nil || obs.Title != "not clicked" {
@@ -294,7 +295,7 @@ func TestBrowserless(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l2.Close()
-		if l2.Handle.Metadata[MetaBrowserContextID] == l1.Handle.Metadata[MetaBrowserContextID] {
+		if l2.Handle.Metadata[engine.MetaBrowserContextID] == l1.Handle.Metadata[engine.MetaBrowserContextID] {
 			t.Fatal("two sessions share a browser context")
 		}
 		if got := p.Load()["ws://"+bl.addr]; got != 2 {
@@ -357,7 +358,7 @@ func TestBrowserless(t *testing.T) {
 		}
 		t.Logf("Browserless's %v timeout ended the session %v after it was acquired", timeout, time.Since(start).Round(time.Millisecond))
 		_, err = l.Step(ctx, action.ClickAt(200, 240))
-		if !errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
+		if !errors.Is(err, engine.ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
 			t.Fatalf("step after the farm's timeout: %v", err)
 		}
 		if err := l.Renew(ctx); err == nil {

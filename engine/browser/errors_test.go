@@ -46,8 +46,8 @@ func TestRemoteGoneIsBrowserGone(t *testing.T) {
 		err  error
 		gone bool
 	}{
-		{fmt.Errorf("renewing: %w: the context no longer exists", ErrRemoteGone), true},
-		{fmt.Errorf("renewing: %w: did not answer within 10s", ErrRemoteSlow), false},
+		{fmt.Errorf("renewing: %w: the context no longer exists", engine.ErrRemoteGone), true},
+		{fmt.Errorf("renewing: %w: did not answer within 10s", engine.ErrRemoteSlow), false},
 		{errors.New("the remote browser session s1 was released or its lease expired"), false},
 	} {
 		if got := errors.Is(c.err, engine.ErrBrowserGone); got != c.gone {

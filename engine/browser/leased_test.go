@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -106,4 +107,71 @@ func TestKeepAliveTiming(t *testing.T) {
 			t.Errorf("onErr got %q", told)
 		}
 	})
+}
+
+// beatProvider is a provider with a heartbeat that answers err.
+type beatProvider struct {
+	mu    sync.Mutex
+	err   error
+	beats int
+}
+
+func (p *beatProvider) Acquire(context.Context, engine.Spec) (engine.Handle, error) {
+	return engine.Handle{}, errors.New("not here")
+}
+func (p *beatProvider) Release(context.Context, engine.Handle) error { return nil }
+func (p *beatProvider) Heartbeat(context.Context, engine.Handle) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.beats++
+	return p.err
+}
+
+// Leased.Renew: a renewal that succeeds moves the deadline to a TTL from
+// now (a lease without a deadline keeps none); a failed one, slow or gone,
+// returns the provider's error as it is and leaves the deadline where it
+// was; after a release nothing is asked of the provider.
+func TestLeasedRenewSlowOrGone(t *testing.T) {
+	at := time.Now().Add(time.Minute)
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"slow", fmt.Errorf("%w: did not answer within 1s", engine.ErrRemoteSlow)},
+		{"gone", fmt.Errorf("%w: the context no longer exists", engine.ErrRemoteGone)},
+	} {
+		p := &beatProvider{err: c.err}
+		l := &Leased{Provider: p, Handle: engine.Handle{SessionID: "s1"}, deadline: at, ttl: time.Hour}
+		err := l.Renew(context.Background())
+		if err != c.err {
+			t.Errorf("%s: Renew = %v, want the provider's %v", c.name, err, c.err)
+		}
+		if got := errors.Is(err, engine.ErrBrowserGone); got != (c.name == "gone") {
+			t.Errorf("%s: engine.ErrBrowserGone = %v", c.name, got)
+		}
+		if !l.Deadline().Equal(at) {
+			t.Errorf("%s: the deadline moved to %v after a failed renewal", c.name, l.Deadline())
+		}
+	}
+	p := &beatProvider{}
+	l := &Leased{Provider: p, Handle: engine.Handle{SessionID: "s1"}, deadline: at, ttl: time.Hour}
+	before := time.Now()
+	if err := l.Renew(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := l.Deadline(); d.Before(before.Add(time.Hour)) || d.After(time.Now().Add(time.Hour)) {
+		t.Errorf("deadline after a renewal = %v, want an hour from the renewal", d)
+	}
+	never := &Leased{Provider: p, Handle: engine.Handle{SessionID: "s2"}, ttl: time.Hour}
+	if err := never.Renew(context.Background()); err != nil || !never.Deadline().IsZero() {
+		t.Errorf("a lease without a deadline: %v, deadline %v", err, never.Deadline())
+	}
+	l.released = true
+	n := p.beats
+	if err := l.Renew(context.Background()); err == nil || err.Error() != "the browser session s1 was released; acquire a new one" {
+		t.Errorf("Renew after release = %v", err)
+	}
+	if p.beats != n {
+		t.Error("a released lease asked the provider")
+	}
 }

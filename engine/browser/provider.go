@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,36 +12,15 @@ import (
 	"waymark/engine"
 )
 
-// The providers this package registers in engine.Providers.
+// local_process, registered in engine.Providers.
 func init() {
 	engine.Providers.Register(engine.TransportLocalProcess, func(raw json.RawMessage) (engine.Provider, error) {
 		var o LocalOptions
-		if err := decodeOptions(raw, &o); err != nil {
+		if err := engine.DecodeOptions(raw, &o); err != nil {
 			return nil, err
 		}
 		return NewLocalProcess(o), nil
 	})
-	engine.Providers.Register(engine.TransportRemoteCDP, func(raw json.RawMessage) (engine.Provider, error) {
-		var o RemoteCDPOptions
-		if err := decodeOptions(raw, &o); err != nil {
-			return nil, err
-		}
-		return NewRemoteCDP(o)
-	})
-}
-
-// decodeOptions reads a provider's JSON options strictly (null or absent
-// means none).
-func decodeOptions(raw json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("bad options: %v", err)
-	}
-	return nil
 }
 
 // LocalOptions configure the local_process provider. They are hints for
@@ -104,9 +82,6 @@ func (p *LocalProcess) Release(ctx context.Context, h engine.Handle) error {
 
 // Name is the provider's name in engine.Providers.
 func (p *LocalProcess) Name() string { return engine.TransportLocalProcess }
-
-// Name is the provider's name in engine.Providers.
-func (p *RemoteCDP) Name() string { return engine.TransportRemoteCDP }
 
 // Heartbeat checks the session is held by this process.
 func (p *LocalProcess) Heartbeat(ctx context.Context, h engine.Handle) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -19,7 +18,7 @@ import (
 // instead of starting Chromium: no local Chromium or Xvfb is needed.
 //
 // The engine keeps one tab of its own in BrowserContextID (the session's
-// browser context, made by the remote_cdp provider) as long as it runs.
+// browser context, made by the remote_cdp provider, engine/provider/remotecdp) as long as it runs.
 // Every episode still gets a fresh browser context of its own, as locally,
 // so a Reset forgets cookies and storage; those contexts are disposed when
 // the episode ends, and by the remote browser itself when the connection
@@ -33,40 +32,6 @@ type Remote struct {
 	BrowserContextID string
 	// DialTimeout bounds the websocket connection (default 10 s).
 	DialTimeout time.Duration
-}
-
-// ErrRemoteGone: the connection to the remote browser ended, or the
-// session's browser context no longer exists on it. It is an
-// engine.ErrBrowserGone.
-var ErrRemoteGone error = remoteGone{}
-
-type remoteGone struct{}
-
-func (remoteGone) Error() string        { return "the remote browser is gone" }
-func (remoteGone) Is(target error) bool { return target == engine.ErrBrowserGone }
-
-// ErrRemoteSlow: the remote browser did not answer in time while its
-// connection stays open. A farm that is only overloaded answers later, so
-// this does not end a session: its lease runs on to its deadline.
-var ErrRemoteSlow = errors.New("the remote browser is slow to answer")
-
-// remoteCallError classifies the failure of a CDP call on br that was
-// given limit to answer: ErrRemoteSlow when it ran out of time on a
-// connection that is still open, ErrRemoteGone otherwise.
-func remoteCallError(br *chromedp.Browser, addr, what string, limit time.Duration, err error) error {
-	if !lost(br) && errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %s did not answer %s within %v (its connection is open: the farm may be overloaded)",
-			ErrRemoteSlow, redactURL(addr), what, limit.Round(100*time.Millisecond))
-	}
-	return fmt.Errorf("%w: %s: %s: %v", ErrRemoteGone, redactURL(addr), what, scrubQuery(err.Error()))
-}
-
-// callLimit is the time a call gets under ctx with at most max.
-func callLimit(ctx context.Context, max time.Duration) time.Duration {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < max {
-		return time.Until(dl)
-	}
-	return max
 }
 
 // NewForHandle makes an engine for a session a provider acquired: a local
@@ -89,7 +54,7 @@ func NewForHandle(h engine.Handle, opts Options) (*Engine, error) {
 		if h.Endpoint == "" {
 			return nil, fmt.Errorf("the remote_cdp session %s has no endpoint", h.SessionID)
 		}
-		opts.Remote = &Remote{WSURL: h.Endpoint, BrowserContextID: h.Metadata[MetaBrowserContextID]}
+		opts.Remote = &Remote{WSURL: h.Endpoint, BrowserContextID: h.Metadata[engine.MetaBrowserContextID]}
 	default:
 		return nil, fmt.Errorf("unknown browser transport %q in session %s (want %s or %s)",
 			h.Transport, h.SessionID, engine.TransportLocalProcess, engine.TransportRemoteCDP)
@@ -133,13 +98,13 @@ func (e *Engine) connectRemote() error {
 		allocCancel()
 		if errors.Is(start.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("%w: %s did not open the session's tab within %v; the farm may be overloaded: try again, or give it more time (connect_timeout)",
-				ErrRemoteSlow, redactURL(r.WSURL), (dial + e.set.OpTimeout).Round(100*time.Millisecond))
+				engine.ErrRemoteSlow, engine.RedactURL(r.WSURL), (dial + e.set.OpTimeout).Round(100*time.Millisecond))
 		}
 		if err == nil {
 			err = start.Err()
 		}
 		return fmt.Errorf("%w: could not open the session on %s: %v; check that the browser farm runs, release this session and acquire a new one",
-			ErrRemoteGone, redactURL(r.WSURL), scrubQuery(err.Error()))
+			engine.ErrRemoteGone, engine.RedactURL(r.WSURL), engine.ScrubQueries(err.Error()))
 	}
 	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
 	e.anchorGone, _ = chromedp.Detached(bctx)
@@ -147,7 +112,7 @@ func (e *Engine) connectRemote() error {
 		e.version = v.Product
 	}
 	e.watchOpeners(bctx)
-	e.logf("browser: connected to %s (%s)", redactURL(r.WSURL), e.version)
+	e.logf("browser: connected to %s (%s)", engine.RedactURL(r.WSURL), e.version)
 	return nil
 }
 
@@ -174,21 +139,22 @@ func (e *Engine) remoteAlive() bool {
 }
 
 // remoteGone is Step's error: nil for a local browser, and for a remote one
-// whose connection still lives; else a clear ErrRemoteGone (the observation
+// whose connection still lives; else a clear engine.ErrRemoteGone (the observation
 // then ends the episode as a crash, as locally).
 func (e *Engine) remoteGone() error {
 	if e.opts.Remote == nil || e.browserAlive() {
 		return nil
 	}
 	return fmt.Errorf("%w: the session on %s ended during the step (the connection closed, or the session was released or its lease expired); release this session and acquire a new one",
-		ErrRemoteGone, redactURL(e.opts.Remote.WSURL))
+		engine.ErrRemoteGone, engine.RedactURL(e.opts.Remote.WSURL))
 }
 
-// redactURL drops the query (it can hold a farm's token) from a URL for
-// messages and records.
-func redactURL(u string) string {
-	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		return u[:i]
+// lost reports whether the connection br ended.
+func lost(br *chromedp.Browser) bool {
+	select {
+	case <-br.LostConnection:
+		return true
+	default:
+		return false
 	}
-	return u
 }

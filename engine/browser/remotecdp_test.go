@@ -18,6 +18,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser/browsertest"
+	"waymark/engine/provider/remotecdp"
 )
 
 // farmChromium is a Chromium the test starts as its own process with a
@@ -82,14 +83,18 @@ func hasContext(ids []cdp.BrowserContextID, id string) bool {
 	return false
 }
 
-func newProvider(t *testing.T, config string) *RemoteCDP {
+func newProvider(t *testing.T, config string) *remotecdp.Provider {
 	t.Helper()
 	p, err := engine.Providers.New([]byte(config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.(*RemoteCDP).Close() })
-	return p.(*RemoteCDP)
+	rp, ok := p.(*remotecdp.Provider)
+	if !ok {
+		t.Fatalf("%s made a %T", config, p)
+	}
+	t.Cleanup(func() { rp.Close() })
+	return rp
 }
 
 func acquire(t *testing.T, p engine.Provider) engine.Handle {
@@ -137,7 +142,7 @@ func TestRemoteCDP(t *testing.T) {
 		if w, hh := pngSize(t, obs.Screenshot); w != 800 || hh != 600 {
 			t.Fatalf("reset screenshot %dx%d", w, hh)
 		}
-		obs = step(t, e, action.Action{Op: action.Click, X: ptrTo(50), Y: ptrTo(275)})
+		obs = step(t, e, action.ClickAt(50, 275))
 		if w, hh := pngSize(t, obs.Screenshot); w != 800 || hh != 600 {
 			t.Fatalf("step screenshot %dx%d", w, hh)
 		}
@@ -173,7 +178,7 @@ func TestRemoteCDP(t *testing.T) {
 
 	t.Run("isolation", func(t *testing.T) {
 		h1, h2 := acquire(t, p), acquire(t, p)
-		if h1.Metadata[MetaBrowserContextID] == h2.Metadata[MetaBrowserContextID] {
+		if h1.Metadata[engine.MetaBrowserContextID] == h2.Metadata[engine.MetaBrowserContextID] {
 			t.Fatal("two sessions share a browser context")
 		}
 		if got := p.Load()[farm.http]; got != 2 {
@@ -205,7 +210,7 @@ func TestRemoteCDP(t *testing.T) {
 
 	t.Run("release twice", func(t *testing.T) {
 		h := acquire(t, p)
-		id := h.Metadata[MetaBrowserContextID]
+		id := h.Metadata[engine.MetaBrowserContextID]
 		if !hasContext(browserContexts(t, farm.ws), id) {
 			t.Fatalf("context %s not on the endpoint", id)
 		}
@@ -222,48 +227,6 @@ func TestRemoteCDP(t *testing.T) {
 		}
 		if got := p.Load()[farm.http]; got != 0 {
 			t.Errorf("load after release %d, want 0", got)
-		}
-	})
-
-	t.Run("lease expiry", func(t *testing.T) {
-		h, err := p.Acquire(context.Background(), engine.Spec{LeaseTTL: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := h.Metadata[MetaBrowserContextID]
-		if d := time.Until(h.Deadline); d < 50*time.Second || d > time.Minute {
-			t.Errorf("lease ends in %v, want 1 min", d)
-		}
-		e := remoteEngine(t, h)
-		reset(t, e, site.URL+"/")
-		// Two minutes pass without a heartbeat.
-		p.mu.Lock()
-		p.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
-		p.mu.Unlock()
-		defer func() {
-			p.mu.Lock()
-			p.now = time.Now
-			p.mu.Unlock()
-		}()
-		if err := p.Heartbeat(context.Background(), h); err == nil || !strings.Contains(err.Error(), "lease expired") {
-			t.Errorf("heartbeat after the lease: %v", err)
-		}
-		// The next acquire sweeps the expired session away.
-		h2 := acquire(t, p)
-		defer p.Release(context.Background(), h2)
-		if ids := browserContexts(t, farm.ws); hasContext(ids, id) || !hasContext(ids, h2.Metadata[MetaBrowserContextID]) {
-			t.Errorf("contexts after the sweep %v: expired %s gone, new %s there", ids, id, h2.Metadata[MetaBrowserContextID])
-		}
-		// The engine on the expired session stops.
-		_, err = e.Step(context.Background(), action.Action{Op: action.Click, X: ptrTo(50), Y: ptrTo(275)})
-		if !errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "lease expired") {
-			t.Errorf("step on an expired session: %v", err)
-		}
-		if _, err := e.Reset(context.Background(), engine.ResetOptions{StartURL: site.URL + "/"}); !errors.Is(err, ErrRemoteGone) {
-			t.Errorf("reset on an expired session: %v", err)
-		}
-		if err := p.Release(context.Background(), h); err != nil {
-			t.Errorf("release of an expired session: %v", err)
 		}
 	})
 
@@ -295,7 +258,7 @@ func TestRemoteCDP(t *testing.T) {
 		var kept []engine.Handle
 		released := 0
 		for _, h := range hs {
-			if h.Metadata[MetaEndpoint] == farm.http && released < 2 {
+			if h.Metadata[remotecdp.MetaEndpoint] == farm.http && released < 2 {
 				if err := lp.Release(context.Background(), h); err != nil {
 					t.Fatal(err)
 				}
@@ -308,20 +271,20 @@ func TestRemoteCDP(t *testing.T) {
 		if err != nil {
 			t.Fatalf("acquire after two releases: %v", err)
 		}
-		if got := fmt.Sprint(lp.Load()); h.Metadata[MetaEndpoint] != farm.http || got != fmt.Sprintf("map[%s:2 %s:3]", farm.http, farm.ws) {
-			t.Errorf("load %s after the acquire on %s", got, h.Metadata[MetaEndpoint])
+		if got := fmt.Sprint(lp.Load()); h.Metadata[remotecdp.MetaEndpoint] != farm.http || got != fmt.Sprintf("map[%s:2 %s:3]", farm.http, farm.ws) {
+			t.Errorf("load %s after the acquire on %s", got, h.Metadata[remotecdp.MetaEndpoint])
 		}
 		ids := browserContexts(t, farm.ws)
 		for _, h := range append(kept, h) {
-			if !hasContext(ids, h.Metadata[MetaBrowserContextID]) {
-				t.Errorf("context %s missing", h.Metadata[MetaBrowserContextID])
+			if !hasContext(ids, h.Metadata[engine.MetaBrowserContextID]) {
+				t.Errorf("context %s missing", h.Metadata[engine.MetaBrowserContextID])
 			}
 		}
 		lp.Close()
 		ids = browserContexts(t, farm.ws)
 		for _, h := range append(kept, h) {
-			if hasContext(ids, h.Metadata[MetaBrowserContextID]) {
-				t.Errorf("context %s left after Close", h.Metadata[MetaBrowserContextID])
+			if hasContext(ids, h.Metadata[engine.MetaBrowserContextID]) {
+				t.Errorf("context %s left after Close", h.Metadata[engine.MetaBrowserContextID])
 			}
 		}
 	})
@@ -341,7 +304,7 @@ func TestRemoteCDP(t *testing.T) {
 			t.Errorf("engine from another process: %v", err)
 		}
 		// The refused release left the session in place.
-		if !hasContext(browserContexts(t, farm.ws), h.Metadata[MetaBrowserContextID]) {
+		if !hasContext(browserContexts(t, farm.ws), h.Metadata[engine.MetaBrowserContextID]) {
 			t.Error("a refused release disposed of the context")
 		}
 		if err := p.Release(context.Background(), h); err != nil {
@@ -368,7 +331,7 @@ func TestRemoteCDP(t *testing.T) {
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, ErrRemoteSlow) || time.Now().After(end) {
+			if !errors.Is(err, engine.ErrRemoteSlow) || time.Now().After(end) {
 				t.Fatalf("acquire on a running farm, try %d: %v", try, err)
 			}
 			time.Sleep(100 * time.Millisecond) // past down_for
@@ -377,11 +340,11 @@ func TestRemoteCDP(t *testing.T) {
 		slow.signal(t, syscall.SIGSTOP)
 		defer slow.signal(t, syscall.SIGCONT)
 		err := sp.Heartbeat(context.Background(), h)
-		if !errors.Is(err, ErrRemoteSlow) || errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "did not answer the lease renewal within 1s") {
-			t.Errorf("heartbeat on a frozen farm: %v, want ErrRemoteSlow (not gone) saying how long it waited", err)
+		if !errors.Is(err, engine.ErrRemoteSlow) || errors.Is(err, engine.ErrRemoteGone) || !strings.Contains(err.Error(), "did not answer the lease renewal within 1s") {
+			t.Errorf("heartbeat on a frozen farm: %v, want engine.ErrRemoteSlow (not gone) saying how long it waited", err)
 		}
 		_, err = sp.Acquire(context.Background(), engine.Spec{})
-		if !errors.Is(err, ErrRemoteSlow) || !strings.Contains(err.Error(), "slow to answer") || !strings.Contains(err.Error(), "raise connect_timeout (now 1s)") ||
+		if !errors.Is(err, engine.ErrRemoteSlow) || !strings.Contains(err.Error(), "slow to answer") || !strings.Contains(err.Error(), "raise connect_timeout (now 1s)") ||
 			strings.Contains(err.Error(), "check that the browser farm runs") {
 			t.Errorf("acquire on a frozen farm: %v, want it called slow with the timeout to raise", err)
 		}
@@ -390,7 +353,7 @@ func TestRemoteCDP(t *testing.T) {
 		// A Chromium just resumed on a loaded machine can miss the 1 s
 		// bound again; that is still slow (try again), never gone.
 		err = sp.Heartbeat(context.Background(), h)
-		for end := time.Now().Add(time.Minute); errors.Is(err, ErrRemoteSlow) && !errors.Is(err, ErrRemoteGone) && time.Now().Before(end); {
+		for end := time.Now().Add(time.Minute); errors.Is(err, engine.ErrRemoteSlow) && !errors.Is(err, engine.ErrRemoteGone) && time.Now().Before(end); {
 			time.Sleep(100 * time.Millisecond)
 			err = sp.Heartbeat(context.Background(), h)
 		}
@@ -405,17 +368,17 @@ func TestRemoteCDP(t *testing.T) {
 				break
 			}
 		}
-		if len(ids) != 1 || !hasContext(ids, h.Metadata[MetaBrowserContextID]) {
-			t.Errorf("contexts on the farm after it answered again: %v, want only the session's %s", ids, h.Metadata[MetaBrowserContextID])
+		if len(ids) != 1 || !hasContext(ids, h.Metadata[engine.MetaBrowserContextID]) {
+			t.Errorf("contexts on the farm after it answered again: %v, want only the session's %s", ids, h.Metadata[engine.MetaBrowserContextID])
 		}
 		slow.kill()
 		err = sp.Heartbeat(context.Background(), h)
-		for i := 0; i < 50 && errors.Is(err, ErrRemoteSlow); i++ {
+		for i := 0; i < 50 && errors.Is(err, engine.ErrRemoteSlow); i++ {
 			time.Sleep(100 * time.Millisecond) // the loss of the connection can take a moment to show
 			err = sp.Heartbeat(context.Background(), h)
 		}
-		if !errors.Is(err, ErrRemoteGone) || errors.Is(err, ErrRemoteSlow) {
-			t.Errorf("heartbeat on a killed farm: %v, want ErrRemoteGone", err)
+		if !errors.Is(err, engine.ErrRemoteGone) || errors.Is(err, engine.ErrRemoteSlow) {
+			t.Errorf("heartbeat on a killed farm: %v, want engine.ErrRemoteGone", err)
 		}
 	})
 
@@ -423,22 +386,22 @@ func TestRemoteCDP(t *testing.T) {
 		doomed := startFarmChromium(t)
 		p2 := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q,%q],"down_for":60}}`, doomed.http, farm.http))
 		h := acquire(t, p2)
-		if h.Metadata[MetaEndpoint] != doomed.http {
-			t.Fatalf("first session on %s, want the first endpoint %s", h.Metadata[MetaEndpoint], doomed.http)
+		if h.Metadata[remotecdp.MetaEndpoint] != doomed.http {
+			t.Fatalf("first session on %s, want the first endpoint %s", h.Metadata[remotecdp.MetaEndpoint], doomed.http)
 		}
 		e := remoteEngine(t, h)
 		reset(t, e, site.URL+"/")
 		doomed.kill()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		obs, err := e.Step(ctx, action.Action{Op: action.Click, X: ptrTo(50), Y: ptrTo(275)})
-		if !errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
+		obs, err := e.Step(ctx, action.ClickAt(50, 275))
+		if !errors.Is(err, engine.ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
 			t.Fatalf("step on a dead endpoint: %v (obs error %q)", err, obs.Error)
 		}
 		if !obs.Done || obs.EndReason != action.EndCrashed {
 			t.Errorf("observation done %v end %q, want a crash end", obs.Done, obs.EndReason)
 		}
-		if _, err := e.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); !errors.Is(err, ErrRemoteGone) {
+		if _, err := e.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); !errors.Is(err, engine.ErrRemoteGone) {
 			t.Errorf("reset on a dead endpoint: %v", err)
 		}
 		e.Close()
@@ -447,8 +410,8 @@ func TestRemoteCDP(t *testing.T) {
 		}
 		for i := 0; i < 2; i++ {
 			h2 := acquire(t, p2)
-			if h2.Metadata[MetaEndpoint] != farm.http {
-				t.Fatalf("acquire %d after the death landed on %s", i+1, h2.Metadata[MetaEndpoint])
+			if h2.Metadata[remotecdp.MetaEndpoint] != farm.http {
+				t.Fatalf("acquire %d after the death landed on %s", i+1, h2.Metadata[remotecdp.MetaEndpoint])
 			}
 			defer p2.Release(context.Background(), h2)
 		}

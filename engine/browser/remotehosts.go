@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"waymark/engine"
 )
 
 // Host rules on a remote browser. A local Chromium takes Options.HostRules
@@ -212,7 +214,7 @@ func (e *Engine) relay(t *tab, r *hostRelay, ev *fetch.EventRequestPaused) {
 			reason = network.ErrorReasonTimedOut
 		}
 		e.logf("browser: relaying %s %s to its mapped address failed: %v (the mapped server must run on the machine of the engine)",
-			ev.Request.Method, redactURL(ev.Request.URL), err)
+			ev.Request.Method, engine.RedactURL(ev.Request.URL), err)
 		chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
 		return
 	}
@@ -224,7 +226,7 @@ func (e *Engine) relay(t *tab, r *hostRelay, ev *fetch.EventRequestPaused) {
 	}
 	if _, err := chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID,
 		ResponseCode: int64(resp.StatusCode), ResponseHeaders: hs, Body: body}); err != nil && t.ctx.Err() == nil {
-		e.logf("browser: answering %s in the remote browser failed: %v", redactURL(ev.Request.URL), err)
+		e.logf("browser: answering %s in the remote browser failed: %v", engine.RedactURL(ev.Request.URL), err)
 	}
 }
 

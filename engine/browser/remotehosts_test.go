@@ -14,6 +14,7 @@ import (
 	"waymark/assets/practice"
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/provider/remotecdp"
 )
 
 // A remote browser cannot take --host-resolver-rules: the engine relays the
@@ -171,12 +172,12 @@ func TestRemoteBrowserRelaysMappedHosts(t *testing.T) {
 // slowAcquire is a provider on a busy machine: its sessions come back a
 // while after the farm made them.
 type slowAcquire struct {
-	*RemoteCDP
+	*remotecdp.Provider
 	delay time.Duration
 }
 
 func (s slowAcquire) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle, error) {
-	h, err := s.RemoteCDP.Acquire(ctx, spec)
+	h, err := s.Provider.Acquire(ctx, spec)
 	time.Sleep(s.delay)
 	return h, err
 }

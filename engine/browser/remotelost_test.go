@@ -63,7 +63,7 @@ func (p *cutProxy) cut() {
 }
 
 // A connection to a remote browser that drops during a step is told the
-// same way every time: the step returns ErrRemoteGone (its message says to
+// same way every time: the step returns engine.ErrRemoteGone (its message says to
 // acquire a new session) and the observation ends the episode as a crash;
 // never a step with no error whose observation says "interrupted". A pending
 // call fails with chromedp's "lost the connection … context canceled"
@@ -86,8 +86,8 @@ func TestRemoteConnectionLossIsAlwaysGone(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		obs, err := e.Step(ctx, action.ClickAt(50, 275))
 		cancel()
-		if !errors.Is(err, ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
-			t.Fatalf("trial %d: step on a lost connection: %v (observation error %q), want ErrRemoteGone", trial, err, obs.Error)
+		if !errors.Is(err, engine.ErrRemoteGone) || !strings.Contains(err.Error(), "acquire a new one") {
+			t.Fatalf("trial %d: step on a lost connection: %v (observation error %q), want engine.ErrRemoteGone", trial, err, obs.Error)
 		}
 		if !obs.Done || obs.EndReason != action.EndCrashed || obs.Error != action.ErrRendererCrashed {
 			t.Fatalf("trial %d: observation done %v, end %q, error %q; want a crash end", trial, obs.Done, obs.EndReason, obs.Error)

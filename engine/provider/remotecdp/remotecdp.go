@@ -1,4 +1,9 @@
-package browser
+// Package remotecdp is the remote_cdp browser provider: sessions as
+// browser contexts on remote Chromium endpoints that speak CDP (a browser
+// farm), each handed to the engine as an engine.Handle whose Endpoint is
+// the browser's websocket URL; engine/browser connects to it (remote.go
+// there). It registers remote_cdp in engine.Providers.
+package remotecdp
 
 import (
 	"context"
@@ -10,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -25,16 +29,23 @@ import (
 	"waymark/engine"
 )
 
-// Handle metadata keys the remote_cdp provider sets.
-const (
-	// MetaBrowserContextID is the session's browser context on the endpoint.
-	MetaBrowserContextID = "browser_context_id"
-	// MetaEndpoint is the endpoint as configured (without the query).
-	MetaEndpoint = "endpoint"
-)
+func init() {
+	engine.Providers.Register(engine.TransportRemoteCDP, func(raw json.RawMessage) (engine.Provider, error) {
+		var o Options
+		if err := engine.DecodeOptions(raw, &o); err != nil {
+			return nil, err
+		}
+		return New(o)
+	})
+}
 
-// RemoteCDPOptions configure the remote_cdp provider (its JSON options).
-type RemoteCDPOptions struct {
+// MetaEndpoint is the Handle metadata key of the endpoint as configured
+// (without its query); engine.MetaBrowserContextID is the session's
+// browser context on it.
+const MetaEndpoint = "endpoint"
+
+// Options configure the remote_cdp provider (its JSON options).
+type Options struct {
 	// Endpoints are ws://host:port/devtools/browser/… URLs, or
 	// http://host:port addresses resolved through /json/version.
 	Endpoints []string `json:"endpoints"`
@@ -105,14 +116,14 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// RemoteCDP supplies sessions as browser contexts on remote Chromium
+// Provider supplies sessions as browser contexts on remote Chromium
 // endpoints that speak CDP. It keeps one connection per endpoint; the
 // contexts it creates are disposed by the browser when that connection
 // ends (disposeOnDetach), so a process that dies leaves nothing behind.
 // Its lock is never held over a network call: a slow endpoint delays only
 // the acquire that tries it.
-type RemoteCDP struct {
-	opts RemoteCDPOptions
+type Provider struct {
+	opts Options
 
 	mu       sync.Mutex
 	eps      []*cdpEndpoint
@@ -139,15 +150,15 @@ type cdpSession struct {
 	ttl      time.Duration
 }
 
-var _ engine.Provider = (*RemoteCDP)(nil)
-var _ engine.Heartbeater = (*RemoteCDP)(nil)
+var _ engine.Provider = (*Provider)(nil)
+var _ engine.Heartbeater = (*Provider)(nil)
 
-// NewRemoteCDP checks the options.
-func NewRemoteCDP(o RemoteCDPOptions) (*RemoteCDP, error) {
+// New makes the provider; it checks the options.
+func New(o Options) (*Provider, error) {
 	if len(o.Endpoints) == 0 {
 		return nil, errors.New(`no endpoints; give "endpoints": ["http://host:9222"] or ws://…/devtools/browser/… URLs`)
 	}
-	p := &RemoteCDP{opts: o, sessions: map[string]*cdpSession{}, now: time.Now}
+	p := &Provider{opts: o, sessions: map[string]*cdpSession{}, now: time.Now}
 	for _, a := range o.Endpoints {
 		u, err := url.Parse(a)
 		if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
@@ -161,14 +172,14 @@ func NewRemoteCDP(o RemoteCDPOptions) (*RemoteCDP, error) {
 	return p, nil
 }
 
-func (p *RemoteCDP) connectTimeout() time.Duration {
+func (p *Provider) connectTimeout() time.Duration {
 	if p.opts.ConnectTimeout > 0 {
 		return time.Duration(p.opts.ConnectTimeout)
 	}
 	return 10 * time.Second
 }
 
-func (p *RemoteCDP) downFor() time.Duration {
+func (p *Provider) downFor() time.Duration {
 	if p.opts.DownFor > 0 {
 		return time.Duration(p.opts.DownFor)
 	}
@@ -176,7 +187,7 @@ func (p *RemoteCDP) downFor() time.Duration {
 }
 
 // withQuery appends the configured query parameters to u.
-func (p *RemoteCDP) withQuery(u string) string {
+func (p *Provider) withQuery(u string) string {
 	if len(p.opts.Query) == 0 {
 		return u
 	}
@@ -195,7 +206,7 @@ func (p *RemoteCDP) withQuery(u string) string {
 }
 
 // resolve returns the endpoint's websocket URL (with the query).
-func (p *RemoteCDP) resolve(ctx context.Context, addr string) (string, error) {
+func (p *Provider) resolve(ctx context.Context, addr string) (string, error) {
 	if strings.HasPrefix(addr, "ws://") || strings.HasPrefix(addr, "wss://") {
 		return p.withQuery(addr), nil
 	}
@@ -222,7 +233,7 @@ func (p *RemoteCDP) resolve(ctx context.Context, addr string) (string, error) {
 }
 
 // connect returns ep's live connection, dialing one when it has none.
-func (p *RemoteCDP) connect(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, error) {
+func (p *Provider) connect(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, error) {
 	p.mu.Lock()
 	if br := ep.br; br != nil {
 		if !lost(br) {
@@ -278,7 +289,7 @@ func (ep *cdpEndpoint) drop() {
 
 // Acquire creates a browser context on the least loaded endpoint that is
 // up; an endpoint that fails is skipped for DownFor and the next is tried.
-func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle, error) {
+func (p *Provider) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle, error) {
 	p.expire(ctx)
 	p.mu.Lock()
 	now := p.now()
@@ -314,12 +325,12 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 			if br != nil && ep.br == br && lost(br) {
 				ep.drop() // a live connection stays: the other sessions' contexts live on it
 			}
-			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), errors.New(scrubQuery(err.Error()))
+			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), errors.New(engine.ScrubQueries(err.Error()))
 			ep.slow = isTimeout(err)
 			if ep.slow {
 				slow++
 			}
-			errs = append(errs, fmt.Sprintf("%s: %v", redactURL(ep.addr), ep.lastErr))
+			errs = append(errs, fmt.Sprintf("%s: %v", engine.RedactURL(ep.addr), ep.lastErr))
 			p.mu.Unlock()
 			continue
 		}
@@ -333,8 +344,8 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 		for k, v := range spec.Metadata {
 			h.Metadata[k] = v
 		}
-		h.Metadata[MetaBrowserContextID] = string(id)
-		h.Metadata[MetaEndpoint] = redactURL(ep.addr)
+		h.Metadata[engine.MetaBrowserContextID] = string(id)
+		h.Metadata[MetaEndpoint] = engine.RedactURL(ep.addr)
 		p.sessions[h.SessionID] = &cdpSession{ep: ep, br: br, ctxID: id, deadline: h.Deadline, ttl: ttl}
 		p.mu.Unlock()
 		return h, nil
@@ -342,7 +353,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 	p.mu.Lock()
 	for _, ep := range p.eps {
 		if !tried[ep] && now.Before(ep.downUntil) && ep.lastErr != nil {
-			errs = append(errs, fmt.Sprintf("%s: down until %s after: %v", redactURL(ep.addr), ep.downUntil.Format(time.TimeOnly), ep.lastErr))
+			errs = append(errs, fmt.Sprintf("%s: down until %s after: %v", engine.RedactURL(ep.addr), ep.downUntil.Format(time.TimeOnly), ep.lastErr))
 			if ep.slow {
 				slow++
 			}
@@ -363,7 +374,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 	}
 	msg := fmt.Sprintf("no remote browser endpoint could take a session (%s); %s", strings.Join(errs, "; "), advice)
 	if allSlow {
-		return engine.Handle{}, &engine.Error{Kind: ErrRemoteSlow, Msg: msg}
+		return engine.Handle{}, &engine.Error{Kind: engine.ErrRemoteSlow, Msg: msg}
 	}
 	return engine.Handle{}, errors.New(msg)
 }
@@ -374,7 +385,7 @@ func (p *RemoteCDP) Acquire(ctx context.Context, spec engine.Spec) (engine.Handl
 const lateCreateWait = 10 * time.Minute
 
 // create connects to ep and makes a browser context.
-func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, cdp.BrowserContextID, error) {
+func (p *Provider) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, cdp.BrowserContextID, error) {
 	br, ws, err := p.connect(ctx, ep)
 	if err != nil {
 		return nil, "", "", err
@@ -423,15 +434,35 @@ func (p *RemoteCDP) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Brow
 	return br, ws, "", remoteCallError(br, ep.addr, "Target.createBrowserContext", limit, err)
 }
 
+// remoteCallError classifies the failure of a CDP call on br that was
+// given limit to answer: engine.ErrRemoteSlow when it ran out of time on a
+// connection that is still open, engine.ErrRemoteGone otherwise.
+func remoteCallError(br *chromedp.Browser, addr, what string, limit time.Duration, err error) error {
+	if !lost(br) && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s did not answer %s within %v (its connection is open: the farm may be overloaded)",
+			engine.ErrRemoteSlow, engine.RedactURL(addr), what, limit.Round(100*time.Millisecond))
+	}
+	return fmt.Errorf("%w: %s: %s: %v", engine.ErrRemoteGone, engine.RedactURL(addr), what, engine.ScrubQueries(err.Error()))
+}
+
+// callLimit is the time a call gets under ctx with at most max.
+func callLimit(ctx context.Context, max time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < max {
+		return time.Until(dl)
+	}
+	return max
+}
+
 func ptrTo[T any](v T) *T { return &v }
 
 // isTimeout reports whether err is a call or a dial that ran out of time.
 func isTimeout(err error) bool {
 	var ne net.Error
-	return errors.Is(err, ErrRemoteSlow) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	return errors.Is(err, engine.ErrRemoteSlow) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-// lost reports whether the connection br ended.
+// lost reports whether the connection br ended (engine/browser asks the
+// same of its own connections).
 func lost(br *chromedp.Browser) bool {
 	select {
 	case <-br.LostConnection:
@@ -441,15 +472,9 @@ func lost(br *chromedp.Browser) bool {
 	}
 }
 
-// queryRE finds the query of a URL inside a message.
-var queryRE = regexp.MustCompile(`\?[^\s"']*`)
-
-// scrubQuery hides URL queries (they can hold a farm's token) in a message.
-func scrubQuery(msg string) string { return queryRE.ReplaceAllString(msg, "?…") }
-
 // Release disposes the session's browser context. Releasing a session
 // twice, or one whose endpoint died, is no error.
-func (p *RemoteCDP) Release(ctx context.Context, h engine.Handle) error {
+func (p *Provider) Release(ctx context.Context, h engine.Handle) error {
 	if err := h.CheckOwner(); err != nil {
 		return err
 	}
@@ -460,7 +485,7 @@ func (p *RemoteCDP) Release(ctx context.Context, h engine.Handle) error {
 }
 
 // take removes a session from the books; the caller holds p.mu.
-func (p *RemoteCDP) take(id string) *cdpSession {
+func (p *Provider) take(id string) *cdpSession {
 	s := p.sessions[id]
 	if s != nil {
 		delete(p.sessions, id)
@@ -470,7 +495,7 @@ func (p *RemoteCDP) take(id string) *cdpSession {
 }
 
 // dispose disposes of a session's browser context (s may be nil).
-func (p *RemoteCDP) dispose(ctx context.Context, id string, s *cdpSession) error {
+func (p *Provider) dispose(ctx context.Context, id string, s *cdpSession) error {
 	if s == nil {
 		return nil
 	}
@@ -490,7 +515,7 @@ func (p *RemoteCDP) dispose(ctx context.Context, id string, s *cdpSession) error
 
 // Heartbeat renews the session's lease for another TTL; it fails when the
 // session was released or expired, or its browser context is gone.
-func (p *RemoteCDP) Heartbeat(ctx context.Context, h engine.Handle) error {
+func (p *Provider) Heartbeat(ctx context.Context, h engine.Handle) error {
 	if err := h.CheckOwner(); err != nil {
 		return err
 	}
@@ -522,11 +547,11 @@ func (p *RemoteCDP) Heartbeat(ctx context.Context, h engine.Handle) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: the browser context of session %s no longer exists on %s", ErrRemoteGone, h.SessionID, redactURL(s.ep.addr))
+	return fmt.Errorf("%w: the browser context of session %s no longer exists on %s", engine.ErrRemoteGone, h.SessionID, engine.RedactURL(s.ep.addr))
 }
 
 // expire releases the sessions whose lease ended.
-func (p *RemoteCDP) expire(ctx context.Context) {
+func (p *Provider) expire(ctx context.Context) {
 	p.mu.Lock()
 	now := p.now()
 	gone := map[string]*cdpSession{}
@@ -542,18 +567,18 @@ func (p *RemoteCDP) expire(ctx context.Context) {
 }
 
 // Load reports the sessions per configured endpoint.
-func (p *RemoteCDP) Load() map[string]int {
+func (p *Provider) Load() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m := map[string]int{}
 	for _, ep := range p.eps {
-		m[redactURL(ep.addr)] += ep.active
+		m[engine.RedactURL(ep.addr)] += ep.active
 	}
 	return m
 }
 
 // Close releases every session and drops the connections.
-func (p *RemoteCDP) Close() error {
+func (p *Provider) Close() error {
 	p.mu.Lock()
 	gone := map[string]*cdpSession{}
 	for id := range p.sessions {
@@ -570,3 +595,6 @@ func (p *RemoteCDP) Close() error {
 	p.mu.Unlock()
 	return nil
 }
+
+// Name is the provider's name in engine.Providers.
+func (p *Provider) Name() string { return engine.TransportRemoteCDP }

@@ -1,4 +1,4 @@
-package browser
+package remotecdp
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"waymark/engine"
 )
 
 // Some browser farms (Browserless among them) start a new browser for every
@@ -57,7 +59,7 @@ func pinFarmBrowser(ctx context.Context, ws, trackingID string) (string, error) 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("asking the browser farm which browser it gave: %v", scrubQuery(err.Error()))
+		return "", fmt.Errorf("asking the browser farm which browser it gave: %v", engine.ScrubQueries(err.Error()))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

@@ -1,4 +1,4 @@
-package browser
+package remotecdp
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -47,10 +46,10 @@ func TestRemoteCallErrorSlowOrGone(t *testing.T) {
 			"the remote browser is gone: ws://farm.test:9222/devtools/browser/b1: the lease renewal: context canceled"},
 	} {
 		err := remoteCallError(c.br, addr, "the lease renewal", c.limit, c.err)
-		if got := errors.Is(err, ErrRemoteSlow); got != c.slow {
+		if got := errors.Is(err, engine.ErrRemoteSlow); got != c.slow {
 			t.Errorf("%s: slow = %v, want %v", c.name, got, c.slow)
 		}
-		if got := errors.Is(err, ErrRemoteGone); got == c.slow {
+		if got := errors.Is(err, engine.ErrRemoteGone); got == c.slow {
 			t.Errorf("%s: gone = %v, want %v", c.name, got, !c.slow)
 		}
 		if got := errors.Is(err, engine.ErrBrowserGone); got == c.slow {
@@ -79,15 +78,15 @@ func TestIsTimeout(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{ErrRemoteSlow, true},
-		{fmt.Errorf("acquire: %w", ErrRemoteSlow), true},
+		{engine.ErrRemoteSlow, true},
+		{fmt.Errorf("acquire: %w", engine.ErrRemoteSlow), true},
 		{context.DeadlineExceeded, true},
 		{fmt.Errorf("dial: %w", timeoutErr(true)), true},
 		{timeoutErr(false), false},
 		{&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}, true},
 		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, false},
 		{context.Canceled, false},
-		{ErrRemoteGone, false},
+		{engine.ErrRemoteGone, false},
 		{errors.New("boom"), false},
 	} {
 		if got := isTimeout(c.err); got != c.want {
@@ -100,7 +99,7 @@ func TestIsTimeout(t *testing.T) {
 // heartbeat then (or later, or for a session the provider does not know)
 // says so without calling the farm.
 func TestRemoteCDPHeartbeatAtTheDeadline(t *testing.T) {
-	p, err := NewRemoteCDP(RemoteCDPOptions{Endpoints: []string{"http://farm.test:9222"}})
+	p, err := New(Options{Endpoints: []string{"http://farm.test:9222"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,72 +116,5 @@ func TestRemoteCDPHeartbeatAtTheDeadline(t *testing.T) {
 	h2 := engine.Handle{SessionID: "s2", OwnerPID: os.Getpid()}
 	if err := p.Heartbeat(context.Background(), h2); err == nil || err.Error() != strings.Replace(want, "s1", "s2", 1) {
 		t.Errorf("heartbeat of an unknown session: %v", err)
-	}
-}
-
-// beatProvider is a provider with a heartbeat that answers err.
-type beatProvider struct {
-	mu    sync.Mutex
-	err   error
-	beats int
-}
-
-func (p *beatProvider) Acquire(context.Context, engine.Spec) (engine.Handle, error) {
-	return engine.Handle{}, errors.New("not here")
-}
-func (p *beatProvider) Release(context.Context, engine.Handle) error { return nil }
-func (p *beatProvider) Heartbeat(context.Context, engine.Handle) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.beats++
-	return p.err
-}
-
-// Leased.Renew: a renewal that succeeds moves the deadline to a TTL from
-// now (a lease without a deadline keeps none); a failed one, slow or gone,
-// returns the provider's error as it is and leaves the deadline where it
-// was; after a release nothing is asked of the provider.
-func TestLeasedRenewSlowOrGone(t *testing.T) {
-	at := time.Now().Add(time.Minute)
-	for _, c := range []struct {
-		name string
-		err  error
-	}{
-		{"slow", fmt.Errorf("%w: did not answer within 1s", ErrRemoteSlow)},
-		{"gone", fmt.Errorf("%w: the context no longer exists", ErrRemoteGone)},
-	} {
-		p := &beatProvider{err: c.err}
-		l := &Leased{Provider: p, Handle: engine.Handle{SessionID: "s1"}, deadline: at, ttl: time.Hour}
-		err := l.Renew(context.Background())
-		if err != c.err {
-			t.Errorf("%s: Renew = %v, want the provider's %v", c.name, err, c.err)
-		}
-		if got := errors.Is(err, engine.ErrBrowserGone); got != (c.name == "gone") {
-			t.Errorf("%s: engine.ErrBrowserGone = %v", c.name, got)
-		}
-		if !l.Deadline().Equal(at) {
-			t.Errorf("%s: the deadline moved to %v after a failed renewal", c.name, l.Deadline())
-		}
-	}
-	p := &beatProvider{}
-	l := &Leased{Provider: p, Handle: engine.Handle{SessionID: "s1"}, deadline: at, ttl: time.Hour}
-	before := time.Now()
-	if err := l.Renew(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if d := l.Deadline(); d.Before(before.Add(time.Hour)) || d.After(time.Now().Add(time.Hour)) {
-		t.Errorf("deadline after a renewal = %v, want an hour from the renewal", d)
-	}
-	never := &Leased{Provider: p, Handle: engine.Handle{SessionID: "s2"}, ttl: time.Hour}
-	if err := never.Renew(context.Background()); err != nil || !never.Deadline().IsZero() {
-		t.Errorf("a lease without a deadline: %v, deadline %v", err, never.Deadline())
-	}
-	l.released = true
-	n := p.beats
-	if err := l.Renew(context.Background()); err == nil || err.Error() != "the browser session s1 was released; acquire a new one" {
-		t.Errorf("Renew after release = %v", err)
-	}
-	if p.beats != n {
-		t.Error("a released lease asked the provider")
 	}
 }
