@@ -32,6 +32,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 	"waymark/engine/redact"
 )
 
@@ -159,7 +160,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Remote != nil {
 		return newRemote(opts, set) // remote.go
 	}
-	path, err := findChromium(opts.ChromiumPath)
+	path, err := chromium.Find(opts.ChromiumPath)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.version = chromiumVersion(path)
+	e.version = chromium.Version(path)
 	e.state.MaxSteps = set.MaxSteps
 	return e, nil
 }
@@ -215,7 +216,7 @@ func (e *Engine) Info() engine.Info {
 	}
 	v := e.version
 	if v == "" { // not read when the engine was made: try again
-		v = chromiumVersion(e.opts.ChromiumPath)
+		v = chromium.Version(e.opts.ChromiumPath)
 	}
 	return engine.Info{Kind: "local", Display: e.display, Browser: v,
 		ActionSet: e.set.ActionSet, MaxSteps: e.set.MaxSteps, Redaction: e.redactPolicy()}
@@ -241,30 +242,30 @@ func (e *Engine) State() engine.State {
 func (e *Engine) BrowserPID() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sb == nil || e.sb.proc == nil {
+	if e.sb == nil || e.sb.chr == nil {
 		return 0
 	}
-	return e.sb.proc.Pid
+	return e.sb.chr.PID()
 }
 
 // XvfbPID is the id of the Xvfb of the engine's Chromium (0 when none).
 func (e *Engine) XvfbPID() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sb == nil || e.sb.x == nil || e.sb.x.cmd.Process == nil {
+	if e.sb == nil || e.sb.chr == nil {
 		return 0
 	}
-	return e.sb.x.cmd.Process.Pid
+	return e.sb.chr.XvfbPID()
 }
 
 // Profile is the temporary profile folder of the engine's Chromium.
 func (e *Engine) Profile() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sb == nil {
+	if e.sb == nil || e.sb.chr == nil {
 		return ""
 	}
-	return e.sb.profile
+	return e.sb.chr.Profile()
 }
 
 // pool is the engine's pool: its own, or the process's shared one.

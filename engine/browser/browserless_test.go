@@ -21,6 +21,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 	"waymark/engine/provider/remotecdp"
 )
 
@@ -118,7 +119,7 @@ func installBrowserless(t *testing.T) string {
 // start here.
 func startBrowserless(t *testing.T) *browserless {
 	t.Helper()
-	chromium, err := findChromium("")
+	chromium, err := chromium.Find("")
 	if err != nil {
 		t.Skipf("no Chromium for Browserless to run: %v", err)
 	}

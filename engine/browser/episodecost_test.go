@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 // An episode costs one browser context and the renderer of its page, no
@@ -56,7 +57,7 @@ func TestAnEpisodeStartsNoBrowserUIOrSpareRenderer(t *testing.T) {
 				// tab of the window Chromium starts with. The last episode's
 				// renderer may linger a moment after its context went.
 				var got []string
-				for deadline := time.Now().Add(patient(5 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+				for deadline := time.Now().Add(chromium.Patient(5 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
 					got = renderers(profiles[0])
 					if len(got) <= pages || time.Now().After(deadline) {
 						break
@@ -74,7 +75,7 @@ func TestAnEpisodeStartsNoBrowserUIOrSpareRenderer(t *testing.T) {
 // each as its pid (and --top-chrome-webui for Chromium's own UI pages).
 func renderers(profile string) []string {
 	var out []string
-	for pid, cmd := range processesUsingDir(profile) {
+	for pid, cmd := range chromium.ProcessesUsingDir(profile) {
 		if !strings.Contains(cmd, "--type=renderer") {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // The local engine's errors are engine's sentinels, so callers match them
@@ -18,7 +19,7 @@ func TestErrorsAreTheEngineSentinels(t *testing.T) {
 		t.Errorf("a browser path that names nothing: %v, want engine.ErrNoBrowser", err)
 	}
 	t.Setenv("PATH", t.TempDir())
-	if _, err := findChromium(""); !errors.Is(err, engine.ErrNoBrowser) ||
+	if _, err := chromium.Find(""); !errors.Is(err, engine.ErrNoBrowser) ||
 		err.Error() != "Chromium was not found; install it with 'make deps' (Debian/Ubuntu package chromium)" {
 		t.Errorf("no Chromium on PATH: %v, want engine.ErrNoBrowser with the install hint", err)
 	}

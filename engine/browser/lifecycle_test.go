@@ -16,6 +16,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // TestCrashTimeoutAndClose: a crashed tab, a killed Chromium and a hung
@@ -82,8 +83,8 @@ func TestCrashTimeoutAndClose(t *testing.T) {
 		if obs.Error != action.ErrRendererTimeout || !obs.Done || obs.EndReason != action.EndTimeout {
 			t.Fatalf("hung page: %+v", obs)
 		}
-		// 2 s, stretched by at most maxBusyFactor on a busy machine.
-		if d := time.Since(start); d > maxBusyFactor*2*time.Second+3*time.Second {
+		// 2 s, stretched by at most chromium.MaxBusyFactor on a busy machine.
+		if d := time.Since(start); d > chromium.MaxBusyFactor*2*time.Second+3*time.Second {
 			t.Errorf("timeout took %v", d)
 		}
 		if _, err := e.Step(ctx, action.ScrollBy(1)); !errors.Is(err, engine.ErrResetBeforeStepping) {

@@ -1,22 +1,17 @@
 package browser
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 // A Pool keeps warm local Chromiums for the engines of one process. An
@@ -173,8 +168,8 @@ func (p *Pool) Profiles() []string {
 	defer p.mu.Unlock()
 	var out []string
 	for _, b := range p.all {
-		if b.started() && b.profile != "" {
-			out = append(out, b.profile)
+		if b.started() && b.chr != nil && b.chr.Profile() != "" {
+			out = append(out, b.chr.Profile())
 		}
 	}
 	return out
@@ -264,13 +259,8 @@ type pooled struct {
 	ready chan struct{} // closed when the start ended; err says how
 	err   error
 
-	x           *xvfb
-	run         *runGuard
-	profile     string
-	allocCancel context.CancelFunc
-	ctx         context.Context // the chromedp browser context
-	cancel      context.CancelFunc
-	proc        *os.Process
+	chr *chromium.Process // once started
+	ctx context.Context   // chr's: the chromedp browser context
 
 	// guarded by pool.mu
 	users       int  // engines holding it
@@ -378,10 +368,10 @@ func (p *Pool) opened(b *pooled) {
 		b.draining = true
 	}
 	p.mu.Unlock()
-	if !check || b.proc == nil {
+	if !check || b.chr == nil {
 		return
 	}
-	if mib := processTreePSS(b.proc.Pid) >> 20; mib > int64(p.opts.RecycleMiB) {
+	if mib := b.chr.MemoryMiB(); mib > int64(p.opts.RecycleMiB) {
 		p.mu.Lock()
 		if !b.draining {
 			p.logf("browser pool: a Chromium uses %d MiB (limit %d MiB); it is recycled when its engines let go", mib, p.opts.RecycleMiB)
@@ -419,170 +409,33 @@ func (b *pooled) wait(ctx context.Context) error {
 
 // alive reports whether b's Chromium runs (after its start).
 func (b *pooled) alive() bool {
-	if !b.started() || b.err != nil || b.ctx.Err() != nil || b.proc == nil {
-		return false
-	}
-	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil && lost(c.Browser) {
-		return false
-	}
-	return processAlive(b.proc.Pid)
-}
-
-// processAlive reports whether pid runs and is not a zombie.
-func processAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	if bs, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if i := bytes.LastIndexByte(bs, ')'); i > 0 && i+2 < len(bs) && bs[i+2] == 'Z' {
-			return false
-		}
-	}
-	return true
+	return b.started() && b.err == nil && b.chr.Alive()
 }
 
 // start launches Xvfb (when needed) and Chromium with a fresh profile.
 func (b *pooled) start(logf func(string, ...any)) {
 	defer close(b.ready)
-	b.err = b.launch(logf)
+	b.chr, b.err = chromium.Start(chromium.StartOptions{Display: b.key.display, Path: b.key.path, Xvfb: b.key.xvfb, Logf: logf})
 	if b.err != nil {
-		b.stop()
 		p := b.pool
 		p.mu.Lock()
 		b.stopped = true
 		p.all = slices.DeleteFunc(p.all, func(o *pooled) bool { return o == b })
 		p.mu.Unlock()
+		return
 	}
-}
-
-func (b *pooled) launch(logf func(string, ...any)) error {
-	g, err := newRunGuard(logf)
-	if err != nil {
-		return err
-	}
-	b.run = g
-	display := engine.DisplayHeadless
-	if b.key.display == engine.DisplayXvfb {
-		x, err := startXvfb(b.key.xvfb)
-		if err != nil {
-			return err
-		}
-		b.x = x
-		g.watch(x.cmd.Process.Pid)
-		display = x.display
-	}
-	profile, err := g.newProfile()
-	if err != nil {
-		return err
-	}
-	b.profile = profile
-	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
-		allocatorOptions(b.key.path, profile, g.tmpDir(), display, needsNoSandbox())...)
-	bctx, bcancel := chromedp.NewContext(allocCtx)
-	b.allocCancel, b.ctx, b.cancel = allocCancel, bctx, bcancel
-	start, cancelStart, patience := newPatientStart(context.Background(), chromiumStartBase, readHostLoad)
-	defer cancelStart()
-	stop := context.AfterFunc(start, bcancel)
-	err = chromedp.Do(bctx)
-	if !stop() || err != nil {
-		if start.Err() != nil {
-			return fmt.Errorf("Chromium (%s) did not start %s; close other programs or start fewer browsers at once (serve --max-sessions)",
-				b.key.path, patience.timedOut())
-		}
-		return fmt.Errorf("could not start Chromium (%s): %w", b.key.path, err)
-	}
-	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil {
-		b.proc = c.Browser.Process()
-	}
-	if b.proc != nil {
-		g.watch(b.proc.Pid) // its process group (allocatorOptions)
-	}
-	b.pool.logf("browser pool: %s started (%s, profile %s)", chromiumVersion(b.key.path), b.key.display, profile)
-	return nil
+	b.ctx = b.chr.Ctx
+	b.pool.logf("browser pool: %s started (%s, profile %s)", chromium.Version(b.key.path), b.key.display, b.chr.Profile())
 }
 
 // stop ends Chromium, its helpers, the profile and Xvfb.
 func (b *pooled) stop() {
-	if b.cancel != nil {
-		b.cancel()
+	if b.chr == nil {
+		return
 	}
-	if b.allocCancel != nil {
-		b.allocCancel() // waits for the process to exit
+	if err := b.chr.Stop(); err != nil {
+		b.pool.logf("browser pool: %v", err)
 	}
-	if b.proc != nil {
-		b.proc.Kill()
-		syscall.Kill(-b.proc.Pid, syscall.SIGKILL) // the helpers, which outlive it for a moment
-		b.run.forget(b.proc.Pid)
-	}
-	killUsingDir(b.profile)
-	if b.profile != "" {
-		if err := removeProfile(b.profile); err != nil {
-			b.pool.logf("browser pool: could not remove profile %s: %v", b.profile, err)
-		}
-	}
-	if b.x != nil && b.x.cmd.Process != nil {
-		b.x.stop()
-		b.run.forget(b.x.cmd.Process.Pid)
-	}
-	b.run.close()
-}
-
-// processTreePSS sums the proportional set size of pid and its
-// descendants, in bytes (0 when /proc cannot tell).
-func processTreePSS(pid int) int64 {
-	children := map[int][]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, en := range ents {
-		n, err := strconv.Atoi(en.Name())
-		if err != nil {
-			continue
-		}
-		bs, err := os.ReadFile("/proc/" + en.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(bs, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(bs[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			children[pp] = append(children[pp], n)
-		}
-	}
-	var total int64
-	stack := []int{pid}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		total += pssOf(n)
-		stack = append(stack, children[n]...)
-	}
-	return total
-}
-
-// pssOf reads one process's proportional set size in bytes.
-func pssOf(pid int) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // Prewarm starts the Chromium (and Xvfb) an engine with opts would use and

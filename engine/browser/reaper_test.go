@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 // TestChildEngine is not a test: it is the program TestKilledOwnerLeavesNothing
@@ -24,7 +25,7 @@ func TestChildEngine(t *testing.T) {
 	}
 	e := newEngine(t, engine.DisplayXvfb, nil)
 	reset(t, e, url)
-	fmt.Printf("ready %s %d\n", e.sb.run.dir, e.XvfbPID())
+	fmt.Printf("ready %s %d\n", filepath.Dir(e.Profile()), e.XvfbPID()) // the run folder holds the profile
 	select {}
 }
 
@@ -67,8 +68,8 @@ func TestKilledOwnerLeavesNothing(t *testing.T) {
 		cmd.Wait()
 		// 1.5 s on an idle machine; the reaper, a process that must be
 		// scheduled to kill and remove, gets the page operations' patience
-		// on a busy one (hostload.go).
-		within := patient(1500 * time.Millisecond)
+		// on a busy one (chromium.Patient).
+		within := chromium.Patient(1500 * time.Millisecond)
 		var left []string
 		for time.Since(killed) < within {
 			left = procsWith(dir)
@@ -90,80 +91,6 @@ func TestKilledOwnerLeavesNothing(t *testing.T) {
 	}
 }
 
-// A run folder whose owner died without its reaper is removed by the next
-// engine; a live one is left alone.
-func TestStaleRunFoldersSwept(t *testing.T) {
-	root := runRoot()
-	os.MkdirAll(root, 0o700)
-	dead := filepath.Join(root, "run-999999999-1")
-	os.MkdirAll(filepath.Join(dead, "profile-1", "Default"), 0o700)
-	os.WriteFile(filepath.Join(dead, "owner.lock"), nil, 0o600)
-	os.WriteFile(filepath.Join(dead, "profile-1", "Default", "Cookies"), []byte("secret"), 0o600)
-	live, err := newRunGuard(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.close()
-	if _, err := os.Stat(dead); !os.IsNotExist(err) {
-		t.Fatalf("the dead owner's folder is still there: %v", err)
-	}
-	other, err := newRunGuard(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.close()
-	if _, err := os.Stat(live.dir); err != nil {
-		t.Fatalf("a live engine's folder was swept: %v", err)
-	}
-	p, err := live.newProfile()
-	if err != nil || !strings.HasPrefix(p, live.dir+"/") {
-		t.Fatalf("profile %q %v", p, err)
-	}
-	live.close()
-	if _, err := os.Stat(live.dir); !os.IsNotExist(err) {
-		t.Fatalf("close left %s", live.dir)
-	}
-}
-
-// A closed engine leaves no process behind: its reaper has ended too.
-func TestCloseEndsTheReaper(t *testing.T) {
-	g, err := newRunGuard(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.done == nil {
-		t.Fatal("no reaper started")
-	}
-	g.close()
-	select {
-	case <-g.done:
-	default:
-		t.Fatal("the reaper still runs after close")
-	}
-}
-
-// A reaper that has not run by the time the engine closes (a starved
-// process on a busy machine; here a stopped one) is ended, not left behind.
-func TestCloseEndsAStalledReaper(t *testing.T) {
-	g, err := newRunGuard(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.done == nil || g.pid == 0 {
-		t.Fatal("no reaper started")
-	}
-	if err := syscall.Kill(g.pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	g.close()
-	select {
-	case <-g.done:
-	default:
-		syscall.Kill(g.pid, syscall.SIGKILL)
-		t.Fatal("a stalled reaper still runs after close")
-	}
-}
-
 // Chromium leads a process group of its own and its helpers stay in it, so
 // the reaper ends them all with one kill of the group when the owner dies.
 func TestChromiumHelpersShareItsProcessGroup(t *testing.T) {
@@ -171,7 +98,7 @@ func TestChromiumHelpersShareItsProcessGroup(t *testing.T) {
 	e := newEngine(t, engine.DisplayHeadless, nil)
 	reset(t, e, ts.URL+"/")
 	pid := e.BrowserPID()
-	procs := processesUsingDir(e.Profile())
+	procs := chromium.ProcessesUsingDir(e.Profile())
 	if pid == 0 || len(procs) < 3 {
 		t.Fatalf("browser pid %d, %d processes with its profile", pid, len(procs))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 // Remote makes the engine drive a browser that runs elsewhere, over CDP,
@@ -127,7 +128,7 @@ func (e *Engine) remoteAlive() bool {
 	// A call on a lost connection fails as soon as the connection's
 	// reader ends, before the browser's context is cancelled: read the
 	// loss itself, so a step that failed on it always finds it.
-	if c := chromedp.FromContext(e.browserCtx); c != nil && c.Browser != nil && lost(c.Browser) {
+	if c := chromedp.FromContext(e.browserCtx); c != nil && c.Browser != nil && chromium.Lost(c.Browser) {
 		return false
 	}
 	select {
@@ -147,14 +148,4 @@ func (e *Engine) remoteGone() error {
 	}
 	return fmt.Errorf("%w: the session on %s ended during the step (the connection closed, or the session was released or its lease expired); release this session and acquire a new one",
 		engine.ErrRemoteGone, engine.RedactURL(e.opts.Remote.WSURL))
-}
-
-// lost reports whether the connection br ended.
-func lost(br *chromedp.Browser) bool {
-	select {
-	case <-br.LostConnection:
-		return true
-	default:
-		return false
-	}
 }

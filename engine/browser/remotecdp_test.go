@@ -18,6 +18,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser/browsertest"
+	"waymark/engine/chromium"
 	"waymark/engine/provider/remotecdp"
 )
 
@@ -31,11 +32,11 @@ type farmChromium struct {
 
 func startFarmChromium(t *testing.T) *farmChromium {
 	t.Helper()
-	path, err := findChromium("")
+	path, err := chromium.Find("")
 	if err != nil {
 		t.Skipf("no Chromium to serve as a remote endpoint: %v", err)
 	}
-	r := browsertest.StartRemote(t, browsertest.RemoteOptions{Path: path, NoSandbox: needsNoSandbox()})
+	r := browsertest.StartRemote(t, browsertest.RemoteOptions{Path: path, NoSandbox: chromium.NeedsNoSandbox()})
 	return &farmChromium{Remote: r, http: r.HTTP, ws: r.WS}
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"waymark/engine/chromium"
 )
 
 // selectShimScript replaces Chromium's native <select> popup with an
@@ -43,7 +45,7 @@ func (t *tab) injectFrame(id target.ID) {
 	}()
 	fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel(),
 		chromedp.WithListener(t.listenFrame))
-	limit, stop := context.WithTimeout(context.Background(), patient(frameInjectTimeout)) // hostload.go: more on a busy machine
+	limit, stop := context.WithTimeout(context.Background(), chromium.Patient(frameInjectTimeout)) // more on a busy machine
 	defer stop()
 	deadline, _ := limit.Deadline()
 	// The first Do attaches; a timeout cancels the frame's context rather

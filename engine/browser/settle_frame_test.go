@@ -10,6 +10,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // A compositor starved of CPU draws the page's frames late, and what the
@@ -50,7 +51,7 @@ func TestSettleWaitsForALateFrame(t *testing.T) {
 			t.Fatalf("reset: %v %q", err, obs.Error)
 		}
 		gpu = gpu[:0]
-		for pid, cmdline := range processesUsingDir(e.Profile()) {
+		for pid, cmdline := range chromium.ProcessesUsingDir(e.Profile()) {
 			if strings.Contains(cmdline, "--type=gpu-process") {
 				gpu = append(gpu, pid)
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"waymark/engine/chromium"
 )
 
 // Prepared ahead: after each Reset on a pooled Chromium, the pool makes the
@@ -65,7 +67,7 @@ func newTabContext(ctx, parent context.Context, rules string, limit time.Duratio
 		token, revoke = p.issue()
 		tc.cancel = func() { cancel(); revoke() }
 	}
-	limit = patient(limit) // hostload.go: more on a busy machine
+	limit = chromium.Patient(limit) // more on a busy machine
 	sctx, scancel := context.WithTimeout(ctx, limit)
 	defer scancel()
 	stop := context.AfterFunc(sctx, tc.cancel)

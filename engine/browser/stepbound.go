@@ -11,7 +11,7 @@ import (
 // with the time by which its operations on the page must be done, the
 // bound less engine.StepEndSlack (kept for ending an episode whose page
 // stopped answering). An operation gets OpTimeout, stretched on a busy
-// machine (hostload.go), and no more than what is left of that: a page
+// machine (chromium.Patient), and no more than what is left of that: a page
 // that loops for ever on a click, or a browser that stopped, ends the
 // episode with renderer_timeout within the step's bound however busy the
 // machine is. Without the bound the stretch let a hung renderer hold a

@@ -1,21 +1,20 @@
 package browser
 
 import (
-	"math"
 	"syscall"
 	"testing"
 	"time"
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // busyMachine makes page operations as patient as on a machine busy
-// enough for the most stretch (maxBusyFactor), until the test ends.
+// enough for the most stretch (chromium.MaxBusyFactor), until the test
+// ends.
 func busyMachine(t *testing.T) {
-	busyFactor() // the sampler runs on; the held factor is read first
-	hostBusy.fixed.Store(math.Float64bits(maxBusyFactor))
-	t.Cleanup(func() { hostBusy.fixed.Store(0) })
+	t.Cleanup(chromium.HoldBusyFactor(chromium.MaxBusyFactor))
 }
 
 // boundedEngine is an engine whose steps are bounded by 3 s operations and

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // infoScript reads what an observation needs besides the screenshot, and
@@ -325,13 +326,13 @@ var (
 )
 
 // do runs fn on the tab with a timeout (d, stretched on a busy machine:
-// patient in hostload.go, but never past the step's bound: stepbound.go);
+// chromium.Patient, but never past the step's bound: stepbound.go);
 // it gives up at once when the tab's renderer crashes.
 func (t *tab) do(ctx context.Context, d time.Duration, fn func(ctx context.Context) error) error {
 	if t.isCrashed() {
 		return errCrashed
 	}
-	limit := stepLimit(ctx, patient(d)) // hostload.go: more on a busy machine
+	limit := stepLimit(ctx, chromium.Patient(d)) // more on a busy machine
 	start := time.Now()
 	tctx, cancel := context.WithTimeout(t.ctx, limit)
 	defer cancel()

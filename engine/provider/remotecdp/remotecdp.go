@@ -27,6 +27,7 @@ import (
 	"github.com/google/uuid"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 func init() {
@@ -236,7 +237,7 @@ func (p *Provider) resolve(ctx context.Context, addr string) (string, error) {
 func (p *Provider) connect(ctx context.Context, ep *cdpEndpoint) (*chromedp.Browser, string, error) {
 	p.mu.Lock()
 	if br := ep.br; br != nil {
-		if !lost(br) {
+		if !chromium.Lost(br) {
 			ws := ep.ws
 			p.mu.Unlock()
 			return br, ws, nil
@@ -270,7 +271,7 @@ func (p *Provider) connect(ctx context.Context, ep *cdpEndpoint) (*chromedp.Brow
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ep.br != nil && !lost(ep.br) {
+	if ep.br != nil && !chromium.Lost(ep.br) {
 		// Another acquire connected meanwhile: use its connection.
 		bcancel()
 		return ep.br, ep.ws, nil
@@ -322,7 +323,7 @@ func (p *Provider) Acquire(ctx context.Context, spec engine.Spec) (engine.Handle
 				p.mu.Unlock()
 				return engine.Handle{}, fmt.Errorf("acquiring a remote browser: %w", ctx.Err())
 			}
-			if br != nil && ep.br == br && lost(br) {
+			if br != nil && ep.br == br && chromium.Lost(br) {
 				ep.drop() // a live connection stays: the other sessions' contexts live on it
 			}
 			ep.downUntil, ep.lastErr = p.now().Add(p.downFor()), errors.New(engine.ScrubQueries(err.Error()))
@@ -422,7 +423,7 @@ func (p *Provider) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Brows
 		err = context.DeadlineExceeded
 	}
 	go func() {
-		if r := <-reply; r.err == nil && !lost(br) {
+		if r := <-reply; r.err == nil && !chromium.Lost(br) {
 			dctx, cancel := context.WithTimeout(context.Background(), p.connectTimeout())
 			defer cancel()
 			cdp.Call(dctx, br, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: r.id})
@@ -438,7 +439,7 @@ func (p *Provider) create(ctx context.Context, ep *cdpEndpoint) (*chromedp.Brows
 // given limit to answer: engine.ErrRemoteSlow when it ran out of time on a
 // connection that is still open, engine.ErrRemoteGone otherwise.
 func remoteCallError(br *chromedp.Browser, addr, what string, limit time.Duration, err error) error {
-	if !lost(br) && errors.Is(err, context.DeadlineExceeded) {
+	if !chromium.Lost(br) && errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: %s did not answer %s within %v (its connection is open: the farm may be overloaded)",
 			engine.ErrRemoteSlow, engine.RedactURL(addr), what, limit.Round(100*time.Millisecond))
 	}
@@ -459,17 +460,6 @@ func ptrTo[T any](v T) *T { return &v }
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, engine.ErrRemoteSlow) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
-
-// lost reports whether the connection br ended (engine/browser asks the
-// same of its own connections).
-func lost(br *chromedp.Browser) bool {
-	select {
-	case <-br.LostConnection:
-		return true
-	default:
-		return false
-	}
 }
 
 // Release disposes the session's browser context. Releasing a session
@@ -499,7 +489,7 @@ func (p *Provider) dispose(ctx context.Context, id string, s *cdpSession) error 
 	if s == nil {
 		return nil
 	}
-	if lost(s.br) {
+	if chromium.Lost(s.br) {
 		return nil // the browser disposed of the context with the connection
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout())

@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"bufio"
@@ -263,7 +263,7 @@ func killUsingDir(dir string) {
 // countUsingDir counts (and with kill, kills) the processes started with
 // --user-data-dir=dir or a folder inside dir.
 func countUsingDir(dir string, kill bool) int {
-	ps := processesUsingDir(dir)
+	ps := ProcessesUsingDir(dir)
 	if kill {
 		for pid := range ps {
 			syscall.Kill(pid, syscall.SIGKILL)
@@ -272,10 +272,10 @@ func countUsingDir(dir string, kill bool) int {
 	return len(ps)
 }
 
-// processesUsingDir returns the command line of each process (by pid, this
+// ProcessesUsingDir returns the command line of each process (by pid, this
 // one aside) started with --user-data-dir=dir or a folder inside dir, its
 // arguments separated by spaces.
-func processesUsingDir(dir string) map[int]string {
+func ProcessesUsingDir(dir string) map[int]string {
 	flag := []byte("--user-data-dir=" + filepath.Clean(dir))
 	ents, _ := os.ReadDir("/proc")
 	out := map[int]string{}

@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"context"
@@ -121,10 +121,10 @@ func TestBusyFactorFollowsTheLoad(t *testing.T) {
 		t.Fatalf("the factor never became %s (it is %v)", what, math.Float64frombits(factor.Load()))
 	}
 	running.Store(20) // 10 tasks per CPU
-	waitFactor(func(f float64) bool { return f == maxBusyFactor }, "the cap")
+	waitFactor(func(f float64) bool { return f == MaxBusyFactor }, "the cap")
 	readable.Store(false)
 	time.Sleep(20 * time.Millisecond)
-	if f := math.Float64frombits(factor.Load()); f != maxBusyFactor {
+	if f := math.Float64frombits(factor.Load()); f != MaxBusyFactor {
 		t.Errorf("an unreadable load moved the factor to %v", f)
 	}
 	readable.Store(true)

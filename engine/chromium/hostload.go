@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"context"
@@ -17,13 +17,14 @@ import (
 // many times that when several browsers start at once on two cores, so
 // their start timeouts grow with the host's load: a start may take its
 // base time multiplied by the tasks that were runnable per CPU, on
-// average, while it waited (between 1 and maxBusyFactor). The load
+// average, while it waited (between 1 and MaxBusyFactor). The load
 // average is not used: it trails the machine by minutes and counts tasks
 // waiting on the disk, so it stays high long after the CPUs went idle.
 
-// maxBusyFactor caps how much longer than on an idle machine a start may
-// take: a start still not done then is stuck, not slow.
-const maxBusyFactor = 4
+// MaxBusyFactor caps how much longer than on an idle machine a start (or
+// a page operation, Patient) may take: one still not done then is stuck,
+// not slow.
+const MaxBusyFactor = 4
 
 // hostLoad is a reading of the machine's load: the tasks runnable now
 // (other than the reader) and the CPUs.
@@ -119,7 +120,7 @@ func (p *patientStart) mean() float64 {
 func (p *patientStart) factor() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return min(max(p.mean()/float64(p.cpus), 1), maxBusyFactor)
+	return min(max(p.mean()/float64(p.cpus), 1), MaxBusyFactor)
 }
 
 // allowed is how long the start may take, given the load seen so far.
@@ -154,7 +155,7 @@ func cpuWord(n int) string {
 // tasks every 250 ms and keeps a moving average.
 var hostBusy struct {
 	once   sync.Once
-	factor atomic.Uint64 // math.Float64bits of the factor, 1 to maxBusyFactor
+	factor atomic.Uint64 // math.Float64bits of the factor, 1 to MaxBusyFactor
 	fixed  atomic.Uint64 // math.Float64bits of a factor a test holds (0: none)
 }
 
@@ -180,7 +181,7 @@ func sampleHostBusy(dst *atomic.Uint64, load func() hostLoad, every time.Duratio
 	for {
 		if h := load(); h.readable {
 			avg = 0.75*avg + 0.25*float64(h.running)/float64(max(h.cpus, 1))
-			dst.Store(math.Float64bits(min(max(avg, 1), maxBusyFactor)))
+			dst.Store(math.Float64bits(min(max(avg, 1), MaxBusyFactor)))
 		}
 		select {
 		case <-stop:
@@ -190,7 +191,15 @@ func sampleHostBusy(dst *atomic.Uint64, load func() hostLoad, every time.Duratio
 	}
 }
 
-// patient is d stretched by the machine's recent load.
-func patient(d time.Duration) time.Duration {
+// HoldBusyFactor makes Patient stretch by f, as on a machine that busy,
+// until the returned func is called (tests use it).
+func HoldBusyFactor(f float64) (release func()) {
+	busyFactor() // the sampler runs on; the held factor is read first
+	hostBusy.fixed.Store(math.Float64bits(f))
+	return func() { hostBusy.fixed.Store(0) }
+}
+
+// Patient is d stretched by the machine's recent load.
+func Patient(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * busyFactor())
 }

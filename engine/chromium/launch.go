@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"bufio"
@@ -162,11 +162,11 @@ const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache,Passw
 	"AutofillServerCommunication,MediaRouter,DialMediaRouteProvider,OptimizationHints,InterestFeedContentSuggestions," +
 	"WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,SpareRendererForSitePerProcess"
 
-// needsNoSandbox reports whether Chromium must run without its sandbox:
+// NeedsNoSandbox reports whether Chromium must run without its sandbox:
 // Chromium refuses to start as root with the sandbox on (its setuid and
 // user-namespace sandboxes are not meant to run as root), so as root it
 // runs without; any other user keeps the sandbox.
-func needsNoSandbox() bool { return os.Geteuid() == 0 }
+func NeedsNoSandbox() bool { return os.Geteuid() == 0 }
 
 // allocatorOptions builds Chromium's command line. tmp is the TMPDIR it
 // gets, so its temporary folders go with the profile's run folder.
@@ -231,8 +231,8 @@ func allocatorOptions(execPath, profile, tmp, display string, noSandbox bool) []
 	return opts
 }
 
-// findChromium returns the browser to run.
-func findChromium(path string) (string, error) {
+// Find returns the browser to run.
+func Find(path string) (string, error) {
 	if path != "" {
 		if p, err := exec.LookPath(path); err == nil {
 			return p, nil
@@ -252,7 +252,7 @@ func findChromium(path string) (string, error) {
 // failure (a machine too busy to answer at once answers the next time).
 var versions sync.Map // path → string
 
-func chromiumVersion(path string) string {
+func Version(path string) string {
 	if v, ok := versions.Load(path); ok {
 		return v.(string)
 	}
@@ -269,7 +269,7 @@ func chromiumVersion(path string) string {
 // from the engine's details and every HAR, so the limit is generous and
 // stretched by the machine's load.
 func readChromiumVersion(path string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), patient(15*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), Patient(15*time.Second))
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
 	if err != nil {
