@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"waymark/engine"
-	_ "waymark/engine/browser"            // registers local_process
+	_ "waymark/engine/chromium"           // registers local_process
 	_ "waymark/engine/provider/remotecdp" // registers remote_cdp
 )
 

@@ -163,7 +163,7 @@ type Registry struct {
 	f  map[string]ProviderFactory
 }
 
-// Providers is the process-wide registry; engine/browser registers
+// Providers is the process-wide registry; engine/chromium registers
 // local_process in it, engine/provider/remotecdp remote_cdp.
 var Providers = &Registry{}
 

@@ -45,10 +45,10 @@ func NewForHandle(h engine.Handle, opts Options) (*Engine, error) {
 	switch h.Transport {
 	case engine.TransportLocalProcess:
 		opts.Remote = nil
-		if d := h.Metadata["display"]; d != "" && opts.Display == "" {
+		if d := h.Metadata[chromium.MetaDisplay]; d != "" && opts.Display == "" {
 			opts.Display = d
 		}
-		if c := h.Metadata["chromium_path"]; c != "" && opts.ChromiumPath == "" {
+		if c := h.Metadata[chromium.MetaChromiumPath]; c != "" && opts.ChromiumPath == "" {
 			opts.ChromiumPath = c
 		}
 	case engine.TransportRemoteCDP:

@@ -3,8 +3,9 @@
 // a fresh profile, on an Xvfb of its own or headless, and stopping it
 // (process.go), the reaper that cleans up after a program killed outright
 // (reaper.go), the host's load as the patience of starts and page
-// operations (hostload.go), and whether a connection to a browser was
-// lost. engine/browser's pool keeps these Chromiums warm for its engines.
+// operations (hostload.go), whether a connection to a browser was lost,
+// and the local_process provider (provider.go). engine/browser's pool
+// keeps these Chromiums warm for its engines.
 package chromium
 
 import (

@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"waymark/engine"
-	_ "waymark/engine/browser" // registers local_process
 )
 
 // TestProviderConfig reads remote_cdp configurations (no browser runs);
-// the registry also holds local_process (engine/browser, which this
-// package's tests import).
+// the registry also holds local_process (engine/chromium, which this
+// package imports).
 func TestProviderConfig(t *testing.T) {
 	if got := fmt.Sprint(engine.Providers.Names()); got != "[local_process remote_cdp]" {
 		t.Fatalf("providers %s", got)
