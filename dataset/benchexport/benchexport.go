@@ -202,11 +202,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	if err := o.validate(); err != nil {
 		return Result{}, err
 	}
-	target, err := filepath.Abs(o.Out)
-	if err != nil {
-		return Result{}, fmt.Errorf("output folder %s: %w", o.Out, err)
-	}
-	replace, err := exportKind.Check(target, o.Force)
+	target, replace, err := exportKind.Target(o.Out, o.Force)
 	if err != nil {
 		return Result{}, err
 	}

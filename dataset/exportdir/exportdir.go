@@ -39,6 +39,16 @@ type Kind struct {
 // maxListed is how many files a refusal names.
 const maxListed = 5
 
+// Target is out made absolute, and Check's answer on it.
+func (k Kind) Target(out string, force bool) (target string, replace bool, err error) {
+	target, err = filepath.Abs(out)
+	if err != nil {
+		return "", false, fmt.Errorf("output folder %s: %w", out, err)
+	}
+	replace, err = k.Check(target, force)
+	return target, replace, err
+}
+
 // Check looks at target before an export writes it: a missing or empty
 // folder is taken (false); a previous export of this kind is replaced
 // (true) only with force and only when it holds nothing but its marker,

@@ -50,6 +50,10 @@ func TestCheck(t *testing.T) {
 	write("prev/README.md", "card")
 	check("prev", false, false, " holds a previous Waymark export; replace it with --force (Force), or choose a new folder")
 	check("prev", true, true, "")
+	t.Chdir(base)
+	if target, replace, err := k.Target("prev", true); target != filepath.Join(base, "prev") || !replace || err != nil {
+		t.Errorf("Target(prev) from its parent: %q, replace %v, err %v", target, replace, err)
+	}
 	for _, n := range []string{"f.txt", "a/e.txt", "d/x.txt", "b.txt", "c.txt", "0.txt"} {
 		write("prev/"+n, "mine")
 	}

@@ -151,11 +151,7 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 	if o.MaxShardBytes <= 0 {
 		o.MaxShardBytes = DefaultMaxShardBytes
 	}
-	target, err := filepath.Abs(o.Out)
-	if err != nil {
-		return Result{}, fmt.Errorf("output folder %s: %w", o.Out, err)
-	}
-	replace, err := exportKind.Check(target, o.Force)
+	target, replace, err := exportKind.Target(o.Out, o.Force)
 	if err != nil {
 		return Result{}, err
 	}
