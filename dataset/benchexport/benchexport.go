@@ -18,8 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -232,53 +230,22 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 		return strings.Compare(a.ID, b.ID)
 	})
 
-	parent, base := filepath.Dir(target), filepath.Base(target)
-	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return Result{}, fmt.Errorf("cannot create %s: %w (choose another output folder)", parent, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".waymark-partial-")
+	part, err := exportdir.Begin(target, 0o700)
 	if err != nil {
-		return Result{}, fmt.Errorf("cannot write in %s: %w (check its permissions or choose another output folder)", parent, err)
+		return Result{}, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
-	x := &exporter{ctx: ctx, store: store, o: &o, root: tmp, res: Result{Format: o.Format}}
+	x := &exporter{ctx: ctx, store: store, o: &o, root: part.Dir, res: Result{Format: o.Format}}
 	if err := x.run(eps, progress); err != nil {
+		part.Abort()
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("%w: nothing was written to %s", ErrCancelled, target)
 		}
 		return Result{}, fmt.Errorf("%w (nothing was written to %s)", err, target)
 	}
-	if err := swapInto(tmp, target, replace); err != nil {
+	if err := part.Commit(replace); err != nil {
+		part.Abort()
 		return Result{}, fmt.Errorf("cannot put the export in place at %s: %w", target, err)
 	}
-	done = true
 	x.res.Dir, x.res.Replaced = target, replace
 	return x.res, nil
-}
-
-// swapInto puts the finished folder tmp at target, replacing the old
-// export only once the new one is complete.
-func swapInto(tmp, target string, replace bool) error {
-	if !replace {
-		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return os.Rename(tmp, target)
-	}
-	old := tmp + "-old"
-	if err := os.Rename(target, old); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		if rerr := os.Rename(old, target); rerr != nil {
-			return fmt.Errorf("%w; the previous export is at %s", err, old)
-		}
-		return err
-	}
-	return os.RemoveAll(old)
 }

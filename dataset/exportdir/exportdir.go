@@ -1,9 +1,11 @@
-// Package exportdir checks the folder an export is about to write: a new
-// or empty folder is taken; a previous Waymark export of the same kind is
-// replaced only when the caller forces it and only when it holds nothing
-// but what that export wrote; anything else is refused, so no file of
-// someone else's is ever deleted. The Hugging Face export and the
-// benchmark layouts both check their folder here.
+// Package exportdir is the folder an export writes, for the Hugging Face
+// export and the benchmark layouts alike. Before writing (Kind.Check): a
+// new or empty folder is taken; a previous Waymark export of the same kind
+// is replaced only when the caller forces it and only when it holds
+// nothing but what that export wrote; anything else is refused, so no
+// file of someone else's is ever deleted. While writing (Begin, partial.go):
+// the export goes into a hidden folder beside the target that takes the
+// target's place only once complete.
 package exportdir
 
 import (

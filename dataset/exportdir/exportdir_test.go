@@ -63,3 +63,84 @@ func TestCheck(t *testing.T) {
 		t.Errorf("a file of someone's went away: %v", err)
 	}
 }
+
+// syncDir passes on the reason a folder cannot be opened (the export's
+// message then says the folder is missing, not "invalid argument").
+func TestSyncDirMissingFolder(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	err := syncDir(missing)
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != "open "+missing+": no such file or directory" {
+		t.Errorf("syncDir of a missing folder: %v", err)
+	}
+	if err := syncDir(t.TempDir()); err != nil {
+		t.Errorf("syncDir of a folder: %v", err)
+	}
+}
+
+// An export is written beside its target and appears there only on
+// Commit; Abort leaves nothing; the next Begin removes what a crashed
+// export left, but not the folder of one still running; a replaced
+// export leaves no hidden folder behind.
+func TestPartialFolders(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "exports")
+	target := filepath.Join(parent, "ds")
+	names := func() []string {
+		t.Helper()
+		ents, err := os.ReadDir(parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	running, err := Begin(target, 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(parent); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the parent made: %v, %v", fi, err)
+	}
+	crashed := filepath.Join(parent, ".ds.waymark-partial-1")
+	if err := os.MkdirAll(filepath.Join(crashed, "steps"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Begin(target, 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(crashed); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the crashed export's folder is still there: %v", err)
+	}
+	if _, err := os.Stat(running.Dir); err != nil {
+		t.Errorf("the running export's folder went away: %v", err)
+	}
+	running.Abort()
+	if err := os.WriteFile(filepath.Join(p.Dir, "a.json"), []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); strings.Join(got, " ") != "ds" {
+		t.Errorf("after the first export the folder holds %q, want [ds]", got)
+	}
+	p, err = Begin(target, 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, "b.json"), []byte("2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Commit(true); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); strings.Join(got, " ") != "ds" {
+		t.Errorf("after the replacing export the folder holds %q, want [ds]", got)
+	}
+	if ents, _ := os.ReadDir(target); len(ents) != 1 || ents[0].Name() != "b.json" {
+		t.Errorf("the export holds %v, want b.json only", ents)
+	}
+}

@@ -547,13 +547,13 @@ func TestExportCancel(t *testing.T) {
 func TestExportCrashLeftovers(t *testing.T) {
 	f := standard(t)
 	dir := t.TempDir()
-	stale := filepath.Join(dir, ".ds"+partialInfix+"123")
+	stale := filepath.Join(dir, ".ds.waymark-partial-123")
 	os.MkdirAll(filepath.Join(stale, "steps"), 0o755)
 	os.WriteFile(filepath.Join(stale, "steps", "train.partial-00000.parquet"), []byte("PAR1"), 0o644)
 	// a partial folder of an export still running (its lock is held) is kept
-	busy := filepath.Join(dir, ".ds"+partialInfix+"456")
+	busy := filepath.Join(dir, ".ds.waymark-partial-456")
 	os.MkdirAll(busy, 0o755)
-	lf, err := os.Create(filepath.Join(busy, lockFile))
+	lf, err := os.Create(filepath.Join(busy, ".lock"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -168,52 +166,23 @@ func Export(ctx context.Context, store *dataset.Store, o Options, progress func(
 		}
 	}
 
-	parent, base := filepath.Dir(target), filepath.Base(target)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return Result{}, fmt.Errorf("cannot create %s: %w (choose another output folder)", parent, err)
-	}
-	removeStale(parent, base)
-	tmp, err := os.MkdirTemp(parent, "."+base+partialInfix)
+	part, err := exportdir.Begin(target, 0o755)
 	if err != nil {
-		return Result{}, fmt.Errorf("cannot write in %s: %w (check its permissions or choose another output folder)", parent, err)
+		return Result{}, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
-	// A lock inside the temporary folder tells a concurrent export of the
-	// same target that this folder is in use, not left by a crash.
-	lockPath := filepath.Join(tmp, lockFile)
-	lock, err := os.Create(lockPath)
-	if err != nil {
-		return Result{}, fmt.Errorf("cannot write in %s: %w (check its permissions or choose another output folder)", parent, err)
-	}
-	defer lock.Close()
-	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-
-	x := &exporter{ctx: ctx, store: store, o: &o, root: tmp, eps: eps, progress: progress}
+	x := &exporter{ctx: ctx, store: store, o: &o, root: part.Dir, eps: eps, progress: progress}
 	res, err := x.run()
+	if err == nil {
+		err = part.Commit(replace)
+	}
 	if err != nil {
+		part.Abort()
 		return Result{}, explainWriteError(ctx, err, target)
 	}
-	if err := os.Remove(lockPath); err != nil {
-		return Result{}, explainWriteError(ctx, err, target)
-	}
-	if err := swapInto(tmp, target, replace); err != nil {
-		return Result{}, explainWriteError(ctx, err, target)
-	}
-	done = true
 	res.Dir = target
 	res.Replaced = replace
 	return res, nil
 }
-
-const (
-	partialInfix = ".waymark-partial-"
-	oldInfix     = ".waymark-old-"
-)
 
 func cancelled(ctx context.Context, err error, target string) error {
 	if ctx.Err() != nil {
@@ -230,88 +199,6 @@ func explainWriteError(ctx context.Context, err error, target string) error {
 		return fmt.Errorf("%w while writing the export (%v); nothing was written to %s — free some space or choose a folder on another disk, then export again", ErrDiskFull, err, target)
 	}
 	return fmt.Errorf("%v; nothing was written to %s", err, target)
-}
-
-// removeStale deletes hidden folders a crashed export of the same target
-// left behind (they carry our infix in their name); folders whose lock a
-// running export holds are left alone.
-func removeStale(parent, base string) {
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		n := e.Name()
-		if !e.IsDir() || !(strings.HasPrefix(n, "."+base+partialInfix) || strings.HasPrefix(n, "."+base+oldInfix)) {
-			continue
-		}
-		dir := filepath.Join(parent, n)
-		if inUse(dir) {
-			continue
-		}
-		os.RemoveAll(dir)
-	}
-}
-
-// lockFile is held (flock) by a running export inside its temporary folder.
-const lockFile = ".lock"
-
-// inUse reports whether a running export holds the folder's lock.
-func inUse(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, lockFile))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return true
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
-}
-
-// swapInto renames the finished temporary folder to the target, replacing a
-// previous export (kept aside until the new one is in place).
-func swapInto(tmp, target string, replace bool) error {
-	if err := syncDir(tmp); err != nil {
-		return err
-	}
-	if !replace {
-		// The target is absent or an empty folder (os.Remove never removes a
-		// folder with anything in it).
-		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("cannot replace the empty folder %s: %w", target, err)
-		}
-		if err := os.Rename(tmp, target); err != nil {
-			return fmt.Errorf("cannot move the export into %s: %w", target, err)
-		}
-		return syncDir(filepath.Dir(target))
-	}
-	parent, base := filepath.Dir(target), filepath.Base(target)
-	old := filepath.Join(parent, "."+base+oldInfix+strings.TrimPrefix(filepath.Base(tmp), "."+base+partialInfix))
-	if err := os.Rename(target, old); err != nil {
-		return fmt.Errorf("cannot move the previous export %s aside: %w", target, err)
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		if rerr := os.Rename(old, target); rerr != nil {
-			return fmt.Errorf("cannot move the export into %s: %w (the previous export is kept in %s)", target, err, old)
-		}
-		return fmt.Errorf("cannot move the export into %s: %w", target, err)
-	}
-	_ = syncDir(filepath.Dir(target))
-	return os.RemoveAll(old)
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
-	}
-	return nil
 }
 
 // countingWriter counts bytes into a shared total.

@@ -48,19 +48,6 @@ func TestCheckTargetListsForeignFiles(t *testing.T) {
 	}
 }
 
-// syncDir passes on the reason a folder cannot be opened (the export's
-// message then says the folder is missing, not "invalid argument").
-func TestSyncDirMissingFolder(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "gone")
-	err := syncDir(missing)
-	if !errors.Is(err, os.ErrNotExist) || err.Error() != "open "+missing+": no such file or directory" {
-		t.Errorf("syncDir of a missing folder: %v", err)
-	}
-	if err := syncDir(t.TempDir()); err != nil {
-		t.Errorf("syncDir of a folder: %v", err)
-	}
-}
-
 // A folder whose marker file is not Waymark's (another format, or not JSON)
 // holds files that are not a Waymark export: refused even with force.
 func TestCheckTargetForeignMarker(t *testing.T) {
