@@ -346,3 +346,27 @@ func TestExportFolderRules(t *testing.T) {
 		}
 	}
 }
+
+// What a crashed export of the same folder left (a hidden partial folder
+// beside it) is removed by the next export; nothing else beside it is.
+func TestExportRemovesACrashedExportsFolder(t *testing.T) {
+	g := newGolden(t)
+	parent := t.TempDir()
+	crashed := filepath.Join(parent, ".out.waymark-partial-123")
+	if err := os.MkdirAll(filepath.Join(crashed, "trajectories"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(parent, ".other")
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Export(t.Context(), g.store, Options{Format: OnlineMind2Web, Out: filepath.Join(parent, "out")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(crashed); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the crashed export's folder is still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("an unrelated folder went away: %v", err)
+	}
+}
