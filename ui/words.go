@@ -103,7 +103,7 @@ func ExplorationEnded(reason action.EndReason) string {
 // ExplorationSaved says what became of an exploration of steps steps and
 // where tasks are cut out of it.
 func ExplorationSaved(steps int) string {
-	return fmt.Sprintf("The exploration was saved with its %s. Name what a span of them did as a task: Cut a task… now (also under the timeline), or later in Review (open the exploration there).", Plural(steps, "step"))
+	return fmt.Sprintf("The exploration was saved with its %s. Name what a span of them did as a task: Cut a task… now (also under the timeline, Ctrl+Shift+X), or later in Review (open the exploration there).", Plural(steps, "step"))
 }
 
 // EndedBy names why an episode ended in a few words, for its summary

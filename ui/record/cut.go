@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -25,6 +26,17 @@ import (
 // kept its traffic). The cuts of the exploration are listed under the
 // timeline with what was checked: replayable or not and where, and each
 // key point, a failed one said as failed.
+
+// ShortcutCut opens the cut dialog once an exploration has ended, as the
+// Cut a task… button does.
+var ShortcutCut = &desktop.CustomShortcut{KeyName: fyne.KeyX, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+
+// askByKey opens the cut dialog when the button could (ShortcutCut).
+func (c *cutPanel) askByKey() {
+	if c.btn.Visible() && !c.btn.Disabled() && c.form == nil {
+		c.ask()
+	}
+}
 
 // cutPanel is the cut button and the list of cuts under the timeline.
 type cutPanel struct {

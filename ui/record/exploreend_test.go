@@ -14,7 +14,7 @@ import (
 // The end dialog of an exploration says what became of it — saved, with
 // its steps, and that tasks are cut out of it now or later in Review —
 // not "You finished the task" (it had none); its highlighted button
-// (Enter) opens the cut dialog.
+// (Enter) opens the cut dialog, as Ctrl+Shift+X does.
 func TestRecordTabExplorationEndDialog(t *testing.T) {
 	f := openRecordFixture(t, []dataset.Task{{Goal: "A planned task", Category: dataset.Navigation, StartURL: "http://127.0.0.1:9/", Source: "test"}})
 	r, v := f.tab, f.tab.View()
@@ -59,5 +59,14 @@ func TestRecordTabExplorationEndDialog(t *testing.T) {
 	}
 	if got := r.cuts.form.To.Options; len(got) != 2 {
 		t.Errorf("the cut dialog offers %q, want the exploration's two clicks", got)
+	}
+	// Escape closes it; Ctrl+Shift+X opens it again, as the button does.
+	f.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if r.cuts.form != nil {
+		t.Fatal("Escape did not close the cut dialog")
+	}
+	r.TypedShortcut(ShortcutCut)
+	if r.cuts.form == nil {
+		t.Fatal("Ctrl+Shift+X did not open the cut dialog after the exploration")
 	}
 }

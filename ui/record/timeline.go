@@ -117,7 +117,7 @@ func (s *timeline) build() fyne.CanvasObject {
 	}
 	s.head = widget.NewLabelWithStyle(stepsHeadEmpty, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.head.Truncation = fyne.TextTruncateEllipsis
-	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart\nB back · W wait · F finish · D discard · Z undo · M note")
+	keys := widget.NewLabel("Keys (Ctrl+Shift+…): S start · N next task · R restart · X cut\nB back · W wait · F finish · D discard · Z undo · M note")
 	keys.SizeName = theme.SizeNameCaptionText
 	s.branchBtn = &widget.Button{Text: "Continue from a step…", Icon: theme.MediaSkipNextIcon(), OnTapped: s.t.askBranch}
 	s.branchBtn.Disable()

@@ -130,7 +130,7 @@ func (b *toolbar) syncUndo(ok bool) {
 
 // Shortcuts are the toolbar's keyboard shortcuts (ShortcutLister).
 func (r *Tab) Shortcuts() []fyne.Shortcut {
-	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext, ShortcutNote, ShortcutUndo}
+	return []fyne.Shortcut{ShortcutBack, shortcutAltLeft, ShortcutWait, ShortcutFinish, ShortcutDiscard, ShortcutRestart, ShortcutStart, ShortcutNext, ShortcutNote, ShortcutUndo, ShortcutCut}
 }
 
 // TypedShortcut runs the toolbar's keyboard shortcuts.
@@ -164,6 +164,8 @@ func (r *Tab) TypedShortcut(s fyne.Shortcut) bool {
 		r.notes.ask(true)
 	case ShortcutUndo.ShortcutName():
 		r.life.undo()
+	case ShortcutCut.ShortcutName():
+		r.cuts.askByKey()
 	case ShortcutNext.ShortcutName():
 		if !r.life.busy() {
 			if t := r.panel.next(); t != nil {
