@@ -75,7 +75,7 @@ type Engine struct {
 	allocCancel   context.CancelFunc // remote: ends the connection
 	browserCtx    context.Context    // the browser; local: the engine's own child of the pool's
 	browserCancel context.CancelFunc
-	anchorGone    <-chan struct{} // remote: closed when the engine's own tab is gone (remote.go)
+	anchorGone    <-chan struct{} // remote: closed when the session ends (remote.go)
 
 	ep      *episode
 	state   engine.State

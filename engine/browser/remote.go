@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -18,18 +20,19 @@ import (
 // Remote makes the engine drive a browser that runs elsewhere, over CDP,
 // instead of starting Chromium: no local Chromium or Xvfb is needed.
 //
-// The engine keeps one tab of its own in BrowserContextID (the session's
-// browser context, made by the remote_cdp provider, engine/provider/remotecdp) as long as it runs.
-// Every episode still gets a fresh browser context of its own, as locally,
-// so a Reset forgets cookies and storage; those contexts are disposed when
-// the episode ends, and by the remote browser itself when the connection
-// drops (disposeOnDetach).
+// BrowserContextID is the session's browser context, made by the
+// remote_cdp provider (engine/provider/remotecdp); the engine opens nothing
+// in it, and the session ends when it is gone (remoteAlive). Every episode
+// gets a fresh browser context of its own, as locally, so a Reset forgets
+// cookies and storage; those contexts are disposed when the episode ends,
+// and by the remote browser itself when the connection drops
+// (disposeOnDetach).
 type Remote struct {
 	// WSURL is the browser's websocket URL (ws://host:port/devtools/browser/…,
 	// with any extra query parameters the farm wants).
 	WSURL string
-	// BrowserContextID is the session's browser context; empty means the
-	// engine's tab opens in the browser's default context.
+	// BrowserContextID is the session's browser context; empty: the
+	// session lasts as long as the connection.
 	BrowserContextID string
 	// DialTimeout bounds the websocket connection (default 10 s).
 	DialTimeout time.Duration
@@ -76,8 +79,14 @@ func newRemote(opts Options, set engine.Settings) (*Engine, error) {
 	return e, nil
 }
 
-// connectRemote is launch for a remote browser: it connects and opens the
-// engine's own tab in the session's browser context.
+// connectRemote is launch for a remote browser: it connects, and checks
+// that the session's browser context is there. It opens no tab: a tab of
+// the engine's own, to learn from its closing that the provider disposed
+// of the context, cost a farm that runs with Chromium's own features a
+// window with two renderer processes (its page, and the omnibox popups
+// Chromium preloads into every window), as much as the episode's page
+// itself; a hidden tab has no window, but it outlives the disposal of its
+// context (its life is the connection's).
 func (e *Engine) connectRemote() error {
 	r := e.opts.Remote
 	dial := r.DialTimeout
@@ -93,12 +102,17 @@ func (e *Engine) connectRemote() error {
 	start, cancelStart := context.WithTimeout(context.Background(), dial+e.set.OpTimeout)
 	defer cancelStart()
 	stop := context.AfterFunc(start, bcancel)
-	err := chromedp.Do(bctx)
+	// The first call connects (under bctx, which the connection lives by).
+	v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{})
+	var there bool
+	if err == nil {
+		there, err = contextThere(bctx, r.BrowserContextID)
+	}
 	if !stop() || err != nil {
 		bcancel()
 		allocCancel()
 		if errors.Is(start.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("%w: %s did not open the session's tab within %v; the farm may be overloaded: try again, or give it more time (connect_timeout)",
+			return fmt.Errorf("%w: %s did not answer within %v; the farm may be overloaded: try again, or give it more time (connect_timeout)",
 				engine.ErrRemoteSlow, engine.RedactURL(r.WSURL), (dial + e.set.OpTimeout).Round(100*time.Millisecond))
 		}
 		if err == nil {
@@ -107,20 +121,42 @@ func (e *Engine) connectRemote() error {
 		return fmt.Errorf("%w: could not open the session on %s: %v; check that the browser farm runs, release this session and acquire a new one",
 			engine.ErrRemoteGone, engine.RedactURL(r.WSURL), engine.ScrubQueries(err.Error()))
 	}
-	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
-	e.anchorGone, _ = chromedp.Detached(bctx)
-	if v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{}); err == nil {
-		e.version = v.Product
+	if !there {
+		bcancel()
+		allocCancel()
+		return fmt.Errorf("%w: the session's browser context is no longer on %s (the session was released or its lease expired); release this session and acquire a new one",
+			engine.ErrRemoteGone, engine.RedactURL(r.WSURL))
 	}
+	e.allocCancel, e.browserCtx, e.browserCancel = allocCancel, bctx, bcancel
+	// Closed when the connection is lost (chromedp cancels bctx then), or
+	// when remoteAlive finds the session's context gone.
+	e.anchorGone = bctx.Done()
+	e.version = v.Product
 	e.watchOpeners(bctx)
 	e.logf("browser: connected to %s (%s)", engine.RedactURL(r.WSURL), e.version)
 	return nil
 }
 
+// contextThere reports whether the browser behind ctx has the browser
+// context id (an empty id is always there).
+func contextThere(ctx context.Context, id string) (bool, error) {
+	if id == "" {
+		return true, nil
+	}
+	res, err := chromedp.CallBrowser(ctx, target.GetBrowserContexts, cdp.Empty{})
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(res.BrowserContextIDs, cdp.BrowserContextID(id)), nil
+}
+
 // remoteAlive reports whether the connection to the remote browser lives
-// and the engine's own tab is still open: the tab closes when the
-// provider disposes of the session's browser context (a release, or a
-// lease that expired), which ends the engine's use of the session.
+// and the session's browser context is still there: the provider disposes
+// of it when the session is released or its lease expired, which ends the
+// engine's use of the session. It asks the browser (one round trip; each
+// reset and step ask once); a browser that does not answer in time is
+// slow, not gone. A session found gone drops its connection, and with it
+// the episode's browser context.
 func (e *Engine) remoteAlive() bool {
 	if e.browserCtx == nil || e.browserCtx.Err() != nil {
 		return false
@@ -128,15 +164,20 @@ func (e *Engine) remoteAlive() bool {
 	// A call on a lost connection fails as soon as the connection's
 	// reader ends, before the browser's context is cancelled: read the
 	// loss itself, so a step that failed on it always finds it.
-	if c := chromedp.FromContext(e.browserCtx); c != nil && c.Browser != nil && chromium.Lost(c.Browser) {
+	c, drop := chromedp.FromContext(e.browserCtx), e.browserCancel
+	if c == nil || c.Browser == nil || chromium.Lost(c.Browser) {
 		return false
 	}
-	select {
-	case <-e.anchorGone:
-		return false
-	default:
-		return true
+	ctx, cancel := context.WithTimeout(e.browserCtx, chromium.Patient(2*time.Second))
+	defer cancel()
+	there, err := contextThere(ctx, e.opts.Remote.BrowserContextID)
+	if err != nil {
+		return !chromium.Lost(c.Browser) && e.browserCtx.Err() == nil
 	}
+	if !there {
+		drop()
+	}
+	return there
 }
 
 // remoteGone is Step's error: nil for a local browser, and for a remote one

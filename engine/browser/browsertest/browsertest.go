@@ -77,6 +77,11 @@ type RemoteOptions struct {
 	NoSandbox bool
 	// StartWait bounds the wait for its DevTools port (0: 15 s).
 	StartWait time.Duration
+	// Defaults starts it with Chromium's own features, as a farm that
+	// knows nothing of Waymark runs it. Without it, what the engine turns
+	// off in its own Chromium is off there too: the omnibox WebUI popups
+	// every window preloads and the spare renderer process.
+	Defaults bool
 }
 
 // Remote is a Chromium started as its own process (in its own process
@@ -99,12 +104,13 @@ func StartRemote(t testing.TB, o RemoteOptions) *Remote {
 	dir := t.TempDir()
 	args := []string{"--headless=new", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--user-data-dir=" + dir, "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage",
+		"--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage", "about:blank"}
+	if !o.Defaults {
 		// What the engine turns off in its own Chromium, so each browser
 		// context the tests open costs the same CPU: the omnibox WebUI
 		// popups every window preloads and the spare renderer process.
-		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,SpareRendererForSitePerProcess",
-		"about:blank"}
+		args = append(args, "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,SpareRendererForSitePerProcess")
+	}
 	if o.NoSandbox {
 		args = append(args, "--no-sandbox")
 	}
