@@ -96,13 +96,18 @@ func TestIdleSessionEnds(t *testing.T) {
 	}
 	w := watch(t, hs.URL, list[0].ID)
 	begin := time.Now()
+	// last is when the last step was sent: the server's idle clock starts
+	// from that step (when it has it, or when it answers), never before, so
+	// the end must come at least the bound after it. Taken after the
+	// answer came back instead, it would lead the server's clock by the
+	// answer's way back (1 ms under load was enough to fail).
 	var last time.Time
 	for time.Since(begin) < 2*bound {
 		time.Sleep(bound / 4)
+		last = time.Now()
 		if code, msg := errCode(t, a.call(`{"type":"step","data":{"op":"wait"}}`)); code != "" {
 			t.Fatalf("a step %v after the reset, each %v after the one before: %s %s", time.Since(begin).Round(time.Millisecond), bound/4, code, msg)
 		}
-		last = time.Now()
 	}
 	data := a.next()
 	idle := time.Since(last)
@@ -111,7 +116,7 @@ func TestIdleSessionEnds(t *testing.T) {
 		t.Fatalf("after going silent: %s", data)
 	}
 	if idle < bound {
-		t.Errorf("the session ended %v after the last step's answer, before its %v bound", idle, bound)
+		t.Errorf("the session ended %v after the last step was sent, before its %v bound", idle, bound)
 	}
 	select {
 	case err := <-a.done:
