@@ -21,6 +21,8 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"waymark/engine/chromium"
 )
 
 // Host rules on a shared local browser. One Chromium serves the episodes of
@@ -63,7 +65,7 @@ var errOwnAddress = errors.New("this machine's own addresses are not relayed")
 
 // hostProxy is one running proxy for one set of host rules.
 type hostProxy struct {
-	relay  *hostRelay
+	relay  *chromium.HostRules
 	addr   string // 127.0.0.1:port
 	dialer *net.Dialer
 	rp     *httputil.ReverseProxy
@@ -81,14 +83,14 @@ var proxies struct {
 // proxyFor returns the running proxy for rules (started at first use);
 // nil when rules map nothing.
 func proxyFor(rules string) (*hostProxy, error) {
-	r, err := relayFor(rules)
-	if r == nil || err != nil {
-		return nil, err
-	}
 	proxies.Lock()
 	defer proxies.Unlock()
 	if p := proxies.m[rules]; p != nil {
 		return p, nil
+	}
+	r, err := chromium.ParseHostRules(rules)
+	if r == nil || err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -245,7 +247,7 @@ func jsString(s string) string {
 // dial connects to addr's mapped address, or to addr itself unless it is
 // one of this machine's own addresses.
 func (p *hostProxy) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if to, ok := p.relay.mapAddr(addr); ok {
+	if to, ok := p.relay.MapAddr(addr); ok {
 		return mappedDialer.DialContext(ctx, network, to)
 	}
 	return p.dialer.DialContext(ctx, network, addr)

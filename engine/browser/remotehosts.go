@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 // Host rules on a remote browser. A local Chromium takes Options.HostRules
@@ -40,18 +40,9 @@ import (
 // kilobytes; a larger one fails the request with a message in the log).
 const relayBodyLimit = 64 << 20
 
-// hostRule is one MAP rule: requests to hosts matching pattern (and port,
-// when the rule names one) go to addr.
-type hostRule struct {
-	pattern *regexp.Regexp // the host, '*' matching any run of characters
-	port    string         // "" = any port
-	host    string         // the rule's pattern as written, for Fetch's URL patterns
-	to      string         // host or host:port (no port: the request's)
-}
-
 // hostRelay relays the requests of the hosts its rules map.
 type hostRelay struct {
-	rules  []hostRule
+	rules  *chromium.HostRules
 	client *http.Client
 }
 
@@ -70,33 +61,16 @@ func relayFor(rules string) (*hostRelay, error) {
 	if r, ok := relays.Load(rules); ok {
 		return r.(*hostRelay), nil
 	}
-	r := &hostRelay{}
-	for _, raw := range strings.Split(rules, ",") {
-		f := strings.Fields(raw)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 3 || !strings.EqualFold(f[0], "MAP") {
-			return nil, fmt.Errorf("host rule %q: on a remote browser only rules of the form \"MAP host address[:port]\" can be relayed", strings.TrimSpace(raw))
-		}
-		host, port := f[1], ""
-		if h, p, err := net.SplitHostPort(f[1]); err == nil {
-			host, port = h, p
-		}
-		re, err := regexp.Compile("^" + strings.ReplaceAll(regexp.QuoteMeta(strings.ToLower(host)), `\*`, ".*") + "$")
-		if err != nil || host == "" || f[2] == "~NOTFOUND" {
-			return nil, fmt.Errorf("host rule %q cannot be relayed on a remote browser", strings.TrimSpace(raw))
-		}
-		r.rules = append(r.rules, hostRule{pattern: re, port: port, host: strings.ToLower(host), to: f[2]})
+	hr, err := chromium.ParseHostRules(rules)
+	if err != nil || hr == nil {
+		return nil, err
 	}
-	if len(r.rules) == 0 {
-		return nil, nil
-	}
+	r := &hostRelay{rules: hr}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy: nil, // the mapped address is reached directly, as Chromium's rule would
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if to, ok := r.mapAddr(addr); ok {
+			if to, ok := r.rules.MapAddr(addr); ok {
 				addr = to
 			}
 			return dialer.DialContext(ctx, network, addr)
@@ -112,26 +86,6 @@ func relayFor(rules string) (*hostRelay, error) {
 	return got.(*hostRelay), nil
 }
 
-// mapAddr maps host:port to the rule's address, keeping the port when the
-// rule gives none.
-func (r *hostRelay) mapAddr(addr string) (string, bool) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", false
-	}
-	host = strings.ToLower(host)
-	for _, rule := range r.rules {
-		if !rule.pattern.MatchString(host) || (rule.port != "" && rule.port != port) {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(rule.to); err == nil {
-			return rule.to, true
-		}
-		return net.JoinHostPort(strings.Trim(rule.to, "[]"), port), true
-	}
-	return "", false
-}
-
 // mapped reports whether a request URL goes to a mapped host.
 func (r *hostRelay) mapped(u *url.URL) bool {
 	if u.Scheme != "http" && u.Scheme != "https" {
@@ -141,7 +95,7 @@ func (r *hostRelay) mapped(u *url.URL) bool {
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	_, ok := r.mapAddr(net.JoinHostPort(u.Hostname(), port))
+	_, ok := r.rules.MapAddr(net.JoinHostPort(u.Hostname(), port))
 	return ok
 }
 
@@ -149,8 +103,8 @@ func (r *hostRelay) mapped(u *url.URL) bool {
 // paused request is checked again with mapped).
 func (r *hostRelay) patterns() []*fetch.RequestPattern {
 	var ps []*fetch.RequestPattern
-	for _, rule := range r.rules {
-		h := strings.NewReplacer(`\`, `\\`, `?`, `\?`).Replace(rule.host)
+	for _, host := range r.rules.Hosts() {
+		h := strings.NewReplacer(`\`, `\\`, `?`, `\?`).Replace(host)
 		for _, s := range []string{"http", "https"} {
 			ps = append(ps, &fetch.RequestPattern{URLPattern: s + "://" + h + "/*"},
 				&fetch.RequestPattern{URLPattern: s + "://" + h + ":*"})
