@@ -16,7 +16,7 @@ import (
 	"early.waymark/locale"
 
 	"waymark/dataset"
-	"waymark/engine/browser"
+	"waymark/engine/chromium"
 )
 
 // Env is what every subcommand gets.
@@ -196,6 +196,6 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func Exit() {
 	locale.Restore()
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	browser.CloseSharedPool() // the warm Chromiums and their Xvfbs
+	chromium.CloseSharedPool() // the warm Chromiums and their Xvfbs
 	os.Exit(code)
 }

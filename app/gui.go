@@ -26,6 +26,7 @@ import (
 	"waymark/dataset"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/chromium"
 	"waymark/ui"
 	"waymark/ui/record"
 )
@@ -135,7 +136,7 @@ func RunGUI(env *Env, f guiFlags) error {
 	buildGUI(env, f, a, store, srv).run(func() {
 		srv.Close()
 		store.Close()
-		browser.CloseSharedPool()
+		chromium.CloseSharedPool()
 		os.Exit(0)
 	})
 	return nil

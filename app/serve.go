@@ -19,6 +19,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/chromium"
 	"waymark/engine/openenv"
 )
 
@@ -226,7 +227,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 	}
 	// Local sessions share the process's warm Chromiums, a fresh browser
 	// context each.
-	browser.SharedPool().SetBrowsers(cfg.Browsers)
+	chromium.SharedPool().SetBrowsers(cfg.Browsers)
 	opts.NewEngine = func(ctx context.Context) (engine.Engine, error) {
 		return newEngine(ctx, engineSpec{Settings: settings, HostRules: hostRules})
 	}
@@ -289,7 +290,7 @@ func newServing(env *Env, cfg serveConfig) (*serving, error) {
 			switch e := warmErr.Load(); {
 			case !warmed.Load():
 				return false, "the browser is starting; a reset now waits for it"
-			case browser.SharedPool().Warm():
+			case chromium.SharedPool().Warm():
 				return true, ""
 			case e != nil:
 				return false, fmt.Sprintf("the browser could not be started (%v); each new session tries again", *e)

@@ -11,7 +11,7 @@ import (
 
 	"waymark/dataset"
 	"waymark/engine"
-	"waymark/engine/browser"
+	"waymark/engine/chromium"
 	"waymark/engine/openenv"
 )
 
@@ -63,7 +63,7 @@ func TestServeIdleTimeoutFreesTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, func() bool { return sv.srv.ActiveSessions() == 0 })
-	if n, err := browser.SharedPool().OpenPages(ctx); err != nil || n != 0 {
+	if n, err := chromium.SharedPool().OpenPages(ctx); err != nil || n != 0 {
 		t.Errorf("open pages after the idle session ended: %d %v", n, err)
 	}
 	if _, err := silent.Step(ctx, engine.Action{Op: "wait"}); err == nil || !strings.Contains(err.Error(), "IDLE_TIMEOUT") ||

@@ -12,7 +12,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
-	"waymark/engine/browser"
+	"waymark/engine/chromium"
 	"waymark/engine/openenv"
 )
 
@@ -51,7 +51,7 @@ func TestServeReadyOnceTheBrowserIsWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	starts := browser.SharedPool().Stats().Starts
+	starts := chromium.SharedPool().Stats().Starts
 
 	set := engine.DefaultSettings()
 	set.Display = engine.DisplayHeadless
@@ -73,10 +73,10 @@ func TestServeReadyOnceTheBrowserIsWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, func() bool { code, ok, _ := ready(t, hs.URL); return code == http.StatusOK && ok })
-	if !browser.SharedPool().Warm() {
+	if !chromium.SharedPool().Warm() {
 		t.Error("/ready said ready with no warm browser")
 	}
-	started := browser.SharedPool().Stats().Starts - starts
+	started := chromium.SharedPool().Stats().Starts - starts
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<title>ok</title>")) }))
 	defer site.Close()
 	ctx := context.Background()
@@ -88,7 +88,7 @@ func TestServeReadyOnceTheBrowserIsWarm(t *testing.T) {
 	if o, err := c.Reset(ctx, engine.ResetOptions{StartURL: site.URL + "/"}); err != nil || o.URL != site.URL+"/" || o.Error != "" {
 		t.Fatalf("reset: %q %q %v", o.URL, o.Error, err)
 	}
-	if n := browser.SharedPool().Stats().Starts - starts; n != started || started != 1 {
+	if n := chromium.SharedPool().Stats().Starts - starts; n != started || started != 1 {
 		t.Errorf("Chromium starts: %d before the reset (want 1, serve's), %d after it", started, n)
 	}
 }

@@ -2,7 +2,7 @@
 // (chromedp), on a private Xvfb display that the engine starts itself, or
 // headless. It implements engine.Engine and engine.LiveFrames.
 //
-// Engines take a warm Chromium from a Pool (pool.go; by default the
+// Engines take a warm Chromium from a chromium.Pool (by default the
 // process's shared pool), one Chromium for many engines; each episode gets a
 // fresh browser context in it (its own cookies, storage, cache, permissions
 // and history) and a new tab, so a reset costs a browser context and a
@@ -46,12 +46,12 @@ type Options struct {
 	// HostRules map host names to addresses in the syntax of Chromium's
 	// --host-resolver-rules, e.g. "MAP shop.waymark.test 127.0.0.1:43121".
 	// Each episode's browser context gets them through a proxy of its own
-	// (hostproxy.go); a remote browser gets the mapped hosts relayed by the
-	// engine instead (remotehosts.go).
+	// (engine/chromium's hostproxy.go); a remote browser gets the mapped
+	// hosts relayed by the engine instead (remotehosts.go).
 	HostRules string
 	// Pool supplies the local Chromium; nil means the process's shared
-	// pool (SharedPool).
-	Pool *Pool
+	// pool (chromium.SharedPool).
+	Pool *chromium.Pool
 	// Logf, when set, gets diagnostics.
 	Logf func(format string, args ...any)
 	// Remote, when set, drives a browser that runs elsewhere over CDP
@@ -71,7 +71,7 @@ type Engine struct {
 	display string // the mode in use: xvfb or headless
 	version string
 
-	sb            *pooled            // local: the pool's Chromium the engine holds
+	sb            *chromium.Browser  // local: the pool's Chromium the engine holds
 	allocCancel   context.CancelFunc // remote: ends the connection
 	browserCtx    context.Context    // the browser; local: the engine's own child of the pool's
 	browserCancel context.CancelFunc
@@ -137,6 +137,13 @@ var _ engine.LiveFrames = (*Engine)(nil)
 
 // New checks the options and finds the browser; the engine takes a
 // Chromium from its pool (started there when none runs) at the first Reset.
+//
+// New is the engine without a provider's session: what NewForHandle makes
+// once a provider handed out a browser, what Prewarm starts a Chromium
+// with, and what tests make directly, as they need an engine on the warm
+// local pool and no lease. Programs take their engines from a provider
+// (Acquire with engine/chromium's local_process provider or the remote_cdp
+// one), so every browser they use is a session with a lease.
 func New(opts Options) (*Engine, error) {
 	set := opts.Settings
 	if set.MaxSteps == 0 {
@@ -237,38 +244,38 @@ func (e *Engine) State() engine.State {
 func (e *Engine) BrowserPID() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sb == nil || e.sb.chr == nil {
+	if e.sb == nil || e.sb.Process() == nil {
 		return 0
 	}
-	return e.sb.chr.PID()
+	return e.sb.Process().PID()
 }
 
 // XvfbPID is the id of the Xvfb of the engine's Chromium (0 when none).
 func (e *Engine) XvfbPID() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sb == nil || e.sb.chr == nil {
+	if e.sb == nil || e.sb.Process() == nil {
 		return 0
 	}
-	return e.sb.chr.XvfbPID()
+	return e.sb.Process().XvfbPID()
 }
 
 // Profile is the temporary profile folder of the engine's Chromium.
 func (e *Engine) Profile() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sb == nil || e.sb.chr == nil {
+	if e.sb == nil || e.sb.Process() == nil {
 		return ""
 	}
-	return e.sb.chr.Profile()
+	return e.sb.Process().Profile()
 }
 
 // pool is the engine's pool: its own, or the process's shared one.
-func (e *Engine) pool() *Pool {
+func (e *Engine) pool() *chromium.Pool {
 	if e.opts.Pool != nil {
 		return e.opts.Pool
 	}
-	return SharedPool()
+	return chromium.SharedPool()
 }
 
 // browserAlive reports whether the engine's Chromium still runs.
@@ -276,7 +283,7 @@ func (e *Engine) browserAlive() bool {
 	if e.opts.Remote != nil {
 		return e.remoteAlive() // remote.go
 	}
-	return e.sb != nil && e.browserCtx != nil && e.browserCtx.Err() == nil && e.sb.alive()
+	return e.sb != nil && e.browserCtx != nil && e.browserCtx.Err() == nil && e.sb.Alive()
 }
 
 // launch takes a running Chromium from the pool (which starts one, and its
@@ -286,15 +293,15 @@ func (e *Engine) launch() error {
 	if e.opts.Remote != nil {
 		return e.connectRemote() // remote.go
 	}
-	key := poolKey{display: e.display, path: e.opts.ChromiumPath, offline: e.offline}
+	key := chromium.Key{Display: e.display, Path: e.opts.ChromiumPath, Offline: e.offline}
 	if e.display == engine.DisplayXvfb {
-		key.xvfb = e.xvfbPath()
+		key.Xvfb = e.xvfbPath()
 	}
-	sb, err := e.pool().acquire(context.Background(), key, e.logf)
+	sb, err := e.pool().Acquire(context.Background(), key, e.logf)
 	if err != nil {
 		return err
 	}
-	bctx, bcancel := context.WithCancel(sb.ctx)
+	bctx, bcancel := context.WithCancel(sb.Ctx())
 	e.sb, e.browserCtx, e.browserCancel = sb, bctx, bcancel
 	e.watchOpeners(bctx)
 	return nil
@@ -327,7 +334,38 @@ func (e *Engine) shutdownBrowser() {
 		e.allocCancel()
 	}
 	if e.sb != nil {
-		e.sb.pool.release(e.sb)
+		e.sb.Release()
 	}
 	e.browserCtx, e.browserCancel, e.allocCancel, e.sb = nil, nil, nil, nil
+}
+
+// Prewarm starts the Chromium (and Xvfb) an engine with opts would use and
+// makes its first episode's browser context, in the background of a
+// program that will soon need them (serve before its first session, the
+// desktop app before its first Start), so no episode pays for the start.
+// A remote browser (opts.Remote) is not prewarmed. The error is what the
+// engine's first Reset would have said.
+func Prewarm(opts Options) error {
+	if opts.Remote != nil {
+		return nil
+	}
+	e, err := New(opts)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.launch(); err != nil {
+		return err
+	}
+	e.sb.Prepare(e.opts.HostRules, e.set.OpTimeout)
+	return nil
+}
+
+// router is the request router of the engine's Chromium (fetchroute.go),
+// made by its first engine and shared by all.
+func (e *Engine) router() *fetchRouter {
+	sb := e.sb
+	return sb.Attached(func() any { return newFetchRouter(sb.Ctx(), sb.Key().Offline, sb.Logf) }).(*fetchRouter)
 }

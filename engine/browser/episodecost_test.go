@@ -26,7 +26,7 @@ func TestAnEpisodeStartsNoBrowserUIOrSpareRenderer(t *testing.T) {
 	ts := newSite(t)
 	for name, display := range map[string]string{"headless": engine.DisplayHeadless, "auto": engine.DisplayAuto} {
 		t.Run(name, func(t *testing.T) {
-			pool := NewPool(PoolOptions{NoSpare: true})
+			pool := chromium.NewPool(chromium.PoolOptions{NoSpare: true})
 			t.Cleanup(pool.Close)
 			e := newEngine(t, display, func(o *Options) { o.Pool = pool })
 			for i := range 2 {

@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"waymark/engine/chromium"
 )
 
 // A fetchRouter pauses the requests of one Chromium with the Fetch domain of
@@ -211,7 +213,7 @@ func (r *fetchRouter) set(ctx context.Context, c cdp.BrowserContextID, tab targe
 // route takes goes on as it is (on an offline Chromium it is refused).
 func (r *fetchRouter) paused(ev *fetch.EventRequestPaused) {
 	responseStage := ev.ResponseStatusCode != 0 || ev.ResponseErrorReason != ""
-	if ev.Request != nil && isAdmitRequest(ev.Request.URL) {
+	if ev.Request != nil && chromium.IsAdmitRequest(ev.Request.URL) {
 		// A new context's credentials for the host-mapping proxy: the
 		// request goes to that proxy on this machine, which answers it
 		// itself; it is neither a page's request nor the network.

@@ -18,6 +18,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // proxyAsk sends one request through the proxy at addr as any local
@@ -77,18 +78,14 @@ func TestHostProxyServesOnlyItsContexts(t *testing.T) {
 	if obs := reset(t, e, "http://shop.waymark.test/host"); obs.Error != "" || obs.Title != "host shop.waymark.test" {
 		t.Fatalf("the episode's page through the proxy: error %q, title %q", obs.Error, obs.Title)
 	}
-	proxies.Lock()
-	p := proxies.m[rules]
-	proxies.Unlock()
-	if p == nil {
+	addr, proxyUser, secrets := chromium.ProxyCredentials(rules)
+	if addr == "" {
 		t.Fatal("no proxy for the engine's host rules")
 	}
-	p.mu.Lock()
 	var live string
-	for tok := range p.tokens {
+	for _, tok := range secrets {
 		live = tok
 	}
-	p.mu.Unlock()
 	if live == "" {
 		t.Fatal("the episode's context holds no credentials")
 	}
@@ -104,17 +101,17 @@ func TestHostProxyServesOnlyItsContexts(t *testing.T) {
 		{"GET", "http://shop.waymark.test/host", basic("someone", live)},
 		{"GET", "http://shop.waymark.test/host", "Bearer " + live},
 	} {
-		if code, body := proxyAsk(t, p.addr, c.method, c.target, c.auth); code != http.StatusProxyAuthRequired ||
+		if code, body := proxyAsk(t, addr, c.method, c.target, c.auth); code != http.StatusProxyAuthRequired ||
 			!strings.Contains(body, "serves only the browser contexts it was made for") {
 			t.Errorf("%s %s (auth %q): %d %q, want 407", c.method, c.target, c.auth, code, body)
 		}
 	}
 	// With the live credentials: the mapped hosts, which never see them,
 	// not this machine.
-	if code, body := proxyAsk(t, p.addr, "GET", "http://shop.waymark.test/host", basic(proxyUser, live)); code != http.StatusOK || !strings.Contains(body, "served for shop.waymark.test") {
+	if code, body := proxyAsk(t, addr, "GET", "http://shop.waymark.test/host", basic(proxyUser, live)); code != http.StatusOK || !strings.Contains(body, "served for shop.waymark.test") {
 		t.Errorf("the mapped host with the context's credentials: %d %q", code, body)
 	}
-	if code, body := proxyAsk(t, p.addr, "GET", "http://echo.waymark.test/", basic(proxyUser, live)); code != http.StatusOK || body != `proxy-authorization=""` {
+	if code, body := proxyAsk(t, addr, "GET", "http://echo.waymark.test/", basic(proxyUser, live)); code != http.StatusOK || body != `proxy-authorization=""` {
 		t.Errorf("what the mapped server got: %d %q", code, body)
 	}
 	for _, c := range []struct{ method, target string }{
@@ -124,7 +121,7 @@ func TestHostProxyServesOnlyItsContexts(t *testing.T) {
 		{"GET", "http://0.0.0.0:" + hostPort(t, serve.URL) + "/"},
 		{"CONNECT", serve.Listener.Addr().String()},
 	} {
-		if code, body := proxyAsk(t, p.addr, c.method, c.target, basic(proxyUser, live)); code != http.StatusForbidden || !strings.Contains(body, "not this machine's own addresses") {
+		if code, body := proxyAsk(t, addr, c.method, c.target, basic(proxyUser, live)); code != http.StatusForbidden || !strings.Contains(body, "not this machine's own addresses") {
 			t.Errorf("%s %s with the context's credentials: %d %q, want 403", c.method, c.target, code, body)
 		}
 	}
@@ -133,7 +130,7 @@ func TestHostProxyServesOnlyItsContexts(t *testing.T) {
 	if obs := reset(t, e, "http://shop.waymark.test/host"); obs.Error != "" || obs.Title != "host shop.waymark.test" {
 		t.Fatalf("the next episode's page: error %q, title %q", obs.Error, obs.Title)
 	}
-	if code, _ := proxyAsk(t, p.addr, "GET", "http://shop.waymark.test/host", basic(proxyUser, live)); code != http.StatusProxyAuthRequired {
+	if code, _ := proxyAsk(t, addr, "GET", "http://shop.waymark.test/host", basic(proxyUser, live)); code != http.StatusProxyAuthRequired {
 		t.Errorf("the previous episode's credentials after it ended: %d, want 407", code)
 	}
 	// Pages the episode opens (a tab, a fetch) go through with the
@@ -159,15 +156,11 @@ func TestHostProxySecretNotCaptured(t *testing.T) {
 	})
 	reset(t, e, "http://shop.waymark.test/")
 	step(t, e, action.ClickAt(70, 155))
-	proxies.Lock()
-	p := proxies.m[rules]
-	proxies.Unlock()
-	p.mu.Lock()
+	_, proxyUser, tokens := chromium.ProxyCredentials(rules)
 	var secrets []string
-	for tok := range p.tokens {
+	for _, tok := range tokens {
 		secrets = append(secrets, tok, base64.StdEncoding.EncodeToString([]byte(proxyUser+":"+tok)))
 	}
-	p.mu.Unlock()
 	capture := e.TakeHAR(true)
 	b, err := json.Marshal(capture)
 	if err != nil {
@@ -203,7 +196,7 @@ func BenchmarkHostProxyContext(b *testing.B) {
 		for b.Loop() {
 			for _, r := range []string{"", rules} {
 				start := time.Now()
-				tc, err := newTabContext(context.Background(), e.browserCtx, r, 30*time.Second, nil)
+				tc, err := chromium.NewTabContext(context.Background(), e.browserCtx, r, 30*time.Second, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -212,14 +205,14 @@ func BenchmarkHostProxyContext(b *testing.B) {
 				} else {
 					proxy = append(proxy, time.Since(start))
 				}
-				tc.cancel()
+				tc.Cancel()
 			}
 		}
 		b.ReportMetric(ms(none), "ms/none")
 		b.ReportMetric(ms(proxy), "ms/proxy")
 		b.ReportMetric(0, "ns/op")
 	})
-	pool := NewPool(PoolOptions{NoSpare: true})
+	pool := chromium.NewPool(chromium.PoolOptions{NoSpare: true})
 	b.Cleanup(pool.Close)
 	plain := newEngine(b, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	mapped := newEngine(b, engine.DisplayHeadless, func(o *Options) { o.Pool, o.HostRules = pool, rules })

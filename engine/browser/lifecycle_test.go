@@ -25,7 +25,7 @@ import (
 // leaves no process and no profile behind.
 func TestCrashTimeoutAndClose(t *testing.T) {
 	ts := newSite(t)
-	pool := NewPool(PoolOptions{})
+	pool := chromium.NewPool(chromium.PoolOptions{})
 	t.Cleanup(pool.Close)
 	e := newEngine(t, engine.DisplayXvfb, func(o *Options) { o.Settings.OpTimeout = 2 * time.Second; o.Pool = pool })
 	ctx := context.Background()

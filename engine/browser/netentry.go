@@ -53,8 +53,8 @@ func textType(mt string) bool {
 // headerList turns CDP headers into HAR headers sorted by name; values
 // holding several lines (Set-Cookie) become one header each. The browser's
 // Proxy-Authorization is left out, whatever the redaction: it carries the
-// context's secret for Waymark's own host proxy (hostproxy.go), not the
-// site's traffic.
+// context's secret for Waymark's own host proxy (engine/chromium's
+// hostproxy.go), not the site's traffic.
 func headerList(h network.Headers) []har.NameValue {
 	out := []har.NameValue{}
 	for name, v := range h {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"waymark/engine"
+	"waymark/engine/chromium"
 )
 
 // BenchmarkFirstObservation is the time from a new engine to its first
@@ -19,9 +20,9 @@ func BenchmarkFirstObservation(b *testing.B) {
 	ts := newSite(b)
 	for _, mode := range []string{"prepared", "warm", "cold"} {
 		b.Run(mode, func(b *testing.B) {
-			var pool *Pool
+			var pool *chromium.Pool
 			if mode != "cold" {
-				pool = NewPool(PoolOptions{NoSpare: mode == "warm"})
+				pool = chromium.NewPool(chromium.PoolOptions{NoSpare: mode == "warm"})
 				b.Cleanup(pool.Close)
 				first := newEngine(b, engine.DisplayAuto, func(o *Options) { o.Pool = pool })
 				reset(b, first, ts.URL+"/page2") // the process's first episode starts the browser
@@ -31,7 +32,7 @@ func BenchmarkFirstObservation(b *testing.B) {
 			for b.Loop() {
 				p := pool
 				if mode == "cold" {
-					p = NewPool(PoolOptions{})
+					p = chromium.NewPool(chromium.PoolOptions{})
 				}
 				if mode == "prepared" {
 					b.StopTimer()

@@ -16,6 +16,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // The state page writes every kind of state a site can leave in a browser;
@@ -92,7 +93,7 @@ func TestPooledEpisodesShareNothing(t *testing.T) {
 
 func testEpisodesShareNothing(t *testing.T, spare bool) {
 	ts, hits := stateSite(t)
-	pool := NewPool(PoolOptions{NoSpare: !spare})
+	pool := chromium.NewPool(chromium.PoolOptions{NoSpare: !spare})
 	t.Cleanup(pool.Close)
 	a := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool; o.Settings.ActionSet = action.SetExtended })
 	obs := waitTitle(t, a, reset(t, a, ts.URL+"/write"), "writing")
@@ -143,7 +144,7 @@ func testEpisodesShareNothing(t *testing.T, spare bool) {
 // the same host name to two servers each reach their own, at the same time
 // and on one Chromium.
 func TestPooledHostRulesPerEngine(t *testing.T) {
-	pool := NewPool(PoolOptions{})
+	pool := chromium.NewPool(chromium.PoolOptions{})
 	t.Cleanup(pool.Close)
 	var engines []*Engine
 	for i := range 2 {
@@ -173,7 +174,7 @@ func TestPooledHostRulesPerEngine(t *testing.T) {
 // episode runs on a new one, and the old one is gone with its profile.
 func TestPoolRecyclesAfterContexts(t *testing.T) {
 	ts := newSite(t)
-	pool := NewPool(PoolOptions{RecycleContexts: 2})
+	pool := chromium.NewPool(chromium.PoolOptions{RecycleContexts: 2})
 	t.Cleanup(pool.Close)
 	e := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	reset(t, e, ts.URL+"/page2")
@@ -198,7 +199,7 @@ func TestPoolRecyclesAfterContexts(t *testing.T) {
 // one Chromium ends only the episode on it.
 func TestPoolSpreadsAndIsolatesCrashes(t *testing.T) {
 	ts := newSite(t)
-	pool := NewPool(PoolOptions{Browsers: 2})
+	pool := chromium.NewPool(chromium.PoolOptions{Browsers: 2})
 	t.Cleanup(pool.Close)
 	a := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	b := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
@@ -229,17 +230,11 @@ func TestPoolSpreadsAndIsolatesCrashes(t *testing.T) {
 
 // waitSpare waits for the pool's one Chromium to have a spare and returns
 // its tab's id.
-func waitSpare(t testing.TB, pool *Pool) target.ID {
+func waitSpare(t testing.TB, pool *chromium.Pool) target.ID {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		pool.mu.Lock()
-		var id target.ID
-		if len(pool.all) == 1 && pool.all[0].spare != nil {
-			id = pool.all[0].spare.id
-		}
-		pool.mu.Unlock()
-		if id != "" {
-			return id
+		if ids := pool.SpareTabs(); len(ids) == 1 && pool.Stats().Browsers == 1 {
+			return ids[0]
 		}
 	}
 	t.Fatal("no spare browser context was made within 15 s of a Reset")
@@ -252,7 +247,7 @@ func waitSpare(t testing.TB, pool *Pool) target.ID {
 // as an open page.
 func TestPoolPreparesTheNextContext(t *testing.T) {
 	ts := newSite(t)
-	pool := NewPool(PoolOptions{})
+	pool := chromium.NewPool(chromium.PoolOptions{})
 	t.Cleanup(pool.Close)
 	a := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	reset(t, a, ts.URL+"/page2")
@@ -282,19 +277,19 @@ func TestPoolPreparesTheNextContext(t *testing.T) {
 // context's renderer costs about a second of CPU on two cores).
 func TestResetTakesTheSpareUnderWay(t *testing.T) {
 	ts := newSite(t)
-	pool := NewPool(PoolOptions{})
+	pool := chromium.NewPool(chromium.PoolOptions{})
 	t.Cleanup(pool.Close)
 	a := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	for i := 0; i < 3; i++ {
 		reset(t, a, ts.URL+"/page2")
-		gen, making, _ := a.sb.spareState()
+		gen, making, _ := a.sb.SpareState()
 		if !making {
 			continue // ready already: nothing to tell on this turn
 		}
 		if obs := reset(t, a, ts.URL+"/page2"); obs.Title != "page 2" {
 			t.Fatalf("title %q", obs.Title)
 		}
-		if gen2, _, _ := a.sb.spareState(); gen2 != gen+1 {
+		if gen2, _, _ := a.sb.SpareState(); gen2 != gen+1 {
 			t.Fatalf("spares begun %d → %d: the reset opened its own context beside the spare under way instead of taking it", gen, gen2)
 		}
 		return

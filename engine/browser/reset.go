@@ -14,6 +14,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // A reset: the episode in progress ends, a fresh browser context with one
@@ -90,7 +91,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 	e.logf("browser: reset: previous episode closed in %v, new tab ready in %v", tEnd, time.Since(begin)-tEnd)
 	defer func() {
 		if e.sb != nil { // the next episode's browser context, made while this one runs
-			e.sb.pool.prepare(e.sb, e.opts.HostRules, e.set.OpTimeout)
+			e.sb.Prepare(e.opts.HostRules, e.set.OpTimeout)
 		}
 	}()
 	ep.id = id
@@ -115,7 +116,7 @@ func (e *Engine) Reset(ctx context.Context, opts engine.ResetOptions) (action.Ob
 // openEpisode makes a new browser context with one prepared tab; env is
 // what every page of the episode gets.
 func (e *Engine) openEpisode(ctx context.Context, env pageEnv, srv *archiveServer) (*episode, error) {
-	if !e.browserAlive() || e.sb != nil && e.sb.isDraining() {
+	if !e.browserAlive() || e.sb != nil && e.sb.Draining() {
 		if err := e.launch(); err != nil {
 			return nil, err
 		}
@@ -126,33 +127,33 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv, srv *archiveServe
 	set.Redact = e.redactPolicy()
 	t.net = newCapture(set)
 	e.netCap.Store(t.net)
-	var tc *tabContext
+	var tc *chromium.TabContext
 	if e.sb != nil {
-		tc = e.sb.pool.takeSpare(ctx, e.sb, e.opts.HostRules) // spare.go
+		tc = e.sb.TakeSpare(ctx, e.opts.HostRules) // made ahead (engine/chromium/spare.go)
 	}
 	if tc != nil {
-		tc.adopt(t.listen)
+		tc.Adopt(t.listen)
 	} else {
 		rules := e.opts.HostRules
 		if e.opts.Remote != nil {
 			rules = "" // relayed by the engine instead (remotehosts.go)
 		}
 		var err error
-		if tc, err = newTabContext(ctx, e.browserCtx, rules, e.set.OpTimeout, t.listen); err != nil {
+		if tc, err = chromium.NewTabContext(ctx, e.browserCtx, rules, e.set.OpTimeout, t.listen); err != nil {
 			return nil, err
 		}
 	}
 	if e.sb != nil {
-		e.sb.pool.opened(e.sb) // an episode's context, made now or ahead
+		e.sb.Opened() // an episode's context, made now or ahead
 	}
-	tctx, cancel := tc.ctx, tc.cancel
+	tctx, cancel := tc.Ctx, tc.Cancel
 	if e.sb != nil {
 		// Every request of the episode's browser context can be paused by
 		// the browser's router: answered from the archive (a replay), or
 		// each response kept in the archive (a recording). The tab tells
 		// it its frames either way, so the requests of a context that
 		// needs neither go on at once.
-		router := e.sb.fetchRouter()
+		router := e.router()
 		var rt *route
 		if srv != nil || t.net != nil {
 			rt = &route{serve: srv}
@@ -160,13 +161,13 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv, srv *archiveServe
 				rt.rec = t.net.rec
 			}
 		}
-		if err := router.set(ctx, tc.bcID, tc.id, rt); err != nil {
+		if err := router.set(ctx, tc.BrowserContextID, tc.ID, rt); err != nil {
 			cancel()
 			return nil, fmt.Errorf("could not follow the episode's requests: %w", err)
 		}
 		t.route, t.serve = router, srv
 		if rt != nil {
-			bc, closeTab := tc.bcID, cancel
+			bc, closeTab := tc.BrowserContextID, cancel
 			cancel = func() {
 				closeTab()
 				if err := router.set(context.Background(), bc, "", nil); err != nil && router.bctx.Err() == nil {
@@ -175,7 +176,7 @@ func (e *Engine) openEpisode(ctx context.Context, env pageEnv, srv *archiveServe
 			}
 		}
 	}
-	t.ctx, t.cancel, t.id = tctx, cancel, tc.id
+	t.ctx, t.cancel, t.id = tctx, cancel, tc.ID
 	if err := t.setup(ctx, e.set.OpTimeout); err != nil {
 		cancel()
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"waymark/engine"
 	"waymark/engine/action"
+	"waymark/engine/chromium"
 )
 
 // crossSiteSite serves parent at / and child at /child. The parent's %[1]s
@@ -46,7 +47,7 @@ addEventListener('message', () => { for (;;) {} });</script></body>`)
 	// A Chromium of its own, ended with the test: the looping frame's
 	// renderer process outlived its episode's browser context (seen still
 	// there 10 s after Close), and it must not spin beside the other tests.
-	pool := NewPool(PoolOptions{NoSpare: true})
+	pool := chromium.NewPool(chromium.PoolOptions{NoSpare: true})
 	t.Cleanup(pool.Close)
 	e := newEngine(t, engine.DisplayHeadless, func(o *Options) { o.Pool = pool })
 	reset(t, e, ts.URL+"/")

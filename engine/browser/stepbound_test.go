@@ -20,7 +20,7 @@ func busyMachine(t *testing.T) {
 // boundedEngine is an engine whose steps are bounded by 3 s operations and
 // a 0.5 s settle (StepBound 8.5 s), on a Chromium of its own.
 func boundedEngine(t *testing.T) *Engine {
-	pool := NewPool(PoolOptions{NoSpare: true})
+	pool := chromium.NewPool(chromium.PoolOptions{NoSpare: true})
 	t.Cleanup(pool.Close)
 	return newEngine(t, engine.DisplayHeadless, func(o *Options) {
 		o.Settings.OpTimeout = 3 * time.Second

@@ -4,8 +4,12 @@
 // (process.go), the reaper that cleans up after a program killed outright
 // (reaper.go), the host's load as the patience of starts and page
 // operations (hostload.go), whether a connection to a browser was lost,
-// and the local_process provider (provider.go). engine/browser's pool
-// keeps these Chromiums warm for its engines.
+// and the local_process provider (provider.go); and the supply of local
+// browsers to engines: the Pool that keeps these Chromiums warm and hands
+// them out (pool.go, warm.go), the browser contexts made ahead for the next
+// episode (spare.go), and each context's host proxy for its host rules
+// (hostproxy.go, hostrules.go). It does not import engine/browser, the
+// page engine that uses them.
 package chromium
 
 import (

@@ -23,6 +23,7 @@ import (
 	"waymark/engine"
 	"waymark/engine/action"
 	"waymark/engine/browser"
+	"waymark/engine/chromium"
 )
 
 // site is the test website, served on 127.0.0.1.
@@ -105,7 +106,7 @@ func browserFactory(t testing.TB, es *engines) func(context.Context) (engine.Eng
 
 // browserFactoryOn makes the engines take their Chromium from pool (nil:
 // the process's shared pool).
-func browserFactoryOn(t testing.TB, es *engines, pool *browser.Pool) func(context.Context) (engine.Engine, error) {
+func browserFactoryOn(t testing.TB, es *engines, pool *chromium.Pool) func(context.Context) (engine.Engine, error) {
 	// The engines' diagnostics (why an episode ended, …) go to the test's
 	// log while it runs.
 	var ended atomic.Bool
@@ -206,14 +207,14 @@ func TestSpecExampleExchange(t *testing.T) {
 
 // privatePool is a pool of the test's own, closed after it, so the test
 // can count its tabs and see its processes end.
-func privatePool(t testing.TB) *browser.Pool {
-	p := browser.NewPool(browser.PoolOptions{})
+func privatePool(t testing.TB) *chromium.Pool {
+	p := chromium.NewPool(chromium.PoolOptions{})
 	t.Cleanup(p.Close)
 	return p
 }
 
 // openPages counts the tabs open in pool's Chromium.
-func openPages(t testing.TB, pool *browser.Pool) int {
+func openPages(t testing.TB, pool *chromium.Pool) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

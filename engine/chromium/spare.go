@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-
-	"waymark/engine/chromium"
 )
 
 // Prepared ahead: after each Reset on a pooled Chromium, the pool makes the
@@ -22,14 +20,15 @@ import (
 // the navigation. Each Chromium keeps at most one spare; a spare made for
 // other host rules gives way to a new one.
 
-// tabContext is a new browser context with its first tab, attached.
-type tabContext struct {
-	rules  string // the host rules its proxy maps
-	ctx    context.Context
-	cancel context.CancelFunc // closes the tab and disposes of the context
-	relay  *listenRelay
-	id     target.ID
-	bcID   cdp.BrowserContextID
+// TabContext is a new browser context with its first tab, attached.
+type TabContext struct {
+	Ctx              context.Context    // the tab's chromedp context
+	Cancel           context.CancelFunc // closes the tab and disposes of the context
+	ID               target.ID          // the tab
+	BrowserContextID cdp.BrowserContextID
+
+	rules string // the host rules its proxy maps
+	relay *listenRelay
 }
 
 // listenRelay passes the tab's events to the listener of the episode that
@@ -42,10 +41,11 @@ func (r *listenRelay) listen(ev any) {
 	}
 }
 
-// newTabContext opens a browser context with one tab under parent (a
-// chromedp browser context) and denies downloads in it. listen, when set,
+// NewTabContext opens a browser context with one tab under parent (a
+// chromedp browser context) and denies downloads in it; rules, when set,
+// are host rules its own proxy maps (hostproxy.go). listen, when set,
 // gets the tab's events from its start.
-func newTabContext(ctx, parent context.Context, rules string, limit time.Duration, listen func(any)) (*tabContext, error) {
+func NewTabContext(ctx, parent context.Context, rules string, limit time.Duration, listen func(any)) (*TabContext, error) {
 	var opts []chromedp.CreateBrowserContextOption
 	p, err := proxyFor(rules) // hostproxy.go
 	if err != nil {
@@ -54,60 +54,61 @@ func newTabContext(ctx, parent context.Context, rules string, limit time.Duratio
 	if p != nil {
 		opts = append(opts, p.contextOption())
 	}
-	tc := &tabContext{rules: rules, relay: &listenRelay{}}
+	tc := &TabContext{rules: rules, relay: &listenRelay{}}
 	if listen != nil {
 		tc.relay.fn.Store(&listen)
 	}
 	var cancel context.CancelFunc
-	tc.ctx, cancel = chromedp.NewContext(parent, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tc.relay.listen))
-	tc.cancel = cancel
+	tc.Ctx, cancel = chromedp.NewContext(parent, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tc.relay.listen))
+	tc.Cancel = cancel
 	var token string // the context's secret for the proxy, withdrawn with it
 	if p != nil {
 		var revoke func()
 		token, revoke = p.issue()
-		tc.cancel = func() { cancel(); revoke() }
+		tc.Cancel = func() { cancel(); revoke() }
 	}
-	limit = chromium.Patient(limit) // more on a busy machine
+	limit = Patient(limit) // more on a busy machine
 	sctx, scancel := context.WithTimeout(ctx, limit)
 	defer scancel()
-	stop := context.AfterFunc(sctx, tc.cancel)
-	err = chromedp.Do(tc.ctx)
+	stop := context.AfterFunc(sctx, tc.Cancel)
+	err = chromedp.Do(tc.Ctx)
 	if !stop() {
-		tc.cancel()
+		tc.Cancel()
 		return nil, fmt.Errorf("could not open a browser tab: %w", sctx.Err())
 	}
 	if err != nil {
-		tc.cancel()
+		tc.Cancel()
 		return nil, fmt.Errorf("could not open a browser tab: %w", err)
 	}
 	if p != nil {
-		if err := p.admit(ctx, tc.ctx, token, limit); err != nil { // hostproxy.go
-			tc.cancel()
+		if err := p.admit(ctx, tc.Ctx, token, limit); err != nil { // hostproxy.go
+			tc.Cancel()
 			return nil, err
 		}
 	}
-	c := chromedp.FromContext(tc.ctx)
-	tc.id, tc.bcID = c.Target.TargetID, c.BrowserContextID
-	dctx, dcancel := context.WithTimeout(tc.ctx, limit)
+	c := chromedp.FromContext(tc.Ctx)
+	tc.ID, tc.BrowserContextID = c.Target.TargetID, c.BrowserContextID
+	dctx, dcancel := context.WithTimeout(tc.Ctx, limit)
 	defer dcancel()
 	if _, err := chromedp.CallBrowser(dctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: tc.bcID,
+		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: tc.BrowserContextID,
 	}); err != nil {
-		tc.cancel()
+		tc.Cancel()
 		return nil, fmt.Errorf("could not deny downloads: %w", err)
 	}
 	return tc, nil
 }
 
-// adopt gives the tab's events to listen from now on.
-func (tc *tabContext) adopt(listen func(any)) { tc.relay.fn.Store(&listen) }
+// Adopt gives the tab's events to listen from now on.
+func (tc *TabContext) Adopt(listen func(any)) { tc.relay.fn.Store(&listen) }
 
-// takeSpare hands out b's spare made for rules: the one ready, or the one
+// TakeSpare hands out b's spare made for rules: the one ready, or the one
 // being made, once it is done (at most until ctx ends). Waiting for a
 // spare already under way costs less than making a second context beside
 // it: on a two-core machine each new context's renderer process took
 // about a second of CPU, and both would compete for it.
-func (p *Pool) takeSpare(ctx context.Context, b *pooled, rules string) *tabContext {
+func (b *Browser) TakeSpare(ctx context.Context, rules string) *TabContext {
+	p := b.pool
 	p.mu.Lock()
 	if b.made != nil && b.makingRules == rules {
 		made := b.made
@@ -121,19 +122,20 @@ func (p *Pool) takeSpare(ctx context.Context, b *pooled, rules string) *tabConte
 	}
 	defer p.mu.Unlock()
 	sp := b.spare
-	if sp == nil || sp.rules != rules || sp.ctx.Err() != nil {
+	if sp == nil || sp.rules != rules || sp.Ctx.Err() != nil {
 		return nil
 	}
 	b.spare = nil
 	return sp
 }
 
-// prepare makes a spare in b for rules in the background, unless one is
-// ready or being made.
-func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
+// Prepare makes a spare in b for rules in the background, unless one is
+// ready or being made; limit bounds its making.
+func (b *Browser) Prepare(rules string, limit time.Duration) {
+	p := b.pool
 	p.mu.Lock()
 	if p.opts.NoSpare || p.closed || b.made != nil || b.draining || b.stopped ||
-		b.spare != nil && b.spare.rules == rules && b.spare.ctx.Err() == nil {
+		b.spare != nil && b.spare.rules == rules && b.spare.Ctx.Err() == nil {
 		p.mu.Unlock()
 		return
 	}
@@ -143,10 +145,10 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 	b.spareGen++
 	p.mu.Unlock()
 	if old != nil {
-		old.cancel()
+		old.Cancel()
 	}
 	go func() {
-		sp, err := newTabContext(context.Background(), b.ctx, rules, limit, nil)
+		sp, err := NewTabContext(context.Background(), b.ctx, rules, limit, nil)
 		p.mu.Lock()
 		b.made = nil
 		if err == nil && !p.closed && !b.draining && !b.stopped && b.spare == nil {
@@ -155,9 +157,9 @@ func (p *Pool) prepare(b *pooled, rules string, limit time.Duration) {
 		close(made)
 		p.mu.Unlock()
 		if sp != nil {
-			sp.cancel() // no longer wanted
+			sp.Cancel() // no longer wanted
 		}
-		if err != nil && b.alive() {
+		if err != nil && b.Alive() {
 			p.logf("browser pool: could not prepare the next episode's browser context: %v", err)
 		}
 	}()

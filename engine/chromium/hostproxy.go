@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"context"
@@ -21,8 +21,6 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-
-	"waymark/engine/chromium"
 )
 
 // Host rules on a shared local browser. One Chromium serves the episodes of
@@ -65,7 +63,7 @@ var errOwnAddress = errors.New("this machine's own addresses are not relayed")
 
 // hostProxy is one running proxy for one set of host rules.
 type hostProxy struct {
-	relay  *chromium.HostRules
+	relay  *HostRules
 	addr   string // 127.0.0.1:port
 	dialer *net.Dialer
 	rp     *httputil.ReverseProxy
@@ -88,7 +86,7 @@ func proxyFor(rules string) (*hostProxy, error) {
 	if p := proxies.m[rules]; p != nil {
 		return p, nil
 	}
-	r, err := chromium.ParseHostRules(rules)
+	r, err := ParseHostRules(rules)
 	if r == nil || err != nil {
 		return nil, err
 	}
@@ -120,6 +118,25 @@ func proxyFor(rules string) (*hostProxy, error) {
 	}
 	proxies.m[rules] = p
 	return p, nil
+}
+
+// ProxyCredentials are the address the host proxy for rules listens on,
+// its user name and the secrets of the browser contexts it serves now
+// (empty when none runs): tests check with them that it serves only those
+// contexts and that no secret leaves the engine.
+func ProxyCredentials(rules string) (addr, user string, secrets []string) {
+	proxies.Lock()
+	p := proxies.m[rules]
+	proxies.Unlock()
+	if p == nil {
+		return "", "", nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for tok := range p.tokens {
+		secrets = append(secrets, tok)
+	}
+	return p.addr, proxyUser, secrets
 }
 
 // contextOption makes an episode's browser context use the proxy.
@@ -233,8 +250,10 @@ func (p *hostProxy) admit(ctx, tctx context.Context, token string, limit time.Du
 	return nil
 }
 
-// isAdmitRequest reports whether u is admit's test request.
-func isAdmitRequest(u string) bool {
+// IsAdmitRequest reports whether u is the request a new browser context
+// makes to receive its host proxy's credentials (admit): a request router
+// lets it through to the proxy, which answers it itself.
+func IsAdmitRequest(u string) bool {
 	return strings.HasPrefix(u, "http://"+admitHost+"/")
 }
 

@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"waymark/engine"
-	"waymark/engine/chromium"
 )
 
 // A Pool keeps warm local Chromiums for the engines of one process. An
@@ -32,7 +31,7 @@ type Pool struct {
 
 	mu     sync.Mutex
 	closed bool
-	all    []*pooled
+	all    []*Browser
 	starts int
 }
 
@@ -162,6 +161,20 @@ func (p *Pool) Stats() Stats {
 	return s
 }
 
+// SpareTabs lists the tabs of the spare browser contexts ready in the
+// pool's Chromiums (tests wait for them).
+func (p *Pool) SpareTabs() []target.ID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []target.ID
+	for _, b := range p.all {
+		if b.spare != nil {
+			out = append(out, b.spare.ID)
+		}
+	}
+	return out
+}
+
 // Profiles lists the profile folders of the pool's Chromiums.
 func (p *Pool) Profiles() []string {
 	p.mu.Lock()
@@ -185,7 +198,7 @@ func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 	p.mu.Unlock()
 	n := 0
 	for _, b := range all {
-		if !b.alive() {
+		if !b.Alive() {
 			continue
 		}
 		var own target.ID // the tab the pool's connection opened at start
@@ -195,7 +208,7 @@ func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 		// A spare being made is not an episode's page: list the tabs when
 		// no spare is being made, before and after the listing.
 		for {
-			gen, making, _ := b.spareState()
+			gen, making, _ := b.SpareState()
 			if making {
 				select {
 				case <-ctx.Done():
@@ -208,7 +221,7 @@ func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 			if err != nil {
 				return 0, fmt.Errorf("listing the tabs of a pooled Chromium: %w", err)
 			}
-			gen2, making, spare := b.spareState()
+			gen2, making, spare := b.SpareState()
 			if making || gen2 != gen {
 				continue
 			}
@@ -223,13 +236,13 @@ func (p *Pool) OpenPages(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// spareState reads b's spare bookkeeping: how many spares were begun, whether
-// one is being made, and the ready one's tab.
-func (b *pooled) spareState() (gen int, making bool, spare target.ID) {
+// SpareState reads b's spare bookkeeping: how many spares were begun,
+// whether one is being made, and the ready one's tab (tests read it).
+func (b *Browser) SpareState() (gen int, making bool, spare target.ID) {
 	b.pool.mu.Lock()
 	defer b.pool.mu.Unlock()
 	if b.spare != nil {
-		spare = b.spare.id
+		spare = b.spare.ID
 	}
 	return b.spareGen, b.made != nil, spare
 }
@@ -240,65 +253,90 @@ func (p *Pool) logf(format string, args ...any) {
 	}
 }
 
-// poolKey is what two engines must share to share a Chromium.
-type poolKey struct {
-	display string // engine.DisplayXvfb or engine.DisplayHeadless
-	path    string // the Chromium binary
-	xvfb    string // the Xvfb binary (Xvfb display only)
-	// offline: a Chromium for episodes replayed from their archives
-	// only, each request answered from one (archiveserve.go); a request
-	// whose episode cannot be found is refused, never sent.
-	offline bool
+// Key is what two engines must share to share a Chromium.
+type Key struct {
+	Display string // engine.DisplayXvfb or engine.DisplayHeadless
+	Path    string // the Chromium binary
+	Xvfb    string // the Xvfb binary (Xvfb display only)
+	// Offline: a Chromium for episodes replayed from their archives
+	// only, each request answered from one by the engine's request
+	// router (see Attached); a request whose episode cannot be found is
+	// refused, never sent.
+	Offline bool
 }
 
-// pooled is one warm Chromium (and its Xvfb) of a pool.
-type pooled struct {
+// Browser is one warm Chromium (and its Xvfb) of a pool, held by the
+// engines that acquired it until each calls Release.
+type Browser struct {
 	pool *Pool
-	key  poolKey
+	key  Key
 
 	ready chan struct{} // closed when the start ended; err says how
 	err   error
 
-	chr *chromium.Process // once started
-	ctx context.Context   // chr's: the chromedp browser context
+	chr *Process        // once started
+	ctx context.Context // chr's: the chromedp browser context
 
 	// guarded by pool.mu
 	users       int  // engines holding it
 	contexts    int  // browser contexts opened in it
 	draining    bool // takes no new engines; stops when users reach 0
 	stopped     bool
-	spare       *tabContext   // made ahead for the next episode (spare.go)
+	spare       *TabContext   // made ahead for the next episode (spare.go)
 	made        chan struct{} // while a spare is being made; closed when it is done
 	makingRules string        // the host rules of the spare being made
 	spareGen    int           // spares begun
 
-	routerOnce sync.Once
-	router     *fetchRouter // the browser-level Fetch interception (fetchroute.go)
+	attachOnce sync.Once
+	attached   any // what Attached made (the engine's request router)
 }
 
-// fetchRouter is b's request router, made at first use.
-func (b *pooled) fetchRouter() *fetchRouter {
-	b.routerOnce.Do(func() { b.router = newFetchRouter(b.ctx, b.key.offline, b.pool.logf) })
-	return b.router
+// Attached is what newValue returned at the first call for b (later calls
+// return it again): the one thing per Chromium its engines share beside
+// the browser, the engine's browser-level request router.
+func (b *Browser) Attached(newValue func() any) any {
+	b.attachOnce.Do(func() { b.attached = newValue() })
+	return b.attached
 }
 
-// acquire gives an engine a running Chromium for key, starting one when
+// Ctx is b's chromedp browser context (engines make their own children).
+func (b *Browser) Ctx() context.Context { return b.ctx }
+
+// Key is what b was started for.
+func (b *Browser) Key() Key { return b.key }
+
+// Process is b's Chromium process, nil when it did not start.
+func (b *Browser) Process() *Process { return b.chr }
+
+// Logf writes a diagnostic to the pool's log.
+func (b *Browser) Logf(format string, args ...any) { b.pool.logf(format, args...) }
+
+// Release gives b back to its pool; a draining one stops with its last
+// user.
+func (b *Browser) Release() { b.pool.release(b) }
+
+// Opened counts a browser context an episode opened in b (at its Reset
+// or ahead of it, as a spare), and marks b for recycling when it has
+// opened enough of them or uses too much memory.
+func (b *Browser) Opened() { b.pool.opened(b) }
+
+// Acquire gives an engine a running Chromium for key, starting one when
 // none is free and the pool may run another. ctx bounds the wait for a
-// start another engine began.
-func (p *Pool) acquire(ctx context.Context, key poolKey, logf func(string, ...any)) (*pooled, error) {
+// start another engine began. The engine calls Release when done with it.
+func (p *Pool) Acquire(ctx context.Context, key Key, logf func(string, ...any)) (*Browser, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%w: the browser pool was closed", engine.ErrClosed)
 	}
-	var pick *pooled
-	var dead []*pooled
+	var pick *Browser
+	var dead []*Browser
 	n := 0
 	for _, b := range slices.Clone(p.all) {
 		if b.key != key || b.draining {
 			continue
 		}
-		if b.started() && !b.alive() {
+		if b.started() && !b.Alive() {
 			if p.retireLocked(b, "it is no longer running") {
 				dead = append(dead, b)
 			}
@@ -310,7 +348,7 @@ func (p *Pool) acquire(ctx context.Context, key poolKey, logf func(string, ...an
 		}
 	}
 	if pick == nil || (pick.users > 0 && n < p.opts.Browsers) {
-		pick = &pooled{pool: p, key: key, ready: make(chan struct{})}
+		pick = &Browser{pool: p, key: key, ready: make(chan struct{})}
 		p.all = append(p.all, pick)
 		p.starts++
 		go pick.start(logf)
@@ -330,7 +368,7 @@ func (p *Pool) acquire(ctx context.Context, key poolKey, logf func(string, ...an
 }
 
 // release gives a browser back; a draining one stops with its last user.
-func (p *Pool) release(b *pooled) {
+func (p *Pool) release(b *Browser) {
 	p.mu.Lock()
 	b.users--
 	stop := b.draining && b.users <= 0 && p.retireLocked(b, "")
@@ -343,22 +381,22 @@ func (p *Pool) release(b *pooled) {
 // retireLocked marks b to take no new engines; it reports whether the
 // caller is to stop b now (no engine holds it, or it is dead), and then
 // takes it out of the pool. The caller holds p.mu.
-func (p *Pool) retireLocked(b *pooled, why string) bool {
+func (p *Pool) retireLocked(b *Browser, why string) bool {
 	b.draining = true
 	if why != "" {
 		p.logf("browser pool: retiring a Chromium: %s", why)
 	}
-	if b.stopped || (b.users > 0 && b.alive()) {
+	if b.stopped || (b.users > 0 && b.Alive()) {
 		return false
 	}
 	b.stopped = true
-	p.all = slices.DeleteFunc(p.all, func(o *pooled) bool { return o == b })
+	p.all = slices.DeleteFunc(p.all, func(o *Browser) bool { return o == b })
 	return true
 }
 
 // opened counts a browser context made in b, and marks b for recycling
 // when it has opened enough of them or uses too much memory.
-func (p *Pool) opened(b *pooled) {
+func (p *Pool) opened(b *Browser) {
 	p.mu.Lock()
 	b.contexts++
 	n := b.contexts
@@ -381,14 +419,14 @@ func (p *Pool) opened(b *pooled) {
 	}
 }
 
-// isDraining reports whether b takes no new episodes.
-func (b *pooled) isDraining() bool {
+// Draining reports whether b takes no new episodes.
+func (b *Browser) Draining() bool {
 	b.pool.mu.Lock()
 	defer b.pool.mu.Unlock()
 	return b.draining
 }
 
-func (b *pooled) started() bool {
+func (b *Browser) started() bool {
 	select {
 	case <-b.ready:
 		return true
@@ -398,7 +436,7 @@ func (b *pooled) started() bool {
 }
 
 // wait waits for b's start to end and returns its error.
-func (b *pooled) wait(ctx context.Context) error {
+func (b *Browser) wait(ctx context.Context) error {
 	select {
 	case <-b.ready:
 		return b.err
@@ -407,57 +445,33 @@ func (b *pooled) wait(ctx context.Context) error {
 	}
 }
 
-// alive reports whether b's Chromium runs (after its start).
-func (b *pooled) alive() bool {
+// Alive reports whether b's Chromium runs (after its start).
+func (b *Browser) Alive() bool {
 	return b.started() && b.err == nil && b.chr.Alive()
 }
 
 // start launches Xvfb (when needed) and Chromium with a fresh profile.
-func (b *pooled) start(logf func(string, ...any)) {
+func (b *Browser) start(logf func(string, ...any)) {
 	defer close(b.ready)
-	b.chr, b.err = chromium.Start(chromium.StartOptions{Display: b.key.display, Path: b.key.path, Xvfb: b.key.xvfb, Logf: logf})
+	b.chr, b.err = Start(StartOptions{Display: b.key.Display, Path: b.key.Path, Xvfb: b.key.Xvfb, Logf: logf})
 	if b.err != nil {
 		p := b.pool
 		p.mu.Lock()
 		b.stopped = true
-		p.all = slices.DeleteFunc(p.all, func(o *pooled) bool { return o == b })
+		p.all = slices.DeleteFunc(p.all, func(o *Browser) bool { return o == b })
 		p.mu.Unlock()
 		return
 	}
 	b.ctx = b.chr.Ctx
-	b.pool.logf("browser pool: %s started (%s, profile %s)", chromium.Version(b.key.path), b.key.display, b.chr.Profile())
+	b.pool.logf("browser pool: %s started (%s, profile %s)", Version(b.key.Path), b.key.Display, b.chr.Profile())
 }
 
 // stop ends Chromium, its helpers, the profile and Xvfb.
-func (b *pooled) stop() {
+func (b *Browser) stop() {
 	if b.chr == nil {
 		return
 	}
 	if err := b.chr.Stop(); err != nil {
 		b.pool.logf("browser pool: %v", err)
 	}
-}
-
-// Prewarm starts the Chromium (and Xvfb) an engine with opts would use and
-// makes its first episode's browser context, in the background of a
-// program that will soon need them (serve before its first session, the
-// desktop app before its first Start), so no episode pays for the start.
-// A remote browser (opts.Remote) is not prewarmed. The error is what the
-// engine's first Reset would have said.
-func Prewarm(opts Options) error {
-	if opts.Remote != nil {
-		return nil
-	}
-	e, err := New(opts)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.launch(); err != nil {
-		return err
-	}
-	e.sb.pool.prepare(e.sb, e.opts.HostRules, e.set.OpTimeout)
-	return nil
 }
