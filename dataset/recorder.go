@@ -106,6 +106,13 @@ func (r *Recorder) Recording() bool {
 // Inner is the wrapped engine.
 func (r *Recorder) Inner() engine.Engine { return r.eng }
 
+// RecorderOf returns eng as the Recorder it is, if it records into a store:
+// callers holding an engine ask this room instead of switching on its type.
+func RecorderOf(eng engine.Engine) (*Recorder, bool) {
+	r, ok := eng.(*Recorder)
+	return r, ok
+}
+
 // task resolves the episode's task and fills the reset options from it.
 func (r *Recorder) task(ro RecorderOptions, opts *engine.ResetOptions) (Task, error) {
 	if ro.TaskID != "" {

@@ -112,7 +112,7 @@ func (l *lifecycle) replayProgress(p replay.PrefixProgress) {
 
 // recorderOf is the recording engine under an opened engine.
 func recorderOf(eng engine.Engine) (*dataset.Recorder, error) {
-	if rec, ok := eng.(*dataset.Recorder); ok {
+	if rec, ok := dataset.RecorderOf(eng); ok {
 		return rec, nil
 	}
 	return nil, errors.New("this engine does not record into the store, so a stored episode cannot be continued with it")

@@ -273,7 +273,7 @@ func checkCut(ctx context.Context, st *dataset.Store, open func(context.Context,
 	}
 	eng := o.Engine
 	defer eng.Close()
-	if r, ok := eng.(*dataset.Recorder); ok {
+	if r, ok := dataset.RecorderOf(eng); ok {
 		eng = r.Inner() // the check records nothing
 	}
 	var opts replay.CutCheckOptions
