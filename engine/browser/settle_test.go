@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -12,14 +13,20 @@ import (
 )
 
 // probeLog collects, while installed, the pending counts (timers + frames +
-// idle callbacks + scrolls + animations) of every main-frame probe.
+// idle callbacks + scrolls + animations) of every main-frame probe, and
+// every line the settle traced (a failing step's are printed).
 type probeLog struct {
 	mu      sync.Mutex
 	pending []int
+	lines   []string
 }
 
 func (l *probeLog) install(t *testing.T) {
 	settleTrace = func(format string, args ...any) {
+		line := fmt.Sprintf("%s "+format, append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+		l.mu.Lock()
+		l.lines = append(l.lines, line)
+		l.mu.Unlock()
 		if !strings.HasPrefix(format, "probe ") || len(args) < 2 {
 			return
 		}
@@ -32,7 +39,14 @@ func (l *probeLog) install(t *testing.T) {
 	t.Cleanup(func() { settleTrace = nil })
 }
 
-func (l *probeLog) reset() { l.mu.Lock(); l.pending = nil; l.mu.Unlock() }
+func (l *probeLog) reset() { l.mu.Lock(); l.pending, l.lines = nil, nil; l.mu.Unlock() }
+
+// trace is what the settle traced since the last reset.
+func (l *probeLog) trace() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
 
 func (l *probeLog) maxPending() (int, int) {
 	l.mu.Lock()
@@ -122,7 +136,8 @@ func TestSettleIntervalRules(t *testing.T) {
 	} {
 		obs := step(page)
 		if !strings.HasPrefix(e.lastState, want) {
-			t.Errorf("%s: the observation shows %q, want %q (settled by %s after %d ms)", page, e.lastState, want, obs.Timings.SettledBy, obs.Timings.SettleMS)
+			t.Errorf("%s: the observation shows %q, want %q (settled by %s after %d ms); the settle's trace:\n%s",
+				page, e.lastState, want, obs.Timings.SettledBy, obs.Timings.SettleMS, log.trace())
 		}
 	}
 }
