@@ -58,7 +58,7 @@ lint: deps
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) -checks inherit,-ST1005 ./...
 
-# The crash drill with 200 kills (make test runs 20): a recording process is
+# The crash drill with 200 kills (make test runs 10): a recording process is
 # killed with SIGKILL at random moments; every acknowledged step must survive.
 DRILL_KILLS ?= 200
 drill: deps
