@@ -12,15 +12,16 @@
 #
 # The library code is compiled once per mode before the tests that need
 # it (two go commands building the same package at once would each compile
-# it: the build cache does not share work in progress): first what the
-# engine needs; then the staleness corpus starts
-# (it mostly waits: each case is compared with the page 1.5 s later) while
-# the rest compiles, plain and under the race detector at once; each lane
-# starts its race-detector packages once that build is done and its plain
-# ones (and lint) once the plain build is (the GL bindings alone take two
-# minutes of one core). Each lane runs one package at a time (-p 1). Each
-# test binary keeps one warm Chromium for its tests (engine/browser's
-# shared pool).
+# it: the build cache does not share work in progress), in stages that
+# keep both cores busy from the start on an empty build cache: the GL
+# bindings (one C compiler after the other, minutes of one core) beside
+# what the engine needs; then the staleness corpus starts (it mostly
+# waits: each case is compared with the page 1.5 s later) while the rest
+# compiles, plain and under the race detector at once, the race
+# detector's in two stages (the engine's and the store's, then the UI's).
+# Each lane starts a package once the stage it needs is done. Each lane
+# runs one package at a time (-p 1). Each test binary keeps one warm
+# Chromium for its tests (engine/browser's shared pool).
 #
 # On a 2-core machine the run is bound by CPU, not by waiting: both cores
 # stay busy from the first test to the last but one lane, and about half
@@ -55,7 +56,11 @@ FAILED_LINES='^ *--- FAIL|^ +[A-Za-z0-9_]+\.go:[0-9]+: |^panic: |^fatal error: |
 # ui/review/internal/demo's test runs the demo program it builds: the
 # race detector has nothing of it to watch, and instrumenting its test
 # binary would compile the GL bindings (cgo, over two minutes) once more.
-mapfile -t uirace < <($GO list ./ui/... | grep -vE '^waymark/ui/review(/internal/demo)?$')
+# ui/overlay draws the step marks and writes GIFs: it starts no goroutine
+# and shares nothing between goroutines, and under the race detector its
+# image loops took 12 times the CPU (30 s against 2.4 s).
+PLAIN_UI=(waymark/ui/overlay)
+mapfile -t uirace < <($GO list ./ui/... | grep -vE '^waymark/ui/review(/internal/demo)?$' | grep -vxF -f <(printf '%s\n' "${PLAIN_UI[@]}"))
 mapfile -t plain < <($GO list ./... | grep -vE '^waymark/(ui|dataset|engine)(/|$)'; echo waymark/ui/review/internal/demo)
 
 logs=$(mktemp -d)
@@ -80,8 +85,21 @@ libs() {
 	$GO list -test -deps -f '{{if and (not .Standard) (ne .Name "main")}}{{.ImportPath}}{{end}}' "$@" | grep -v '\[\|\.test$' | sort -u
 }
 mapfile -t stalelibs < <(libs ./engine/browser)
+# The race detector's libraries in two stages: what the engine's and the
+# store's packages need (no Fyne), then the UI's.
+mapfile -t raceenginelibs < <(libs "${RACE_LANE1[@]}" "${RACE_LANE2[@]}" "${RACE_LANE4[@]}")
 mapfile -t racelibs < <(libs "${RACE_LANE1[@]}" "${RACE_LANE2[@]}" "${RACE_LANE4[@]}" "${uirace[@]}" ./ui/review)
-mapfile -t plainlibs < <(libs ./...)
+# The GL bindings (github.com/go-gl) are what only the desktop app's
+# window needs, and the slowest code to compile: cgo runs the C compiler
+# over the whole GL header dozens of times, one run after the other (on
+# an empty build cache, 3 to 6 minutes of one core). They compile from the
+# start, beside everything else; the plain libraries leave them out, and
+# the packages that import them (Fyne's window driver, app) compile once
+# both are done.
+mapfile -t glpkgs < <($GO list -deps -f '{{.ImportPath}}' ./... | grep '^github\.com/go-gl/')
+mapfile -t gluser < <($GO list -test -deps -f '{{.ImportPath}}{{range .Deps}} {{.}}{{end}}' ./... | awk '/ github\.com\/go-gl\//{print $1}')
+mapfile -t plainlibs < <(libs ./... | grep -vxF -f <(printf '%s\n' "${glpkgs[@]}" "${gluser[@]}"))
+mapfile -t gllibs < <(libs ./... | grep -xF -f <(printf '%s\n' "${gluser[@]}"))
 $GO build -o "$logs/report" ./.ci/testreport || exit 1
 report=("$logs/report" -times "$logs/times")
 
@@ -98,13 +116,30 @@ lane() {
 }
 # -count=1: every test runs each time; go test would otherwise report the
 # browser-free packages whose files did not change as passed from its cache.
-gotest() { TMPDIR=${WAYMARK_TEST_TMPDIR:-${TMPDIR:-/tmp}} $GO test -json -count=1 -p 1 -timeout 30m -ldflags=-w "$@" | "${report[@]}"; }
+# -vet=off: the lint lane's go vet ./... runs every analyzer over every
+# package and its tests; the few go test runs before a package's tests
+# would only repeat part of that work.
+gotest() { TMPDIR=${WAYMARK_TEST_TMPDIR:-${TMPDIR:-/tmp}} $GO test -json -count=1 -p 1 -timeout 30m -vet=off -ldflags=-w "$@" | "${report[@]}"; }
 
-# built MODE waits for the library build of MODE (race or plain, below)
-# and says whether it worked.
+# built STAGE waits for a library build (race-engine, race, plain or gl,
+# below) and says whether it worked.
 built() {
 	while [ ! -e "$logs/built-$1" ]; do sleep 1; done
 	[ "$(cat "$logs/built-$1")" = ok ]
+}
+
+# build STAGE FLAGS... compiles a stage's library code and leaves word
+# of it in $logs/built-STAGE.
+build() {
+	local mode=$1
+	shift
+	$GO build "$@" 2>&1 | sed -u "s/^/[build $mode] /"
+	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		echo "[build $mode] compiled at $SECONDS s"
+		echo ok > "$logs/built-$mode"
+	else
+		echo failed > "$logs/built-$mode"
+	fi
 }
 
 # First what the staleness corpus needs: it then runs while the rest
@@ -112,9 +147,14 @@ built() {
 # engine settles, so it runs the engine as people do, without the race
 # detector (which made it a third slower); the engine's code runs under
 # the race detector in lane 1, the settling tests included.
+{
+	build gl-bindings "${glpkgs[@]}"
+	if built plain && built gl-bindings; then build gl "${gllibs[@]}"; else echo failed > "$logs/built-gl"; fi
+} &
 $GO build "${stalelibs[@]}" 2>&1 | sed -u 's/^/[build] /'
 if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 	echo "FAIL: the engine does not compile (see the [build] lines above)"
+	kill $(jobs -p) 2>/dev/null
 	exit 1
 fi
 # engine/browser's race run is the longest of all (over 800 s of tests on
@@ -124,7 +164,7 @@ fi
 # so each gets its share of the slow ones; each shard's binary keeps its own
 # warm Chromium.
 ebshard() {
-	built race || return 1
+	built race-engine || return 1
 	while [ ! -e "$logs/built-ebtest" ]; do sleep 1; done
 	[ "$(cat "$logs/built-ebtest")" = ok ] || return 1
 	local names
@@ -146,23 +186,23 @@ lane1() {
 }
 lane2() {
 	local r=0
-	built race || return 1
+	built race-engine || return 1
 	gotest -race "${RACE_LANE2[@]}" || r=1
 	built plain || return 1
-	gotest ./ui/review "${practice[@]}" "${PLAIN_DATASET[@]}" || r=1
+	gotest ./ui/review "${PLAIN_UI[@]}" "${practice[@]}" "${PLAIN_DATASET[@]}" || r=1
 	return $r
 }
 lane3() {
 	local r=0
 	gotest -run "$STALE" ./engine/browser || r=1
-	built plain || return 1
+	built gl || return 1
 	gotest "${rest[@]}" || r=1
 	return $r
 }
 lane4() {
 	local r=0
 	ebshard 1 || r=1
-	built race || return 1
+	built race-engine || return 1
 	gotest -race "${RACE_LANE4[@]}" || r=1
 	return $r
 }
@@ -172,33 +212,21 @@ for p in "${plain[@]}"; do
 done
 lane 3 lane3 & three=$!
 
-# build MODE FLAGS... compiles the library code of a mode and leaves
-# word of it in $logs/built-MODE.
-build() {
-	local mode=$1
-	shift
-	$GO build "$@" 2>&1 | sed -u "s/^/[build $mode] /"
-	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
-		echo "[build $mode] compiled at $SECONDS s"
-		echo ok > "$logs/built-$mode"
-	else
-		echo failed > "$logs/built-$mode"
-	fi
-}
 {
-	build race -race "${racelibs[@]}"
-	if built race && $GO test -c -race -ldflags=-w -o "$logs/eb.test" ./engine/browser 2>&1 | sed -u 's/^/[build race] /' &&
+	build race-engine -race "${raceenginelibs[@]}"
+	if built race-engine && $GO test -c -race -vet=off -ldflags=-w -o "$logs/eb.test" ./engine/browser 2>&1 | sed -u 's/^/[build race] /' &&
 		[ "${PIPESTATUS[0]}" -eq 0 ]; then
 		echo ok > "$logs/built-ebtest"
 	else
 		echo failed > "$logs/built-ebtest"
 	fi
+	build race -race "${racelibs[@]}"
 } &
 build plain "${plainlibs[@]}" &
 lane 1 lane1 & one=$!
 lane 2 lane2 & two=$!
 lane 4 lane4 & four=$!
-lint() { built plain && nice -n 10 make --no-print-directory lint; }
+lint() { built gl && nice -n 10 make --no-print-directory lint; }
 lane lint lint & lint=$!
 wait $lint; rl=$?
 wait $one; r1=$?
@@ -209,8 +237,8 @@ wait $four; r4=$?
 "$logs/report" -slowest 20 "$logs/times"
 echo "make test took $SECONDS s"
 if [ $rl -ne 0 ] || [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ $r3 -ne 0 ] || [ $r4 -ne 0 ]; then
-	for m in race plain; do
-		[ "$(cat "$logs/built-$m")" = ok ] || echo "FAIL: the code does not compile in $m mode (see the [build $m] lines above)"
+	for m in race-engine race plain gl-bindings gl; do
+		[ "$(cat "$logs/built-$m" 2>/dev/null)" = ok ] || echo "FAIL: the $m libraries do not compile (see the [build $m] lines above)"
 	done
 	echo
 	echo "=== what failed (the whole output is above), then the failing tests again"
