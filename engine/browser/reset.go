@@ -220,14 +220,20 @@ func (e *Engine) navigate(ctx context.Context, t *tab, url string) (code action.
 		if err != nil || res.ErrorText != "" || res.LoaderID == "" {
 			return err
 		}
-		// Wait for the load event of this document.
+		// Wait for the load event of this document: one that comes before
+		// it committed is the document's before it (a new tab's first,
+		// empty document fires its load late when the browser is busy),
+		// and taking it would observe the page before it is there.
 		stop := context.AfterFunc(ctx, lcancel)
 		defer stop()
 		for _, err := range loaded {
 			if err != nil {
 				return ctx.Err()
 			}
-			return nil
+			if t.hasCommitted(res.LoaderID) {
+				return nil
+			}
+			e.logf("browser: a load event came before %s committed: the page before it, not this one; waiting for its own", engine.RedactURL(url))
 		}
 		return ctx.Err()
 	})

@@ -35,6 +35,9 @@ type tab struct {
 	navPending bool
 	documents  int           // main-frame documents committed (a navigation adds one)
 	nextDoc    chan struct{} // closed when the next one commits (nextDocument)
+	// committed are the loaders of the main-frame documents committed
+	// since the engine's last navigation began (expectNavigation).
+	committed  map[cdp.LoaderID]bool
 	loading    bool
 	crashedCh  chan struct{}
 	crashed    bool
@@ -138,6 +141,10 @@ func (t *tab) listen(ev any) {
 	case *page.EventFrameNavigated:
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			t.documents++
+			if t.committed == nil {
+				t.committed = map[cdp.LoaderID]bool{}
+			}
+			t.committed[ev.Frame.LoaderID] = true
 			if t.nextDoc != nil {
 				close(t.nextDoc)
 				t.nextDoc = nil
@@ -237,7 +244,16 @@ func (t *tab) expectNavigation() {
 	t.mu.Lock()
 	t.navPending = true
 	t.lastNet = time.Now()
+	t.committed = nil
 	t.mu.Unlock()
+}
+
+// hasCommitted reports whether the main-frame document of loader id
+// committed since the engine's last navigation began.
+func (t *tab) hasCommitted(id cdp.LoaderID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.committed[id]
 }
 
 func (t *tab) clearNavigation() {
