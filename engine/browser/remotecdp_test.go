@@ -383,6 +383,29 @@ func TestRemoteCDP(t *testing.T) {
 		}
 	})
 
+	// The farm dies while the session's release is on its way: the
+	// connection's loss is the release (make test once saw "releasing the
+	// remote browser session …: lost the connection to the browser" when
+	// the loss came after the release had looked for it).
+	t.Run("farm dies during release", func(t *testing.T) {
+		doomed := startFarmChromium(t)
+		p3 := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q]}}`, doomed.http))
+		h := acquire(t, p3)
+		doomed.signal(t, syscall.SIGSTOP) // the release's call waits for a farm that does not answer
+		done := make(chan error, 1)
+		go func() { done <- p3.Release(context.Background(), h) }()
+		time.Sleep(300 * time.Millisecond) // the call on its way
+		doomed.kill()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("release while the farm died: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the release did not end after the farm died")
+		}
+	})
+
 	t.Run("endpoint dies", func(t *testing.T) {
 		doomed := startFarmChromium(t)
 		p2 := newProvider(t, fmt.Sprintf(`{"remote_cdp":{"endpoints":[%q,%q],"down_for":60}}`, doomed.http, farm.http))

@@ -51,6 +51,9 @@ func (p *Provider) dispose(ctx context.Context, id string, s *cdpSession) error 
 		if strings.Contains(err.Error(), "Failed to find context") {
 			return nil
 		}
+		if chromium.Lost(s.br) {
+			return nil // the connection dropped during the call: the browser disposed of the context with it
+		}
 		return fmt.Errorf("releasing the remote browser session %s: %w", id, err)
 	}
 	return nil
