@@ -42,7 +42,7 @@ run: build
 vet: deps
 	$(GO) vet ./...
 
-# Lint and every test, in three lanes side by side, ending with the 20
+# Lint and every test, in four lanes side by side, ending with the 20
 # slowest tests and, when anything failed, what failed: see .ci/test.sh.
 test: deps
 	@GO=$(GO) bash .ci/test.sh
