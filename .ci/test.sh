@@ -121,8 +121,8 @@ lane() {
 # would only repeat part of that work.
 gotest() { TMPDIR=${WAYMARK_TEST_TMPDIR:-${TMPDIR:-/tmp}} $GO test -json -count=1 -p 1 -timeout 30m -vet=off -ldflags=-w "$@" | "${report[@]}"; }
 
-# built STAGE waits for a library build (race-engine, race, plain or gl,
-# below) and says whether it worked.
+# built STAGE waits for a library build (gl-bindings, race-engine, race,
+# plain or gl, below) and says whether it worked.
 built() {
 	while [ ! -e "$logs/built-$1" ]; do sleep 1; done
 	[ "$(cat "$logs/built-$1")" = ok ]
@@ -142,11 +142,6 @@ build() {
 	fi
 }
 
-# First what the staleness corpus needs: it then runs while the rest
-# compiles (it mostly waits, on its 1.5 s references). It measures how the
-# engine settles, so it runs the engine as people do, without the race
-# detector (which made it a third slower); the engine's code runs under
-# the race detector in lane 1, the settling tests included.
 {
 	build gl-bindings "${glpkgs[@]}"
 	if built plain && built gl-bindings; then build gl "${gllibs[@]}"; else echo failed > "$logs/built-gl"; fi
@@ -157,6 +152,11 @@ build() {
 # empty build cache, at the same priority as the rest, they got a fifth of
 # a core and were done only at 1,040 s.
 renice -n 5 -p $$ >/dev/null
+# First what the staleness corpus needs: it then runs while the rest
+# compiles (it mostly waits, on its 1.5 s references). It measures how the
+# engine settles, so it runs the engine as people do, without the race
+# detector (which made it a third slower); the engine's code runs under
+# the race detector in lane 1, the settling tests included.
 $GO build "${stalelibs[@]}" 2>&1 | sed -u 's/^/[build] /'
 if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 	echo "FAIL: the engine does not compile (see the [build] lines above)"
